@@ -1,0 +1,367 @@
+//! Command-line definitions and help text (clap derive). No behaviour lives here.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::inputs::generate::Fill;
+use crate::inputs::image::{ChannelOrder, Layout, Preset, ResizeMode};
+use crate::inputs::resample::Filter;
+use crate::outputs::SaveFormat;
+use crate::runtime::plan::{
+    DeviceFilter, EpRequest, ExecutionMode, OptimizationLevel, OrtLogLevel, PerformancePreference,
+};
+
+const EXAMPLES: &str = "\
+Examples:
+  Classify a photo on DirectML adapter 1:
+    dmlrun model.onnx --device 1 --input cat.png --top-k 5 --labels labels.txt
+
+  Run on the CPU with a fixed batch and random inputs, 100 timed iterations:
+    dmlrun model.onnx --ep cpu --dim batch=1 --generate random --iterations 100
+
+  Inspect a model, list adapters, check the installation:
+    dmlrun info model.onnx
+    dmlrun devices
+    dmlrun doctor
+
+Exit codes: 0 success, 2 error (bad input, usage, ONNX Runtime failure).";
+
+/// Run, inspect and time ONNX models on ONNX Runtime, with DirectML as the first-class backend.
+#[derive(Debug, Parser)]
+#[command(
+    name = "dmlrun",
+    version,
+    about,
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// `dmlrun MODEL …` is `dmlrun run MODEL …`.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a model once (plus timed iterations) and report outputs and timings (the default).
+    Run(Box<RunArgs>),
+    /// Show a model's inputs, outputs, symbolic dimensions, opsets and metadata.
+    Info(InfoArgs),
+    /// List the DirectML (DXGI) adapters; the index is the --device value.
+    Devices(DevicesArgs),
+    /// Show which ONNX Runtime dmlrun loads, from where, and its execution providers.
+    Doctor(DoctorArgs),
+}
+
+/// Where ONNX Runtime comes from and how it logs.
+#[derive(Debug, Clone, Args)]
+pub struct OrtArgs {
+    /// ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll).
+    ///
+    /// Search order without it: the ORT_DYLIB_PATH environment variable, next to the dmlrun
+    /// executable, then the copy the build fetched.
+    #[arg(long, value_name = "PATH")]
+    pub ort_lib: Option<PathBuf>,
+
+    /// Lowest severity of ONNX Runtime's own log lines shown on stderr.
+    ///
+    /// `verbose` prints, among much else, the session options ONNX Runtime received.
+    #[arg(long, value_name = "LEVEL", default_value = "warning")]
+    pub ort_log_level: OrtLogLevel,
+}
+
+/// Execution provider and session settings.
+#[derive(Debug, Clone, Args)]
+pub struct SessionArgs {
+    /// Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu.
+    ///
+    /// Asking for DirectML where it is unavailable is an error, never a silent fallback.
+    #[arg(long, value_name = "EP", default_value = "auto")]
+    pub ep: EpRequest,
+
+    /// DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML's device_id.
+    ///
+    /// Implies DirectML. Without it (and without the two options below) DirectML uses adapter 0.
+    #[arg(long, value_name = "N")]
+    pub device: Option<u32>,
+
+    /// DirectML performance_preference: let DirectML pick the adapter (instead of --device).
+    #[arg(long, value_name = "PREF")]
+    pub dml_performance_preference: Option<PerformancePreference>,
+
+    /// DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device).
+    #[arg(long, value_name = "FILTER")]
+    pub dml_device_filter: Option<DeviceFilter>,
+
+    /// Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable.
+    ///
+    /// Applied with ONNX Runtime's AddFreeDimensionOverrideByName at session creation, so
+    /// DirectML can compile for fixed shapes. Unknown names are an error listing the model's
+    /// symbolic dimensions.
+    #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim)]
+    pub dims: Vec<(String, i64)>,
+
+    /// Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable.
+    ///
+    /// ONNX Runtime's AddFreeDimensionOverride.
+    #[arg(long = "dim-denotation", value_name = "DENOTATION=N", value_parser = parse_dim)]
+    pub dim_denotations: Vec<(String, i64)>,
+
+    /// Graph optimisation level.
+    #[arg(long, value_name = "LEVEL", default_value = "all")]
+    pub opt_level: OptimizationLevel,
+
+    /// Threads within one operator (ONNX Runtime's intra_op_num_threads; 0 = default).
+    #[arg(long, value_name = "N")]
+    pub intra_threads: Option<usize>,
+
+    /// Threads across operators in parallel mode (inter_op_num_threads; 0 = default).
+    #[arg(long, value_name = "N")]
+    pub inter_threads: Option<usize>,
+
+    /// Execution mode. DirectML requires sequential; parallel is refused with it.
+    #[arg(long, value_name = "MODE")]
+    pub execution_mode: Option<ExecutionMode>,
+
+    /// ONNX Runtime's memory pattern optimisation (default on for the CPU; DirectML requires off).
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub memory_pattern: Option<bool>,
+
+    /// Print the resolved session plan (providers, device, execution mode, memory pattern, dims,
+    /// threads) to stderr before creating the session.
+    #[arg(long)]
+    pub print_plan: bool,
+}
+
+/// Image preprocessing settings.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Image preprocessing")]
+pub struct PreprocessArgs {
+    /// Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs).
+    #[arg(long, value_name = "PRESET")]
+    pub preset: Option<Preset>,
+
+    /// How the picture fits the model's size: crop (shorter side, then centre crop), stretch, letterbox, none.
+    #[arg(long, value_name = "MODE")]
+    pub resize: Option<ResizeMode>,
+
+    /// With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224).
+    #[arg(long, value_name = "N")]
+    pub resize_to: Option<usize>,
+
+    /// Resampling filter (Pillow-exact).
+    #[arg(long, value_name = "FILTER")]
+    pub filter: Option<Filter>,
+
+    /// Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255).
+    #[arg(long, value_name = "F")]
+    pub scale: Option<f32>,
+
+    /// Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406.
+    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
+    pub mean: Option<Vec<f32>>,
+
+    /// Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225.
+    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
+    pub std: Option<Vec<f32>>,
+
+    /// Channel order the model expects.
+    #[arg(long, value_name = "ORDER")]
+    pub channel_order: Option<ChannelOrder>,
+
+    /// Tensor layout (default: inferred from where the model input has 1 or 3 channels).
+    #[arg(long, value_name = "LAYOUT")]
+    pub layout: Option<Layout>,
+
+    /// With --resize letterbox: the pixel value of the padding.
+    #[arg(long, value_name = "0-255")]
+    pub pad_value: Option<u8>,
+
+    /// Target HEIGHTxWIDTH when the model's spatial dimensions are free (default: the image's own size).
+    #[arg(long, value_name = "HxW", value_parser = parse_size)]
+    pub image_size: Option<(usize, usize)>,
+}
+
+/// `dmlrun run` / `dmlrun MODEL`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// The ONNX model file.
+    #[arg(value_name = "MODEL", required = true)]
+    pub model: Option<PathBuf>,
+
+    /// An input: FILE for the model's first input, or NAME=FILE. Repeatable.
+    ///
+    /// Images (PNG, JPEG, BMP, WebP, TIFF) are preprocessed (see below); several images for
+    /// one input fill its batch. Tensors: .npy, .npz (arrays named after inputs), ONNX
+    /// TensorProto .pb. dtype and shape must match the model.
+    #[arg(short, long = "input", value_name = "[NAME=]FILE")]
+    pub inputs: Vec<String>,
+
+    /// Fill inputs no --input gives: random (seeded), zeros or ones.
+    #[arg(long, value_name = "FILL")]
+    pub generate: Option<Fill>,
+
+    /// Seed for --generate random.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Untimed runs after the first run and before the timed iterations.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub warmup: u64,
+
+    /// Timed runs after the first run (at least 1).
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: u64,
+
+    /// Show the K best classes of classifier outputs ([classes] or [batch, classes]).
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+
+    /// Class labels, one per line in class order, for --top-k.
+    #[arg(long, value_name = "FILE", requires = "top_k")]
+    pub labels: Option<PathBuf>,
+
+    /// Write the outputs into DIR (created if needed; files written atomically).
+    #[arg(long, value_name = "DIR")]
+    pub save_outputs: Option<PathBuf>,
+
+    /// File format for --save-outputs.
+    #[arg(long, value_name = "FORMAT", default_value = "npy")]
+    pub save_format: SaveFormat,
+
+    /// Write the whole report as JSON to FILE ("-" for stdout, replacing the human report).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Refuse tensors (input files, generated data) larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    pub max_tensor_bytes: u64,
+
+    /// Refuse images with more pixels than this (decompression bombs).
+    #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000)]
+    pub max_image_pixels: u64,
+
+    /// Print only the outputs, no timings or progress.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub preprocess: PreprocessArgs,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct InfoArgs {
+    /// The ONNX model file.
+    #[arg(value_name = "MODEL")]
+    pub model: PathBuf,
+
+    /// Print the information as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DevicesArgs {
+    /// Print the adapters as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DoctorArgs {
+    /// Print the findings as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}
+
+/// Parses `NAME=N` with N a positive integer.
+pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("'{text}' is not NAME=N"))?;
+    if name.is_empty() {
+        return Err(format!("'{text}' has no name before '='"));
+    }
+    let n: i64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{value}' in '{text}' is not a whole number"))?;
+    if n < 1 {
+        return Err(format!("'{text}': a dimension must be at least 1"));
+    }
+    Ok((name.to_string(), n))
+}
+
+/// Parses `HxW`.
+pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
+    let (h, w) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{text}' is not HEIGHTxWIDTH"))?;
+    let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|v| *v > 0);
+    match (parse(h), parse(w)) {
+        (Some(h), Some(w)) => Ok((h, w)),
+        _ => Err(format!(
+            "'{text}' is not HEIGHTxWIDTH with positive numbers"
+        )),
+    }
+}
+
+fn parse_on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" | "true" | "1" => Ok(true),
+        "off" | "false" | "0" => Ok(false),
+        _ => Err(format!("'{text}' is not on or off")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn dim_values_must_be_positive_integers() {
+        assert_eq!(parse_dim("batch=4"), Ok(("batch".to_string(), 4)));
+        assert!(parse_dim("batch=0").is_err());
+        assert!(parse_dim("batch=-1").is_err());
+        assert!(parse_dim("batch=x").is_err());
+        assert!(parse_dim("batch").is_err());
+        assert!(parse_dim("=3").is_err());
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("480x640"), Ok((480, 640)));
+        assert!(parse_size("0x5").is_err());
+    }
+
+    #[test]
+    fn model_without_subcommand_parses_as_run() {
+        let cli = Cli::try_parse_from(["dmlrun", "m.onnx", "--device", "1", "--input", "cat.png"])
+            .unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.run.model, Some(PathBuf::from("m.onnx")));
+        assert_eq!(cli.run.session.device, Some(1));
+        let cli = Cli::try_parse_from(["dmlrun", "info", "m.onnx"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Info(_))));
+    }
+}

@@ -1,0 +1,35 @@
+//! `dmlrun devices`: the DXGI adapters DirectML can use.
+
+use anyhow::Result;
+
+use crate::cli::DevicesArgs;
+use crate::devices::{list_adapters, vendor_name};
+
+pub fn execute(args: &DevicesArgs) -> Result<i32> {
+    let adapters = list_adapters()?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&adapters)?);
+        return Ok(0);
+    }
+    if adapters.is_empty() {
+        println!("no DXGI adapters found");
+    }
+    for a in &adapters {
+        println!(
+            "{:>2}  {}  [{} {:#06x}:{:#06x}]  {} MiB dedicated, LUID {}{}",
+            a.index,
+            a.name,
+            vendor_name(a.vendor_id),
+            a.vendor_id,
+            a.device_id,
+            a.dedicated_video_memory / (1 << 20),
+            a.luid,
+            if a.software {
+                "  (software adapter)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(0)
+}

@@ -1,0 +1,56 @@
+//! `dmlrun doctor`: which ONNX Runtime is loaded, from where, and what it offers.
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::cli::DoctorArgs;
+use crate::runtime::plan::DML_PROVIDER;
+use crate::runtime::{session, Runtime};
+
+pub fn execute(args: &DoctorArgs) -> Result<i32> {
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
+    let lib = &runtime.library;
+    let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
+    let adapters = crate::devices::list_adapters();
+    if args.json {
+        let value = json!({
+            "dmlrun_version": env!("CARGO_PKG_VERSION"),
+            "onnxruntime": lib,
+            "directml_available": directml,
+            "adapters": adapters.as_ref().ok(),
+            "adapters_error": adapters.as_ref().err().map(|e| e.to_string()),
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+        return Ok(0);
+    }
+    println!("dmlrun        {}", env!("CARGO_PKG_VERSION"));
+    println!("onnxruntime   {}", lib.version);
+    println!(
+        "library       {} ({})",
+        lib.path.display(),
+        lib.source.describe()
+    );
+    println!("providers     {}", lib.providers.join(", "));
+    println!(
+        "directml      {}",
+        if directml {
+            "available"
+        } else {
+            "not available (DirectML needs Windows and the onnxruntime-directml build)"
+        }
+    );
+    match adapters {
+        Ok(list) => {
+            for a in list {
+                println!(
+                    "adapter {:>2}    {}{}",
+                    a.index,
+                    a.name,
+                    if a.software { " (software)" } else { "" }
+                );
+            }
+        }
+        Err(e) => println!("adapters      {e}"),
+    }
+    Ok(0)
+}

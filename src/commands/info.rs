@@ -1,0 +1,75 @@
+//! `dmlrun info MODEL`: what the model file declares, read without ONNX Runtime.
+
+use anyhow::Result;
+
+use crate::cli::InfoArgs;
+use crate::model::{IoInfo, ModelInfo};
+
+pub fn execute(args: &InfoArgs) -> Result<i32> {
+    let info = ModelInfo::read(&args.model)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(0);
+    }
+    println!("model      {}", args.model.display());
+    if let Some(p) = &info.producer_name {
+        println!(
+            "producer   {p} {}",
+            info.producer_version.as_deref().unwrap_or("")
+        );
+    }
+    if let Some(v) = info.ir_version {
+        println!("ir version {v}");
+    }
+    let opsets: Vec<String> = info
+        .opsets
+        .iter()
+        .map(|o| format!("{} {}", o.domain, o.version))
+        .collect();
+    println!("opsets     {}", opsets.join(", "));
+    println!("nodes      {}", info.node_count);
+    if let Some(doc) = &info.doc_string {
+        println!("doc        {}", doc.lines().next().unwrap_or(""));
+    }
+    println!("inputs:");
+    for io in &info.inputs {
+        print_io(io);
+    }
+    println!("outputs:");
+    for io in &info.outputs {
+        print_io(io);
+    }
+    let symbolic = info.symbolic_dims();
+    if !symbolic.is_empty() {
+        let flags: Vec<String> = symbolic.iter().map(|s| format!("--dim {s}=N")).collect();
+        println!(
+            "symbolic dimensions: {} (fix with {})",
+            symbolic.join(", "),
+            flags.join(" ")
+        );
+    }
+    if !info.metadata.is_empty() {
+        println!("metadata:");
+        for (k, v) in &info.metadata {
+            println!("  {k} = {v}");
+        }
+    }
+    Ok(0)
+}
+
+fn print_io(io: &IoInfo) {
+    let dims: Vec<String> = io
+        .dims
+        .iter()
+        .map(|d| match &d.denotation {
+            Some(den) => format!("{} ({den})", d.label()),
+            None => d.label(),
+        })
+        .collect();
+    println!(
+        "  {:<20} {} [{}]",
+        io.name,
+        io.dtype.as_deref().unwrap_or("non-tensor"),
+        dims.join(", ")
+    );
+}

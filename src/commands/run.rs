@@ -1,0 +1,208 @@
+//! `dmlrun run MODEL` (and plain `dmlrun MODEL`): load, bind inputs, run, time, report.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::cli::{PreprocessArgs, RunArgs, SessionArgs};
+use crate::inputs::image::PreprocessRequest;
+use crate::inputs::{self, InputArg, LoadOptions};
+use crate::outputs;
+use crate::report::{self, ms, Iterations, ModelReport, RunReport, Timings};
+use crate::runner::{self, PreparedInputs};
+use crate::runtime::plan::{PlanRequest, SessionPlan};
+use crate::runtime::Runtime;
+use crate::stats;
+
+/// Turns the session flags into a plan request.
+pub fn plan_request(args: &SessionArgs, log_level: crate::runtime::OrtLogLevel) -> PlanRequest {
+    PlanRequest {
+        ep: args.ep,
+        device: args.device,
+        performance_preference: args.dml_performance_preference,
+        device_filter: args.dml_device_filter,
+        execution_mode: args.execution_mode,
+        memory_pattern: args.memory_pattern,
+        optimization_level: args.opt_level,
+        intra_op_threads: args.intra_threads.filter(|n| *n > 0),
+        inter_op_threads: args.inter_threads.filter(|n| *n > 0),
+        dims: args.dims.clone(),
+        dim_denotations: args.dim_denotations.clone(),
+        log_level,
+    }
+}
+
+pub fn preprocess_request(args: &PreprocessArgs, max_pixels: u64) -> PreprocessRequest {
+    PreprocessRequest {
+        preset: args.preset,
+        resize: args.resize,
+        resize_to: args.resize_to,
+        filter: args.filter,
+        scale: args.scale,
+        mean: args.mean.clone(),
+        std: args.std.clone(),
+        channel_order: args.channel_order,
+        layout: args.layout,
+        pad_value: args.pad_value,
+        size: args.image_size,
+        max_pixels,
+    }
+}
+
+/// The warning DirectML users need when a free dimension stays free.
+pub fn dynamic_shape_warning(plan: &SessionPlan) -> Option<String> {
+    if !plan.uses_directml() || plan.unfixed_dims.is_empty() {
+        return None;
+    }
+    let flags: Vec<String> = plan
+        .unfixed_dims
+        .iter()
+        .map(|d| format!("--dim {d}=N"))
+        .collect();
+    Some(format!(
+        "DirectML is slow with dynamic shapes: free dimension(s) {} are not fixed; add {}",
+        plan.unfixed_dims.join(", "),
+        flags.join(" ")
+    ))
+}
+
+pub fn execute(args: &RunArgs) -> Result<i32> {
+    let Some(model_path) = args.model.as_deref() else {
+        bail!("no model given: dmlrun MODEL [--input FILE]... (see dmlrun --help)");
+    };
+    if !model_path.is_file() {
+        bail!("model {}: no such file", model_path.display());
+    }
+    // Validate output destinations before any work, so a typo costs nothing.
+    if let Some(dir) = &args.save_outputs {
+        if dir.exists() && !dir.is_dir() {
+            bail!(
+                "--save-outputs {}: exists and is not a directory",
+                dir.display()
+            );
+        }
+    }
+    let labels = match &args.labels {
+        Some(path) => Some((path.clone(), outputs::read_labels(path)?)),
+        None => None,
+    };
+
+    let started = Instant::now();
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
+    let runtime_load = started.elapsed();
+
+    let request = plan_request(&args.session, args.ort.ort_log_level);
+    let mut warnings = Vec::new();
+    let mut model = runner::load(&runtime, model_path, &request, |plan| {
+        if args.session.print_plan {
+            eprintln!("session plan:\n{plan}");
+        }
+        if let Some(w) = dynamic_shape_warning(plan) {
+            eprintln!("warning: {w}");
+            warnings.push(w);
+        }
+    })?;
+
+    let started = Instant::now();
+    let options = LoadOptions {
+        preprocess: preprocess_request(&args.preprocess, args.max_image_pixels),
+        generate: args.generate,
+        seed: args.seed,
+        max_tensor_bytes: args.max_tensor_bytes,
+    };
+    let input_args: Vec<InputArg> = args.inputs.iter().cloned().map(InputArg).collect();
+    let bound = inputs::bind(&input_args, &model.inputs, &options)?;
+    let prepared = PreparedInputs::new(&bound.tensors)?;
+    let input_prepare = started.elapsed();
+
+    let started = Instant::now();
+    let results = runner::run_to_host(&mut model.session, &prepared)?;
+    let first_run = started.elapsed();
+
+    for _ in 0..args.warmup {
+        runner::run(&mut model.session, &prepared)?;
+    }
+    let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
+    let mut samples = Vec::with_capacity(args.iterations as usize);
+    for _ in 0..args.iterations {
+        let t = Instant::now();
+        runner::run(&mut model.session, &prepared)?;
+        samples.push(ms(t.elapsed()));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let latency = stats::summarize(&samples);
+    let batch_size = bound
+        .tensors
+        .first()
+        .and_then(|(_, t)| t.shape.first().copied())
+        .filter(|_| model.inputs.first().is_some_and(|s| s.dims.len() >= 2));
+    let items_per_s = match (&latency, batch_size) {
+        (Some(l), Some(b)) if b > 1 => Some(l.throughput_per_s * b as f64),
+        _ => None,
+    };
+
+    let summaries = results
+        .iter()
+        .map(|(n, t)| outputs::summarize(n, t))
+        .collect();
+    let top_k = match args.top_k {
+        Some(k) => Some(outputs::top_k(
+            &results,
+            k,
+            labels.as_ref().map(|(p, l)| (p.as_path(), l.as_slice())),
+        )?),
+        None => None,
+    };
+    let saved_outputs = match &args.save_outputs {
+        Some(dir) => outputs::save(dir, &results, args.save_format)?,
+        None => Vec::new(),
+    };
+
+    let report = RunReport {
+        schema: report::json::RUN_SCHEMA,
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        model: ModelReport {
+            path: model_path.to_path_buf(),
+            size_bytes: std::fs::metadata(model_path).map(|m| m.len()).unwrap_or(0),
+        },
+        onnxruntime: runtime.library.clone(),
+        device: model.device.clone(),
+        plan: model.plan.clone(),
+        inputs: bound.sources,
+        timings_ms: Timings {
+            runtime_load: ms(runtime_load),
+            model_load: ms(model.load_time),
+            session_create: ms(model.session_time),
+            input_prepare: ms(input_prepare),
+            first_run: ms(first_run),
+        },
+        iterations: Iterations {
+            warmup: args.warmup,
+            timed: args.iterations,
+            latency_ms: latency,
+            items_per_s,
+            batch_size,
+        },
+        outputs: summaries,
+        top_k,
+        saved_outputs,
+        warnings,
+    };
+    emit(&report, args.json.as_deref(), args.quiet)?;
+    Ok(0)
+}
+
+fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {
+    match json {
+        Some(path) if path == Path::new("-") => print!("{}", report::json::render(report)?),
+        Some(path) => {
+            crate::fsutil::write_atomic(path, report::json::render(report)?.as_bytes())
+                .with_context(|| format!("--json {}", path.display()))?;
+            print!("{}", report::human::render(report, quiet));
+        }
+        None => print!("{}", report::human::render(report, quiet)),
+    }
+    Ok(())
+}

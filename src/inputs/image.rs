@@ -1,0 +1,581 @@
+//! Images to tensors: decode, resize, crop, normalise, lay out as the model wants.
+//!
+//! The default (`imagenet` preset) is torchvision's classification transform, reproduced
+//! exactly: RGB, resize the shorter side to 256/224 of the crop (bilinear, as Pillow), centre
+//! crop, scale to [0, 1], subtract the mean and divide by the standard deviation in float32.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use half::f16;
+use serde::Serialize;
+
+use super::resample::{self, Filter};
+use crate::tensor::{DType, HostTensor};
+
+/// How the picture is fitted to the model's height and width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResizeMode {
+    /// Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop.
+    Crop,
+    /// Resize to exactly the model's size, ignoring the aspect ratio.
+    Stretch,
+    /// Fit inside the model's size keeping the aspect ratio, pad the rest with `--pad-value`.
+    Letterbox,
+    /// No resizing: the image must already have the model's size.
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChannelOrder {
+    Rgb,
+    Bgr,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    Nchw,
+    Nhwc,
+}
+
+/// Named sets of preprocessing settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB.
+    Imagenet,
+    /// Stretch to size, scale to [0,1], no mean/std, RGB.
+    Unit,
+    /// Stretch to size, pixel values 0..255 unchanged, RGB.
+    Raw,
+}
+
+/// User overrides on top of a preset; `None` keeps the preset's value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PreprocessRequest {
+    pub preset: Option<Preset>,
+    pub resize: Option<ResizeMode>,
+    pub resize_to: Option<usize>,
+    pub filter: Option<Filter>,
+    pub scale: Option<f32>,
+    pub mean: Option<Vec<f32>>,
+    pub std: Option<Vec<f32>>,
+    pub channel_order: Option<ChannelOrder>,
+    pub layout: Option<Layout>,
+    pub pad_value: Option<u8>,
+    /// `HEIGHTxWIDTH` used when the model's spatial dimensions are symbolic and not fixed by `--dim`.
+    pub size: Option<(usize, usize)>,
+    /// Pixel limit against decompression bombs.
+    pub max_pixels: u64,
+}
+
+/// The fully resolved preprocessing for one model input; printed in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Preprocess {
+    pub preset: Option<Preset>,
+    pub resize: ResizeMode,
+    pub resize_to: Option<usize>,
+    pub filter: Filter,
+    pub scale: f32,
+    pub mean: Vec<f32>,
+    pub std: Vec<f32>,
+    pub channel_order: ChannelOrder,
+    pub layout: Layout,
+    pub channels: usize,
+    /// Target height and width; `None` keeps the image's own size (dynamic spatial dims).
+    pub height: Option<usize>,
+    pub width: Option<usize>,
+    pub dtype: DType,
+    pub pad_value: u8,
+    /// Whether the model input has a batch axis (rank 4) or not (rank 3).
+    pub batched: bool,
+    #[serde(skip)]
+    pub max_pixels: u64,
+}
+
+/// A dimension of the model input after overrides: known size or free.
+pub type ResolvedDim = Option<usize>;
+
+impl Preprocess {
+    /// Resolves the preprocessing for an input of `dtype` and `dims` (after `--dim` overrides).
+    pub fn resolve(
+        request: &PreprocessRequest,
+        input: &str,
+        dtype: DType,
+        dims: &[ResolvedDim],
+    ) -> Result<Preprocess> {
+        if !matches!(
+            dtype,
+            DType::Float32 | DType::Float16 | DType::Float64 | DType::Uint8
+        ) {
+            bail!("input '{input}' takes {dtype}, and an image can only become float32, float16, float64 or uint8; give a tensor file (.npy, .pb) instead");
+        }
+        let batched = match dims.len() {
+            4 => true,
+            3 => false,
+            rank => bail!("input '{input}' has rank {rank}; an image needs a rank-3 (CHW/HWC) or rank-4 (NCHW/NHWC) input"),
+        };
+        let spatial = if batched { &dims[1..] } else { dims };
+        // Three channels is the stronger hint; one channel (greyscale) the weaker.
+        let layout = match (request.layout, spatial[0], spatial[2]) {
+            (Some(layout), _, _) => layout,
+            (None, Some(3), _) => Layout::Nchw,
+            (None, _, Some(3)) => Layout::Nhwc,
+            (None, Some(1), _) => Layout::Nchw,
+            (None, _, Some(1)) => Layout::Nhwc,
+            (None, _, _) => Layout::Nchw,
+        };
+        let (c, h, w) = match layout {
+            Layout::Nchw => (spatial[0], spatial[1], spatial[2]),
+            Layout::Nhwc => (spatial[2], spatial[0], spatial[1]),
+        };
+        let channels = match c {
+            Some(c @ (1 | 3)) => c,
+            None => 3,
+            Some(other) => bail!("input '{input}' has {other} channels in {layout:?} layout; images give 1 or 3 (try --layout)"),
+        };
+        let (height, width) = match (h, w, request.size) {
+            (Some(h), Some(w), _) => (Some(h), Some(w)),
+            (h, w, Some((sh, sw))) => (Some(h.unwrap_or(sh)), Some(w.unwrap_or(sw))),
+            (h, w, None) => (h, w),
+        };
+
+        // uint8 models take pixels as they are, unless the user asks for something else.
+        let default_preset = if dtype == DType::Uint8 {
+            Preset::Raw
+        } else {
+            Preset::Imagenet
+        };
+        let preset = request.preset.unwrap_or(default_preset);
+        let (resize, scale, mean, std) = match preset {
+            Preset::Imagenet => (
+                ResizeMode::Crop,
+                1.0 / 255.0,
+                vec![0.485, 0.456, 0.406],
+                vec![0.229, 0.224, 0.225],
+            ),
+            Preset::Unit => (ResizeMode::Stretch, 1.0 / 255.0, vec![0.0; 3], vec![1.0; 3]),
+            Preset::Raw => (ResizeMode::Stretch, 1.0, vec![0.0; 3], vec![1.0; 3]),
+        };
+        let mut resize = request.resize.unwrap_or(resize);
+        if height.is_none() || width.is_none() {
+            // Free spatial dimensions: the picture keeps its own size.
+            resize = ResizeMode::None;
+        }
+        let mean = per_channel(request.mean.clone().unwrap_or(mean), channels, "--mean")?;
+        let std = per_channel(request.std.clone().unwrap_or(std), channels, "--std")?;
+        if std.contains(&0.0) {
+            bail!("--std must not contain 0");
+        }
+        let scale = request.scale.unwrap_or(scale);
+        if dtype == DType::Uint8
+            && (scale != 1.0 || mean.iter().any(|m| *m != 0.0) || std.iter().any(|s| *s != 1.0))
+        {
+            bail!("input '{input}' takes uint8 pixels; --scale, --mean and --std (or the {preset:?} preset) do not apply (use --preset raw)");
+        }
+        Ok(Preprocess {
+            preset: request.preset.or(Some(preset)),
+            resize,
+            resize_to: request.resize_to,
+            filter: request.filter.unwrap_or(Filter::Bilinear),
+            scale,
+            mean,
+            std,
+            channel_order: request.channel_order.unwrap_or(ChannelOrder::Rgb),
+            layout,
+            channels,
+            height,
+            width,
+            dtype,
+            pad_value: request.pad_value.unwrap_or(114),
+            batched,
+            max_pixels: request.max_pixels,
+        })
+    }
+
+    /// One line for the report, e.g. `crop 256 -> 224x224 bilinear, RGB, /255, mean [..] std [..], NCHW float32`.
+    pub fn describe(&self) -> String {
+        let size = match (self.height, self.width) {
+            (Some(h), Some(w)) => format!("{h}x{w}"),
+            _ => "image size".to_string(),
+        };
+        let resize = match self.resize {
+            ResizeMode::Crop => format!(
+                "resize shorter side to {} + centre crop {size}",
+                self.crop_resize_target().unwrap_or(0)
+            ),
+            ResizeMode::Stretch => format!("stretch to {size}"),
+            ResizeMode::Letterbox => format!("letterbox to {size} (pad {})", self.pad_value),
+            ResizeMode::None => format!("no resize ({size})"),
+        };
+        format!(
+            "{resize}, {:?} filter, {} {}, scale {}, mean {:?}, std {:?}, {:?} {}{}",
+            self.filter,
+            match self.channel_order {
+                ChannelOrder::Rgb => "RGB",
+                ChannelOrder::Bgr => "BGR",
+            },
+            if self.channels == 1 { "(grey)" } else { "" },
+            self.scale,
+            self.mean,
+            self.std,
+            self.layout,
+            self.dtype,
+            self.preset
+                .map(|p| format!(" [preset {p:?}]"))
+                .unwrap_or_default(),
+        )
+    }
+
+    fn crop_resize_target(&self) -> Option<usize> {
+        let crop = self.height?.min(self.width?);
+        Some(
+            self.resize_to
+                .unwrap_or_else(|| (crop as f64 / 0.875).round() as usize),
+        )
+    }
+
+    /// Decodes and converts one image file; the tensor has a batch axis of 1 when the input is batched.
+    pub fn load(&self, path: &Path) -> Result<HostTensor> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading image {}", path.display()))?;
+        self.from_encoded(&bytes)
+            .with_context(|| format!("image {}", path.display()))
+    }
+
+    pub fn from_encoded(&self, bytes: &[u8]) -> Result<HostTensor> {
+        let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+            .with_guessed_format()
+            .context("reading image header")?;
+        let (w, h) = reader
+            .into_dimensions()
+            .map_err(|e| anyhow::anyhow!("not a readable image: {e}"))?;
+        if w as u64 * h as u64 > self.max_pixels {
+            bail!(
+                "{w}x{h} pixels exceeds the limit of {} pixels (--max-image-pixels)",
+                self.max_pixels
+            );
+        }
+        let mut reader =
+            image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format()?;
+        let mut limits = image::Limits::default();
+        limits.max_image_width = Some(w);
+        limits.max_image_height = Some(h);
+        reader.limits(limits);
+        let decoded = reader
+            .decode()
+            .map_err(|e| anyhow::anyhow!("cannot decode: {e}"))?;
+        let rgb = decoded.to_rgb8();
+        let (width, height) = (rgb.width() as usize, rgb.height() as usize);
+        Ok(self.from_rgb(rgb.as_raw(), width, height))
+    }
+
+    /// Converts interleaved RGB pixels to the model's tensor.
+    pub fn from_rgb(&self, rgb: &[u8], width: usize, height: usize) -> HostTensor {
+        let (pixels, channels) = if self.channels == 1 {
+            (resample::rgb_to_luma(rgb), 1)
+        } else {
+            (rgb.to_vec(), 3)
+        };
+        let (pixels, out_w, out_h) = self.fit(&pixels, width, height, channels);
+        self.to_tensor(&pixels, out_w, out_h, channels)
+    }
+
+    /// Resizes/crops/pads interleaved pixels to the target size.
+    fn fit(
+        &self,
+        pixels: &[u8],
+        width: usize,
+        height: usize,
+        channels: usize,
+    ) -> (Vec<u8>, usize, usize) {
+        let (Some(th), Some(tw)) = (self.height, self.width) else {
+            return (pixels.to_vec(), width, height);
+        };
+        match self.resize {
+            ResizeMode::None => (pixels.to_vec(), width, height),
+            ResizeMode::Stretch => (
+                resample::resize(pixels, width, height, channels, tw, th, self.filter),
+                tw,
+                th,
+            ),
+            ResizeMode::Crop => {
+                let target = self.crop_resize_target().unwrap_or(th.min(tw));
+                // torchvision: the shorter side becomes `target`, the longer one int(target * long / short).
+                let (rw, rh) = if width <= height {
+                    (
+                        target,
+                        (target as f64 * height as f64 / width as f64) as usize,
+                    )
+                } else {
+                    (
+                        (target as f64 * width as f64 / height as f64) as usize,
+                        target,
+                    )
+                };
+                let resized =
+                    resample::resize(pixels, width, height, channels, rw, rh, self.filter);
+                (
+                    center_crop(&resized, rw, rh, channels, tw, th, self.pad_value),
+                    tw,
+                    th,
+                )
+            }
+            ResizeMode::Letterbox => {
+                let ratio = (tw as f64 / width as f64).min(th as f64 / height as f64);
+                let rw = ((width as f64 * ratio).round() as usize).clamp(1, tw);
+                let rh = ((height as f64 * ratio).round() as usize).clamp(1, th);
+                let resized =
+                    resample::resize(pixels, width, height, channels, rw, rh, self.filter);
+                (
+                    center_crop(&resized, rw, rh, channels, tw, th, self.pad_value),
+                    tw,
+                    th,
+                )
+            }
+        }
+    }
+
+    fn to_tensor(&self, pixels: &[u8], width: usize, height: usize, channels: usize) -> HostTensor {
+        let plane = width * height;
+        let mut values = vec![0f32; plane * channels];
+        for i in 0..plane {
+            for c in 0..channels {
+                // With BGR the model's channel 0 is the picture's blue.
+                let src_c = if self.channel_order == ChannelOrder::Bgr && channels == 3 {
+                    2 - c
+                } else {
+                    c
+                };
+                let raw = pixels[i * channels + src_c] as f32;
+                // Same float32 operation order as torchvision's ToTensor + Normalize.
+                let v = (raw * self.scale - self.mean[c]) / self.std[c];
+                let dst = match self.layout {
+                    Layout::Nchw => c * plane + i,
+                    Layout::Nhwc => i * channels + c,
+                };
+                values[dst] = v;
+            }
+        }
+        let mut shape = match self.layout {
+            Layout::Nchw => vec![channels, height, width],
+            Layout::Nhwc => vec![height, width, channels],
+        };
+        if self.batched {
+            shape.insert(0, 1);
+        }
+        let bytes: Vec<u8> = match self.dtype {
+            DType::Float16 => values
+                .iter()
+                .flat_map(|v| f16::from_f32(*v).to_le_bytes())
+                .collect(),
+            DType::Float64 => values
+                .iter()
+                .flat_map(|v| (*v as f64).to_le_bytes())
+                .collect(),
+            DType::Uint8 => values
+                .iter()
+                .map(|v| v.round().clamp(0.0, 255.0) as u8)
+                .collect(),
+            _ => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        };
+        HostTensor::from_bytes(self.dtype, shape, bytes).expect("image tensor size is consistent")
+    }
+}
+
+/// Whether `path`'s extension says it is an image dmlrun decodes.
+pub fn is_image_path(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    matches!(
+        ext.as_deref(),
+        Some("png" | "jpg" | "jpeg" | "bmp" | "webp" | "tif" | "tiff")
+    )
+}
+
+/// Whether the bytes start like an image format dmlrun decodes.
+pub fn looks_like_image(bytes: &[u8]) -> bool {
+    image::guess_format(bytes).is_ok()
+}
+
+fn per_channel(values: Vec<f32>, channels: usize, flag: &str) -> Result<Vec<f32>> {
+    match values.len() {
+        n if n == channels => Ok(values),
+        1 => Ok(vec![values[0]; channels]),
+        3 if channels == 1 => Ok(vec![values[0]]),
+        n => bail!("{flag} has {n} values; the model input has {channels} channels"),
+    }
+}
+
+/// Crops (or pads, where the source is smaller) around the centre, torchvision's way:
+/// offset = round((source - target) / 2).
+fn center_crop(
+    pixels: &[u8],
+    w: usize,
+    h: usize,
+    channels: usize,
+    tw: usize,
+    th: usize,
+    pad: u8,
+) -> Vec<u8> {
+    let offset =
+        |src: usize, dst: usize| -> isize { ((src as f64 - dst as f64) / 2.0).round() as isize };
+    let (ox, oy) = (offset(w, tw), offset(h, th));
+    let mut out = vec![pad; tw * th * channels];
+    for y in 0..th {
+        let sy = y as isize + oy;
+        if sy < 0 || sy >= h as isize {
+            continue;
+        }
+        for x in 0..tw {
+            let sx = x as isize + ox;
+            if sx < 0 || sx >= w as isize {
+                continue;
+            }
+            let src = (sy as usize * w + sx as usize) * channels;
+            let dst = (y * tw + x) * channels;
+            out[dst..dst + channels].copy_from_slice(&pixels[src..src + channels]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> PreprocessRequest {
+        PreprocessRequest {
+            max_pixels: 1 << 26,
+            ..PreprocessRequest::default()
+        }
+    }
+
+    #[test]
+    fn infers_nchw_and_nhwc_from_channel_dim() {
+        let p = Preprocess::resolve(
+            &request(),
+            "x",
+            DType::Float32,
+            &[None, Some(3), Some(224), Some(224)],
+        )
+        .unwrap();
+        assert_eq!(
+            (p.layout, p.channels, p.height, p.width),
+            (Layout::Nchw, 3, Some(224), Some(224))
+        );
+        let p = Preprocess::resolve(
+            &request(),
+            "x",
+            DType::Float32,
+            &[Some(1), Some(32), Some(48), Some(1)],
+        )
+        .unwrap();
+        assert_eq!(
+            (p.layout, p.channels, p.height, p.width),
+            (Layout::Nhwc, 1, Some(32), Some(48))
+        );
+    }
+
+    #[test]
+    fn rejects_images_for_integer_inputs() {
+        let err = Preprocess::resolve(
+            &request(),
+            "ids",
+            DType::Int64,
+            &[Some(1), Some(3), Some(2), Some(2)],
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("input 'ids' takes int64"), "{err}");
+    }
+
+    #[test]
+    fn normalises_in_torchvision_order() {
+        let p = Preprocess::resolve(
+            &request(),
+            "x",
+            DType::Float32,
+            &[Some(1), Some(3), Some(1), Some(1)],
+        )
+        .unwrap();
+        let t = p.from_rgb(&[255, 0, 128], 1, 1);
+        let v = t.to_f64().unwrap();
+        let expect = [
+            (1.0f32 - 0.485) / 0.229,
+            (0.0f32 - 0.456) / 0.224,
+            (128.0f32 / 255.0 - 0.406) / 0.225,
+        ];
+        for (got, want) in v.iter().zip(expect) {
+            assert_eq!(*got as f32, want);
+        }
+    }
+
+    #[test]
+    fn bgr_nhwc_puts_blue_first() {
+        let req = PreprocessRequest {
+            preset: Some(Preset::Raw),
+            channel_order: Some(ChannelOrder::Bgr),
+            ..request()
+        };
+        let p = Preprocess::resolve(
+            &req,
+            "x",
+            DType::Float32,
+            &[Some(1), Some(1), Some(2), Some(3)],
+        )
+        .unwrap();
+        assert_eq!(p.layout, Layout::Nhwc);
+        let t = p.from_rgb(&[1, 2, 3, 4, 5, 6], 2, 1);
+        assert_eq!(t.shape, vec![1, 1, 2, 3]);
+        assert_eq!(t.to_f64().unwrap(), vec![3.0, 2.0, 1.0, 6.0, 5.0, 4.0]);
+    }
+
+    #[test]
+    fn center_crop_uses_torchvision_rounding() {
+        // 4 wide -> 1 wide: offset round(1.5) = 2.
+        let pixels = [10u8, 20, 30, 40];
+        assert_eq!(center_crop(&pixels, 4, 1, 1, 1, 1, 0), vec![30]);
+    }
+
+    #[test]
+    fn letterbox_pads_with_pad_value() {
+        let req = PreprocessRequest {
+            preset: Some(Preset::Raw),
+            resize: Some(ResizeMode::Letterbox),
+            pad_value: Some(7),
+            ..request()
+        };
+        let p = Preprocess::resolve(
+            &req,
+            "x",
+            DType::Float32,
+            &[Some(1), Some(1), Some(4), Some(4)],
+        )
+        .unwrap();
+        let t = p.from_rgb(&[200; 4 * 2 * 3], 4, 2);
+        let v = t.to_f64().unwrap();
+        let grey = ((200u32 * 19595 + 200 * 38470 + 200 * 7471 + 0x8000) >> 16) as f64;
+        assert_eq!(&v[..4], &[7.0; 4]);
+        assert_eq!(&v[4..12], &[grey; 8]);
+        assert_eq!(&v[12..], &[7.0; 4]);
+    }
+
+    #[test]
+    fn dynamic_spatial_dims_keep_image_size() {
+        let p = Preprocess::resolve(
+            &request(),
+            "x",
+            DType::Float32,
+            &[Some(1), Some(3), None, None],
+        )
+        .unwrap();
+        assert_eq!(p.resize, ResizeMode::None);
+        let t = p.from_rgb(&[0; 5 * 3 * 3], 5, 3);
+        assert_eq!(t.shape, vec![1, 3, 3, 5]);
+    }
+}

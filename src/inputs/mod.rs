@@ -1,0 +1,601 @@
+//! Turning `--input` files (and `--generate`) into one tensor per model input, checked against
+//! the model's declared dtype and shape.
+
+pub mod generate;
+pub mod image;
+pub mod npy;
+pub mod resample;
+pub mod tensor_proto;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::tensor::{format_shape, DType, HostTensor};
+use generate::Fill;
+use image::{Preprocess, PreprocessRequest};
+
+/// One dimension of a model input, after `--dim` overrides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DimSpec {
+    /// Known size (fixed in the model or by an override).
+    pub size: Option<usize>,
+    /// The symbolic name, when the model gives one.
+    pub symbol: Option<String>,
+}
+
+impl DimSpec {
+    pub fn label(&self) -> String {
+        match (&self.size, &self.symbol) {
+            (Some(n), _) => n.to_string(),
+            (None, Some(s)) => s.clone(),
+            (None, None) => "?".into(),
+        }
+    }
+}
+
+/// A model input as dmlrun binds to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputSignature {
+    pub name: String,
+    /// `None` for inputs that are not tensors of a dtype dmlrun carries (sequences, maps, ...).
+    pub dtype: Option<DType>,
+    pub type_name: String,
+    pub dims: Vec<DimSpec>,
+}
+
+impl InputSignature {
+    pub fn describe(&self) -> String {
+        let dims: Vec<String> = self.dims.iter().map(DimSpec::label).collect();
+        format!("{} [{}]", self.type_name, dims.join(", "))
+    }
+}
+
+/// `--input [NAME=]FILE` as typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputArg(pub String);
+
+/// Settings for loading inputs.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    pub preprocess: PreprocessRequest,
+    pub generate: Option<Fill>,
+    pub seed: u64,
+    pub max_tensor_bytes: u64,
+}
+
+/// Where one bound input came from, for the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSource {
+    pub name: String,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    /// `image`, `npy`, `npz`, `pb` or `generated`.
+    pub kind: String,
+    pub files: Vec<PathBuf>,
+    /// The resolved image preprocessing, or how data was generated.
+    pub detail: Option<String>,
+}
+
+/// The inputs, in the model's input order, ready to run.
+#[derive(Debug, Clone)]
+pub struct BoundInputs {
+    pub tensors: Vec<(String, HostTensor)>,
+    pub sources: Vec<InputSource>,
+}
+
+enum Loaded {
+    Tensor {
+        tensor: HostTensor,
+        kind: &'static str,
+        file: PathBuf,
+    },
+    Images(Vec<PathBuf>),
+}
+
+/// Loads every `--input`, binds it to a model input, generates what is missing (if asked),
+/// and checks dtypes and shapes.
+pub fn bind(
+    args: &[InputArg],
+    signatures: &[InputSignature],
+    options: &LoadOptions,
+) -> Result<BoundInputs> {
+    let names: Vec<&str> = signatures.iter().map(|s| s.name.as_str()).collect();
+    let known = || names.join(", ");
+    let mut assigned: BTreeMap<String, Loaded> = BTreeMap::new();
+
+    let mut put = |name: String, loaded: Loaded| -> Result<()> {
+        match (assigned.get_mut(&name), loaded) {
+            (None, loaded) => {
+                assigned.insert(name, loaded);
+                Ok(())
+            }
+            (Some(Loaded::Images(list)), Loaded::Images(more)) => {
+                list.extend(more);
+                Ok(())
+            }
+            (Some(_), Loaded::Tensor { file, .. }) => {
+                bail!(
+                    "input '{name}' is given twice (again by {})",
+                    file.display()
+                )
+            }
+            (Some(_), Loaded::Images(files)) => {
+                bail!(
+                    "input '{name}' is given twice (again by {})",
+                    files[0].display()
+                )
+            }
+        }
+    };
+
+    for arg in args {
+        let (explicit, path) = split_input_arg(&arg.0, &names);
+        if let Some(name) = &explicit {
+            if !names.contains(&name.as_str()) {
+                bail!(
+                    "--input {}: the model has no input '{name}' (its inputs: {})",
+                    arg.0,
+                    known()
+                );
+            }
+        }
+        let kind = detect_kind(&path)?;
+        let first = || -> Result<String> {
+            signatures
+                .first()
+                .map(|s| s.name.clone())
+                .ok_or_else(|| anyhow::anyhow!("--input {}: the model has no inputs", arg.0))
+        };
+        match kind {
+            FileKind::Image => put(explicit.map_or_else(first, Ok)?, Loaded::Images(vec![path]))?,
+            FileKind::Npy => {
+                let tensor = read_limited(&path, options.max_tensor_bytes)
+                    .and_then(|b| npy::read_npy(&b, options.max_tensor_bytes))
+                    .with_context(|| format!("input file {}", path.display()))?;
+                put(
+                    explicit.map_or_else(first, Ok)?,
+                    Loaded::Tensor {
+                        tensor,
+                        kind: "npy",
+                        file: path,
+                    },
+                )?;
+            }
+            FileKind::Pb => {
+                let (proto_name, tensor) = read_limited(&path, options.max_tensor_bytes)
+                    .and_then(|b| tensor_proto::read(&b, options.max_tensor_bytes))
+                    .with_context(|| format!("input file {}", path.display()))?;
+                // ONNX test data names its tensors; fall back to the first input when it does not.
+                let name = match explicit {
+                    Some(n) => n,
+                    None if names.contains(&proto_name.as_str()) => proto_name,
+                    None => first()?,
+                };
+                put(
+                    name,
+                    Loaded::Tensor {
+                        tensor,
+                        kind: "pb",
+                        file: path,
+                    },
+                )?;
+            }
+            FileKind::Npz => {
+                let arrays = read_limited(&path, options.max_tensor_bytes.saturating_mul(4))
+                    .and_then(|b| npy::read_npz(&b, options.max_tensor_bytes))
+                    .with_context(|| format!("input file {}", path.display()))?;
+                if let Some(name) = explicit {
+                    // NAME=file.npz: the archive must hold exactly that array, or just one.
+                    let pick = arrays
+                        .iter()
+                        .position(|(k, _)| *k == name)
+                        .or(if arrays.len() == 1 { Some(0) } else { None });
+                    let Some(i) = pick else {
+                        bail!(
+                            "input file {}: has no array '{name}' (it has: {})",
+                            path.display(),
+                            array_names(&arrays)
+                        );
+                    };
+                    let tensor = arrays.into_iter().nth(i).expect("index from position").1;
+                    put(
+                        name,
+                        Loaded::Tensor {
+                            tensor,
+                            kind: "npz",
+                            file: path,
+                        },
+                    )?;
+                } else {
+                    for (key, tensor) in arrays {
+                        if !names.contains(&key.as_str()) {
+                            bail!("input file {}: array '{key}' matches no model input (its inputs: {})", path.display(), known());
+                        }
+                        put(
+                            key,
+                            Loaded::Tensor {
+                                tensor,
+                                kind: "npz",
+                                file: path.clone(),
+                            },
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+
+    let mut tensors = Vec::new();
+    let mut sources = Vec::new();
+    // Values that symbolic dimensions take in the inputs given so far, to keep them consistent.
+    let mut symbols: BTreeMap<String, usize> = BTreeMap::new();
+    let mut missing = Vec::new();
+    for sig in signatures {
+        let Some(loaded) = assigned.remove(&sig.name) else {
+            missing.push(sig);
+            continue;
+        };
+        let Some(dtype) = sig.dtype else {
+            bail!(
+                "input '{}' is a {}, which dmlrun cannot feed from a file",
+                sig.name,
+                sig.type_name
+            );
+        };
+        let (tensor, source) = match loaded {
+            Loaded::Tensor { tensor, kind, file } => {
+                let source = InputSource {
+                    name: sig.name.clone(),
+                    dtype: tensor.dtype,
+                    shape: tensor.shape.clone(),
+                    kind: kind.to_string(),
+                    files: vec![file],
+                    detail: None,
+                };
+                (tensor, source)
+            }
+            Loaded::Images(files) => {
+                let dims: Vec<Option<usize>> = sig.dims.iter().map(|d| d.size).collect();
+                let pre = Preprocess::resolve(&options.preprocess, &sig.name, dtype, &dims)?;
+                if let (true, Some(batch)) = (pre.batched, sig.dims[0].size) {
+                    if batch != files.len() {
+                        bail!(
+                            "input '{}' has a batch of {batch} but {} image(s) were given (give {batch}, or fix the batch with --dim {}={})",
+                            sig.name,
+                            files.len(),
+                            sig.dims[0].symbol.as_deref().unwrap_or("batch"),
+                            files.len()
+                        );
+                    }
+                }
+                if !pre.batched && files.len() > 1 {
+                    bail!(
+                        "input '{}' has no batch dimension; give one image, not {}",
+                        sig.name,
+                        files.len()
+                    );
+                }
+                let parts = files
+                    .iter()
+                    .map(|f| pre.load(f))
+                    .collect::<Result<Vec<_>>>()?;
+                let tensor = HostTensor::concat_batch(parts).with_context(|| {
+                    format!(
+                        "stacking images for input '{}' (they must give the same size)",
+                        sig.name
+                    )
+                })?;
+                let source = InputSource {
+                    name: sig.name.clone(),
+                    dtype: tensor.dtype,
+                    shape: tensor.shape.clone(),
+                    kind: "image".into(),
+                    files,
+                    detail: Some(pre.describe()),
+                };
+                (tensor, source)
+            }
+        };
+        check_tensor(sig, &tensor, &source.files, &mut symbols)?;
+        tensors.push((sig.name.clone(), tensor));
+        sources.push(source);
+    }
+
+    for sig in missing {
+        let Some(fill) = options.generate else {
+            bail!(
+                "missing input '{}' ({}); give it with --input {}=FILE, or fill it with --generate random",
+                sig.name,
+                sig.describe(),
+                sig.name
+            );
+        };
+        let Some(dtype) = sig.dtype else {
+            bail!(
+                "input '{}' is a {}, which dmlrun cannot generate",
+                sig.name,
+                sig.type_name
+            );
+        };
+        let mut defaulted = Vec::new();
+        let shape: Vec<usize> = sig
+            .dims
+            .iter()
+            .map(|d| match (d.size, &d.symbol) {
+                (Some(n), _) => n,
+                (None, Some(sym)) if symbols.contains_key(sym) => symbols[sym],
+                (None, sym) => {
+                    defaulted.push(sym.clone().unwrap_or_else(|| "?".into()));
+                    1
+                }
+            })
+            .collect();
+        let seed = options.seed.wrapping_add(tensors.len() as u64);
+        let tensor = generate::generate(dtype, &shape, fill, seed)
+            .with_context(|| format!("generating input '{}'", sig.name))?;
+        let mut detail = format!("{fill:?} (seed {seed})").to_lowercase();
+        if !defaulted.is_empty() {
+            detail.push_str(&format!(
+                "; free dimension(s) {} set to 1 (fix with --dim)",
+                defaulted.join(", ")
+            ));
+        }
+        check_tensor(sig, &tensor, &[], &mut symbols)?;
+        sources.push(InputSource {
+            name: sig.name.clone(),
+            dtype,
+            shape: tensor.shape.clone(),
+            kind: "generated".into(),
+            files: vec![],
+            detail: Some(detail),
+        });
+        tensors.push((sig.name.clone(), tensor));
+    }
+    // Keep the model's input order in the report and the run.
+    let order = |name: &str| {
+        signatures
+            .iter()
+            .position(|s| s.name == name)
+            .unwrap_or(usize::MAX)
+    };
+    tensors.sort_by_key(|(n, _)| order(n));
+    sources.sort_by_key(|s| order(&s.name));
+    Ok(BoundInputs { tensors, sources })
+}
+
+/// Checks dtype, rank and every dimension of `tensor` against `sig`.
+pub fn check_tensor(
+    sig: &InputSignature,
+    tensor: &HostTensor,
+    files: &[PathBuf],
+    symbols: &mut BTreeMap<String, usize>,
+) -> Result<()> {
+    let from = files
+        .first()
+        .map(|f| format!(" ({})", f.display()))
+        .unwrap_or_default();
+    if Some(tensor.dtype) != sig.dtype {
+        bail!(
+            "input '{}' expects {}, got {}{from}",
+            sig.name,
+            sig.type_name,
+            tensor.dtype
+        );
+    }
+    if tensor.shape.len() != sig.dims.len() {
+        bail!(
+            "input '{}' expects rank {} {}, got shape {}{from}",
+            sig.name,
+            sig.dims.len(),
+            sig.describe(),
+            format_shape(&tensor.shape)
+        );
+    }
+    for (axis, (dim, &got)) in sig.dims.iter().zip(&tensor.shape).enumerate() {
+        if let Some(want) = dim.size {
+            if want != got {
+                let why = match &dim.symbol {
+                    Some(sym) => format!(" (fixed by --dim {sym}={want})"),
+                    None => String::new(),
+                };
+                bail!(
+                    "input '{}' expects {} but got shape {}{from}: axis {axis} must be {want}{why}",
+                    sig.name,
+                    sig.describe(),
+                    format_shape(&tensor.shape)
+                );
+            }
+        }
+        if let Some(sym) = &dim.symbol {
+            match symbols.get(sym) {
+                Some(&seen) if seen != got => bail!(
+                    "input '{}' has {sym}={got} on axis {axis}{from}, but another input has {sym}={seen}",
+                    sig.name
+                ),
+                _ => {
+                    symbols.insert(sym.clone(), got);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileKind {
+    Image,
+    Npy,
+    Npz,
+    Pb,
+}
+
+fn detect_kind(path: &Path) -> Result<FileKind> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("npy") => return Ok(FileKind::Npy),
+        Some("npz") => return Ok(FileKind::Npz),
+        Some("pb") => return Ok(FileKind::Pb),
+        _ if image::is_image_path(path) => return Ok(FileKind::Image),
+        _ => {}
+    }
+    // No telling extension: look at the first bytes.
+    let mut head = [0u8; 16];
+    let n = {
+        use std::io::Read;
+        let mut f = std::fs::File::open(path)
+            .with_context(|| format!("opening input {}", path.display()))?;
+        f.read(&mut head)
+            .with_context(|| format!("reading input {}", path.display()))?
+    };
+    let head = &head[..n];
+    if head.starts_with(b"\x93NUMPY") {
+        Ok(FileKind::Npy)
+    } else if head.starts_with(b"PK\x03\x04") {
+        Ok(FileKind::Npz)
+    } else if image::looks_like_image(head) {
+        Ok(FileKind::Image)
+    } else {
+        bail!("input {}: cannot tell its format (expected an image, .npy, .npz or an ONNX TensorProto .pb)", path.display())
+    }
+}
+
+/// Reads a whole file, refusing ones larger than `limit` bytes (plus room for headers).
+fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if meta.len() > limit.saturating_add(1 << 20) {
+        bail!(
+            "{} is {} bytes, over the limit of {limit} bytes (--max-tensor-bytes)",
+            path.display(),
+            meta.len()
+        );
+    }
+    std::fs::read(path).with_context(|| format!("reading {}", path.display()))
+}
+
+fn array_names(arrays: &[(String, HostTensor)]) -> String {
+    arrays
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Splits `NAME=FILE`. The text before `=` counts as a name only when the model has such an
+/// input or the remainder is an existing file, so paths containing `=` still work.
+fn split_input_arg(text: &str, names: &[&str]) -> (Option<String>, PathBuf) {
+    if let Some((name, file)) = text.split_once('=') {
+        if names.contains(&name) || (!Path::new(text).exists() && !name.is_empty()) {
+            return (Some(name.to_string()), PathBuf::from(file));
+        }
+    }
+    (None, PathBuf::from(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(name: &str, dtype: DType, dims: &[(Option<usize>, Option<&str>)]) -> InputSignature {
+        InputSignature {
+            name: name.into(),
+            dtype: Some(dtype),
+            type_name: dtype.name().into(),
+            dims: dims
+                .iter()
+                .map(|(s, sym)| DimSpec {
+                    size: *s,
+                    symbol: sym.map(String::from),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn splits_named_inputs() {
+        assert_eq!(
+            split_input_arg("x=a.npy", &["x"]),
+            (Some("x".into()), PathBuf::from("a.npy"))
+        );
+        assert_eq!(
+            split_input_arg("a.npy", &["x"]),
+            (None, PathBuf::from("a.npy"))
+        );
+    }
+
+    #[test]
+    fn shape_check_names_axis_and_override() {
+        let s = sig(
+            "input",
+            DType::Float32,
+            &[(Some(2), Some("batch")), (Some(3), None)],
+        );
+        let t = HostTensor::from_f32(vec![1, 3], &[0.0; 3]).unwrap();
+        let err = check_tensor(&s, &t, &[], &mut BTreeMap::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("axis 0 must be 2") && err.contains("--dim batch=2"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn dtype_mismatch_is_reported() {
+        let s = sig("ids", DType::Int64, &[(Some(1), None)]);
+        let t = HostTensor::from_f32(vec![1], &[0.0]).unwrap();
+        let err = check_tensor(&s, &t, &[], &mut BTreeMap::new())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "input 'ids' expects int64, got float32");
+    }
+
+    #[test]
+    fn symbolic_dims_must_agree_across_inputs() {
+        let a = sig("a", DType::Float32, &[(None, Some("n"))]);
+        let b = sig("b", DType::Float32, &[(None, Some("n"))]);
+        let mut symbols = BTreeMap::new();
+        check_tensor(
+            &a,
+            &HostTensor::from_f32(vec![2], &[0.0; 2]).unwrap(),
+            &[],
+            &mut symbols,
+        )
+        .unwrap();
+        let err = check_tensor(
+            &b,
+            &HostTensor::from_f32(vec![3], &[0.0; 3]).unwrap(),
+            &[],
+            &mut symbols,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("another input has n=2"), "{err}");
+    }
+
+    #[test]
+    fn missing_input_without_generate_is_an_error() {
+        let s = sig("x", DType::Float32, &[(Some(1), None)]);
+        let options = LoadOptions {
+            preprocess: PreprocessRequest::default(),
+            generate: None,
+            seed: 0,
+            max_tensor_bytes: 1 << 30,
+        };
+        let err = bind(&[], std::slice::from_ref(&s), &options).unwrap_err().to_string();
+        assert!(
+            err.contains("missing input 'x'") && err.contains("--generate"),
+            "{err}"
+        );
+        let options = LoadOptions {
+            generate: Some(Fill::Zeros),
+            ..options
+        };
+        let bound = bind(&[], &[s], &options).unwrap();
+        assert_eq!(bound.tensors[0].1.shape, vec![1]);
+    }
+}

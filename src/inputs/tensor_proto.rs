@@ -1,0 +1,203 @@
+//! ONNX `TensorProto` files (`input_0.pb` in ONNX test-data folders), read and written.
+
+use anyhow::{bail, Result};
+use prost::Message;
+
+use crate::onnx_proto::TensorProto;
+use crate::tensor::{element_count, format_shape, DType, HostTensor};
+
+/// Decodes a serialized `TensorProto`; returns its name (may be empty) and the tensor.
+pub fn read(bytes: &[u8], max_bytes: u64) -> Result<(String, HostTensor)> {
+    let proto = TensorProto::decode(bytes)
+        .map_err(|e| anyhow::anyhow!("not a valid ONNX TensorProto: {e}"))?;
+    let name = proto.name.clone().unwrap_or_default();
+    Ok((name, from_proto(&proto, max_bytes)?))
+}
+
+pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
+    let code = proto.data_type.unwrap_or(0);
+    let Some(dtype) = DType::from_onnx_code(code) else {
+        bail!(
+            "unsupported data_type {code} ({})",
+            crate::model::onnx_type_name(code)
+        );
+    };
+    if proto.data_location == Some(1) {
+        bail!("tensor data stored externally (data_location EXTERNAL) is not supported");
+    }
+    let shape: Vec<usize> = proto
+        .dims
+        .iter()
+        .map(|&d| {
+            usize::try_from(d)
+                .map_err(|_| anyhow::anyhow!("negative dimension {d} in dims {:?}", proto.dims))
+        })
+        .collect::<Result<_>>()?;
+    let count = element_count(&shape)?;
+    if dtype == DType::String {
+        if proto.string_data.len() != count {
+            bail!(
+                "dims {} need {count} strings, string_data has {}",
+                format_shape(&shape),
+                proto.string_data.len()
+            );
+        }
+        let strings = proto
+            .string_data
+            .iter()
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+            .collect();
+        return HostTensor::from_strings(shape, strings);
+    }
+    let size = dtype.size().expect("numeric dtype");
+    let byte_len = count
+        .checked_mul(size)
+        .ok_or_else(|| anyhow::anyhow!("dims {} overflow", format_shape(&shape)))?;
+    if byte_len as u64 > max_bytes {
+        bail!("tensor of shape {} ({byte_len} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)", format_shape(&shape));
+    }
+    if let Some(raw) = &proto.raw_data {
+        if raw.len() != byte_len {
+            bail!(
+                "raw_data holds {} bytes but dims {} of {dtype} need {byte_len}",
+                raw.len(),
+                format_shape(&shape)
+            );
+        }
+        return HostTensor::from_bytes(dtype, shape, raw.clone());
+    }
+    let typed_len = |len: usize, field: &str| -> Result<()> {
+        if len != count {
+            bail!(
+                "dims {} need {count} values of {dtype}, {field} has {len}",
+                format_shape(&shape)
+            );
+        }
+        Ok(())
+    };
+    let bytes: Vec<u8> = match dtype {
+        DType::Float32 => {
+            typed_len(proto.float_data.len(), "float_data")?;
+            proto
+                .float_data
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect()
+        }
+        DType::Float64 => {
+            typed_len(proto.double_data.len(), "double_data")?;
+            proto
+                .double_data
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect()
+        }
+        DType::Int64 => {
+            typed_len(proto.int64_data.len(), "int64_data")?;
+            proto
+                .int64_data
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect()
+        }
+        DType::Uint32 | DType::Uint64 => {
+            typed_len(proto.uint64_data.len(), "uint64_data")?;
+            proto
+                .uint64_data
+                .iter()
+                .flat_map(|&v| v.to_le_bytes()[..size].to_vec())
+                .collect()
+        }
+        // ONNX stores these in int32_data, one element per int32 (float16/bfloat16 as their bits).
+        DType::Int32
+        | DType::Int16
+        | DType::Int8
+        | DType::Uint16
+        | DType::Uint8
+        | DType::Bool
+        | DType::Float16
+        | DType::Bfloat16 => {
+            typed_len(proto.int32_data.len(), "int32_data")?;
+            proto
+                .int32_data
+                .iter()
+                .flat_map(|&v| v.to_le_bytes()[..size].to_vec())
+                .collect()
+        }
+        DType::String => unreachable!("handled above"),
+    };
+    HostTensor::from_bytes(dtype, shape, bytes)
+}
+
+/// Encodes a tensor as a `TensorProto` (numbers in `raw_data`, as ONNX's own tools write them).
+pub fn write(name: &str, tensor: &HostTensor) -> Vec<u8> {
+    let mut proto = TensorProto {
+        dims: tensor.shape.iter().map(|&d| d as i64).collect(),
+        data_type: Some(tensor.dtype.onnx_code()),
+        name: Some(name.to_string()),
+        ..TensorProto::default()
+    };
+    match &tensor.data {
+        crate::tensor::TensorData::Bytes(b) => proto.raw_data = Some(b.clone()),
+        crate::tensor::TensorData::Strings(s) => {
+            proto.string_data = s.iter().map(|s| s.as_bytes().to_vec()).collect()
+        }
+    }
+    proto.encode_to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_numbers_and_strings() {
+        let t = HostTensor::from_bytes(
+            DType::Int64,
+            vec![2],
+            [3i64, -4].iter().flat_map(|v| v.to_le_bytes()).collect(),
+        )
+        .unwrap();
+        assert_eq!(
+            read(&write("x", &t), u64::MAX).unwrap(),
+            ("x".to_string(), t)
+        );
+        let s = HostTensor::from_strings(vec![2], vec!["a".into(), "bé".into()]).unwrap();
+        assert_eq!(read(&write("s", &s), u64::MAX).unwrap().1, s);
+    }
+
+    #[test]
+    fn reads_typed_fields() {
+        let proto = TensorProto {
+            dims: vec![3],
+            data_type: Some(10),
+            int32_data: vec![0x3c00, 0x4000, 0xbc00],
+            ..TensorProto::default()
+        };
+        let t = from_proto(&proto, u64::MAX).unwrap();
+        assert_eq!(t.to_f64().unwrap(), vec![1.0, 2.0, -1.0]);
+        let proto = TensorProto {
+            dims: vec![],
+            data_type: Some(1),
+            float_data: vec![2.5],
+            ..TensorProto::default()
+        };
+        let t = from_proto(&proto, u64::MAX).unwrap();
+        assert_eq!((t.shape.len(), t.to_f64().unwrap()), (0, vec![2.5]));
+    }
+
+    #[test]
+    fn raw_data_shorter_than_dims_is_an_error() {
+        let proto = TensorProto {
+            dims: vec![2, 2],
+            data_type: Some(1),
+            raw_data: Some(vec![0; 12]),
+            ..TensorProto::default()
+        };
+        let err = from_proto(&proto, u64::MAX).unwrap_err().to_string();
+        assert!(
+            err.contains("raw_data holds 12 bytes") && err.contains("need 16"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,19 @@
+//! dmlrun: run, validate and benchmark ONNX models on ONNX Runtime, DirectML first.
+//!
+//! The binary is a thin shell over this library (see `main.rs`); the library is what tests and
+//! fuzz targets exercise.
+
+pub mod cli;
+pub mod commands;
+pub mod devices;
+pub mod fsutil;
+pub mod inputs;
+pub mod model;
+pub mod onnx_proto;
+pub mod outputs;
+pub mod progress;
+pub mod report;
+pub mod runner;
+pub mod runtime;
+pub mod stats;
+pub mod tensor;

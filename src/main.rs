@@ -1,0 +1,29 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use dmlrun::cli::{Cli, Command};
+use dmlrun::commands;
+
+/// Exit code for errors: bad input, usage, ONNX Runtime failures (clap uses 2 for usage too).
+const EXIT_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Some(Command::Run(args)) => commands::run::execute(args),
+        Some(Command::Info(args)) => commands::info::execute(args),
+        Some(Command::Devices(args)) => commands::devices::execute(args),
+        Some(Command::Doctor(args)) => commands::doctor::execute(args),
+        None => commands::run::execute(&cli.run),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        Err(error) => {
+            // One line: the outermost context first, then its causes.
+            let chain: Vec<String> = error.chain().map(|e| e.to_string()).collect();
+            eprintln!("dmlrun: error: {}", chain.join(": "));
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! What a model file says about itself, read from its `ModelProto` without ONNX Runtime:
+//! inputs and outputs with symbolic dimensions and denotations, opsets, producer and metadata.
+//!
+//! ONNX Runtime's own metadata API does not expose dimension denotations or the opset imports
+//! of every domain, and `--dim` must be validated before the session is created.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use prost::Message;
+use serde::Serialize;
+
+use crate::onnx_proto::{ModelProto, ValueInfoProto};
+
+/// One dimension of a graph input or output as declared in the model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DimInfo {
+    /// A fixed size.
+    pub value: Option<i64>,
+    /// A symbolic (free) dimension's name, e.g. `batch`.
+    pub param: Option<String>,
+    /// The dimension's denotation, e.g. `DATA_BATCH`.
+    pub denotation: Option<String>,
+}
+
+impl DimInfo {
+    /// `3`, `batch` or `?`.
+    pub fn label(&self) -> String {
+        match (&self.value, &self.param) {
+            (Some(v), _) => v.to_string(),
+            (None, Some(p)) => p.clone(),
+            (None, None) => "?".to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct IoInfo {
+    pub name: String,
+    /// ONNX element type name (`float32`, `int64`, ...), or `None` for non-tensor values.
+    pub dtype: Option<String>,
+    pub dims: Vec<DimInfo>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Opset {
+    pub domain: String,
+    pub version: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ModelInfo {
+    pub ir_version: Option<i64>,
+    pub producer_name: Option<String>,
+    pub producer_version: Option<String>,
+    pub domain: Option<String>,
+    pub model_version: Option<i64>,
+    pub doc_string: Option<String>,
+    pub graph_name: Option<String>,
+    pub node_count: usize,
+    pub opsets: Vec<Opset>,
+    pub inputs: Vec<IoInfo>,
+    pub outputs: Vec<IoInfo>,
+    pub metadata: Vec<(String, String)>,
+}
+
+/// ONNX `TensorProto.DataType` code to its numpy-style name.
+pub fn onnx_type_name(code: i32) -> &'static str {
+    match code {
+        1 => "float32",
+        2 => "uint8",
+        3 => "int8",
+        4 => "uint16",
+        5 => "int16",
+        6 => "int32",
+        7 => "int64",
+        8 => "string",
+        9 => "bool",
+        10 => "float16",
+        11 => "float64",
+        12 => "uint32",
+        13 => "uint64",
+        14 => "complex64",
+        15 => "complex128",
+        16 => "bfloat16",
+        17 => "float8e4m3fn",
+        18 => "float8e4m3fnuz",
+        19 => "float8e5m2",
+        20 => "float8e5m2fnuz",
+        21 => "uint4",
+        22 => "int4",
+        23 => "float4e2m1",
+        _ => "undefined",
+    }
+}
+
+impl ModelInfo {
+    /// Reads and decodes the model file's header (graph structure, not weights).
+    pub fn read(path: &Path) -> Result<ModelInfo> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        ModelInfo::from_bytes(&bytes).with_context(|| format!("model {}", path.display()))
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<ModelInfo> {
+        if bytes.is_empty() {
+            anyhow::bail!("the file is empty, not an ONNX model");
+        }
+        let model = ModelProto::decode(bytes)
+            .map_err(|e| anyhow::anyhow!("not a valid ONNX model (protobuf: {e})"))?;
+        let Some(graph) = model.graph else {
+            anyhow::bail!("not a valid ONNX model (it has no graph)");
+        };
+        Ok(ModelInfo {
+            ir_version: model.ir_version,
+            producer_name: model.producer_name.filter(|s| !s.is_empty()),
+            producer_version: model.producer_version.filter(|s| !s.is_empty()),
+            domain: model.domain.filter(|s| !s.is_empty()),
+            model_version: model.model_version,
+            doc_string: model.doc_string.filter(|s| !s.is_empty()),
+            graph_name: graph.name,
+            node_count: graph.node.len(),
+            opsets: model
+                .opset_import
+                .iter()
+                .map(|o| Opset {
+                    domain: o
+                        .domain
+                        .clone()
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or_else(|| "ai.onnx".to_string()),
+                    version: o.version.unwrap_or(0),
+                })
+                .collect(),
+            inputs: graph.input.iter().map(io_info).collect(),
+            outputs: graph.output.iter().map(io_info).collect(),
+            metadata: model
+                .metadata_props
+                .iter()
+                .map(|e| {
+                    (
+                        e.key.clone().unwrap_or_default(),
+                        e.value.clone().unwrap_or_default(),
+                    )
+                })
+                .collect(),
+        })
+    }
+
+    /// Distinct symbolic dimension names over all inputs, in order of appearance.
+    pub fn symbolic_dims(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for dim in self.inputs.iter().flat_map(|i| &i.dims) {
+            if let (None, Some(p)) = (&dim.value, &dim.param) {
+                if !names.contains(p) {
+                    names.push(p.clone());
+                }
+            }
+        }
+        names
+    }
+
+    /// Distinct dimension denotations over all inputs.
+    pub fn dim_denotations(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for den in self
+            .inputs
+            .iter()
+            .flat_map(|i| &i.dims)
+            .filter_map(|d| d.denotation.as_ref())
+        {
+            if !names.contains(den) {
+                names.push(den.clone());
+            }
+        }
+        names
+    }
+
+    pub fn input(&self, name: &str) -> Option<&IoInfo> {
+        self.inputs.iter().find(|i| i.name == name)
+    }
+}
+
+fn io_info(value: &ValueInfoProto) -> IoInfo {
+    let tensor = value.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
+    IoInfo {
+        name: value.name.clone().unwrap_or_default(),
+        dtype: tensor
+            .and_then(|t| t.elem_type)
+            .map(|c| onnx_type_name(c).to_string()),
+        dims: tensor
+            .and_then(|t| t.shape.as_ref())
+            .map(|s| {
+                s.dim
+                    .iter()
+                    .map(|d| DimInfo {
+                        value: d.dim_value,
+                        param: d.dim_param.clone().filter(|p| !p.is_empty()),
+                        denotation: d.denotation.clone().filter(|p| !p.is_empty()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_garbage_bytes_are_clear_errors() {
+        assert!(ModelInfo::from_bytes(b"")
+            .unwrap_err()
+            .to_string()
+            .contains("empty"));
+        let err = ModelInfo::from_bytes(b"hello, this is a text file\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a valid ONNX model"), "{err}");
+    }
+}

@@ -1,0 +1,143 @@
+//! The parts of ONNX's `onnx.proto` (proto2) that dmlrun reads, as `prost` messages.
+//!
+//! Field numbers are ONNX's. Fields we do not declare (initializer payloads, attributes, ...) are
+//! skipped by the decoder without being allocated, so reading a large model's header stays cheap.
+
+#![allow(clippy::derive_partial_eq_without_eq)]
+
+use prost::Message;
+
+#[derive(Clone, PartialEq, Message)]
+pub struct StringStringEntryProto {
+    #[prost(string, optional, tag = "1")]
+    pub key: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub value: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TensorProto {
+    #[prost(int64, repeated, packed = "false", tag = "1")]
+    pub dims: Vec<i64>,
+    #[prost(int32, optional, tag = "2")]
+    pub data_type: Option<i32>,
+    #[prost(float, repeated, tag = "4")]
+    pub float_data: Vec<f32>,
+    #[prost(int32, repeated, tag = "5")]
+    pub int32_data: Vec<i32>,
+    #[prost(bytes = "vec", repeated, tag = "6")]
+    pub string_data: Vec<Vec<u8>>,
+    #[prost(int64, repeated, tag = "7")]
+    pub int64_data: Vec<i64>,
+    #[prost(string, optional, tag = "8")]
+    pub name: Option<String>,
+    #[prost(bytes = "vec", optional, tag = "9")]
+    pub raw_data: Option<Vec<u8>>,
+    #[prost(double, repeated, tag = "10")]
+    pub double_data: Vec<f64>,
+    #[prost(uint64, repeated, tag = "11")]
+    pub uint64_data: Vec<u64>,
+    #[prost(message, repeated, tag = "13")]
+    pub external_data: Vec<StringStringEntryProto>,
+    /// 0 = DEFAULT, 1 = EXTERNAL.
+    #[prost(int32, optional, tag = "14")]
+    pub data_location: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct OperatorSetIdProto {
+    #[prost(string, optional, tag = "1")]
+    pub domain: Option<String>,
+    #[prost(int64, optional, tag = "2")]
+    pub version: Option<i64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Dimension {
+    #[prost(int64, optional, tag = "1")]
+    pub dim_value: Option<i64>,
+    #[prost(string, optional, tag = "2")]
+    pub dim_param: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub denotation: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TensorShapeProto {
+    #[prost(message, repeated, tag = "1")]
+    pub dim: Vec<Dimension>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TensorTypeProto {
+    #[prost(int32, optional, tag = "1")]
+    pub elem_type: Option<i32>,
+    #[prost(message, optional, tag = "2")]
+    pub shape: Option<TensorShapeProto>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TypeProto {
+    #[prost(message, optional, tag = "1")]
+    pub tensor_type: Option<TensorTypeProto>,
+    #[prost(string, optional, tag = "6")]
+    pub denotation: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ValueInfoProto {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(message, optional, tag = "2")]
+    pub r#type: Option<TypeProto>,
+    #[prost(string, optional, tag = "3")]
+    pub doc_string: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct NodeProto {
+    #[prost(string, optional, tag = "4")]
+    pub op_type: Option<String>,
+    #[prost(string, optional, tag = "7")]
+    pub domain: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct GraphProto {
+    #[prost(message, repeated, tag = "1")]
+    pub node: Vec<NodeProto>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(message, repeated, tag = "11")]
+    pub input: Vec<ValueInfoProto>,
+    #[prost(message, repeated, tag = "12")]
+    pub output: Vec<ValueInfoProto>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ModelProto {
+    #[prost(int64, optional, tag = "1")]
+    pub ir_version: Option<i64>,
+    #[prost(string, optional, tag = "2")]
+    pub producer_name: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub producer_version: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    pub domain: Option<String>,
+    #[prost(int64, optional, tag = "5")]
+    pub model_version: Option<i64>,
+    #[prost(string, optional, tag = "6")]
+    pub doc_string: Option<String>,
+    #[prost(message, optional, tag = "7")]
+    pub graph: Option<GraphProto>,
+    #[prost(message, repeated, tag = "8")]
+    pub opset_import: Vec<OperatorSetIdProto>,
+    #[prost(message, repeated, tag = "14")]
+    pub metadata_props: Vec<StringStringEntryProto>,
+}
+
+impl ModelProto {
+    pub fn decode_bytes(bytes: &[u8]) -> Result<ModelProto, prost::DecodeError> {
+        ModelProto::decode(bytes)
+    }
+}

@@ -1,0 +1,70 @@
+//! Run reports: one value computed by the commands, rendered by one module per format.
+
+pub mod human;
+pub mod json;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::inputs::InputSource;
+use crate::outputs::{OutputSummary, TopK};
+use crate::runner::DeviceReport;
+use crate::runtime::plan::SessionPlan;
+use crate::runtime::LibraryInfo;
+use crate::stats::LatencyStats;
+
+/// Everything `dmlrun run` found out. Serialized as the JSON report (see `json::RUN_SCHEMA`).
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub schema: &'static str,
+    pub dmlrun_version: &'static str,
+    pub model: ModelReport,
+    pub onnxruntime: LibraryInfo,
+    pub device: DeviceReport,
+    pub plan: SessionPlan,
+    pub inputs: Vec<InputSource>,
+    pub timings_ms: Timings,
+    pub iterations: Iterations,
+    pub outputs: Vec<OutputSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<Vec<TopK>>,
+    pub saved_outputs: Vec<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelReport {
+    pub path: PathBuf,
+    pub size_bytes: u64,
+}
+
+/// Milliseconds spent in each phase before the timed iterations.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timings {
+    /// Loading ONNX Runtime and creating its environment.
+    pub runtime_load: f64,
+    /// Reading and decoding the model file.
+    pub model_load: f64,
+    /// ONNX Runtime session creation (optimisation, EP compilation).
+    pub session_create: f64,
+    /// Decoding and preprocessing the inputs into ONNX Runtime tensors.
+    pub input_prepare: f64,
+    /// The first Run, which includes one-off work (allocation, kernel selection, shader compilation).
+    pub first_run: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Iterations {
+    pub warmup: u64,
+    pub timed: u64,
+    /// Statistics over the timed runs (milliseconds; throughput in runs per second).
+    pub latency_ms: Option<LatencyStats>,
+    /// Throughput in items per second when the first input has a batch axis.
+    pub items_per_s: Option<f64>,
+    pub batch_size: Option<usize>,
+}
+
+pub fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

@@ -1,0 +1,258 @@
+//! Loading a model into a session by plan, binding inputs, and running it: the steps every
+//! command (run, and later test and bench) shares. Timings are taken here.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use ort::session::Session;
+use serde::Serialize;
+
+use crate::inputs::{DimSpec, InputSignature};
+use crate::model::ModelInfo;
+use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
+use crate::runtime::{session, Runtime};
+use crate::tensor::{DType, HostTensor};
+
+/// A model ready to run, with what it took to get there.
+pub struct LoadedModel {
+    pub info: ModelInfo,
+    pub plan: SessionPlan,
+    pub session: Session,
+    pub inputs: Vec<InputSignature>,
+    pub output_names: Vec<String>,
+    /// Reading and decoding the model file.
+    pub load_time: Duration,
+    /// ONNX Runtime session creation (graph optimisation, EP compilation).
+    pub session_time: Duration,
+    /// Human-readable description of where it runs, e.g. `DmlExecutionProvider, adapter 1 (…)`.
+    pub device: DeviceReport,
+}
+
+/// Which execution provider and device actually run the model.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceReport {
+    pub execution_provider: String,
+    pub device_id: Option<u32>,
+    pub adapter_name: Option<String>,
+}
+
+impl DeviceReport {
+    pub fn describe(&self) -> String {
+        match (self.device_id, &self.adapter_name) {
+            (Some(id), Some(name)) => {
+                format!("{} on adapter {id} ({name})", self.execution_provider)
+            }
+            (Some(id), None) => format!("{} on adapter {id}", self.execution_provider),
+            (None, _) if self.execution_provider == plan::CPU_PROVIDER => {
+                format!("{} (host CPU)", self.execution_provider)
+            }
+            (None, _) => format!("{} (adapter chosen by DirectML)", self.execution_provider),
+        }
+    }
+}
+
+/// Reads the model, resolves the plan, creates the session. `on_plan` sees the plan before the
+/// session is created (for `--print-plan` and warnings).
+pub fn load(
+    runtime: &Runtime,
+    model_path: &Path,
+    request: &PlanRequest,
+    on_plan: impl FnOnce(&SessionPlan),
+) -> Result<LoadedModel> {
+    let started = Instant::now();
+    let info = ModelInfo::read(model_path)?;
+    let load_time = started.elapsed();
+
+    let plan = plan::resolve(request, &runtime.library.providers, &info)?;
+    on_plan(&plan);
+    if let Some(id) = plan.device_id() {
+        crate::devices::check_device_index(id)?;
+    }
+
+    let started = Instant::now();
+    let session = session::build(runtime, &plan, model_path)
+        .map_err(|e| session_error(&plan, model_path, e))?;
+    let session_time = started.elapsed();
+
+    let inputs = signatures(&session, &plan, &info);
+    let output_names = session
+        .outputs()
+        .iter()
+        .map(|o| o.name().to_string())
+        .collect();
+    let device = device_report(&plan);
+    Ok(LoadedModel {
+        info,
+        plan,
+        session,
+        inputs,
+        output_names,
+        load_time,
+        session_time,
+        device,
+    })
+}
+
+fn session_error(plan: &SessionPlan, model: &Path, error: ort::Error) -> anyhow::Error {
+    let message = error.to_string();
+    match plan.execution_providers.first() {
+        Some(ProviderPlan::DirectML { .. })
+            if message.contains("Dml")
+                || message.contains("DirectML")
+                || message.contains("DXGI")
+                || message.contains("D3D")
+                || message.contains("0x8") =>
+        {
+            let adapter = plan.device_id().map_or_else(
+                || "the adapter DirectML chose".to_string(),
+                |id| format!("adapter {id}"),
+            );
+            anyhow::anyhow!(
+                "DirectML could not start on {adapter}: {}. Run `dmlrun devices` to list adapters, or use --ep cpu",
+                message.trim()
+            )
+        }
+        _ => anyhow::anyhow!(
+            "model {}: ONNX Runtime could not create a session: {}",
+            model.display(),
+            message.trim()
+        ),
+    }
+}
+
+fn device_report(plan: &SessionPlan) -> DeviceReport {
+    match plan.execution_providers.first() {
+        Some(ProviderPlan::DirectML { .. }) => {
+            let device_id = plan.device_id();
+            let adapter_name = device_id.and_then(|id| {
+                crate::devices::list_adapters()
+                    .ok()?
+                    .into_iter()
+                    .find(|a| a.index == id)
+                    .map(|a| a.name)
+            });
+            DeviceReport {
+                execution_provider: plan::DML_PROVIDER.to_string(),
+                device_id,
+                adapter_name,
+            }
+        }
+        _ => DeviceReport {
+            execution_provider: plan::CPU_PROVIDER.to_string(),
+            device_id: None,
+            adapter_name: None,
+        },
+    }
+}
+
+/// The session's inputs with `--dim` overrides applied to their free dimensions.
+fn signatures(session: &Session, plan: &SessionPlan, info: &ModelInfo) -> Vec<InputSignature> {
+    session
+        .inputs()
+        .iter()
+        .map(|outlet| {
+            let name = outlet.name().to_string();
+            let declared = info.input(&name);
+            match outlet.dtype() {
+                ort::value::ValueType::Tensor {
+                    ty,
+                    shape,
+                    dimension_symbols,
+                } => {
+                    let dims = shape
+                        .iter()
+                        .enumerate()
+                        .map(|(axis, &size)| {
+                            let symbol = dimension_symbols
+                                .get(axis)
+                                .filter(|s| !s.is_empty())
+                                .cloned();
+                            let denotation = declared
+                                .and_then(|d| d.dims.get(axis))
+                                .and_then(|d| d.denotation.clone());
+                            let fixed = (size >= 0).then_some(size as usize).or_else(|| {
+                                plan.dimension_overrides.iter().find_map(|o| {
+                                    let matches = match o.by {
+                                        DimKey::Name => symbol.as_deref() == Some(o.key.as_str()),
+                                        DimKey::Denotation => {
+                                            denotation.as_deref() == Some(o.key.as_str())
+                                        }
+                                    };
+                                    matches.then_some(o.value as usize)
+                                })
+                            });
+                            DimSpec {
+                                size: fixed,
+                                symbol,
+                            }
+                        })
+                        .collect();
+                    let dtype = DType::from_ort(*ty);
+                    InputSignature {
+                        name,
+                        dtype,
+                        type_name: dtype.map_or_else(|| ty.to_string(), |d| d.name().to_string()),
+                        dims,
+                    }
+                }
+                other => InputSignature {
+                    name,
+                    dtype: None,
+                    type_name: other.to_string(),
+                    dims: Vec::new(),
+                },
+            }
+        })
+        .collect()
+}
+
+/// ONNX Runtime values for the bound inputs, made once and reused by every run.
+pub struct PreparedInputs {
+    values: Vec<(String, ort::value::DynValue)>,
+}
+
+impl PreparedInputs {
+    pub fn new(tensors: &[(String, HostTensor)]) -> Result<PreparedInputs> {
+        let values = tensors
+            .iter()
+            .map(|(name, t)| {
+                Ok((
+                    name.clone(),
+                    t.to_ort_value()
+                        .map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
+                ))
+            })
+            .collect::<Result<_>>()?;
+        Ok(PreparedInputs { values })
+    }
+}
+
+/// One `Run`. Taking `&mut Session` is what guarantees one `Run` at a time per session, which
+/// DirectML requires.
+pub fn run<'s>(
+    session: &'s mut Session,
+    inputs: &PreparedInputs,
+) -> Result<ort::session::SessionOutputs<'s>> {
+    let feed: Vec<(&str, &ort::value::DynValue)> =
+        inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
+    session
+        .run(feed)
+        .map_err(|e| anyhow::anyhow!("ONNX Runtime Run failed: {}", e.to_string().trim()))
+}
+
+/// One `Run`, with the outputs copied to the host in the session's output order.
+pub fn run_to_host(
+    session: &mut Session,
+    inputs: &PreparedInputs,
+) -> Result<Vec<(String, HostTensor)>> {
+    let outputs = run(session, inputs)?;
+    outputs
+        .iter()
+        .map(|(name, value)| {
+            let tensor =
+                HostTensor::from_ort_value(&value).with_context(|| format!("output '{name}'"))?;
+            Ok((name.to_string(), tensor))
+        })
+        .collect()
+}

@@ -1,0 +1,131 @@
+//! Everything that touches ONNX Runtime: loading the library, the environment and its logger,
+//! the execution providers on offer, and building sessions from a [`plan::SessionPlan`].
+
+pub mod library;
+pub mod plan;
+pub mod session;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+pub use library::LibrarySource;
+pub use plan::{OrtLogLevel, SessionPlan};
+
+/// The loaded ONNX Runtime: where it came from, what it is, what it offers.
+pub struct Runtime {
+    pub library: LibraryInfo,
+    /// Held for the life of the process: sessions borrow it.
+    pub environment: ort::environment::Environment,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LibraryInfo {
+    pub path: PathBuf,
+    pub source: LibrarySource,
+    pub version: String,
+    pub providers: Vec<String>,
+}
+
+static LOG_THRESHOLD: AtomicU8 = AtomicU8::new(OrtLogLevel::Warning as u8);
+
+fn level_rank(level: ort::logging::LogLevel) -> u8 {
+    use ort::logging::LogLevel as L;
+    match level {
+        L::Verbose => OrtLogLevel::Verbose as u8,
+        L::Info => OrtLogLevel::Info as u8,
+        L::Warning => OrtLogLevel::Warning as u8,
+        L::Error => OrtLogLevel::Error as u8,
+        L::Fatal => OrtLogLevel::Fatal as u8,
+    }
+}
+
+pub(crate) fn ort_log_level(level: OrtLogLevel) -> ort::logging::LogLevel {
+    use ort::logging::LogLevel as L;
+    match level {
+        OrtLogLevel::Verbose => L::Verbose,
+        OrtLogLevel::Info => L::Info,
+        OrtLogLevel::Warning => L::Warning,
+        OrtLogLevel::Error => L::Error,
+        OrtLogLevel::Fatal => L::Fatal,
+    }
+}
+
+impl Runtime {
+    /// Finds and loads ONNX Runtime, and creates the process's one environment.
+    ///
+    /// ONNX Runtime's own log lines at `log_level` or above go to stderr, prefixed `onnxruntime:`.
+    pub fn load(ort_lib: Option<&Path>, log_level: OrtLogLevel) -> Result<Runtime> {
+        let (path, source) = library::locate(ort_lib)?;
+        let version = library::read_version(&path)?;
+        library::check_version(&version, &path)?;
+        LOG_THRESHOLD.store(log_level as u8, Ordering::Relaxed);
+        let logger: ort::logging::LoggerFunction =
+            Arc::new(|level, category, _id, location, message| {
+                if level_rank(level) >= LOG_THRESHOLD.load(Ordering::Relaxed) {
+                    eprintln!("onnxruntime: [{level:?}] {category} {location}: {message}");
+                }
+            });
+        let environment = ort::init_from(&path)
+            .map_err(|e| anyhow::anyhow!("loading ONNX Runtime from {}: {e}", path.display()))?
+            .with_name("dmlrun")
+            .with_logger(logger)
+            .build()
+            .map_err(|e| anyhow::anyhow!("creating the ONNX Runtime environment: {e}"))?;
+        let providers =
+            available_providers().context("asking ONNX Runtime for its execution providers")?;
+        Ok(Runtime {
+            library: LibraryInfo {
+                path,
+                source,
+                version,
+                providers,
+            },
+            environment,
+        })
+    }
+
+    pub fn has_provider(&self, name: &str) -> bool {
+        self.library.providers.iter().any(|p| p == name)
+    }
+}
+
+/// ONNX Runtime's `GetAvailableProviders`: the execution providers compiled into the library.
+fn available_providers() -> Result<Vec<String>> {
+    let api = ort::api();
+    let mut names: *mut *mut std::ffi::c_char = std::ptr::null_mut();
+    let mut count: std::ffi::c_int = 0;
+    // SAFETY: the API table comes from the loaded library; the function fills in an array of
+    // `count` C strings that we copy and then release with the matching call.
+    unsafe {
+        let status = (api.GetAvailableProviders)(&mut names, &mut count);
+        if !status.0.is_null() {
+            let message = c_string((api.GetErrorMessage)(status.0));
+            (api.ReleaseStatus)(status.0);
+            anyhow::bail!("{message}");
+        }
+        let providers = (0..count.max(0) as usize)
+            .map(|i| c_string(*names.add(i)))
+            .collect();
+        let status = (api.ReleaseAvailableProviders)(names, count);
+        if !status.0.is_null() {
+            (api.ReleaseStatus)(status.0);
+        }
+        Ok(providers)
+    }
+}
+
+/// # Safety
+/// `ptr` must be null or point to a NUL-terminated string.
+unsafe fn c_string(ptr: *const std::ffi::c_char) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: guaranteed by the caller.
+    unsafe { std::ffi::CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .into_owned()
+}

@@ -1,0 +1,99 @@
+//! Applying a [`SessionPlan`] to ONNX Runtime: the only place that builds sessions.
+
+use std::path::Path;
+
+use ort::ep::{self, ExecutionProvider};
+use ort::session::builder::{GraphOptimizationLevel, SessionBuilder};
+use ort::session::Session;
+
+use super::plan::{
+    AdapterSelection, DeviceFilter, DimKey, ExecutionMode, OptimizationLevel,
+    PerformancePreference, ProviderPlan, SessionPlan,
+};
+use super::Runtime;
+
+/// Creates a session for `model` exactly as `plan` says.
+///
+/// Returns `ort::Result` because the builder's errors carry the builder for recovery and do not
+/// convert into `anyhow` with `?`; callers add the context (model path, adapter) themselves.
+pub fn build(runtime: &Runtime, plan: &SessionPlan, model: &Path) -> ort::Result<Session> {
+    configure(runtime, plan)?.commit_from_file(model)
+}
+
+/// Same as [`build`] for a model held in memory.
+pub fn build_from_memory(
+    runtime: &Runtime,
+    plan: &SessionPlan,
+    model: &[u8],
+) -> ort::Result<Session> {
+    configure(runtime, plan)?.commit_from_memory(model)
+}
+
+fn configure(runtime: &Runtime, plan: &SessionPlan) -> ort::Result<SessionBuilder> {
+    let mut builder = Session::builder(&runtime.environment)?
+        .with_log_level(super::ort_log_level(plan.log_level))?
+        .with_optimization_level(match plan.optimization_level {
+            OptimizationLevel::Disable => GraphOptimizationLevel::Disable,
+            OptimizationLevel::Basic => GraphOptimizationLevel::Level1,
+            OptimizationLevel::Extended => GraphOptimizationLevel::Level2,
+            OptimizationLevel::All => GraphOptimizationLevel::All,
+        })?
+        .with_parallel_execution(plan.execution_mode == ExecutionMode::Parallel)?
+        .with_memory_pattern(plan.memory_pattern)?;
+    if let Some(n) = plan.intra_op_threads {
+        builder = builder.with_intra_threads(n)?;
+    }
+    if let Some(n) = plan.inter_op_threads {
+        builder = builder.with_inter_threads(n)?;
+    }
+    for o in &plan.dimension_overrides {
+        builder = match o.by {
+            DimKey::Name => builder.with_dimension_override(&o.key, o.value)?,
+            DimKey::Denotation => builder.with_dimension_override_by_denotation(&o.key, o.value)?,
+        };
+    }
+    let providers: Vec<ep::ExecutionProviderDispatch> = plan
+        .execution_providers
+        .iter()
+        .map(|p| match p {
+            // error_on_failure: a DirectML request that cannot be met must fail, never quietly
+            // run on the CPU.
+            ProviderPlan::DirectML { adapter } => directml(adapter).build().error_on_failure(),
+            ProviderPlan::Cpu => ep::CPU::default().build().error_on_failure(),
+        })
+        .collect();
+    builder
+        .with_execution_providers(providers)
+        .map_err(Into::into)
+}
+
+fn directml(adapter: &AdapterSelection) -> ep::DirectML {
+    match adapter {
+        AdapterSelection::Index { device_id } => {
+            ep::DirectML::default().with_device_id(*device_id as i32)
+        }
+        AdapterSelection::Preference {
+            performance_preference,
+            device_filter,
+        } => ep::DirectML::default()
+            .with_performance_preference(match performance_preference {
+                PerformancePreference::Default => ep::directml::PerformancePreference::Default,
+                PerformancePreference::HighPerformance => {
+                    ep::directml::PerformancePreference::HighPerformance
+                }
+                PerformancePreference::MinimumPower => {
+                    ep::directml::PerformancePreference::MinimumPower
+                }
+            })
+            .with_device_filter(match device_filter {
+                DeviceFilter::Gpu => ep::directml::DeviceFilter::Gpu,
+                DeviceFilter::Npu => ep::directml::DeviceFilter::Npu,
+                DeviceFilter::Any => ep::directml::DeviceFilter::Any,
+            }),
+    }
+}
+
+/// Whether the loaded ONNX Runtime exposes the DirectML API (used by `doctor`).
+pub fn directml_api_present() -> bool {
+    ep::DirectML::is_available().unwrap_or(false)
+}

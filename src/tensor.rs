@@ -1,0 +1,480 @@
+//! A host-side tensor that every input format decodes into and every output is copied out as.
+//!
+//! Keeping the element bytes untyped (little-endian, as ONNX Runtime and .npy store them) means one
+//! code path moves any dtype between files and ONNX Runtime; only summaries and comparisons need
+//! to look at values, and they go through [`HostTensor::to_f64`].
+
+use std::fmt;
+
+use anyhow::{bail, Result};
+use half::{bf16, f16};
+use serde::Serialize;
+
+/// Element types dmlrun can carry. Names follow numpy (`float32`, `int64`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DType {
+    Float32,
+    Float64,
+    Float16,
+    Bfloat16,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Uint8,
+    Uint16,
+    Uint32,
+    Uint64,
+    Bool,
+    String,
+}
+
+impl DType {
+    pub const ALL: [DType; 14] = [
+        DType::Float32,
+        DType::Float64,
+        DType::Float16,
+        DType::Bfloat16,
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::Uint8,
+        DType::Uint16,
+        DType::Uint32,
+        DType::Uint64,
+        DType::Bool,
+        DType::String,
+    ];
+
+    /// Bytes per element; `None` for strings.
+    pub fn size(self) -> Option<usize> {
+        Some(match self {
+            DType::Int8 | DType::Uint8 | DType::Bool => 1,
+            DType::Float16 | DType::Bfloat16 | DType::Int16 | DType::Uint16 => 2,
+            DType::Float32 | DType::Int32 | DType::Uint32 => 4,
+            DType::Float64 | DType::Int64 | DType::Uint64 => 8,
+            DType::String => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Float32 => "float32",
+            DType::Float64 => "float64",
+            DType::Float16 => "float16",
+            DType::Bfloat16 => "bfloat16",
+            DType::Int8 => "int8",
+            DType::Int16 => "int16",
+            DType::Int32 => "int32",
+            DType::Int64 => "int64",
+            DType::Uint8 => "uint8",
+            DType::Uint16 => "uint16",
+            DType::Uint32 => "uint32",
+            DType::Uint64 => "uint64",
+            DType::Bool => "bool",
+            DType::String => "string",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            DType::Float32 | DType::Float64 | DType::Float16 | DType::Bfloat16
+        )
+    }
+
+    /// Parses numpy-style names and the short forms people type (`f32`, `i64`, `fp16`).
+    pub fn parse(text: &str) -> Option<DType> {
+        let t = text.to_ascii_lowercase();
+        Some(match t.as_str() {
+            "float32" | "f32" | "float" | "fp32" => DType::Float32,
+            "float64" | "f64" | "double" | "fp64" => DType::Float64,
+            "float16" | "f16" | "half" | "fp16" => DType::Float16,
+            "bfloat16" | "bf16" => DType::Bfloat16,
+            "int8" | "i8" => DType::Int8,
+            "int16" | "i16" => DType::Int16,
+            "int32" | "i32" => DType::Int32,
+            "int64" | "i64" => DType::Int64,
+            "uint8" | "u8" => DType::Uint8,
+            "uint16" | "u16" => DType::Uint16,
+            "uint32" | "u32" => DType::Uint32,
+            "uint64" | "u64" => DType::Uint64,
+            "bool" => DType::Bool,
+            "string" | "str" => DType::String,
+            _ => return None,
+        })
+    }
+
+    /// The `TensorProto.DataType` code ONNX uses for this type.
+    pub fn onnx_code(self) -> i32 {
+        match self {
+            DType::Float32 => 1,
+            DType::Uint8 => 2,
+            DType::Int8 => 3,
+            DType::Uint16 => 4,
+            DType::Int16 => 5,
+            DType::Int32 => 6,
+            DType::Int64 => 7,
+            DType::String => 8,
+            DType::Bool => 9,
+            DType::Float16 => 10,
+            DType::Float64 => 11,
+            DType::Uint32 => 12,
+            DType::Uint64 => 13,
+            DType::Bfloat16 => 16,
+        }
+    }
+
+    pub fn from_onnx_code(code: i32) -> Option<DType> {
+        DType::ALL.into_iter().find(|d| d.onnx_code() == code)
+    }
+
+    pub fn from_ort(ty: ort::value::TensorElementType) -> Option<DType> {
+        use ort::value::TensorElementType as T;
+        Some(match ty {
+            T::Float32 => DType::Float32,
+            T::Float64 => DType::Float64,
+            T::Float16 => DType::Float16,
+            T::Bfloat16 => DType::Bfloat16,
+            T::Int8 => DType::Int8,
+            T::Int16 => DType::Int16,
+            T::Int32 => DType::Int32,
+            T::Int64 => DType::Int64,
+            T::Uint8 => DType::Uint8,
+            T::Uint16 => DType::Uint16,
+            T::Uint32 => DType::Uint32,
+            T::Uint64 => DType::Uint64,
+            T::Bool => DType::Bool,
+            T::String => DType::String,
+            _ => return None,
+        })
+    }
+
+    pub fn to_ort(self) -> ort::value::TensorElementType {
+        use ort::value::TensorElementType as T;
+        match self {
+            DType::Float32 => T::Float32,
+            DType::Float64 => T::Float64,
+            DType::Float16 => T::Float16,
+            DType::Bfloat16 => T::Bfloat16,
+            DType::Int8 => T::Int8,
+            DType::Int16 => T::Int16,
+            DType::Int32 => T::Int32,
+            DType::Int64 => T::Int64,
+            DType::Uint8 => T::Uint8,
+            DType::Uint16 => T::Uint16,
+            DType::Uint32 => T::Uint32,
+            DType::Uint64 => T::Uint64,
+            DType::Bool => T::Bool,
+            DType::String => T::String,
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Element storage: raw little-endian bytes for numbers and bools, owned strings for strings.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TensorData {
+    Bytes(Vec<u8>),
+    Strings(Vec<String>),
+}
+
+/// A dense, row-major tensor in host memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostTensor {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub data: TensorData,
+}
+
+/// Number of elements of `shape`, or an error when the product overflows `usize`.
+pub fn element_count(shape: &[usize]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "shape {} has more elements than this machine can address",
+                format_shape(shape)
+            )
+        })
+}
+
+/// `[1, 3, 224, 224]`-style rendering used in every message.
+pub fn format_shape(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+impl HostTensor {
+    /// Builds a numeric tensor from raw bytes, checking that their length matches the shape.
+    pub fn from_bytes(dtype: DType, shape: Vec<usize>, bytes: Vec<u8>) -> Result<HostTensor> {
+        let Some(size) = dtype.size() else {
+            bail!("string tensors are not stored as bytes");
+        };
+        let expected = element_count(&shape)?.checked_mul(size).ok_or_else(|| {
+            anyhow::anyhow!("tensor of shape {} is too large", format_shape(&shape))
+        })?;
+        if bytes.len() != expected {
+            bail!(
+                "{} tensor of shape {} needs {expected} bytes, got {}",
+                dtype,
+                format_shape(&shape),
+                bytes.len()
+            );
+        }
+        Ok(HostTensor {
+            dtype,
+            shape,
+            data: TensorData::Bytes(bytes),
+        })
+    }
+
+    pub fn from_strings(shape: Vec<usize>, strings: Vec<String>) -> Result<HostTensor> {
+        if element_count(&shape)? != strings.len() {
+            bail!(
+                "string tensor of shape {} needs {} strings, got {}",
+                format_shape(&shape),
+                element_count(&shape)?,
+                strings.len()
+            );
+        }
+        Ok(HostTensor {
+            dtype: DType::String,
+            shape,
+            data: TensorData::Strings(strings),
+        })
+    }
+
+    pub fn from_f32(shape: Vec<usize>, values: &[f32]) -> Result<HostTensor> {
+        HostTensor::from_bytes(
+            DType::Float32,
+            shape,
+            values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        match &self.data {
+            TensorData::Bytes(b) => b.len() / self.dtype.size().unwrap_or(1).max(1),
+            TensorData::Strings(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match &self.data {
+            TensorData::Bytes(b) => Some(b),
+            TensorData::Strings(_) => None,
+        }
+    }
+
+    pub fn strings(&self) -> Option<&[String]> {
+        match &self.data {
+            TensorData::Strings(s) => Some(s),
+            TensorData::Bytes(_) => None,
+        }
+    }
+
+    /// Every element as `f64` (bools as 0/1); `None` for strings. 64-bit integers beyond 2^53
+    /// lose precision here, which is why exact comparisons use [`HostTensor::to_i128`].
+    pub fn to_f64(&self) -> Option<Vec<f64>> {
+        let bytes = self.bytes()?;
+        macro_rules! conv {
+            ($t:ty, $n:expr, $f:expr) => {
+                bytes
+                    .chunks_exact($n)
+                    .map(|c| {
+                        let v = <$t>::from_le_bytes(c.try_into().expect("chunk size"));
+                        $f(v)
+                    })
+                    .collect()
+            };
+        }
+        Some(match self.dtype {
+            DType::Float32 => conv!(f32, 4, |v: f32| v as f64),
+            DType::Float64 => conv!(f64, 8, |v: f64| v),
+            DType::Float16 => conv!(u16, 2, |v: u16| f16::from_bits(v).to_f64()),
+            DType::Bfloat16 => conv!(u16, 2, |v: u16| bf16::from_bits(v).to_f64()),
+            DType::Int8 => conv!(i8, 1, |v: i8| v as f64),
+            DType::Int16 => conv!(i16, 2, |v: i16| v as f64),
+            DType::Int32 => conv!(i32, 4, |v: i32| v as f64),
+            DType::Int64 => conv!(i64, 8, |v: i64| v as f64),
+            DType::Uint8 => conv!(u8, 1, |v: u8| v as f64),
+            DType::Uint16 => conv!(u16, 2, |v: u16| v as f64),
+            DType::Uint32 => conv!(u32, 4, |v: u32| v as f64),
+            DType::Uint64 => conv!(u64, 8, |v: u64| v as f64),
+            DType::Bool => bytes
+                .iter()
+                .map(|&b| if b != 0 { 1.0 } else { 0.0 })
+                .collect(),
+            DType::String => return None,
+        })
+    }
+
+    /// Integer and bool elements exactly; `None` for floats and strings.
+    pub fn to_i128(&self) -> Option<Vec<i128>> {
+        let bytes = self.bytes()?;
+        macro_rules! conv {
+            ($t:ty, $n:expr) => {
+                bytes
+                    .chunks_exact($n)
+                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("chunk size")) as i128)
+                    .collect()
+            };
+        }
+        Some(match self.dtype {
+            DType::Int8 => conv!(i8, 1),
+            DType::Int16 => conv!(i16, 2),
+            DType::Int32 => conv!(i32, 4),
+            DType::Int64 => conv!(i64, 8),
+            DType::Uint8 => conv!(u8, 1),
+            DType::Uint16 => conv!(u16, 2),
+            DType::Uint32 => conv!(u32, 4),
+            DType::Uint64 => conv!(u64, 8),
+            DType::Bool => bytes.iter().map(|&b| (b != 0) as i128).collect(),
+            _ => return None,
+        })
+    }
+
+    /// Joins tensors of equal dtype and trailing shape along axis 0 (how several images fill a batch).
+    pub fn concat_batch(parts: Vec<HostTensor>) -> Result<HostTensor> {
+        let mut iter = parts.into_iter();
+        let Some(mut first) = iter.next() else {
+            bail!("nothing to concatenate");
+        };
+        for next in iter {
+            if next.dtype != first.dtype
+                || next.shape.get(1..) != first.shape.get(1..)
+                || next.shape.is_empty()
+            {
+                bail!(
+                    "cannot stack {} {} onto {} {}",
+                    next.dtype,
+                    format_shape(&next.shape),
+                    first.dtype,
+                    format_shape(&first.shape)
+                );
+            }
+            first.shape[0] += next.shape[0];
+            match (&mut first.data, next.data) {
+                (TensorData::Bytes(a), TensorData::Bytes(b)) => a.extend(b),
+                (TensorData::Strings(a), TensorData::Strings(b)) => a.extend(b),
+                _ => bail!("cannot stack strings with numbers"),
+            }
+        }
+        Ok(first)
+    }
+
+    /// Copies this tensor into an ONNX Runtime value on the CPU.
+    pub fn to_ort_value(&self) -> ort::Result<ort::value::DynValue> {
+        let shape: Vec<i64> = self.shape.iter().map(|&d| d as i64).collect();
+        match &self.data {
+            TensorData::Strings(strings) => {
+                Ok(ort::value::Tensor::from_string_array((shape, strings.as_slice()))?.into_dyn())
+            }
+            TensorData::Bytes(bytes) => {
+                let allocator = ort::memory::Allocator::default();
+                let mut tensor =
+                    ort::value::DynTensor::new(&allocator, self.dtype.to_ort(), shape)?;
+                if !bytes.is_empty() {
+                    let dst = tensor.data_ptr_mut().cast::<u8>();
+                    // SAFETY: ONNX Runtime allocated exactly `byte_size(shape)` bytes on the CPU for
+                    // this dtype and shape, which `from_bytes` checked equals `bytes.len()`; the
+                    // regions cannot overlap because the destination was just allocated.
+                    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len()) };
+                }
+                Ok(tensor.into_dyn())
+            }
+        }
+    }
+
+    /// Copies an ONNX Runtime tensor value back to the host.
+    pub fn from_ort_value(value: &ort::value::DynValue) -> Result<HostTensor> {
+        let ort::value::ValueType::Tensor { ty, .. } = value.dtype() else {
+            bail!("output is a {}, not a tensor", value.dtype());
+        };
+        let Some(dtype) = DType::from_ort(*ty) else {
+            bail!("output element type {ty} is not supported by dmlrun");
+        };
+        let tensor = value.view().downcast::<ort::value::DynTensorValueType>()?;
+        let shape: Vec<usize> = tensor.shape().iter().map(|&d| d.max(0) as usize).collect();
+        if dtype == DType::String {
+            let (_, strings) = tensor.try_extract_strings()?;
+            return HostTensor::from_strings(shape, strings);
+        }
+        let size = dtype.size().expect("numeric dtype");
+        let byte_len = element_count(&shape)? * size;
+        let bytes = if byte_len == 0 {
+            Vec::new()
+        } else {
+            let src = tensor.data_ptr().cast::<u8>();
+            // SAFETY: the value is a CPU tensor of `shape` elements of `dtype` owned by ONNX
+            // Runtime for as long as `value` lives; we copy out exactly its byte size.
+            unsafe { std::slice::from_raw_parts(src, byte_len) }.to_vec()
+        };
+        HostTensor::from_bytes(dtype, shape, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_bytes_rejects_length_mismatch() {
+        let err = HostTensor::from_bytes(DType::Float32, vec![2, 2], vec![0; 15]).unwrap_err();
+        assert!(err.to_string().contains("needs 16 bytes, got 15"), "{err}");
+    }
+
+    #[test]
+    fn element_count_detects_overflow() {
+        assert!(element_count(&[usize::MAX, 2]).is_err());
+        assert_eq!(element_count(&[2, 3, 4]).unwrap(), 24);
+        assert_eq!(element_count(&[]).unwrap(), 1);
+    }
+
+    #[test]
+    fn converts_half_and_ints_to_f64() {
+        let t = HostTensor::from_bytes(
+            DType::Float16,
+            vec![2],
+            [f16::from_f32(1.5), f16::from_f32(-2.0)]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        )
+        .unwrap();
+        assert_eq!(t.to_f64().unwrap(), vec![1.5, -2.0]);
+        let t =
+            HostTensor::from_bytes(DType::Int64, vec![1], (-7i64).to_le_bytes().to_vec()).unwrap();
+        assert_eq!(t.to_i128().unwrap(), vec![-7]);
+    }
+
+    #[test]
+    fn concat_batch_stacks_axis_zero() {
+        let a = HostTensor::from_f32(vec![1, 2], &[1.0, 2.0]).unwrap();
+        let b = HostTensor::from_f32(vec![1, 2], &[3.0, 4.0]).unwrap();
+        let c = HostTensor::concat_batch(vec![a, b]).unwrap();
+        assert_eq!(c.shape, vec![2, 2]);
+        assert_eq!(c.to_f64().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+    }
+
+    #[test]
+    fn onnx_codes_round_trip() {
+        for d in DType::ALL {
+            assert_eq!(DType::from_onnx_code(d.onnx_code()), Some(d));
+            assert_eq!(DType::parse(d.name()), Some(d));
+        }
+    }
+}
