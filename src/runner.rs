@@ -66,21 +66,17 @@ pub fn load(
 
     let plan = plan::resolve(request, &runtime.library.providers, &info)?;
     on_plan(&plan);
+    plan::check_available(&plan, request, &runtime.library.providers)?;
     if let Some(id) = plan.device_id() {
         crate::devices::check_device_index(id)?;
     }
 
     let started = Instant::now();
-    let session = session::build(runtime, &plan, model_path)
-        .map_err(|e| session_error(&plan, model_path, e))?;
+    let session = session::build(runtime, &plan, model_path).map_err(|e| session_error(&plan, model_path, e))?;
     let session_time = started.elapsed();
 
     let inputs = signatures(&session, &plan, &info);
-    let output_names = session
-        .outputs()
-        .iter()
-        .map(|o| o.name().to_string())
-        .collect();
+    let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
     let device = device_report(&plan);
     Ok(LoadedModel {
         info,
@@ -164,10 +160,7 @@ fn signatures(session: &Session, plan: &SessionPlan, info: &ModelInfo) -> Vec<In
                         .iter()
                         .enumerate()
                         .map(|(axis, &size)| {
-                            let symbol = dimension_symbols
-                                .get(axis)
-                                .filter(|s| !s.is_empty())
-                                .cloned();
+                            let symbol = dimension_symbols.get(axis).filter(|s| !s.is_empty()).cloned();
                             let denotation = declared
                                 .and_then(|d| d.dims.get(axis))
                                 .and_then(|d| d.denotation.clone());
@@ -175,17 +168,12 @@ fn signatures(session: &Session, plan: &SessionPlan, info: &ModelInfo) -> Vec<In
                                 plan.dimension_overrides.iter().find_map(|o| {
                                     let matches = match o.by {
                                         DimKey::Name => symbol.as_deref() == Some(o.key.as_str()),
-                                        DimKey::Denotation => {
-                                            denotation.as_deref() == Some(o.key.as_str())
-                                        }
+                                        DimKey::Denotation => denotation.as_deref() == Some(o.key.as_str()),
                                     };
                                     matches.then_some(o.value as usize)
                                 })
                             });
-                            DimSpec {
-                                size: fixed,
-                                symbol,
-                            }
+                            DimSpec { size: fixed, symbol }
                         })
                         .collect();
                     let dtype = DType::from_ort(*ty);
@@ -219,8 +207,7 @@ impl PreparedInputs {
             .map(|(name, t)| {
                 Ok((
                     name.clone(),
-                    t.to_ort_value()
-                        .map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
+                    t.to_ort_value().map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
                 ))
             })
             .collect::<Result<_>>()?;
@@ -230,28 +217,20 @@ impl PreparedInputs {
 
 /// One `Run`. Taking `&mut Session` is what guarantees one `Run` at a time per session, which
 /// DirectML requires.
-pub fn run<'s>(
-    session: &'s mut Session,
-    inputs: &PreparedInputs,
-) -> Result<ort::session::SessionOutputs<'s>> {
-    let feed: Vec<(&str, &ort::value::DynValue)> =
-        inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
+pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {
+    let feed: Vec<(&str, &ort::value::DynValue)> = inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
     session
         .run(feed)
         .map_err(|e| anyhow::anyhow!("ONNX Runtime Run failed: {}", e.to_string().trim()))
 }
 
 /// One `Run`, with the outputs copied to the host in the session's output order.
-pub fn run_to_host(
-    session: &mut Session,
-    inputs: &PreparedInputs,
-) -> Result<Vec<(String, HostTensor)>> {
+pub fn run_to_host(session: &mut Session, inputs: &PreparedInputs) -> Result<Vec<(String, HostTensor)>> {
     let outputs = run(session, inputs)?;
     outputs
         .iter()
         .map(|(name, value)| {
-            let tensor =
-                HostTensor::from_ort_value(&value).with_context(|| format!("output '{name}'"))?;
+            let tensor = HostTensor::from_ort_value(&value).with_context(|| format!("output '{name}'"))?;
             Ok((name.to_string(), tensor))
         })
         .collect()

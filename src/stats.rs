@@ -62,11 +62,7 @@ pub fn summarize(samples_ms: &[f64]) -> Option<LatencyStats> {
         max: sorted[n - 1],
         stddev,
         cov: if mean > 0.0 { stddev / mean } else { 0.0 },
-        throughput_per_s: if total > 0.0 {
-            n as f64 * 1000.0 / total
-        } else {
-            0.0
-        },
+        throughput_per_s: if total > 0.0 { n as f64 * 1000.0 / total } else { 0.0 },
     })
 }
 
@@ -90,10 +86,7 @@ mod tests {
     fn summary_matches_hand_computed_values() {
         // mean 5, sample variance ((9+1+1+9)/3) = 20/3.
         let st = summarize(&[2.0, 4.0, 6.0, 8.0]).unwrap();
-        assert_eq!(
-            (st.count, st.min, st.max, st.mean, st.p50),
-            (4, 2.0, 8.0, 5.0, 5.0)
-        );
+        assert_eq!((st.count, st.min, st.max, st.mean, st.p50), (4, 2.0, 8.0, 5.0, 5.0));
         assert!((st.stddev - (20.0f64 / 3.0).sqrt()).abs() < 1e-12);
         assert!((st.cov - (20.0f64 / 3.0).sqrt() / 5.0).abs() < 1e-12);
         // 4 runs in 20 ms = 200 per second.

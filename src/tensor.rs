@@ -79,10 +79,7 @@ impl DType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(
-            self,
-            DType::Float32 | DType::Float64 | DType::Float16 | DType::Bfloat16
-        )
+        matches!(self, DType::Float32 | DType::Float64 | DType::Float16 | DType::Bfloat16)
     }
 
     /// Parses numpy-style names and the short forms people type (`f32`, `i64`, `fp16`).
@@ -219,9 +216,9 @@ impl HostTensor {
         let Some(size) = dtype.size() else {
             bail!("string tensors are not stored as bytes");
         };
-        let expected = element_count(&shape)?.checked_mul(size).ok_or_else(|| {
-            anyhow::anyhow!("tensor of shape {} is too large", format_shape(&shape))
-        })?;
+        let expected = element_count(&shape)?
+            .checked_mul(size)
+            .ok_or_else(|| anyhow::anyhow!("tensor of shape {} is too large", format_shape(&shape)))?;
         if bytes.len() != expected {
             bail!(
                 "{} tensor of shape {} needs {expected} bytes, got {}",
@@ -314,10 +311,7 @@ impl HostTensor {
             DType::Uint16 => conv!(u16, 2, |v: u16| v as f64),
             DType::Uint32 => conv!(u32, 4, |v: u32| v as f64),
             DType::Uint64 => conv!(u64, 8, |v: u64| v as f64),
-            DType::Bool => bytes
-                .iter()
-                .map(|&b| if b != 0 { 1.0 } else { 0.0 })
-                .collect(),
+            DType::Bool => bytes.iter().map(|&b| if b != 0 { 1.0 } else { 0.0 }).collect(),
             DType::String => return None,
         })
     }
@@ -354,10 +348,7 @@ impl HostTensor {
             bail!("nothing to concatenate");
         };
         for next in iter {
-            if next.dtype != first.dtype
-                || next.shape.get(1..) != first.shape.get(1..)
-                || next.shape.is_empty()
-            {
+            if next.dtype != first.dtype || next.shape.get(1..) != first.shape.get(1..) || next.shape.is_empty() {
                 bail!(
                     "cannot stack {} {} onto {} {}",
                     next.dtype,
@@ -385,8 +376,7 @@ impl HostTensor {
             }
             TensorData::Bytes(bytes) => {
                 let allocator = ort::memory::Allocator::default();
-                let mut tensor =
-                    ort::value::DynTensor::new(&allocator, self.dtype.to_ort(), shape)?;
+                let mut tensor = ort::value::DynTensor::new(&allocator, self.dtype.to_ort(), shape)?;
                 if !bytes.is_empty() {
                     let dst = tensor.data_ptr_mut().cast::<u8>();
                     // SAFETY: ONNX Runtime allocated exactly `byte_size(shape)` bytes on the CPU for
@@ -456,8 +446,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.to_f64().unwrap(), vec![1.5, -2.0]);
-        let t =
-            HostTensor::from_bytes(DType::Int64, vec![1], (-7i64).to_le_bytes().to_vec()).unwrap();
+        let t = HostTensor::from_bytes(DType::Int64, vec![1], (-7i64).to_le_bytes().to_vec()).unwrap();
         assert_eq!(t.to_i128().unwrap(), vec![-7]);
     }
 

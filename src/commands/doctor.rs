@@ -25,11 +25,7 @@ pub fn execute(args: &DoctorArgs) -> Result<i32> {
     }
     println!("dmlrun        {}", env!("CARGO_PKG_VERSION"));
     println!("onnxruntime   {}", lib.version);
-    println!(
-        "library       {} ({})",
-        lib.path.display(),
-        lib.source.describe()
-    );
+    println!("library       {} ({})", lib.path.display(), lib.source.describe());
     println!("providers     {}", lib.providers.join(", "));
     println!(
         "directml      {}",

@@ -13,10 +13,7 @@ pub fn execute(args: &InfoArgs) -> Result<i32> {
     }
     println!("model      {}", args.model.display());
     if let Some(p) = &info.producer_name {
-        println!(
-            "producer   {p} {}",
-            info.producer_version.as_deref().unwrap_or("")
-        );
+        println!("producer   {p} {}", info.producer_version.as_deref().unwrap_or(""));
     }
     if let Some(v) = info.ir_version {
         println!("ir version {v}");
@@ -41,7 +38,7 @@ pub fn execute(args: &InfoArgs) -> Result<i32> {
     }
     let symbolic = info.symbolic_dims();
     if !symbolic.is_empty() {
-        let flags: Vec<String> = symbolic.iter().map(|s| format!("--dim {s}=N")).collect();
+        let flags: Vec<String> = symbolic.iter().map(|s| format!("--dim {s}=<size>")).collect();
         println!(
             "symbolic dimensions: {} (fix with {})",
             symbolic.join(", "),

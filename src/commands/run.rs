@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use crate::cli::{PreprocessArgs, RunArgs, SessionArgs};
 use crate::inputs::image::PreprocessRequest;
 use crate::inputs::{self, InputArg, LoadOptions};
-use crate::outputs;
+use crate::outputs::{self, TensorRole};
 use crate::report::{self, ms, Iterations, ModelReport, RunReport, Timings};
 use crate::runner::{self, PreparedInputs};
 use crate::runtime::plan::{PlanRequest, SessionPlan};
@@ -55,11 +55,7 @@ pub fn dynamic_shape_warning(plan: &SessionPlan) -> Option<String> {
     if !plan.uses_directml() || plan.unfixed_dims.is_empty() {
         return None;
     }
-    let flags: Vec<String> = plan
-        .unfixed_dims
-        .iter()
-        .map(|d| format!("--dim {d}=N"))
-        .collect();
+    let flags: Vec<String> = plan.unfixed_dims.iter().map(|d| format!("--dim {d}=<size>")).collect();
     Some(format!(
         "DirectML is slow with dynamic shapes: free dimension(s) {} are not fixed; add {}",
         plan.unfixed_dims.join(", "),
@@ -77,10 +73,7 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
     // Validate output destinations before any work, so a typo costs nothing.
     if let Some(dir) = &args.save_outputs {
         if dir.exists() && !dir.is_dir() {
-            bail!(
-                "--save-outputs {}: exists and is not a directory",
-                dir.display()
-            );
+            bail!("--save-outputs {}: exists and is not a directory", dir.display());
         }
     }
     let labels = match &args.labels {
@@ -143,10 +136,7 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
         _ => None,
     };
 
-    let summaries = results
-        .iter()
-        .map(|(n, t)| outputs::summarize(n, t))
-        .collect();
+    let summaries = results.iter().map(|(n, t)| outputs::summarize(n, t)).collect();
     let top_k = match args.top_k {
         Some(k) => Some(outputs::top_k(
             &results,
@@ -155,10 +145,13 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
         )?),
         None => None,
     };
-    let saved_outputs = match &args.save_outputs {
-        Some(dir) => outputs::save(dir, &results, args.save_format)?,
+    let mut saved_outputs = match &args.save_outputs {
+        Some(dir) => outputs::save(dir, &results, args.save_format, TensorRole::Output)?,
         None => Vec::new(),
     };
+    if let Some(dir) = &args.save_inputs {
+        saved_outputs.extend(outputs::save(dir, &bound.tensors, args.save_format, TensorRole::Input)?);
+    }
 
     let report = RunReport {
         schema: report::json::RUN_SCHEMA,

@@ -18,12 +18,7 @@ pub enum Fill {
 }
 
 /// Makes a tensor of `dtype` and `shape` filled as `fill` says; `seed` makes random data repeatable.
-pub fn generate(
-    dtype: DType,
-    shape: &[usize],
-    fill: Fill,
-    seed: u64,
-) -> anyhow::Result<HostTensor> {
+pub fn generate(dtype: DType, shape: &[usize], fill: Fill, seed: u64) -> anyhow::Result<HostTensor> {
     let count = crate::tensor::element_count(shape)?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut value = |i: usize| -> f64 {
@@ -87,10 +82,7 @@ mod tests {
     #[test]
     fn ones_and_zeros() {
         assert_eq!(
-            generate(DType::Int32, &[2], Fill::Ones, 0)
-                .unwrap()
-                .to_i128()
-                .unwrap(),
+            generate(DType::Int32, &[2], Fill::Ones, 0).unwrap().to_i128().unwrap(),
             vec![1, 1]
         );
         assert_eq!(

@@ -79,7 +79,7 @@ pub struct Preprocess {
     pub resize: ResizeMode,
     pub resize_to: Option<usize>,
     pub filter: Filter,
-    pub scale: f32,
+    pub scale: Scale,
     pub mean: Vec<f32>,
     pub std: Vec<f32>,
     pub channel_order: ChannelOrder,
@@ -96,27 +96,45 @@ pub struct Preprocess {
     pub max_pixels: u64,
 }
 
+/// How 0..255 pixel values are scaled before mean/std.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scale {
+    /// `pixel / d` in float32: torchvision's `ToTensor` divides by 255, and multiplying by
+    /// 1/255 instead rounds differently in the last bit.
+    Divide(f32),
+    /// `pixel * m` (`--scale m`).
+    Multiply(f32),
+}
+
+impl Scale {
+    fn apply(self, pixel: f32) -> f32 {
+        match self {
+            Scale::Divide(d) => pixel / d,
+            Scale::Multiply(m) => pixel * m,
+        }
+    }
+
+    fn is_identity(self) -> bool {
+        matches!(self, Scale::Divide(1.0) | Scale::Multiply(1.0))
+    }
+}
+
 /// A dimension of the model input after overrides: known size or free.
 pub type ResolvedDim = Option<usize>;
 
 impl Preprocess {
     /// Resolves the preprocessing for an input of `dtype` and `dims` (after `--dim` overrides).
-    pub fn resolve(
-        request: &PreprocessRequest,
-        input: &str,
-        dtype: DType,
-        dims: &[ResolvedDim],
-    ) -> Result<Preprocess> {
-        if !matches!(
-            dtype,
-            DType::Float32 | DType::Float16 | DType::Float64 | DType::Uint8
-        ) {
+    pub fn resolve(request: &PreprocessRequest, input: &str, dtype: DType, dims: &[ResolvedDim]) -> Result<Preprocess> {
+        if !matches!(dtype, DType::Float32 | DType::Float16 | DType::Float64 | DType::Uint8) {
             bail!("input '{input}' takes {dtype}, and an image can only become float32, float16, float64 or uint8; give a tensor file (.npy, .pb) instead");
         }
         let batched = match dims.len() {
             4 => true,
             3 => false,
-            rank => bail!("input '{input}' has rank {rank}; an image needs a rank-3 (CHW/HWC) or rank-4 (NCHW/NHWC) input"),
+            rank => {
+                bail!("input '{input}' has rank {rank}; an image needs a rank-3 (CHW/HWC) or rank-4 (NCHW/NHWC) input")
+            }
         };
         let spatial = if batched { &dims[1..] } else { dims };
         // Three channels is the stronger hint; one channel (greyscale) the weaker.
@@ -135,7 +153,9 @@ impl Preprocess {
         let channels = match c {
             Some(c @ (1 | 3)) => c,
             None => 3,
-            Some(other) => bail!("input '{input}' has {other} channels in {layout:?} layout; images give 1 or 3 (try --layout)"),
+            Some(other) => {
+                bail!("input '{input}' has {other} channels in {layout:?} layout; images give 1 or 3 (try --layout)")
+            }
         };
         let (height, width) = match (h, w, request.size) {
             (Some(h), Some(w), _) => (Some(h), Some(w)),
@@ -153,12 +173,12 @@ impl Preprocess {
         let (resize, scale, mean, std) = match preset {
             Preset::Imagenet => (
                 ResizeMode::Crop,
-                1.0 / 255.0,
+                Scale::Divide(255.0),
                 vec![0.485, 0.456, 0.406],
                 vec![0.229, 0.224, 0.225],
             ),
-            Preset::Unit => (ResizeMode::Stretch, 1.0 / 255.0, vec![0.0; 3], vec![1.0; 3]),
-            Preset::Raw => (ResizeMode::Stretch, 1.0, vec![0.0; 3], vec![1.0; 3]),
+            Preset::Unit => (ResizeMode::Stretch, Scale::Divide(255.0), vec![0.0; 3], vec![1.0; 3]),
+            Preset::Raw => (ResizeMode::Stretch, Scale::Multiply(1.0), vec![0.0; 3], vec![1.0; 3]),
         };
         let mut resize = request.resize.unwrap_or(resize);
         if height.is_none() || width.is_none() {
@@ -170,9 +190,9 @@ impl Preprocess {
         if std.contains(&0.0) {
             bail!("--std must not contain 0");
         }
-        let scale = request.scale.unwrap_or(scale);
+        let scale = request.scale.map_or(scale, Scale::Multiply);
         if dtype == DType::Uint8
-            && (scale != 1.0 || mean.iter().any(|m| *m != 0.0) || std.iter().any(|s| *s != 1.0))
+            && (!scale.is_identity() || mean.iter().any(|m| *m != 0.0) || std.iter().any(|s| *s != 1.0))
         {
             bail!("input '{input}' takes uint8 pixels; --scale, --mean and --std (or the {preset:?} preset) do not apply (use --preset raw)");
         }
@@ -212,36 +232,33 @@ impl Preprocess {
             ResizeMode::None => format!("no resize ({size})"),
         };
         format!(
-            "{resize}, {:?} filter, {} {}, scale {}, mean {:?}, std {:?}, {:?} {}{}",
+            "{resize}, {:?} filter, {}{}, {}, mean {:?}, std {:?}, {:?} {}{}",
             self.filter,
             match self.channel_order {
                 ChannelOrder::Rgb => "RGB",
                 ChannelOrder::Bgr => "BGR",
             },
-            if self.channels == 1 { "(grey)" } else { "" },
-            self.scale,
+            if self.channels == 1 { " (grey)" } else { "" },
+            match self.scale {
+                Scale::Divide(d) => format!("/{d}"),
+                Scale::Multiply(m) => format!("x{m}"),
+            },
             self.mean,
             self.std,
             self.layout,
             self.dtype,
-            self.preset
-                .map(|p| format!(" [preset {p:?}]"))
-                .unwrap_or_default(),
+            self.preset.map(|p| format!(" [preset {p:?}]")).unwrap_or_default(),
         )
     }
 
     fn crop_resize_target(&self) -> Option<usize> {
         let crop = self.height?.min(self.width?);
-        Some(
-            self.resize_to
-                .unwrap_or_else(|| (crop as f64 / 0.875).round() as usize),
-        )
+        Some(self.resize_to.unwrap_or_else(|| (crop as f64 / 0.875).round() as usize))
     }
 
     /// Decodes and converts one image file; the tensor has a batch axis of 1 when the input is batched.
     pub fn load(&self, path: &Path) -> Result<HostTensor> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("reading image {}", path.display()))?;
+        let bytes = std::fs::read(path).with_context(|| format!("reading image {}", path.display()))?;
         self.from_encoded(&bytes)
             .with_context(|| format!("image {}", path.display()))
     }
@@ -259,15 +276,12 @@ impl Preprocess {
                 self.max_pixels
             );
         }
-        let mut reader =
-            image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format()?;
+        let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format()?;
         let mut limits = image::Limits::default();
         limits.max_image_width = Some(w);
         limits.max_image_height = Some(h);
         reader.limits(limits);
-        let decoded = reader
-            .decode()
-            .map_err(|e| anyhow::anyhow!("cannot decode: {e}"))?;
+        let decoded = reader.decode().map_err(|e| anyhow::anyhow!("cannot decode: {e}"))?;
         let rgb = decoded.to_rgb8();
         let (width, height) = (rgb.width() as usize, rgb.height() as usize);
         Ok(self.from_rgb(rgb.as_raw(), width, height))
@@ -285,13 +299,7 @@ impl Preprocess {
     }
 
     /// Resizes/crops/pads interleaved pixels to the target size.
-    fn fit(
-        &self,
-        pixels: &[u8],
-        width: usize,
-        height: usize,
-        channels: usize,
-    ) -> (Vec<u8>, usize, usize) {
+    fn fit(&self, pixels: &[u8], width: usize, height: usize, channels: usize) -> (Vec<u8>, usize, usize) {
         let (Some(th), Some(tw)) = (self.height, self.width) else {
             return (pixels.to_vec(), width, height);
         };
@@ -306,35 +314,19 @@ impl Preprocess {
                 let target = self.crop_resize_target().unwrap_or(th.min(tw));
                 // torchvision: the shorter side becomes `target`, the longer one int(target * long / short).
                 let (rw, rh) = if width <= height {
-                    (
-                        target,
-                        (target as f64 * height as f64 / width as f64) as usize,
-                    )
+                    (target, (target as f64 * height as f64 / width as f64) as usize)
                 } else {
-                    (
-                        (target as f64 * width as f64 / height as f64) as usize,
-                        target,
-                    )
+                    ((target as f64 * width as f64 / height as f64) as usize, target)
                 };
-                let resized =
-                    resample::resize(pixels, width, height, channels, rw, rh, self.filter);
-                (
-                    center_crop(&resized, rw, rh, channels, tw, th, self.pad_value),
-                    tw,
-                    th,
-                )
+                let resized = resample::resize(pixels, width, height, channels, rw, rh, self.filter);
+                (center_crop(&resized, rw, rh, channels, tw, th, self.pad_value), tw, th)
             }
             ResizeMode::Letterbox => {
                 let ratio = (tw as f64 / width as f64).min(th as f64 / height as f64);
                 let rw = ((width as f64 * ratio).round() as usize).clamp(1, tw);
                 let rh = ((height as f64 * ratio).round() as usize).clamp(1, th);
-                let resized =
-                    resample::resize(pixels, width, height, channels, rw, rh, self.filter);
-                (
-                    center_crop(&resized, rw, rh, channels, tw, th, self.pad_value),
-                    tw,
-                    th,
-                )
+                let resized = resample::resize(pixels, width, height, channels, rw, rh, self.filter);
+                (center_crop(&resized, rw, rh, channels, tw, th, self.pad_value), tw, th)
             }
         }
     }
@@ -352,7 +344,7 @@ impl Preprocess {
                 };
                 let raw = pixels[i * channels + src_c] as f32;
                 // Same float32 operation order as torchvision's ToTensor + Normalize.
-                let v = (raw * self.scale - self.mean[c]) / self.std[c];
+                let v = (self.scale.apply(raw) - self.mean[c]) / self.std[c];
                 let dst = match self.layout {
                     Layout::Nchw => c * plane + i,
                     Layout::Nhwc => i * channels + c,
@@ -368,18 +360,9 @@ impl Preprocess {
             shape.insert(0, 1);
         }
         let bytes: Vec<u8> = match self.dtype {
-            DType::Float16 => values
-                .iter()
-                .flat_map(|v| f16::from_f32(*v).to_le_bytes())
-                .collect(),
-            DType::Float64 => values
-                .iter()
-                .flat_map(|v| (*v as f64).to_le_bytes())
-                .collect(),
-            DType::Uint8 => values
-                .iter()
-                .map(|v| v.round().clamp(0.0, 255.0) as u8)
-                .collect(),
+            DType::Float16 => values.iter().flat_map(|v| f16::from_f32(*v).to_le_bytes()).collect(),
+            DType::Float64 => values.iter().flat_map(|v| (*v as f64).to_le_bytes()).collect(),
+            DType::Uint8 => values.iter().map(|v| v.round().clamp(0.0, 255.0) as u8).collect(),
             _ => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
         };
         HostTensor::from_bytes(self.dtype, shape, bytes).expect("image tensor size is consistent")
@@ -414,17 +397,8 @@ fn per_channel(values: Vec<f32>, channels: usize, flag: &str) -> Result<Vec<f32>
 
 /// Crops (or pads, where the source is smaller) around the centre, torchvision's way:
 /// offset = round((source - target) / 2).
-fn center_crop(
-    pixels: &[u8],
-    w: usize,
-    h: usize,
-    channels: usize,
-    tw: usize,
-    th: usize,
-    pad: u8,
-) -> Vec<u8> {
-    let offset =
-        |src: usize, dst: usize| -> isize { ((src as f64 - dst as f64) / 2.0).round() as isize };
+fn center_crop(pixels: &[u8], w: usize, h: usize, channels: usize, tw: usize, th: usize, pad: u8) -> Vec<u8> {
+    let offset = |src: usize, dst: usize| -> isize { ((src as f64 - dst as f64) / 2.0).round() as isize };
     let (ox, oy) = (offset(w, tw), offset(h, th));
     let mut out = vec![pad; tw * th * channels];
     for y in 0..th {
@@ -458,24 +432,12 @@ mod tests {
 
     #[test]
     fn infers_nchw_and_nhwc_from_channel_dim() {
-        let p = Preprocess::resolve(
-            &request(),
-            "x",
-            DType::Float32,
-            &[None, Some(3), Some(224), Some(224)],
-        )
-        .unwrap();
+        let p = Preprocess::resolve(&request(), "x", DType::Float32, &[None, Some(3), Some(224), Some(224)]).unwrap();
         assert_eq!(
             (p.layout, p.channels, p.height, p.width),
             (Layout::Nchw, 3, Some(224), Some(224))
         );
-        let p = Preprocess::resolve(
-            &request(),
-            "x",
-            DType::Float32,
-            &[Some(1), Some(32), Some(48), Some(1)],
-        )
-        .unwrap();
+        let p = Preprocess::resolve(&request(), "x", DType::Float32, &[Some(1), Some(32), Some(48), Some(1)]).unwrap();
         assert_eq!(
             (p.layout, p.channels, p.height, p.width),
             (Layout::Nhwc, 1, Some(32), Some(48))
@@ -484,25 +446,14 @@ mod tests {
 
     #[test]
     fn rejects_images_for_integer_inputs() {
-        let err = Preprocess::resolve(
-            &request(),
-            "ids",
-            DType::Int64,
-            &[Some(1), Some(3), Some(2), Some(2)],
-        )
-        .unwrap_err();
+        let err =
+            Preprocess::resolve(&request(), "ids", DType::Int64, &[Some(1), Some(3), Some(2), Some(2)]).unwrap_err();
         assert!(err.to_string().contains("input 'ids' takes int64"), "{err}");
     }
 
     #[test]
     fn normalises_in_torchvision_order() {
-        let p = Preprocess::resolve(
-            &request(),
-            "x",
-            DType::Float32,
-            &[Some(1), Some(3), Some(1), Some(1)],
-        )
-        .unwrap();
+        let p = Preprocess::resolve(&request(), "x", DType::Float32, &[Some(1), Some(3), Some(1), Some(1)]).unwrap();
         let t = p.from_rgb(&[255, 0, 128], 1, 1);
         let v = t.to_f64().unwrap();
         let expect = [
@@ -522,13 +473,7 @@ mod tests {
             channel_order: Some(ChannelOrder::Bgr),
             ..request()
         };
-        let p = Preprocess::resolve(
-            &req,
-            "x",
-            DType::Float32,
-            &[Some(1), Some(1), Some(2), Some(3)],
-        )
-        .unwrap();
+        let p = Preprocess::resolve(&req, "x", DType::Float32, &[Some(1), Some(1), Some(2), Some(3)]).unwrap();
         assert_eq!(p.layout, Layout::Nhwc);
         let t = p.from_rgb(&[1, 2, 3, 4, 5, 6], 2, 1);
         assert_eq!(t.shape, vec![1, 1, 2, 3]);
@@ -550,13 +495,7 @@ mod tests {
             pad_value: Some(7),
             ..request()
         };
-        let p = Preprocess::resolve(
-            &req,
-            "x",
-            DType::Float32,
-            &[Some(1), Some(1), Some(4), Some(4)],
-        )
-        .unwrap();
+        let p = Preprocess::resolve(&req, "x", DType::Float32, &[Some(1), Some(1), Some(4), Some(4)]).unwrap();
         let t = p.from_rgb(&[200; 4 * 2 * 3], 4, 2);
         let v = t.to_f64().unwrap();
         let grey = ((200u32 * 19595 + 200 * 38470 + 200 * 7471 + 0x8000) >> 16) as f64;
@@ -567,13 +506,7 @@ mod tests {
 
     #[test]
     fn dynamic_spatial_dims_keep_image_size() {
-        let p = Preprocess::resolve(
-            &request(),
-            "x",
-            DType::Float32,
-            &[Some(1), Some(3), None, None],
-        )
-        .unwrap();
+        let p = Preprocess::resolve(&request(), "x", DType::Float32, &[Some(1), Some(3), None, None]).unwrap();
         assert_eq!(p.resize, ResizeMode::None);
         let t = p.from_rgb(&[0; 5 * 3 * 3], 5, 3);
         assert_eq!(t.shape, vec![1, 3, 3, 5]);

@@ -97,11 +97,7 @@ enum Loaded {
 
 /// Loads every `--input`, binds it to a model input, generates what is missing (if asked),
 /// and checks dtypes and shapes.
-pub fn bind(
-    args: &[InputArg],
-    signatures: &[InputSignature],
-    options: &LoadOptions,
-) -> Result<BoundInputs> {
+pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOptions) -> Result<BoundInputs> {
     let names: Vec<&str> = signatures.iter().map(|s| s.name.as_str()).collect();
     let known = || names.join(", ");
     let mut assigned: BTreeMap<String, Loaded> = BTreeMap::new();
@@ -117,16 +113,10 @@ pub fn bind(
                 Ok(())
             }
             (Some(_), Loaded::Tensor { file, .. }) => {
-                bail!(
-                    "input '{name}' is given twice (again by {})",
-                    file.display()
-                )
+                bail!("input '{name}' is given twice (again by {})", file.display())
             }
             (Some(_), Loaded::Images(files)) => {
-                bail!(
-                    "input '{name}' is given twice (again by {})",
-                    files[0].display()
-                )
+                bail!("input '{name}' is given twice (again by {})", files[0].display())
             }
         }
     };
@@ -189,10 +179,11 @@ pub fn bind(
                     .with_context(|| format!("input file {}", path.display()))?;
                 if let Some(name) = explicit {
                     // NAME=file.npz: the archive must hold exactly that array, or just one.
-                    let pick = arrays
-                        .iter()
-                        .position(|(k, _)| *k == name)
-                        .or(if arrays.len() == 1 { Some(0) } else { None });
+                    let pick =
+                        arrays
+                            .iter()
+                            .position(|(k, _)| *k == name)
+                            .or(if arrays.len() == 1 { Some(0) } else { None });
                     let Some(i) = pick else {
                         bail!(
                             "input file {}: has no array '{name}' (it has: {})",
@@ -212,7 +203,11 @@ pub fn bind(
                 } else {
                     for (key, tensor) in arrays {
                         if !names.contains(&key.as_str()) {
-                            bail!("input file {}: array '{key}' matches no model input (its inputs: {})", path.display(), known());
+                            bail!(
+                                "input file {}: array '{key}' matches no model input (its inputs: {})",
+                                path.display(),
+                                known()
+                            );
                         }
                         put(
                             key,
@@ -278,10 +273,7 @@ pub fn bind(
                         files.len()
                     );
                 }
-                let parts = files
-                    .iter()
-                    .map(|f| pre.load(f))
-                    .collect::<Result<Vec<_>>>()?;
+                let parts = files.iter().map(|f| pre.load(f)).collect::<Result<Vec<_>>>()?;
                 let tensor = HostTensor::concat_batch(parts).with_context(|| {
                     format!(
                         "stacking images for input '{}' (they must give the same size)",
@@ -355,12 +347,7 @@ pub fn bind(
         tensors.push((sig.name.clone(), tensor));
     }
     // Keep the model's input order in the report and the run.
-    let order = |name: &str| {
-        signatures
-            .iter()
-            .position(|s| s.name == name)
-            .unwrap_or(usize::MAX)
-    };
+    let order = |name: &str| signatures.iter().position(|s| s.name == name).unwrap_or(usize::MAX);
     tensors.sort_by_key(|(n, _)| order(n));
     sources.sort_by_key(|s| order(&s.name));
     Ok(BoundInputs { tensors, sources })
@@ -373,10 +360,7 @@ pub fn check_tensor(
     files: &[PathBuf],
     symbols: &mut BTreeMap<String, usize>,
 ) -> Result<()> {
-    let from = files
-        .first()
-        .map(|f| format!(" ({})", f.display()))
-        .unwrap_or_default();
+    let from = files.first().map(|f| format!(" ({})", f.display())).unwrap_or_default();
     if Some(tensor.dtype) != sig.dtype {
         bail!(
             "input '{}' expects {}, got {}{from}",
@@ -448,8 +432,7 @@ fn detect_kind(path: &Path) -> Result<FileKind> {
     let mut head = [0u8; 16];
     let n = {
         use std::io::Read;
-        let mut f = std::fs::File::open(path)
-            .with_context(|| format!("opening input {}", path.display()))?;
+        let mut f = std::fs::File::open(path).with_context(|| format!("opening input {}", path.display()))?;
         f.read(&mut head)
             .with_context(|| format!("reading input {}", path.display()))?
     };
@@ -461,7 +444,10 @@ fn detect_kind(path: &Path) -> Result<FileKind> {
     } else if image::looks_like_image(head) {
         Ok(FileKind::Image)
     } else {
-        bail!("input {}: cannot tell its format (expected an image, .npy, .npz or an ONNX TensorProto .pb)", path.display())
+        bail!(
+            "input {}: cannot tell its format (expected an image, .npy, .npz or an ONNX TensorProto .pb)",
+            path.display()
+        )
     }
 }
 
@@ -479,11 +465,7 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
 }
 
 fn array_names(arrays: &[(String, HostTensor)]) -> String {
-    arrays
-        .iter()
-        .map(|(k, _)| k.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
+    arrays.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 /// Splits `NAME=FILE`. The text before `=` counts as a name only when the model has such an
@@ -522,23 +504,14 @@ mod tests {
             split_input_arg("x=a.npy", &["x"]),
             (Some("x".into()), PathBuf::from("a.npy"))
         );
-        assert_eq!(
-            split_input_arg("a.npy", &["x"]),
-            (None, PathBuf::from("a.npy"))
-        );
+        assert_eq!(split_input_arg("a.npy", &["x"]), (None, PathBuf::from("a.npy")));
     }
 
     #[test]
     fn shape_check_names_axis_and_override() {
-        let s = sig(
-            "input",
-            DType::Float32,
-            &[(Some(2), Some("batch")), (Some(3), None)],
-        );
+        let s = sig("input", DType::Float32, &[(Some(2), Some("batch")), (Some(3), None)]);
         let t = HostTensor::from_f32(vec![1, 3], &[0.0; 3]).unwrap();
-        let err = check_tensor(&s, &t, &[], &mut BTreeMap::new())
-            .unwrap_err()
-            .to_string();
+        let err = check_tensor(&s, &t, &[], &mut BTreeMap::new()).unwrap_err().to_string();
         assert!(
             err.contains("axis 0 must be 2") && err.contains("--dim batch=2"),
             "{err}"
@@ -549,9 +522,7 @@ mod tests {
     fn dtype_mismatch_is_reported() {
         let s = sig("ids", DType::Int64, &[(Some(1), None)]);
         let t = HostTensor::from_f32(vec![1], &[0.0]).unwrap();
-        let err = check_tensor(&s, &t, &[], &mut BTreeMap::new())
-            .unwrap_err()
-            .to_string();
+        let err = check_tensor(&s, &t, &[], &mut BTreeMap::new()).unwrap_err().to_string();
         assert_eq!(err, "input 'ids' expects int64, got float32");
     }
 
@@ -587,10 +558,7 @@ mod tests {
             max_tensor_bytes: 1 << 30,
         };
         let err = bind(&[], std::slice::from_ref(&s), &options).unwrap_err().to_string();
-        assert!(
-            err.contains("missing input 'x'") && err.contains("--generate"),
-            "{err}"
-        );
+        assert!(err.contains("missing input 'x'") && err.contains("--generate"), "{err}");
         let options = LoadOptions {
             generate: Some(Fill::Zeros),
             ..options

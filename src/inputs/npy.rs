@@ -15,8 +15,7 @@ use crate::tensor::{element_count, format_shape, DType, HostTensor};
 /// Decodes one `.npy` image held in memory; `max_bytes` bounds the data it may claim.
 pub fn read_npy(bytes: &[u8], max_bytes: u64) -> Result<HostTensor> {
     let mut cursor = Cursor::new(bytes);
-    let file = npyz::NpyFile::new(&mut cursor)
-        .map_err(|e| anyhow::anyhow!("not a valid .npy file: {e}"))?;
+    let file = npyz::NpyFile::new(&mut cursor).map_err(|e| anyhow::anyhow!("not a valid .npy file: {e}"))?;
     let NpyDType::Plain(type_str) = file.dtype() else {
         bail!("structured (record) arrays are not supported");
     };
@@ -50,7 +49,10 @@ pub fn read_npy(bytes: &[u8], max_bytes: u64) -> Result<HostTensor> {
         .checked_mul(itemsize)
         .ok_or_else(|| anyhow::anyhow!("shape {} overflows", format_shape(&shape)))?;
     if data_len as u64 > max_bytes {
-        bail!("array of shape {} ({data_len} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)", format_shape(&shape));
+        bail!(
+            "array of shape {} ({data_len} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)",
+            format_shape(&shape)
+        );
     }
     let offset = cursor.position() as usize;
     let available = bytes.len() - offset;
@@ -104,8 +106,8 @@ fn fortran_to_c(data: &[u8], shape: &[usize], itemsize: usize) -> Vec<u8> {
 
 /// Reads every array of an `.npz` archive held in memory, keyed by array name.
 pub fn read_npz(bytes: &[u8], max_bytes: u64) -> Result<Vec<(String, HostTensor)>> {
-    let mut archive = zip::ZipArchive::new(Cursor::new(bytes))
-        .map_err(|e| anyhow::anyhow!("not a valid .npz (zip) file: {e}"))?;
+    let mut archive =
+        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| anyhow::anyhow!("not a valid .npz (zip) file: {e}"))?;
     let mut arrays = Vec::new();
     for i in 0..archive.len() {
         let mut entry = archive
@@ -117,7 +119,9 @@ pub fn read_npz(bytes: &[u8], max_bytes: u64) -> Result<Vec<(String, HostTensor)
         };
         let declared = entry.size();
         if declared > max_bytes.saturating_add(4096) {
-            bail!("array '{array_name}' ({declared} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)");
+            bail!(
+                "array '{array_name}' ({declared} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)"
+            );
         }
         let mut buf = Vec::with_capacity(declared as usize);
         // Bound the read too: the declared size is only a claim.
@@ -145,11 +149,7 @@ pub fn write_npy(tensor: &HostTensor) -> Result<Vec<u8>> {
                 .shape(&shape)
                 .writer(&mut out)
                 .begin_nd()?;
-            writer.extend(
-                bytes
-                    .chunks_exact($n)
-                    .map(|c| $conv(c.try_into().expect("chunk size"))),
-            )?;
+            writer.extend(bytes.chunks_exact($n).map(|c| $conv(c.try_into().expect("chunk size"))))?;
             writer.finish()?;
         }};
     }
@@ -198,13 +198,7 @@ mod tests {
         {
             let size = dtype.size().unwrap();
             let bytes: Vec<u8> = (0..6 * size)
-                .map(|i| {
-                    if dtype == DType::Bool {
-                        (i % 2) as u8
-                    } else {
-                        i as u8
-                    }
-                })
+                .map(|i| if dtype == DType::Bool { (i % 2) as u8 } else { i as u8 })
                 .collect();
             let t = HostTensor::from_bytes(dtype, vec![2, 3], bytes).unwrap();
             let back = read_npy(&write_npy(&t).unwrap(), u64::MAX).unwrap();
@@ -225,18 +219,13 @@ mod tests {
         let mut bytes = write_npy(&t).unwrap();
         bytes.truncate(bytes.len() - 4);
         let err = read_npy(&bytes, u64::MAX).unwrap_err().to_string();
-        assert!(
-            err.contains("16 bytes") && err.contains("12 data bytes"),
-            "{err}"
-        );
+        assert!(err.contains("16 bytes") && err.contains("12 data bytes"), "{err}");
     }
 
     #[test]
     fn size_limit_applies_before_allocation() {
         let t = HostTensor::from_f32(vec![4], &[0.0; 4]).unwrap();
-        let err = read_npy(&write_npy(&t).unwrap(), 8)
-            .unwrap_err()
-            .to_string();
+        let err = read_npy(&write_npy(&t).unwrap(), 8).unwrap_err().to_string();
         assert!(err.contains("--max-tensor-bytes"), "{err}");
     }
 
@@ -245,9 +234,6 @@ mod tests {
         let a = HostTensor::from_f32(vec![2], &[1.0, 2.0]).unwrap();
         let b = HostTensor::from_bytes(DType::Int64, vec![1], 7i64.to_le_bytes().to_vec()).unwrap();
         let arrays = vec![("a".to_string(), a), ("b".to_string(), b)];
-        assert_eq!(
-            read_npz(&write_npz(&arrays).unwrap(), u64::MAX).unwrap(),
-            arrays
-        );
+        assert_eq!(read_npz(&write_npz(&arrays).unwrap(), u64::MAX).unwrap(), arrays);
     }
 }

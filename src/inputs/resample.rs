@@ -88,11 +88,7 @@ fn precompute(in_size: usize, out_size: usize, filter: Filter) -> Coefficients {
         }
         bounds.push((xmin, taps));
     }
-    Coefficients {
-        ksize,
-        bounds,
-        weights,
-    }
+    Coefficients { ksize, bounds, weights }
 }
 
 fn clip8(value: i64) -> u8 {
@@ -163,8 +159,7 @@ pub fn resize(
             for c in 0..channels {
                 let mut acc: i64 = 1 << (PRECISION_BITS - 1);
                 for (y, &w) in k.iter().enumerate() {
-                    acc += temp[((y + ymin - row_offset) * temp_width + xx) * channels + c] as i64
-                        * w as i64;
+                    acc += temp[((y + ymin - row_offset) * temp_width + xx) * channels + c] as i64 * w as i64;
                 }
                 out[(yy * out_width + xx) * channels + c] = clip8(acc);
             }
@@ -176,9 +171,7 @@ pub fn resize(
 /// Pillow's RGB to L conversion (ITU-R 601-2 luma in 16-bit fixed point).
 pub fn rgb_to_luma(rgb: &[u8]) -> Vec<u8> {
     rgb.chunks_exact(3)
-        .map(|p| {
-            ((p[0] as u32 * 19595 + p[1] as u32 * 38470 + p[2] as u32 * 7471 + 0x8000) >> 16) as u8
-        })
+        .map(|p| ((p[0] as u32 * 19595 + p[1] as u32 * 38470 + p[2] as u32 * 7471 + 0x8000) >> 16) as u8)
         .collect()
 }
 
@@ -197,10 +190,7 @@ mod tests {
         let out = resize(&pattern(), 7, 5, 3, 3, 2, Filter::Bilinear);
         assert_eq!(
             out,
-            vec![
-                95, 102, 109, 137, 138, 140, 136, 98, 105, 133, 140, 147, 147, 154, 117, 114, 116,
-                123
-            ]
+            vec![95, 102, 109, 137, 138, 140, 136, 98, 105, 133, 140, 147, 147, 154, 117, 114, 116, 123]
         );
     }
 
@@ -210,8 +200,8 @@ mod tests {
         assert_eq!(
             &out[..30],
             &[
-                0, 7, 14, 12, 19, 26, 26, 33, 40, 41, 48, 55, 56, 63, 70, 70, 77, 84, 85, 92, 99,
-                100, 107, 114, 114, 121, 128, 126, 133, 140
+                0, 7, 14, 12, 19, 26, 26, 33, 40, 41, 48, 55, 56, 63, 70, 70, 77, 84, 85, 92, 99, 100, 107, 114, 114,
+                121, 128, 126, 133, 140
             ]
         );
     }
@@ -221,10 +211,7 @@ mod tests {
         let out = resize(&pattern(), 7, 5, 3, 3, 2, Filter::Bicubic);
         assert_eq!(
             out,
-            vec![
-                88, 96, 103, 137, 139, 143, 136, 96, 103, 135, 142, 149, 149, 156, 118, 115, 118,
-                125
-            ]
+            vec![88, 96, 103, 137, 139, 143, 136, 96, 103, 135, 142, 149, 149, 156, 118, 115, 118, 125]
         );
     }
 

@@ -8,8 +8,7 @@ use crate::tensor::{element_count, format_shape, DType, HostTensor};
 
 /// Decodes a serialized `TensorProto`; returns its name (may be empty) and the tensor.
 pub fn read(bytes: &[u8], max_bytes: u64) -> Result<(String, HostTensor)> {
-    let proto = TensorProto::decode(bytes)
-        .map_err(|e| anyhow::anyhow!("not a valid ONNX TensorProto: {e}"))?;
+    let proto = TensorProto::decode(bytes).map_err(|e| anyhow::anyhow!("not a valid ONNX TensorProto: {e}"))?;
     let name = proto.name.clone().unwrap_or_default();
     Ok((name, from_proto(&proto, max_bytes)?))
 }
@@ -17,10 +16,7 @@ pub fn read(bytes: &[u8], max_bytes: u64) -> Result<(String, HostTensor)> {
 pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
     let code = proto.data_type.unwrap_or(0);
     let Some(dtype) = DType::from_onnx_code(code) else {
-        bail!(
-            "unsupported data_type {code} ({})",
-            crate::model::onnx_type_name(code)
-        );
+        bail!("unsupported data_type {code} ({})", crate::model::onnx_type_name(code));
     };
     if proto.data_location == Some(1) {
         bail!("tensor data stored externally (data_location EXTERNAL) is not supported");
@@ -28,10 +24,7 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
     let shape: Vec<usize> = proto
         .dims
         .iter()
-        .map(|&d| {
-            usize::try_from(d)
-                .map_err(|_| anyhow::anyhow!("negative dimension {d} in dims {:?}", proto.dims))
-        })
+        .map(|&d| usize::try_from(d).map_err(|_| anyhow::anyhow!("negative dimension {d} in dims {:?}", proto.dims)))
         .collect::<Result<_>>()?;
     let count = element_count(&shape)?;
     if dtype == DType::String {
@@ -54,7 +47,10 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
         .checked_mul(size)
         .ok_or_else(|| anyhow::anyhow!("dims {} overflow", format_shape(&shape)))?;
     if byte_len as u64 > max_bytes {
-        bail!("tensor of shape {} ({byte_len} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)", format_shape(&shape));
+        bail!(
+            "tensor of shape {} ({byte_len} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)",
+            format_shape(&shape)
+        );
     }
     if let Some(raw) = &proto.raw_data {
         if raw.len() != byte_len {
@@ -78,27 +74,15 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
     let bytes: Vec<u8> = match dtype {
         DType::Float32 => {
             typed_len(proto.float_data.len(), "float_data")?;
-            proto
-                .float_data
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect()
+            proto.float_data.iter().flat_map(|v| v.to_le_bytes()).collect()
         }
         DType::Float64 => {
             typed_len(proto.double_data.len(), "double_data")?;
-            proto
-                .double_data
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect()
+            proto.double_data.iter().flat_map(|v| v.to_le_bytes()).collect()
         }
         DType::Int64 => {
             typed_len(proto.int64_data.len(), "int64_data")?;
-            proto
-                .int64_data
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect()
+            proto.int64_data.iter().flat_map(|v| v.to_le_bytes()).collect()
         }
         DType::Uint32 | DType::Uint64 => {
             typed_len(proto.uint64_data.len(), "uint64_data")?;
@@ -139,9 +123,7 @@ pub fn write(name: &str, tensor: &HostTensor) -> Vec<u8> {
     };
     match &tensor.data {
         crate::tensor::TensorData::Bytes(b) => proto.raw_data = Some(b.clone()),
-        crate::tensor::TensorData::Strings(s) => {
-            proto.string_data = s.iter().map(|s| s.as_bytes().to_vec()).collect()
-        }
+        crate::tensor::TensorData::Strings(s) => proto.string_data = s.iter().map(|s| s.as_bytes().to_vec()).collect(),
     }
     proto.encode_to_vec()
 }
@@ -158,10 +140,7 @@ mod tests {
             [3i64, -4].iter().flat_map(|v| v.to_le_bytes()).collect(),
         )
         .unwrap();
-        assert_eq!(
-            read(&write("x", &t), u64::MAX).unwrap(),
-            ("x".to_string(), t)
-        );
+        assert_eq!(read(&write("x", &t), u64::MAX).unwrap(), ("x".to_string(), t));
         let s = HostTensor::from_strings(vec![2], vec!["a".into(), "bé".into()]).unwrap();
         assert_eq!(read(&write("s", &s), u64::MAX).unwrap().1, s);
     }

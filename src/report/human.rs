@@ -28,11 +28,7 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             w,
             "session     : {:?} execution, memory pattern {}, optimization {:?}",
             report.plan.execution_mode,
-            if report.plan.memory_pattern {
-                "on"
-            } else {
-                "off"
-            },
+            if report.plan.memory_pattern { "on" } else { "off" },
             report.plan.optimization_level
         );
         if !report.plan.dimension_overrides.is_empty() {
@@ -47,11 +43,7 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         let _ = writeln!(w);
         let _ = writeln!(w, "inputs:");
         for input in &report.inputs {
-            let files: Vec<String> = input
-                .files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect();
+            let files: Vec<String> = input.files.iter().map(|f| f.display().to_string()).collect();
             let from = if files.is_empty() {
                 input.kind.clone()
             } else {
@@ -111,18 +103,9 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         for top in tops {
             for (item, classes) in top.items.iter().enumerate() {
                 let _ = writeln!(w);
-                let _ = writeln!(
-                    w,
-                    "top-{} of '{}' (item {item}):",
-                    classes.len(),
-                    top.output
-                );
+                let _ = writeln!(w, "top-{} of '{}' (item {item}):", classes.len(), top.output);
                 for c in classes {
-                    let label = c
-                        .label
-                        .as_deref()
-                        .map(|l| format!("  {l}"))
-                        .unwrap_or_default();
+                    let label = c.label.as_deref().map(|l| format!("  {l}")).unwrap_or_default();
                     let _ = writeln!(w, "  {:>6}  {:.6}{label}", c.index, c.score);
                 }
             }

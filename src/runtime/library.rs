@@ -108,12 +108,7 @@ pub fn read_version(path: &Path) -> Result<String> {
     type GetApiBase = unsafe extern "C" fn() -> *const ort::sys::OrtApiBase;
     // SAFETY: `OrtGetApiBase` has this signature in every ONNX Runtime release.
     let get_api_base: libloading::Symbol<GetApiBase> = unsafe { lib.get(b"OrtGetApiBase") }
-        .map_err(|_| {
-            anyhow::anyhow!(
-                "{} is not an ONNX Runtime library (no OrtGetApiBase)",
-                path.display()
-            )
-        })?;
+        .map_err(|_| anyhow::anyhow!("{} is not an ONNX Runtime library (no OrtGetApiBase)", path.display()))?;
     // SAFETY: the function takes no arguments and returns a pointer to a static struct.
     let base = unsafe { get_api_base() };
     if base.is_null() {
@@ -134,10 +129,7 @@ pub const MIN_MINOR_VERSION: u32 = ort::MINOR_VERSION;
 
 /// Checks `1.MINOR.PATCH` against [`MIN_MINOR_VERSION`].
 pub fn check_version(version: &str, path: &Path) -> Result<()> {
-    let minor = version
-        .split('.')
-        .nth(1)
-        .and_then(|m| m.parse::<u32>().ok());
+    let minor = version.split('.').nth(1).and_then(|m| m.parse::<u32>().ok());
     match minor {
         Some(minor) if minor >= MIN_MINOR_VERSION => Ok(()),
         _ => bail!(
@@ -165,9 +157,6 @@ mod tests {
         let err = locate(Some(Path::new("/nonexistent/libonnxruntime.so")))
             .unwrap_err()
             .to_string();
-        assert!(
-            err.starts_with("--ort-lib /nonexistent/libonnxruntime.so"),
-            "{err}"
-        );
+        assert!(err.starts_with("--ort-lib /nonexistent/libonnxruntime.so"), "{err}");
     }
 }

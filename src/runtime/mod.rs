@@ -63,20 +63,18 @@ impl Runtime {
         let version = library::read_version(&path)?;
         library::check_version(&version, &path)?;
         LOG_THRESHOLD.store(log_level as u8, Ordering::Relaxed);
-        let logger: ort::logging::LoggerFunction =
-            Arc::new(|level, category, _id, location, message| {
-                if level_rank(level) >= LOG_THRESHOLD.load(Ordering::Relaxed) {
-                    eprintln!("onnxruntime: [{level:?}] {category} {location}: {message}");
-                }
-            });
+        let logger: ort::logging::LoggerFunction = Arc::new(|level, category, _id, location, message| {
+            if level_rank(level) >= LOG_THRESHOLD.load(Ordering::Relaxed) {
+                eprintln!("onnxruntime: [{level:?}] {category} {location}: {message}");
+            }
+        });
         let environment = ort::init_from(&path)
             .map_err(|e| anyhow::anyhow!("loading ONNX Runtime from {}: {e}", path.display()))?
             .with_name("dmlrun")
             .with_logger(logger)
             .build()
             .map_err(|e| anyhow::anyhow!("creating the ONNX Runtime environment: {e}"))?;
-        let providers =
-            available_providers().context("asking ONNX Runtime for its execution providers")?;
+        let providers = available_providers().context("asking ONNX Runtime for its execution providers")?;
         Ok(Runtime {
             library: LibraryInfo {
                 path,
@@ -107,9 +105,7 @@ fn available_providers() -> Result<Vec<String>> {
             (api.ReleaseStatus)(status.0);
             anyhow::bail!("{message}");
         }
-        let providers = (0..count.max(0) as usize)
-            .map(|i| c_string(*names.add(i)))
-            .collect();
+        let providers = (0..count.max(0) as usize).map(|i| c_string(*names.add(i))).collect();
         let status = (api.ReleaseAvailableProviders)(names, count);
         if !status.0.is_null() {
             (api.ReleaseStatus)(status.0);
@@ -125,7 +121,5 @@ unsafe fn c_string(ptr: *const std::ffi::c_char) -> String {
         return String::new();
     }
     // SAFETY: guaranteed by the caller.
-    unsafe { std::ffi::CStr::from_ptr(ptr) }
-        .to_string_lossy()
-        .into_owned()
+    unsafe { std::ffi::CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
 }

@@ -183,11 +183,7 @@ impl SessionPlan {
 }
 
 /// Resolves a request into a plan. `available` is ONNX Runtime's `GetAvailableProviders` list.
-pub fn resolve(
-    request: &PlanRequest,
-    available: &[String],
-    model: &ModelInfo,
-) -> Result<SessionPlan> {
+pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -> Result<SessionPlan> {
     let dml_available = available.iter().any(|p| p == DML_PROVIDER);
     let explicit_dml = request.ep == EpRequest::Dml
         || request.device.is_some()
@@ -204,11 +200,9 @@ pub fn resolve(
             }
             false
         }
-        EpRequest::Dml | EpRequest::Auto if dml_available => true,
-        EpRequest::Auto if !explicit_dml => false,
-        EpRequest::Dml | EpRequest::Auto => {
-            bail!("{}", dml_unavailable_message(request, available))
-        }
+        EpRequest::Dml => true,
+        // Auto falls back to the CPU only when nothing DirectML-specific was asked for.
+        EpRequest::Auto => dml_available || explicit_dml,
     };
 
     let mut execution_providers = Vec::new();
@@ -278,6 +272,17 @@ pub fn resolve(
         log_level: request.log_level,
         unfixed_dims,
     })
+}
+
+/// Fails when the plan needs an execution provider the loaded ONNX Runtime does not have.
+///
+/// Kept apart from [`resolve`] so `--print-plan` can show what a DirectML run would apply even
+/// where DirectML cannot run.
+pub fn check_available(plan: &SessionPlan, request: &PlanRequest, available: &[String]) -> Result<()> {
+    if plan.uses_directml() && !available.iter().any(|p| p == DML_PROVIDER) {
+        bail!("{}", dml_unavailable_message(request, available));
+    }
+    Ok(())
 }
 
 fn dml_unavailable_message(request: &PlanRequest, available: &[String]) -> String {
@@ -362,24 +367,12 @@ impl fmt::Display for SessionPlan {
         writeln!(
             f,
             "memory pattern      : {}",
-            if self.memory_pattern {
-                "enabled"
-            } else {
-                "disabled"
-            }
+            if self.memory_pattern { "enabled" } else { "disabled" }
         )?;
         writeln!(f, "optimization level  : {:?}", self.optimization_level)?;
         let threads = |t: Option<usize>| t.map_or("default".to_string(), |n| n.to_string());
-        writeln!(
-            f,
-            "intra-op threads    : {}",
-            threads(self.intra_op_threads)
-        )?;
-        writeln!(
-            f,
-            "inter-op threads    : {}",
-            threads(self.inter_op_threads)
-        )?;
+        writeln!(f, "intra-op threads    : {}", threads(self.intra_op_threads))?;
+        writeln!(f, "inter-op threads    : {}", threads(self.inter_op_threads))?;
         let dims: Vec<String> = self
             .dimension_overrides
             .iter()
@@ -397,11 +390,7 @@ impl fmt::Display for SessionPlan {
                 dims.join(", ")
             }
         )?;
-        write!(
-            f,
-            "unfixed dimensions  : {}",
-            list_or_none(&self.unfixed_dims)
-        )
+        write!(f, "unfixed dimensions  : {}", list_or_none(&self.unfixed_dims))
     }
 }
 
@@ -443,12 +432,7 @@ mod tests {
             device: Some(1),
             ..PlanRequest::default()
         };
-        let plan = resolve(
-            &request,
-            &providers(&[DML_PROVIDER, CPU_PROVIDER]),
-            &model_with_batch(),
-        )
-        .unwrap();
+        let plan = resolve(&request, &providers(&[DML_PROVIDER, CPU_PROVIDER]), &model_with_batch()).unwrap();
         assert!(plan.uses_directml());
         assert_eq!(plan.device_id(), Some(1));
         assert_eq!(plan.execution_mode, ExecutionMode::Sequential);
@@ -484,10 +468,7 @@ mod tests {
         let request = PlanRequest::default();
         let plan = resolve(&request, &providers(&[CPU_PROVIDER]), &ModelInfo::default()).unwrap();
         assert!(!plan.uses_directml());
-        assert!(
-            plan.memory_pattern,
-            "CPU keeps ONNX Runtime's default memory pattern"
-        );
+        assert!(plan.memory_pattern, "CPU keeps ONNX Runtime's default memory pattern");
         let plan = resolve(
             &request,
             &providers(&[DML_PROVIDER, CPU_PROVIDER]),
@@ -513,10 +494,7 @@ mod tests {
             let err = resolve(&request, &available, &ModelInfo::default())
                 .unwrap_err()
                 .to_string();
-            assert!(
-                err.contains("DirectML") && err.contains("--ep cpu"),
-                "{err}"
-            );
+            assert!(err.contains("DirectML") && err.contains("--ep cpu"), "{err}");
         }
     }
 

@@ -7,8 +7,8 @@ use ort::session::builder::{GraphOptimizationLevel, SessionBuilder};
 use ort::session::Session;
 
 use super::plan::{
-    AdapterSelection, DeviceFilter, DimKey, ExecutionMode, OptimizationLevel,
-    PerformancePreference, ProviderPlan, SessionPlan,
+    AdapterSelection, DeviceFilter, DimKey, ExecutionMode, OptimizationLevel, PerformancePreference, ProviderPlan,
+    SessionPlan,
 };
 use super::Runtime;
 
@@ -21,11 +21,7 @@ pub fn build(runtime: &Runtime, plan: &SessionPlan, model: &Path) -> ort::Result
 }
 
 /// Same as [`build`] for a model held in memory.
-pub fn build_from_memory(
-    runtime: &Runtime,
-    plan: &SessionPlan,
-    model: &[u8],
-) -> ort::Result<Session> {
+pub fn build_from_memory(runtime: &Runtime, plan: &SessionPlan, model: &[u8]) -> ort::Result<Session> {
     configure(runtime, plan)?.commit_from_memory(model)
 }
 
@@ -62,28 +58,20 @@ fn configure(runtime: &Runtime, plan: &SessionPlan) -> ort::Result<SessionBuilde
             ProviderPlan::Cpu => ep::CPU::default().build().error_on_failure(),
         })
         .collect();
-    builder
-        .with_execution_providers(providers)
-        .map_err(Into::into)
+    builder.with_execution_providers(providers).map_err(Into::into)
 }
 
 fn directml(adapter: &AdapterSelection) -> ep::DirectML {
     match adapter {
-        AdapterSelection::Index { device_id } => {
-            ep::DirectML::default().with_device_id(*device_id as i32)
-        }
+        AdapterSelection::Index { device_id } => ep::DirectML::default().with_device_id(*device_id as i32),
         AdapterSelection::Preference {
             performance_preference,
             device_filter,
         } => ep::DirectML::default()
             .with_performance_preference(match performance_preference {
                 PerformancePreference::Default => ep::directml::PerformancePreference::Default,
-                PerformancePreference::HighPerformance => {
-                    ep::directml::PerformancePreference::HighPerformance
-                }
-                PerformancePreference::MinimumPower => {
-                    ep::directml::PerformancePreference::MinimumPower
-                }
+                PerformancePreference::HighPerformance => ep::directml::PerformancePreference::HighPerformance,
+                PerformancePreference::MinimumPower => ep::directml::PerformancePreference::MinimumPower,
             })
             .with_device_filter(match device_filter {
                 DeviceFilter::Gpu => ep::directml::DeviceFilter::Gpu,

@@ -1,0 +1,78 @@
+//! Helpers shared by the integration tests: the real binary, the sample files, JSON reports.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn sample(name: &str) -> PathBuf {
+    root().join("models").join(name)
+}
+
+pub fn test_model(name: &str) -> PathBuf {
+    root().join("tests").join("models").join(name)
+}
+
+pub fn data(name: &str) -> PathBuf {
+    root().join("tests").join("data").join(name)
+}
+
+/// The dmlrun binary, with a backtrace-enabled environment so a panic would be visible.
+pub fn dmlrun() -> Command {
+    let mut cmd = Command::cargo_bin("dmlrun").expect("binary builds");
+    cmd.env("RUST_BACKTRACE", "1")
+        .env_remove("ORT_DYLIB_PATH")
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+/// Runs dmlrun with `args` plus `--json -` and returns the parsed report; panics with stderr on failure.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let output = dmlrun().args(args).args(["--json", "-"]).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "dmlrun {args:?} failed: {stderr}");
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("bad JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+/// Asserts that a failed run exited with code 2 and printed exactly one line naming `needle`,
+/// and did not panic.
+pub fn assert_one_line_error(output: &std::process::Output, needle: &str) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert_eq!(output.status.code(), Some(2), "expected exit 2, stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "panicked: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one line, got: {stderr}");
+    assert!(lines[0].contains(needle), "expected {needle:?} in: {stderr}");
+    stderr
+}
+
+/// Reads a TensorProto file into a host tensor with the library's own reader.
+pub fn read_pb(path: &Path) -> dmlrun::tensor::HostTensor {
+    dmlrun::inputs::tensor_proto::read(&std::fs::read(path).unwrap(), u64::MAX)
+        .unwrap()
+        .1
+}
+
+pub fn read_npy(path: &Path) -> dmlrun::tensor::HostTensor {
+    dmlrun::inputs::npy::read_npy(&std::fs::read(path).unwrap(), u64::MAX).unwrap()
+}
+
+pub fn write_npy(path: &Path, tensor: &dmlrun::tensor::HostTensor) {
+    std::fs::write(path, dmlrun::inputs::npy::write_npy(tensor).unwrap()).unwrap();
+}
+
+/// Class indices of the top-k list of output 0, batch item `item`.
+pub fn top_indices(report: &serde_json::Value, item: usize) -> Vec<u64> {
+    report["top_k"][0]["items"][item]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["index"].as_u64().unwrap())
+        .collect()
+}

@@ -1,0 +1,409 @@
+//! The run path end to end: the real binary, a real ONNX Runtime, real models.
+
+mod common;
+
+use common::*;
+use dmlrun::tensor::{DType, HostTensor};
+
+#[test]
+fn classifies_the_cat_photo_as_a_cat() {
+    let model = sample("squeezenet1.1.onnx");
+    let cat = sample("cat.png");
+    let labels = sample("imagenet_classes.txt");
+    let report = run_json(&[
+        model.to_str().unwrap(),
+        "--input",
+        cat.to_str().unwrap(),
+        "--top-k",
+        "3",
+        "--labels",
+        labels.to_str().unwrap(),
+        "--iterations",
+        "2",
+    ]);
+    let mut top = top_indices(&report, 0);
+    top.sort();
+    assert_eq!(top, vec![281, 282, 285], "tabby, tiger cat, Egyptian cat");
+    let labels: Vec<&str> = report["top_k"][0]["items"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"tabby") && labels.contains(&"Egyptian cat"),
+        "{labels:?}"
+    );
+    assert_eq!(report["schema"], "dmlrun.run/1");
+    assert_eq!(report["device"]["execution_provider"], "CPUExecutionProvider");
+    assert_eq!(report["onnxruntime"]["version"], "1.31.1");
+}
+
+#[test]
+fn classifies_coffee_as_espresso() {
+    let report = run_json(&[
+        sample("squeezenet1.1.onnx").to_str().unwrap(),
+        "-i",
+        sample("coffee.png").to_str().unwrap(),
+        "--top-k",
+        "1",
+        "--iterations",
+        "1",
+    ]);
+    assert_eq!(top_indices(&report, 0), vec![967]);
+    assert!(report["top_k"][0]["items"][0][0]["score"].as_f64().unwrap() > 0.9);
+}
+
+#[test]
+fn two_images_fill_the_batch() {
+    let report = run_json(&[
+        sample("squeezenet1.1.onnx").to_str().unwrap(),
+        "-i",
+        sample("cat.png").to_str().unwrap(),
+        "-i",
+        sample("coffee.png").to_str().unwrap(),
+        "--dim",
+        "N=2",
+        "--top-k",
+        "1",
+        "--iterations",
+        "1",
+    ]);
+    assert_eq!(report["inputs"][0]["shape"], serde_json::json!([2, 3, 224, 224]));
+    assert!([281, 282, 285].contains(&top_indices(&report, 0)[0]));
+    assert_eq!(top_indices(&report, 1), vec![967]);
+    assert_eq!(report["iterations"]["batch_size"], 2);
+}
+
+#[test]
+fn cat_preprocessing_matches_the_golden_input_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    dmlrun()
+        .arg(sample("squeezenet1.1.onnx"))
+        .arg("--input")
+        .arg(sample("cat.png"))
+        .args(["--iterations", "1", "--save-format", "pb", "--save-inputs"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let ours = read_pb(&dir.path().join("input_0.pb"));
+    let golden = read_pb(&data("golden/test_data_set_0/input_0.pb"));
+    assert_eq!(ours.shape, golden.shape);
+    assert_eq!(
+        ours.bytes(),
+        golden.bytes(),
+        "torchvision preprocessing must be reproduced exactly"
+    );
+}
+
+#[test]
+fn golden_input_gives_golden_output_within_tolerance() {
+    let dir = tempfile::tempdir().unwrap();
+    dmlrun()
+        .arg(sample("squeezenet1.1.onnx"))
+        .arg("--input")
+        .arg(data("golden/test_data_set_0/input_0.pb"))
+        .args(["--iterations", "1", "--save-format", "pb", "--save-outputs"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let got = read_pb(&dir.path().join("output_0.pb")).to_f64().unwrap();
+    let want = read_pb(&data("golden/test_data_set_0/output_0.pb")).to_f64().unwrap();
+    // Tolerances from golden/data.json.
+    let (atol, rtol) = (1e-4, 1e-3);
+    assert_eq!(got.len(), 1000);
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!((g - w).abs() <= atol + rtol * w.abs(), "element {i}: got {g}, want {w}");
+    }
+}
+
+#[test]
+fn two_inputs_two_outputs_from_npy_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = HostTensor::from_f32(vec![2, 4], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]).unwrap();
+    let y = HostTensor::from_f32(vec![2, 4], &[0.5; 8]).unwrap();
+    write_npy(&dir.path().join("x.npy"), &x);
+    write_npy(&dir.path().join("y.npy"), &y);
+    let out = dir.path().join("out");
+    dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("--input")
+        .arg(format!("x={}", dir.path().join("x.npy").display()))
+        .arg("--input")
+        .arg(format!("y={}", dir.path().join("y.npy").display()))
+        .args(["--dim", "batch=2", "--iterations", "1", "--save-outputs"])
+        .arg(&out)
+        .assert()
+        .success();
+    let sum = read_npy(&out.join("sum.npy")).to_f64().unwrap();
+    let product = read_npy(&out.join("product.npy")).to_f64().unwrap();
+    assert_eq!(sum, vec![1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5]);
+    assert_eq!(product, vec![0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]);
+}
+
+#[test]
+fn npz_inputs_bind_by_array_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = HostTensor::from_f32(vec![1, 4], &[1.0, 2.0, 3.0, 4.0]).unwrap();
+    let y = HostTensor::from_f32(vec![1, 4], &[2.0; 4]).unwrap();
+    let npz = dmlrun::inputs::npy::write_npz(&[("x".into(), x), ("y".into(), y)]).unwrap();
+    std::fs::write(dir.path().join("in.npz"), npz).unwrap();
+    let report = run_json(&[
+        test_model("add_mul.onnx").to_str().unwrap(),
+        "-i",
+        dir.path().join("in.npz").to_str().unwrap(),
+        "--iterations",
+        "1",
+    ]);
+    assert_eq!(report["outputs"][1]["name"], "product");
+    assert_eq!(
+        report["outputs"][1]["first_values"],
+        serde_json::json!([2.0, 4.0, 6.0, 8.0])
+    );
+}
+
+#[test]
+fn dim_denotation_fixes_the_batch() {
+    let report = run_json(&[
+        test_model("add_mul.onnx").to_str().unwrap(),
+        "--generate",
+        "ones",
+        "--dim-denotation",
+        "DATA_BATCH=3",
+        "--iterations",
+        "1",
+    ]);
+    assert_eq!(report["inputs"][0]["shape"], serde_json::json!([3, 4]));
+    assert_eq!(report["outputs"][0]["shape"], serde_json::json!([3, 4]));
+    assert_eq!(report["plan"]["dimension_overrides"][0]["by"], "denotation");
+    assert!(report["plan"]["unfixed_dims"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn int64_inputs_are_generated_and_computed_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    dmlrun()
+        .arg(test_model("int64_ids.onnx"))
+        .args([
+            "--generate",
+            "random",
+            "--seed",
+            "42",
+            "--dim",
+            "batch=2",
+            "--dim",
+            "sequence=5",
+            "--iterations",
+            "1",
+        ])
+        .arg("--save-inputs")
+        .arg(dir.path())
+        .arg("--save-outputs")
+        .arg(dir.path())
+        .assert()
+        .success();
+    let ids = read_npy(&dir.path().join("input_ids.npy"));
+    assert_eq!((ids.dtype, ids.shape.clone()), (DType::Int64, vec![2, 5]));
+    let ids = ids.to_i128().unwrap();
+    let doubled = read_npy(&dir.path().join("doubled.npy")).to_i128().unwrap();
+    assert_eq!(doubled, ids.iter().map(|v| v * 2).collect::<Vec<_>>());
+    let row_sum = read_npy(&dir.path().join("row_sum.npy")).to_f64().unwrap();
+    assert_eq!(row_sum[0], ids[..5].iter().sum::<i128>() as f64);
+    assert!(ids.iter().any(|v| *v != ids[0]), "random ids are not constant");
+}
+
+#[test]
+fn nhwc_image_input_is_laid_out_channels_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("solid.png");
+    image::RgbImage::from_pixel(16, 16, image::Rgb([255, 0, 128]))
+        .save(&png)
+        .unwrap();
+    let report = run_json(&[
+        test_model("nhwc_channel_mean.onnx").to_str().unwrap(),
+        "-i",
+        png.to_str().unwrap(),
+        "--preset",
+        "unit",
+        "--iterations",
+        "1",
+    ]);
+    let means: Vec<f64> = report["outputs"][0]["first_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(means.len(), 3);
+    assert!(
+        (means[0] - 1.0).abs() < 1e-6 && means[1].abs() < 1e-6 && (means[2] - 128.0 / 255.0).abs() < 1e-6,
+        "{means:?}"
+    );
+    assert!(report["inputs"][0]["detail"].as_str().unwrap().contains("Nhwc"));
+}
+
+#[test]
+fn timings_and_statistics_are_reported() {
+    let report = run_json(&[
+        sample("squeezenet1.1.onnx").to_str().unwrap(),
+        "--generate",
+        "random",
+        "--dim",
+        "N=1",
+        "--warmup",
+        "1",
+        "--iterations",
+        "5",
+    ]);
+    let t = &report["timings_ms"];
+    for key in [
+        "runtime_load",
+        "model_load",
+        "session_create",
+        "input_prepare",
+        "first_run",
+    ] {
+        assert!(t[key].as_f64().unwrap() > 0.0, "{key}");
+    }
+    let s = &report["iterations"]["latency_ms"];
+    assert_eq!(s["count"], 5);
+    let get = |k: &str| s[k].as_f64().unwrap();
+    assert!(
+        get("min") <= get("p50") && get("p50") <= get("p90") && get("p90") <= get("p99") && get("p99") <= get("max")
+    );
+    assert!((get("throughput_per_s") - 1000.0 / get("mean")).abs() < 1e-6 * get("throughput_per_s"));
+}
+
+#[test]
+fn human_report_starts_with_the_device_that_ran() {
+    let out = dmlrun()
+        .arg(sample("squeezenet1.1.onnx"))
+        .args(["--generate", "zeros", "--iterations", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("device      : CPUExecutionProvider"), "{stdout}");
+    assert!(stdout.contains("iterations after 0 warm-up"), "{stdout}");
+}
+
+#[test]
+fn session_options_reach_onnx_runtime() {
+    // ONNX Runtime's own log of the options it received proves the plan is applied, not just printed.
+    let run = |extra: &[&str]| -> String {
+        let out = dmlrun()
+            .arg(test_model("add_mul.onnx"))
+            .args([
+                "--generate",
+                "zeros",
+                "--ep",
+                "cpu",
+                "--ort-log-level",
+                "info",
+                "--iterations",
+                "1",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let defaults = run(&[]);
+    assert!(
+        defaults.contains("execution_mode:0") && defaults.contains("enable_mem_pattern:1"),
+        "{defaults}"
+    );
+    let dml_rules = run(&[
+        "--execution-mode",
+        "sequential",
+        "--memory-pattern",
+        "off",
+        "--dim",
+        "batch=1",
+    ]);
+    assert!(
+        dml_rules.contains("execution_mode:0") && dml_rules.contains("enable_mem_pattern:0"),
+        "{dml_rules}"
+    );
+    assert!(
+        dml_rules.contains("FreeDimensionOverrideTransformer modified: 1"),
+        "{dml_rules}"
+    );
+    let parallel = run(&[
+        "--execution-mode",
+        "parallel",
+        "--intra-threads",
+        "2",
+        "--opt-level",
+        "basic",
+    ]);
+    assert!(parallel.contains("execution_mode:1"), "{parallel}");
+    assert!(parallel.contains("thread_pool_size: 2"), "{parallel}");
+    assert!(parallel.contains("graph_optimization_level:1"), "{parallel}");
+}
+
+#[test]
+fn print_plan_shows_the_directml_rules_even_where_directml_is_missing() {
+    let out = dmlrun()
+        .arg(sample("squeezenet1.1.onnx"))
+        .args(["--ep", "dml", "--device", "1", "--print-plan", "--generate", "zeros"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("DmlExecutionProvider (device_id 1) -> CPUExecutionProvider"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("execution mode      : Sequential"), "{stderr}");
+    assert!(stderr.contains("memory pattern      : disabled"), "{stderr}");
+    assert!(
+        stderr.contains("DirectML is slow with dynamic shapes") && stderr.contains("--dim N=<size>"),
+        "{stderr}"
+    );
+    // And then, on Linux, the honest refusal.
+    if !cfg!(windows) {
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr.contains("DirectML exists only on Windows"), "{stderr}");
+    }
+}
+
+#[test]
+fn doctor_reports_the_runtime() {
+    let out = dmlrun().arg("doctor").output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("onnxruntime   1.31.1"), "{stdout}");
+    assert!(stdout.contains("CPUExecutionProvider"), "{stdout}");
+    assert!(stdout.contains("library"), "{stdout}");
+}
+
+#[test]
+fn info_lists_symbolic_dims_and_denotations() {
+    let out = dmlrun().arg("info").arg(test_model("add_mul.onnx")).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("x                    float32 [batch (DATA_BATCH), 4]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--dim batch=<size>"), "{stdout}");
+    assert!(stdout.contains("ai.onnx 17"), "{stdout}");
+}
+
+#[test]
+fn ort_library_can_be_given_explicitly_and_a_wrong_one_is_reported() {
+    let out = dmlrun()
+        .arg("doctor")
+        .arg("--ort-lib")
+        .arg("/nonexistent/libonnxruntime.so")
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--ort-lib /nonexistent/libonnxruntime.so: no such file");
+    let out = dmlrun()
+        .arg("doctor")
+        .env("ORT_DYLIB_PATH", sample("cat.png"))
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "cat.png");
+}
