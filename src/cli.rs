@@ -87,7 +87,7 @@ pub struct SessionArgs {
     /// DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML's device_id.
     ///
     /// Implies DirectML. Without it (and without the two options below) DirectML uses adapter 0.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub device: Option<u32>,
 
     /// DirectML performance_preference: let DirectML pick the adapter (instead of --device).
@@ -299,10 +299,7 @@ pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
     if name.is_empty() {
         return Err(format!("'{text}' has no name before '='"));
     }
-    let n: i64 = value
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{value}' in '{text}' is not a whole number"))?;
+    let n: i64 = value.trim().parse().map_err(|_| format!("'{value}' in '{text}' is not a whole number"))?;
     if n < 1 {
         return Err(format!("'{text}': a dimension must be at least 1"));
     }
@@ -311,9 +308,7 @@ pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
 
 /// Parses `HxW`.
 pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
-    let (h, w) = text
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("'{text}' is not HEIGHTxWIDTH"))?;
+    let (h, w) = text.split_once(['x', 'X']).ok_or_else(|| format!("'{text}' is not HEIGHTxWIDTH"))?;
     let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|v| *v > 0);
     match (parse(h), parse(w)) {
         (Some(h), Some(w)) => Ok((h, w)),

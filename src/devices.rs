@@ -41,38 +41,21 @@ pub fn list_adapters() -> anyhow::Result<Vec<Adapter>> {
     };
 
     // SAFETY: plain COM factory creation; the returned interface is reference-counted by `windows`.
-    let factory: IDXGIFactory1 = unsafe { CreateDXGIFactory1() }.map_err(|e| {
-        anyhow::anyhow!(
-            "creating a DXGI factory failed: HRESULT {:#010X} {}",
-            e.code().0,
-            e.message()
-        )
-    })?;
+    let factory: IDXGIFactory1 = unsafe { CreateDXGIFactory1() }
+        .map_err(|e| anyhow::anyhow!("creating a DXGI factory failed: HRESULT {:#010X} {}", e.code().0, e.message()))?;
     let mut adapters = Vec::new();
     for index in 0u32.. {
         // SAFETY: enumerating by index on a live factory; NOT_FOUND marks the end.
         let adapter = match unsafe { factory.EnumAdapters1(index) } {
             Ok(a) => a,
             Err(e) if e.code() == DXGI_ERROR_NOT_FOUND => break,
-            Err(e) => anyhow::bail!(
-                "enumerating DXGI adapter {index}: HRESULT {:#010X} {}",
-                e.code().0,
-                e.message()
-            ),
+            Err(e) => anyhow::bail!("enumerating DXGI adapter {index}: HRESULT {:#010X} {}", e.code().0, e.message()),
         };
         // SAFETY: `adapter` is a valid IDXGIAdapter1 from the factory above.
         let desc = unsafe { adapter.GetDesc1() }.map_err(|e| {
-            anyhow::anyhow!(
-                "reading DXGI adapter {index}: HRESULT {:#010X} {}",
-                e.code().0,
-                e.message()
-            )
+            anyhow::anyhow!("reading DXGI adapter {index}: HRESULT {:#010X} {}", e.code().0, e.message())
         })?;
-        let name_len = desc
-            .Description
-            .iter()
-            .position(|&c| c == 0)
-            .unwrap_or(desc.Description.len());
+        let name_len = desc.Description.iter().position(|&c| c == 0).unwrap_or(desc.Description.len());
         adapters.push(Adapter {
             index,
             name: String::from_utf16_lossy(&desc.Description[..name_len]),
@@ -80,10 +63,7 @@ pub fn list_adapters() -> anyhow::Result<Vec<Adapter>> {
             device_id: desc.DeviceId,
             dedicated_video_memory: desc.DedicatedVideoMemory as u64,
             shared_system_memory: desc.SharedSystemMemory as u64,
-            luid: format!(
-                "{:08X}-{:08X}",
-                desc.AdapterLuid.HighPart as u32, desc.AdapterLuid.LowPart
-            ),
+            luid: format!("{:08X}-{:08X}", desc.AdapterLuid.HighPart as u32, desc.AdapterLuid.LowPart),
             software: desc.Flags & (DXGI_ADAPTER_FLAG_SOFTWARE.0 as u32) != 0,
         });
     }

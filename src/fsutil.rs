@@ -17,13 +17,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .suffix(".partial")
         .tempfile_in(dir)
         .with_context(|| format!("writing {}: cannot create a file in {}", path.display(), dir.display()))?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("writing {}", path.display()))?;
-    tmp.as_file()
-        .sync_all()
-        .with_context(|| format!("writing {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error))?;
+    tmp.write_all(bytes).with_context(|| format!("writing {}", path.display()))?;
+    tmp.as_file().sync_all().with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path).map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error))?;
     Ok(())
 }
 
@@ -37,18 +33,13 @@ mod tests {
         let path = dir.path().join("a.bin");
         write_atomic(&path, b"hello").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"hello");
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("a.bin")]);
     }
 
     #[test]
     fn missing_directory_is_an_error_naming_the_file() {
-        let err = write_atomic(Path::new("/nonexistent-dir/x.npy"), b"x")
-            .unwrap_err()
-            .to_string();
+        let err = write_atomic(Path::new("/nonexistent-dir/x.npy"), b"x").unwrap_err().to_string();
         assert!(err.contains("/nonexistent-dir/x.npy"), "{err}");
     }
 }

@@ -22,7 +22,10 @@ fn main() -> ExitCode {
         Err(error) => {
             // One line: the outermost context first, then its causes.
             let chain: Vec<String> = error.chain().map(|e| e.to_string()).collect();
-            eprintln!("dmlrun: error: {}", chain.join(": "));
+            // Causes from libraries can span lines (parser diagnostics); keep the contract of
+            // one line per error.
+            let message = chain.join(": ").split_whitespace().collect::<Vec<_>>().join(" ");
+            eprintln!("dmlrun: error: {message}");
             ExitCode::from(EXIT_ERROR)
         }
     }

@@ -122,11 +122,7 @@ impl ModelInfo {
                 .opset_import
                 .iter()
                 .map(|o| Opset {
-                    domain: o
-                        .domain
-                        .clone()
-                        .filter(|d| !d.is_empty())
-                        .unwrap_or_else(|| "ai.onnx".to_string()),
+                    domain: o.domain.clone().filter(|d| !d.is_empty()).unwrap_or_else(|| "ai.onnx".to_string()),
                     version: o.version.unwrap_or(0),
                 })
                 .collect(),
@@ -156,12 +152,7 @@ impl ModelInfo {
     /// Distinct dimension denotations over all inputs.
     pub fn dim_denotations(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
-        for den in self
-            .inputs
-            .iter()
-            .flat_map(|i| &i.dims)
-            .filter_map(|d| d.denotation.as_ref())
-        {
+        for den in self.inputs.iter().flat_map(|i| &i.dims).filter_map(|d| d.denotation.as_ref()) {
             if !names.contains(den) {
                 names.push(den.clone());
             }
@@ -202,9 +193,7 @@ mod tests {
     #[test]
     fn empty_and_garbage_bytes_are_clear_errors() {
         assert!(ModelInfo::from_bytes(b"").unwrap_err().to_string().contains("empty"));
-        let err = ModelInfo::from_bytes(b"hello, this is a text file\n")
-            .unwrap_err()
-            .to_string();
+        let err = ModelInfo::from_bytes(b"hello, this is a text file\n").unwrap_err().to_string();
         assert!(err.contains("not a valid ONNX model"), "{err}");
     }
 }

@@ -39,11 +39,7 @@ pub fn summarize(name: &str, tensor: &HostTensor) -> OutputSummary {
         first_values: Vec::new(),
     };
     if let Some(strings) = tensor.strings() {
-        summary.first_values = strings
-            .iter()
-            .take(FIRST_VALUES)
-            .map(|s| serde_json::Value::from(s.as_str()))
-            .collect();
+        summary.first_values = strings.iter().take(FIRST_VALUES).map(|s| serde_json::Value::from(s.as_str())).collect();
         return summary;
     }
     let values = tensor.to_f64().unwrap_or_default();
@@ -137,24 +133,15 @@ pub fn top_k(outputs: &[(String, HostTensor)], k: usize, labels: Option<(&Path, 
                 let mut idx: Vec<usize> = (0..classes).collect();
                 // NaN sorts last so it never hides a real class.
                 idx.sort_by(|&a, &b| {
-                    row[b]
-                        .partial_cmp(&row[a])
-                        .unwrap_or_else(|| row[a].is_nan().cmp(&row[b].is_nan()))
+                    row[b].partial_cmp(&row[a]).unwrap_or_else(|| row[a].is_nan().cmp(&row[b].is_nan()))
                 });
                 idx.into_iter()
                     .take(k)
-                    .map(|i| ClassScore {
-                        index: i,
-                        score: row[i],
-                        label: labels.map(|(_, l)| l[i].clone()),
-                    })
+                    .map(|i| ClassScore { index: i, score: row[i], label: labels.map(|(_, l)| l[i].clone()) })
                     .collect()
             })
             .collect();
-        result.push(TopK {
-            output: name.clone(),
-            items,
-        });
+        result.push(TopK { output: name.clone(), items });
     }
     if result.is_empty() {
         bail!("--top-k needs a float output shaped [classes] or [batch, classes]; this model has none");
@@ -241,16 +228,8 @@ pub fn prepare_dir(dir: &Path, flag: &str) -> Result<()> {
 
 /// Output names can hold `/` or `:`; keep file names portable.
 fn sanitize(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let cleaned: String =
+        name.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
     if cleaned.is_empty() {
         "output".to_string()
     } else {
@@ -266,10 +245,7 @@ mod tests {
     fn summary_counts_nan_and_inf() {
         let t = HostTensor::from_f32(vec![4], &[1.0, f32::NAN, f32::INFINITY, 3.0]).unwrap();
         let s = summarize("y", &t);
-        assert_eq!(
-            (s.nan_count, s.inf_count, s.min, s.max, s.mean),
-            (1, 1, Some(1.0), Some(3.0), Some(2.0))
-        );
+        assert_eq!((s.nan_count, s.inf_count, s.min, s.max, s.mean), (1, 1, Some(1.0), Some(3.0), Some(2.0)));
     }
 
     #[test]
@@ -280,9 +256,7 @@ mod tests {
         let idx: Vec<usize> = top[0].items[0].iter().map(|c| c.index).collect();
         assert_eq!(idx, vec![1, 2]);
         let labels = vec!["a".to_string(), "b".to_string()];
-        let err = top_k(&outputs, 2, Some((Path::new("l.txt"), &labels)))
-            .unwrap_err()
-            .to_string();
+        let err = top_k(&outputs, 2, Some((Path::new("l.txt"), &labels))).unwrap_err().to_string();
         assert!(err.contains("has 2 lines but output 'prob' has 4 classes"), "{err}");
     }
 

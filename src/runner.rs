@@ -52,12 +52,14 @@ impl DeviceReport {
     }
 }
 
-/// Reads the model, resolves the plan, creates the session. `on_plan` sees the plan before the
-/// session is created (for `--print-plan` and warnings).
+/// Reads the model, resolves the plan, creates the session. With `print_plan` the plan goes to
+/// stderr first, even when it then cannot be applied; `on_plan` sees a plan that can, before
+/// the session is created.
 pub fn load(
     runtime: &Runtime,
     model_path: &Path,
     request: &PlanRequest,
+    print_plan: bool,
     on_plan: impl FnOnce(&SessionPlan),
 ) -> Result<LoadedModel> {
     let started = Instant::now();
@@ -65,8 +67,11 @@ pub fn load(
     let load_time = started.elapsed();
 
     let plan = plan::resolve(request, &runtime.library.providers, &info)?;
-    on_plan(&plan);
+    if print_plan {
+        eprintln!("session plan:\n{plan}");
+    }
     plan::check_available(&plan, request, &runtime.library.providers)?;
+    on_plan(&plan);
     if let Some(id) = plan.device_id() {
         crate::devices::check_device_index(id)?;
     }
@@ -78,16 +83,7 @@ pub fn load(
     let inputs = signatures(&session, &plan, &info);
     let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
     let device = device_report(&plan);
-    Ok(LoadedModel {
-        info,
-        plan,
-        session,
-        inputs,
-        output_names,
-        load_time,
-        session_time,
-        device,
-    })
+    Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device })
 }
 
 fn session_error(plan: &SessionPlan, model: &Path, error: ort::Error) -> anyhow::Error {
@@ -100,20 +96,14 @@ fn session_error(plan: &SessionPlan, model: &Path, error: ort::Error) -> anyhow:
                 || message.contains("D3D")
                 || message.contains("0x8") =>
         {
-            let adapter = plan.device_id().map_or_else(
-                || "the adapter DirectML chose".to_string(),
-                |id| format!("adapter {id}"),
-            );
+            let adapter =
+                plan.device_id().map_or_else(|| "the adapter DirectML chose".to_string(), |id| format!("adapter {id}"));
             anyhow::anyhow!(
                 "DirectML could not start on {adapter}: {}. Run `dmlrun devices` to list adapters, or use --ep cpu",
                 message.trim()
             )
         }
-        _ => anyhow::anyhow!(
-            "model {}: ONNX Runtime could not create a session: {}",
-            model.display(),
-            message.trim()
-        ),
+        _ => anyhow::anyhow!("model {}: ONNX Runtime could not create a session: {}", model.display(), message.trim()),
     }
 }
 
@@ -122,23 +112,11 @@ fn device_report(plan: &SessionPlan) -> DeviceReport {
         Some(ProviderPlan::DirectML { .. }) => {
             let device_id = plan.device_id();
             let adapter_name = device_id.and_then(|id| {
-                crate::devices::list_adapters()
-                    .ok()?
-                    .into_iter()
-                    .find(|a| a.index == id)
-                    .map(|a| a.name)
+                crate::devices::list_adapters().ok()?.into_iter().find(|a| a.index == id).map(|a| a.name)
             });
-            DeviceReport {
-                execution_provider: plan::DML_PROVIDER.to_string(),
-                device_id,
-                adapter_name,
-            }
+            DeviceReport { execution_provider: plan::DML_PROVIDER.to_string(), device_id, adapter_name }
         }
-        _ => DeviceReport {
-            execution_provider: plan::CPU_PROVIDER.to_string(),
-            device_id: None,
-            adapter_name: None,
-        },
+        _ => DeviceReport { execution_provider: plan::CPU_PROVIDER.to_string(), device_id: None, adapter_name: None },
     }
 }
 
@@ -151,19 +129,20 @@ fn signatures(session: &Session, plan: &SessionPlan, info: &ModelInfo) -> Vec<In
             let name = outlet.name().to_string();
             let declared = info.input(&name);
             match outlet.dtype() {
-                ort::value::ValueType::Tensor {
-                    ty,
-                    shape,
-                    dimension_symbols,
-                } => {
+                ort::value::ValueType::Tensor { ty, shape, dimension_symbols } => {
                     let dims = shape
                         .iter()
                         .enumerate()
                         .map(|(axis, &size)| {
-                            let symbol = dimension_symbols.get(axis).filter(|s| !s.is_empty()).cloned();
-                            let denotation = declared
-                                .and_then(|d| d.dims.get(axis))
-                                .and_then(|d| d.denotation.clone());
+                            let declared_dim = declared.and_then(|d| d.dims.get(axis));
+                            // After an override ONNX Runtime reports the dimension as fixed and
+                            // drops its name; the model file still has it.
+                            let symbol = dimension_symbols
+                                .get(axis)
+                                .filter(|s| !s.is_empty())
+                                .cloned()
+                                .or_else(|| declared_dim.and_then(|d| d.param.clone()));
+                            let denotation = declared_dim.and_then(|d| d.denotation.clone());
                             let fixed = (size >= 0).then_some(size as usize).or_else(|| {
                                 plan.dimension_overrides.iter().find_map(|o| {
                                     let matches = match o.by {
@@ -184,12 +163,7 @@ fn signatures(session: &Session, plan: &SessionPlan, info: &ModelInfo) -> Vec<In
                         dims,
                     }
                 }
-                other => InputSignature {
-                    name,
-                    dtype: None,
-                    type_name: other.to_string(),
-                    dims: Vec::new(),
-                },
+                other => InputSignature { name, dtype: None, type_name: other.to_string(), dims: Vec::new() },
             }
         })
         .collect()
@@ -204,12 +178,7 @@ impl PreparedInputs {
     pub fn new(tensors: &[(String, HostTensor)]) -> Result<PreparedInputs> {
         let values = tensors
             .iter()
-            .map(|(name, t)| {
-                Ok((
-                    name.clone(),
-                    t.to_ort_value().map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
-                ))
-            })
+            .map(|(name, t)| Ok((name.clone(), t.to_ort_value().map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?)))
             .collect::<Result<_>>()?;
         Ok(PreparedInputs { values })
     }
@@ -219,9 +188,7 @@ impl PreparedInputs {
 /// DirectML requires.
 pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {
     let feed: Vec<(&str, &ort::value::DynValue)> = inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
-    session
-        .run(feed)
-        .map_err(|e| anyhow::anyhow!("ONNX Runtime Run failed: {}", e.to_string().trim()))
+    session.run(feed).map_err(|e| anyhow::anyhow!("ONNX Runtime Run failed: {}", e.to_string().trim()))
 }
 
 /// One `Run`, with the outputs copied to the host in the session's output order.

@@ -45,11 +45,7 @@ pub fn summarize(samples_ms: &[f64]) -> Option<LatencyStats> {
     let n = sorted.len();
     let total: f64 = sorted.iter().sum();
     let mean = total / n as f64;
-    let variance = if n > 1 {
-        sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
-    } else {
-        0.0
-    };
+    let variance = if n > 1 { sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
     let stddev = variance.sqrt();
     Some(LatencyStats {
         count: n,

@@ -196,12 +196,7 @@ pub fn element_count(shape: &[usize]) -> Result<usize> {
     shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "shape {} has more elements than this machine can address",
-                format_shape(shape)
-            )
-        })
+        .ok_or_else(|| anyhow::anyhow!("shape {} has more elements than this machine can address", format_shape(shape)))
 }
 
 /// `[1, 3, 224, 224]`-style rendering used in every message.
@@ -220,18 +215,9 @@ impl HostTensor {
             .checked_mul(size)
             .ok_or_else(|| anyhow::anyhow!("tensor of shape {} is too large", format_shape(&shape)))?;
         if bytes.len() != expected {
-            bail!(
-                "{} tensor of shape {} needs {expected} bytes, got {}",
-                dtype,
-                format_shape(&shape),
-                bytes.len()
-            );
+            bail!("{} tensor of shape {} needs {expected} bytes, got {}", dtype, format_shape(&shape), bytes.len());
         }
-        Ok(HostTensor {
-            dtype,
-            shape,
-            data: TensorData::Bytes(bytes),
-        })
+        Ok(HostTensor { dtype, shape, data: TensorData::Bytes(bytes) })
     }
 
     pub fn from_strings(shape: Vec<usize>, strings: Vec<String>) -> Result<HostTensor> {
@@ -243,19 +229,11 @@ impl HostTensor {
                 strings.len()
             );
         }
-        Ok(HostTensor {
-            dtype: DType::String,
-            shape,
-            data: TensorData::Strings(strings),
-        })
+        Ok(HostTensor { dtype: DType::String, shape, data: TensorData::Strings(strings) })
     }
 
     pub fn from_f32(shape: Vec<usize>, values: &[f32]) -> Result<HostTensor> {
-        HostTensor::from_bytes(
-            DType::Float32,
-            shape,
-            values.iter().flat_map(|v| v.to_le_bytes()).collect(),
-        )
+        HostTensor::from_bytes(DType::Float32, shape, values.iter().flat_map(|v| v.to_le_bytes()).collect())
     }
 
     pub fn len(&self) -> usize {
@@ -321,10 +299,7 @@ impl HostTensor {
         let bytes = self.bytes()?;
         macro_rules! conv {
             ($t:ty, $n:expr) => {
-                bytes
-                    .chunks_exact($n)
-                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("chunk size")) as i128)
-                    .collect()
+                bytes.chunks_exact($n).map(|c| <$t>::from_le_bytes(c.try_into().expect("chunk size")) as i128).collect()
             };
         }
         Some(match self.dtype {
@@ -439,10 +414,7 @@ mod tests {
         let t = HostTensor::from_bytes(
             DType::Float16,
             vec![2],
-            [f16::from_f32(1.5), f16::from_f32(-2.0)]
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect(),
+            [f16::from_f32(1.5), f16::from_f32(-2.0)].iter().flat_map(|v| v.to_le_bytes()).collect(),
         )
         .unwrap();
         assert_eq!(t.to_f64().unwrap(), vec![1.5, -2.0]);

@@ -24,16 +24,9 @@ fn classifies_the_cat_photo_as_a_cat() {
     let mut top = top_indices(&report, 0);
     top.sort();
     assert_eq!(top, vec![281, 282, 285], "tabby, tiger cat, Egyptian cat");
-    let labels: Vec<&str> = report["top_k"][0]["items"][0]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap())
-        .collect();
-    assert!(
-        labels.contains(&"tabby") && labels.contains(&"Egyptian cat"),
-        "{labels:?}"
-    );
+    let labels: Vec<&str> =
+        report["top_k"][0]["items"][0].as_array().unwrap().iter().map(|c| c["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"tabby") && labels.contains(&"Egyptian cat"), "{labels:?}");
     assert_eq!(report["schema"], "dmlrun.run/1");
     assert_eq!(report["device"]["execution_provider"], "CPUExecutionProvider");
     assert_eq!(report["onnxruntime"]["version"], "1.31.1");
@@ -89,11 +82,7 @@ fn cat_preprocessing_matches_the_golden_input_bit_for_bit() {
     let ours = read_pb(&dir.path().join("input_0.pb"));
     let golden = read_pb(&data("golden/test_data_set_0/input_0.pb"));
     assert_eq!(ours.shape, golden.shape);
-    assert_eq!(
-        ours.bytes(),
-        golden.bytes(),
-        "torchvision preprocessing must be reproduced exactly"
-    );
+    assert_eq!(ours.bytes(), golden.bytes(), "torchvision preprocessing must be reproduced exactly");
 }
 
 #[test]
@@ -156,10 +145,7 @@ fn npz_inputs_bind_by_array_name() {
         "1",
     ]);
     assert_eq!(report["outputs"][1]["name"], "product");
-    assert_eq!(
-        report["outputs"][1]["first_values"],
-        serde_json::json!([2.0, 4.0, 6.0, 8.0])
-    );
+    assert_eq!(report["outputs"][1]["first_values"], serde_json::json!([2.0, 4.0, 6.0, 8.0]));
 }
 
 #[test]
@@ -184,18 +170,7 @@ fn int64_inputs_are_generated_and_computed_exactly() {
     let dir = tempfile::tempdir().unwrap();
     dmlrun()
         .arg(test_model("int64_ids.onnx"))
-        .args([
-            "--generate",
-            "random",
-            "--seed",
-            "42",
-            "--dim",
-            "batch=2",
-            "--dim",
-            "sequence=5",
-            "--iterations",
-            "1",
-        ])
+        .args(["--generate", "random", "--seed", "42", "--dim", "batch=2", "--dim", "sequence=5", "--iterations", "1"])
         .arg("--save-inputs")
         .arg(dir.path())
         .arg("--save-outputs")
@@ -216,9 +191,7 @@ fn int64_inputs_are_generated_and_computed_exactly() {
 fn nhwc_image_input_is_laid_out_channels_last() {
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("solid.png");
-    image::RgbImage::from_pixel(16, 16, image::Rgb([255, 0, 128]))
-        .save(&png)
-        .unwrap();
+    image::RgbImage::from_pixel(16, 16, image::Rgb([255, 0, 128])).save(&png).unwrap();
     let report = run_json(&[
         test_model("nhwc_channel_mean.onnx").to_str().unwrap(),
         "-i",
@@ -228,12 +201,8 @@ fn nhwc_image_input_is_laid_out_channels_last() {
         "--iterations",
         "1",
     ]);
-    let means: Vec<f64> = report["outputs"][0]["first_values"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64().unwrap())
-        .collect();
+    let means: Vec<f64> =
+        report["outputs"][0]["first_values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     assert_eq!(means.len(), 3);
     assert!(
         (means[0] - 1.0).abs() < 1e-6 && means[1].abs() < 1e-6 && (means[2] - 128.0 / 255.0).abs() < 1e-6,
@@ -256,13 +225,7 @@ fn timings_and_statistics_are_reported() {
         "5",
     ]);
     let t = &report["timings_ms"];
-    for key in [
-        "runtime_load",
-        "model_load",
-        "session_create",
-        "input_prepare",
-        "first_run",
-    ] {
+    for key in ["runtime_load", "model_load", "session_create", "input_prepare", "first_run"] {
         assert!(t[key].as_f64().unwrap() > 0.0, "{key}");
     }
     let s = &report["iterations"]["latency_ms"];
@@ -276,11 +239,8 @@ fn timings_and_statistics_are_reported() {
 
 #[test]
 fn human_report_starts_with_the_device_that_ran() {
-    let out = dmlrun()
-        .arg(sample("squeezenet1.1.onnx"))
-        .args(["--generate", "zeros", "--iterations", "1"])
-        .output()
-        .unwrap();
+    let out =
+        dmlrun().arg(sample("squeezenet1.1.onnx")).args(["--generate", "zeros", "--iterations", "1"]).output().unwrap();
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("device      : CPUExecutionProvider"), "{stdout}");
@@ -293,16 +253,7 @@ fn session_options_reach_onnx_runtime() {
     let run = |extra: &[&str]| -> String {
         let out = dmlrun()
             .arg(test_model("add_mul.onnx"))
-            .args([
-                "--generate",
-                "zeros",
-                "--ep",
-                "cpu",
-                "--ort-log-level",
-                "info",
-                "--iterations",
-                "1",
-            ])
+            .args(["--generate", "zeros", "--ep", "cpu", "--ort-log-level", "info", "--iterations", "1"])
             .args(extra)
             .output()
             .unwrap();
@@ -310,34 +261,11 @@ fn session_options_reach_onnx_runtime() {
         String::from_utf8_lossy(&out.stderr).to_string()
     };
     let defaults = run(&[]);
-    assert!(
-        defaults.contains("execution_mode:0") && defaults.contains("enable_mem_pattern:1"),
-        "{defaults}"
-    );
-    let dml_rules = run(&[
-        "--execution-mode",
-        "sequential",
-        "--memory-pattern",
-        "off",
-        "--dim",
-        "batch=1",
-    ]);
-    assert!(
-        dml_rules.contains("execution_mode:0") && dml_rules.contains("enable_mem_pattern:0"),
-        "{dml_rules}"
-    );
-    assert!(
-        dml_rules.contains("FreeDimensionOverrideTransformer modified: 1"),
-        "{dml_rules}"
-    );
-    let parallel = run(&[
-        "--execution-mode",
-        "parallel",
-        "--intra-threads",
-        "2",
-        "--opt-level",
-        "basic",
-    ]);
+    assert!(defaults.contains("execution_mode:0") && defaults.contains("enable_mem_pattern:1"), "{defaults}");
+    let dml_rules = run(&["--execution-mode", "sequential", "--memory-pattern", "off", "--dim", "batch=1"]);
+    assert!(dml_rules.contains("execution_mode:0") && dml_rules.contains("enable_mem_pattern:0"), "{dml_rules}");
+    assert!(dml_rules.contains("FreeDimensionOverrideTransformer modified: 1"), "{dml_rules}");
+    let parallel = run(&["--execution-mode", "parallel", "--intra-threads", "2", "--opt-level", "basic"]);
     assert!(parallel.contains("execution_mode:1"), "{parallel}");
     assert!(parallel.contains("thread_pool_size: 2"), "{parallel}");
     assert!(parallel.contains("graph_optimization_level:1"), "{parallel}");
@@ -351,16 +279,10 @@ fn print_plan_shows_the_directml_rules_even_where_directml_is_missing() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("DmlExecutionProvider (device_id 1) -> CPUExecutionProvider"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("DmlExecutionProvider (device_id 1) -> CPUExecutionProvider"), "{stderr}");
     assert!(stderr.contains("execution mode      : Sequential"), "{stderr}");
     assert!(stderr.contains("memory pattern      : disabled"), "{stderr}");
-    assert!(
-        stderr.contains("DirectML is slow with dynamic shapes") && stderr.contains("--dim N=<size>"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("DirectML is slow with dynamic shapes") && stderr.contains("--dim N=<size>"), "{stderr}");
     // And then, on Linux, the honest refusal.
     if !cfg!(windows) {
         assert_eq!(out.status.code(), Some(2));
@@ -383,27 +305,15 @@ fn info_lists_symbolic_dims_and_denotations() {
     let out = dmlrun().arg("info").arg(test_model("add_mul.onnx")).output().unwrap();
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        stdout.contains("x                    float32 [batch (DATA_BATCH), 4]"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("x                    float32 [batch (DATA_BATCH), 4]"), "{stdout}");
     assert!(stdout.contains("--dim batch=<size>"), "{stdout}");
     assert!(stdout.contains("ai.onnx 17"), "{stdout}");
 }
 
 #[test]
 fn ort_library_can_be_given_explicitly_and_a_wrong_one_is_reported() {
-    let out = dmlrun()
-        .arg("doctor")
-        .arg("--ort-lib")
-        .arg("/nonexistent/libonnxruntime.so")
-        .output()
-        .unwrap();
+    let out = dmlrun().arg("doctor").arg("--ort-lib").arg("/nonexistent/libonnxruntime.so").output().unwrap();
     assert_one_line_error(&out, "--ort-lib /nonexistent/libonnxruntime.so: no such file");
-    let out = dmlrun()
-        .arg("doctor")
-        .env("ORT_DYLIB_PATH", sample("cat.png"))
-        .output()
-        .unwrap();
+    let out = dmlrun().arg("doctor").env("ORT_DYLIB_PATH", sample("cat.png")).output().unwrap();
     assert_one_line_error(&out, "cat.png");
 }

@@ -38,12 +38,7 @@ pub fn execute(args: &DoctorArgs) -> Result<i32> {
     match adapters {
         Ok(list) => {
             for a in list {
-                println!(
-                    "adapter {:>2}    {}{}",
-                    a.index,
-                    a.name,
-                    if a.software { " (software)" } else { "" }
-                );
+                println!("adapter {:>2}    {}{}", a.index, a.name, if a.software { " (software)" } else { "" });
             }
         }
         Err(e) => println!("adapters      {e}"),

@@ -18,11 +18,7 @@ pub fn execute(args: &InfoArgs) -> Result<i32> {
     if let Some(v) = info.ir_version {
         println!("ir version {v}");
     }
-    let opsets: Vec<String> = info
-        .opsets
-        .iter()
-        .map(|o| format!("{} {}", o.domain, o.version))
-        .collect();
+    let opsets: Vec<String> = info.opsets.iter().map(|o| format!("{} {}", o.domain, o.version)).collect();
     println!("opsets     {}", opsets.join(", "));
     println!("nodes      {}", info.node_count);
     if let Some(doc) = &info.doc_string {
@@ -39,11 +35,7 @@ pub fn execute(args: &InfoArgs) -> Result<i32> {
     let symbolic = info.symbolic_dims();
     if !symbolic.is_empty() {
         let flags: Vec<String> = symbolic.iter().map(|s| format!("--dim {s}=<size>")).collect();
-        println!(
-            "symbolic dimensions: {} (fix with {})",
-            symbolic.join(", "),
-            flags.join(" ")
-        );
+        println!("symbolic dimensions: {} (fix with {})", symbolic.join(", "), flags.join(" "));
     }
     if !info.metadata.is_empty() {
         println!("metadata:");
@@ -63,10 +55,5 @@ fn print_io(io: &IoInfo) {
             None => d.label(),
         })
         .collect();
-    println!(
-        "  {:<20} {} [{}]",
-        io.name,
-        io.dtype.as_deref().unwrap_or("non-tensor"),
-        dims.join(", ")
-    );
+    println!("  {:<20} {} [{}]", io.name, io.dtype.as_deref().unwrap_or("non-tensor"), dims.join(", "));
 }

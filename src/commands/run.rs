@@ -87,11 +87,9 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
 
     let request = plan_request(&args.session, args.ort.ort_log_level);
     let mut warnings = Vec::new();
-    let mut model = runner::load(&runtime, model_path, &request, |plan| {
-        if args.session.print_plan {
-            eprintln!("session plan:\n{plan}");
-        }
+    let mut model = runner::load(&runtime, model_path, &request, args.session.print_plan, |plan| {
         if let Some(w) = dynamic_shape_warning(plan) {
+            // Said before the (possibly long) session creation, once.
             eprintln!("warning: {w}");
             warnings.push(w);
         }
@@ -138,11 +136,7 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
 
     let summaries = results.iter().map(|(n, t)| outputs::summarize(n, t)).collect();
     let top_k = match args.top_k {
-        Some(k) => Some(outputs::top_k(
-            &results,
-            k,
-            labels.as_ref().map(|(p, l)| (p.as_path(), l.as_slice())),
-        )?),
+        Some(k) => Some(outputs::top_k(&results, k, labels.as_ref().map(|(p, l)| (p.as_path(), l.as_slice())))?),
         None => None,
     };
     let mut saved_outputs = match &args.save_outputs {

@@ -72,25 +72,13 @@ mod tests {
         let v = a.to_f64().unwrap();
         assert!(v.iter().all(|x| (0.0..1.0).contains(x)));
         assert!(v.iter().any(|x| *x != v[0]), "random data is not constant");
-        let ints = generate(DType::Int64, &[64], Fill::Random, 1)
-            .unwrap()
-            .to_i128()
-            .unwrap();
+        let ints = generate(DType::Int64, &[64], Fill::Random, 1).unwrap().to_i128().unwrap();
         assert!(ints.iter().all(|x| (0..100).contains(x)));
     }
 
     #[test]
     fn ones_and_zeros() {
-        assert_eq!(
-            generate(DType::Int32, &[2], Fill::Ones, 0).unwrap().to_i128().unwrap(),
-            vec![1, 1]
-        );
-        assert_eq!(
-            generate(DType::Float16, &[2], Fill::Zeros, 0)
-                .unwrap()
-                .to_f64()
-                .unwrap(),
-            vec![0.0, 0.0]
-        );
+        assert_eq!(generate(DType::Int32, &[2], Fill::Ones, 0).unwrap().to_i128().unwrap(), vec![1, 1]);
+        assert_eq!(generate(DType::Float16, &[2], Fill::Zeros, 0).unwrap().to_f64().unwrap(), vec![0.0, 0.0]);
     }
 }

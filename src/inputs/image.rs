@@ -164,19 +164,12 @@ impl Preprocess {
         };
 
         // uint8 models take pixels as they are, unless the user asks for something else.
-        let default_preset = if dtype == DType::Uint8 {
-            Preset::Raw
-        } else {
-            Preset::Imagenet
-        };
+        let default_preset = if dtype == DType::Uint8 { Preset::Raw } else { Preset::Imagenet };
         let preset = request.preset.unwrap_or(default_preset);
         let (resize, scale, mean, std) = match preset {
-            Preset::Imagenet => (
-                ResizeMode::Crop,
-                Scale::Divide(255.0),
-                vec![0.485, 0.456, 0.406],
-                vec![0.229, 0.224, 0.225],
-            ),
+            Preset::Imagenet => {
+                (ResizeMode::Crop, Scale::Divide(255.0), vec![0.485, 0.456, 0.406], vec![0.229, 0.224, 0.225])
+            }
             Preset::Unit => (ResizeMode::Stretch, Scale::Divide(255.0), vec![0.0; 3], vec![1.0; 3]),
             Preset::Raw => (ResizeMode::Stretch, Scale::Multiply(1.0), vec![0.0; 3], vec![1.0; 3]),
         };
@@ -223,10 +216,9 @@ impl Preprocess {
             _ => "image size".to_string(),
         };
         let resize = match self.resize {
-            ResizeMode::Crop => format!(
-                "resize shorter side to {} + centre crop {size}",
-                self.crop_resize_target().unwrap_or(0)
-            ),
+            ResizeMode::Crop => {
+                format!("resize shorter side to {} + centre crop {size}", self.crop_resize_target().unwrap_or(0))
+            }
             ResizeMode::Stretch => format!("stretch to {size}"),
             ResizeMode::Letterbox => format!("letterbox to {size} (pad {})", self.pad_value),
             ResizeMode::None => format!("no resize ({size})"),
@@ -259,22 +251,16 @@ impl Preprocess {
     /// Decodes and converts one image file; the tensor has a batch axis of 1 when the input is batched.
     pub fn load(&self, path: &Path) -> Result<HostTensor> {
         let bytes = std::fs::read(path).with_context(|| format!("reading image {}", path.display()))?;
-        self.from_encoded(&bytes)
-            .with_context(|| format!("image {}", path.display()))
+        self.from_encoded(&bytes).with_context(|| format!("image {}", path.display()))
     }
 
     pub fn from_encoded(&self, bytes: &[u8]) -> Result<HostTensor> {
         let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
             .with_guessed_format()
             .context("reading image header")?;
-        let (w, h) = reader
-            .into_dimensions()
-            .map_err(|e| anyhow::anyhow!("not a readable image: {e}"))?;
+        let (w, h) = reader.into_dimensions().map_err(|e| anyhow::anyhow!("not a readable image: {e}"))?;
         if w as u64 * h as u64 > self.max_pixels {
-            bail!(
-                "{w}x{h} pixels exceeds the limit of {} pixels (--max-image-pixels)",
-                self.max_pixels
-            );
+            bail!("{w}x{h} pixels exceeds the limit of {} pixels (--max-image-pixels)", self.max_pixels);
         }
         let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes)).with_guessed_format()?;
         let mut limits = image::Limits::default();
@@ -289,11 +275,7 @@ impl Preprocess {
 
     /// Converts interleaved RGB pixels to the model's tensor.
     pub fn from_rgb(&self, rgb: &[u8], width: usize, height: usize) -> HostTensor {
-        let (pixels, channels) = if self.channels == 1 {
-            (resample::rgb_to_luma(rgb), 1)
-        } else {
-            (rgb.to_vec(), 3)
-        };
+        let (pixels, channels) = if self.channels == 1 { (resample::rgb_to_luma(rgb), 1) } else { (rgb.to_vec(), 3) };
         let (pixels, out_w, out_h) = self.fit(&pixels, width, height, channels);
         self.to_tensor(&pixels, out_w, out_h, channels)
     }
@@ -305,11 +287,7 @@ impl Preprocess {
         };
         match self.resize {
             ResizeMode::None => (pixels.to_vec(), width, height),
-            ResizeMode::Stretch => (
-                resample::resize(pixels, width, height, channels, tw, th, self.filter),
-                tw,
-                th,
-            ),
+            ResizeMode::Stretch => (resample::resize(pixels, width, height, channels, tw, th, self.filter), tw, th),
             ResizeMode::Crop => {
                 let target = self.crop_resize_target().unwrap_or(th.min(tw));
                 // torchvision: the shorter side becomes `target`, the longer one int(target * long / short).
@@ -337,11 +315,7 @@ impl Preprocess {
         for i in 0..plane {
             for c in 0..channels {
                 // With BGR the model's channel 0 is the picture's blue.
-                let src_c = if self.channel_order == ChannelOrder::Bgr && channels == 3 {
-                    2 - c
-                } else {
-                    c
-                };
+                let src_c = if self.channel_order == ChannelOrder::Bgr && channels == 3 { 2 - c } else { c };
                 let raw = pixels[i * channels + src_c] as f32;
                 // Same float32 operation order as torchvision's ToTensor + Normalize.
                 let v = (self.scale.apply(raw) - self.mean[c]) / self.std[c];
@@ -371,14 +345,8 @@ impl Preprocess {
 
 /// Whether `path`'s extension says it is an image dmlrun decodes.
 pub fn is_image_path(path: &Path) -> bool {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(|e| e.to_ascii_lowercase());
-    matches!(
-        ext.as_deref(),
-        Some("png" | "jpg" | "jpeg" | "bmp" | "webp" | "tif" | "tiff")
-    )
+    let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
+    matches!(ext.as_deref(), Some("png" | "jpg" | "jpeg" | "bmp" | "webp" | "tif" | "tiff"))
 }
 
 /// Whether the bytes start like an image format dmlrun decodes.
@@ -424,24 +392,15 @@ mod tests {
     use super::*;
 
     fn request() -> PreprocessRequest {
-        PreprocessRequest {
-            max_pixels: 1 << 26,
-            ..PreprocessRequest::default()
-        }
+        PreprocessRequest { max_pixels: 1 << 26, ..PreprocessRequest::default() }
     }
 
     #[test]
     fn infers_nchw_and_nhwc_from_channel_dim() {
         let p = Preprocess::resolve(&request(), "x", DType::Float32, &[None, Some(3), Some(224), Some(224)]).unwrap();
-        assert_eq!(
-            (p.layout, p.channels, p.height, p.width),
-            (Layout::Nchw, 3, Some(224), Some(224))
-        );
+        assert_eq!((p.layout, p.channels, p.height, p.width), (Layout::Nchw, 3, Some(224), Some(224)));
         let p = Preprocess::resolve(&request(), "x", DType::Float32, &[Some(1), Some(32), Some(48), Some(1)]).unwrap();
-        assert_eq!(
-            (p.layout, p.channels, p.height, p.width),
-            (Layout::Nhwc, 1, Some(32), Some(48))
-        );
+        assert_eq!((p.layout, p.channels, p.height, p.width), (Layout::Nhwc, 1, Some(32), Some(48)));
     }
 
     #[test]
@@ -456,11 +415,7 @@ mod tests {
         let p = Preprocess::resolve(&request(), "x", DType::Float32, &[Some(1), Some(3), Some(1), Some(1)]).unwrap();
         let t = p.from_rgb(&[255, 0, 128], 1, 1);
         let v = t.to_f64().unwrap();
-        let expect = [
-            (1.0f32 - 0.485) / 0.229,
-            (0.0f32 - 0.456) / 0.224,
-            (128.0f32 / 255.0 - 0.406) / 0.225,
-        ];
+        let expect = [(1.0f32 - 0.485) / 0.229, (0.0f32 - 0.456) / 0.224, (128.0f32 / 255.0 - 0.406) / 0.225];
         for (got, want) in v.iter().zip(expect) {
             assert_eq!(*got as f32, want);
         }
@@ -468,11 +423,7 @@ mod tests {
 
     #[test]
     fn bgr_nhwc_puts_blue_first() {
-        let req = PreprocessRequest {
-            preset: Some(Preset::Raw),
-            channel_order: Some(ChannelOrder::Bgr),
-            ..request()
-        };
+        let req = PreprocessRequest { preset: Some(Preset::Raw), channel_order: Some(ChannelOrder::Bgr), ..request() };
         let p = Preprocess::resolve(&req, "x", DType::Float32, &[Some(1), Some(1), Some(2), Some(3)]).unwrap();
         assert_eq!(p.layout, Layout::Nhwc);
         let t = p.from_rgb(&[1, 2, 3, 4, 5, 6], 2, 1);

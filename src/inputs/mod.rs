@@ -87,11 +87,7 @@ pub struct BoundInputs {
 }
 
 enum Loaded {
-    Tensor {
-        tensor: HostTensor,
-        kind: &'static str,
-        file: PathBuf,
-    },
+    Tensor { tensor: HostTensor, kind: &'static str, file: PathBuf },
     Images(Vec<PathBuf>),
 }
 
@@ -125,11 +121,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
         let (explicit, path) = split_input_arg(&arg.0, &names);
         if let Some(name) = &explicit {
             if !names.contains(&name.as_str()) {
-                bail!(
-                    "--input {}: the model has no input '{name}' (its inputs: {})",
-                    arg.0,
-                    known()
-                );
+                bail!("--input {}: the model has no input '{name}' (its inputs: {})", arg.0, known());
             }
         }
         let kind = detect_kind(&path)?;
@@ -145,14 +137,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
                 let tensor = read_limited(&path, options.max_tensor_bytes)
                     .and_then(|b| npy::read_npy(&b, options.max_tensor_bytes))
                     .with_context(|| format!("input file {}", path.display()))?;
-                put(
-                    explicit.map_or_else(first, Ok)?,
-                    Loaded::Tensor {
-                        tensor,
-                        kind: "npy",
-                        file: path,
-                    },
-                )?;
+                put(explicit.map_or_else(first, Ok)?, Loaded::Tensor { tensor, kind: "npy", file: path })?;
             }
             FileKind::Pb => {
                 let (proto_name, tensor) = read_limited(&path, options.max_tensor_bytes)
@@ -164,14 +149,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
                     None if names.contains(&proto_name.as_str()) => proto_name,
                     None => first()?,
                 };
-                put(
-                    name,
-                    Loaded::Tensor {
-                        tensor,
-                        kind: "pb",
-                        file: path,
-                    },
-                )?;
+                put(name, Loaded::Tensor { tensor, kind: "pb", file: path })?;
             }
             FileKind::Npz => {
                 let arrays = read_limited(&path, options.max_tensor_bytes.saturating_mul(4))
@@ -180,10 +158,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
                 if let Some(name) = explicit {
                     // NAME=file.npz: the archive must hold exactly that array, or just one.
                     let pick =
-                        arrays
-                            .iter()
-                            .position(|(k, _)| *k == name)
-                            .or(if arrays.len() == 1 { Some(0) } else { None });
+                        arrays.iter().position(|(k, _)| *k == name).or(if arrays.len() == 1 { Some(0) } else { None });
                     let Some(i) = pick else {
                         bail!(
                             "input file {}: has no array '{name}' (it has: {})",
@@ -192,14 +167,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
                         );
                     };
                     let tensor = arrays.into_iter().nth(i).expect("index from position").1;
-                    put(
-                        name,
-                        Loaded::Tensor {
-                            tensor,
-                            kind: "npz",
-                            file: path,
-                        },
-                    )?;
+                    put(name, Loaded::Tensor { tensor, kind: "npz", file: path })?;
                 } else {
                     for (key, tensor) in arrays {
                         if !names.contains(&key.as_str()) {
@@ -209,14 +177,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
                                 known()
                             );
                         }
-                        put(
-                            key,
-                            Loaded::Tensor {
-                                tensor,
-                                kind: "npz",
-                                file: path.clone(),
-                            },
-                        )?;
+                        put(key, Loaded::Tensor { tensor, kind: "npz", file: path.clone() })?;
                     }
                 }
             }
@@ -234,11 +195,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
             continue;
         };
         let Some(dtype) = sig.dtype else {
-            bail!(
-                "input '{}' is a {}, which dmlrun cannot feed from a file",
-                sig.name,
-                sig.type_name
-            );
+            bail!("input '{}' is a {}, which dmlrun cannot feed from a file", sig.name, sig.type_name);
         };
         let (tensor, source) = match loaded {
             Loaded::Tensor { tensor, kind, file } => {
@@ -267,18 +224,11 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
                     }
                 }
                 if !pre.batched && files.len() > 1 {
-                    bail!(
-                        "input '{}' has no batch dimension; give one image, not {}",
-                        sig.name,
-                        files.len()
-                    );
+                    bail!("input '{}' has no batch dimension; give one image, not {}", sig.name, files.len());
                 }
                 let parts = files.iter().map(|f| pre.load(f)).collect::<Result<Vec<_>>>()?;
                 let tensor = HostTensor::concat_batch(parts).with_context(|| {
-                    format!(
-                        "stacking images for input '{}' (they must give the same size)",
-                        sig.name
-                    )
+                    format!("stacking images for input '{}' (they must give the same size)", sig.name)
                 })?;
                 let source = InputSource {
                     name: sig.name.clone(),
@@ -306,11 +256,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
             );
         };
         let Some(dtype) = sig.dtype else {
-            bail!(
-                "input '{}' is a {}, which dmlrun cannot generate",
-                sig.name,
-                sig.type_name
-            );
+            bail!("input '{}' is a {}, which dmlrun cannot generate", sig.name, sig.type_name);
         };
         let mut defaulted = Vec::new();
         let shape: Vec<usize> = sig
@@ -330,10 +276,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
             .with_context(|| format!("generating input '{}'", sig.name))?;
         let mut detail = format!("{fill:?} (seed {seed})").to_lowercase();
         if !defaulted.is_empty() {
-            detail.push_str(&format!(
-                "; free dimension(s) {} set to 1 (fix with --dim)",
-                defaulted.join(", ")
-            ));
+            detail.push_str(&format!("; free dimension(s) {} set to 1 (fix with --dim)", defaulted.join(", ")));
         }
         check_tensor(sig, &tensor, &[], &mut symbols)?;
         sources.push(InputSource {
@@ -362,12 +305,7 @@ pub fn check_tensor(
 ) -> Result<()> {
     let from = files.first().map(|f| format!(" ({})", f.display())).unwrap_or_default();
     if Some(tensor.dtype) != sig.dtype {
-        bail!(
-            "input '{}' expects {}, got {}{from}",
-            sig.name,
-            sig.type_name,
-            tensor.dtype
-        );
+        bail!("input '{}' expects {}, got {}{from}", sig.name, sig.type_name, tensor.dtype);
     }
     if tensor.shape.len() != sig.dims.len() {
         bail!(
@@ -417,10 +355,7 @@ enum FileKind {
 }
 
 fn detect_kind(path: &Path) -> Result<FileKind> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(|e| e.to_ascii_lowercase());
+    let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
         Some("npy") => return Ok(FileKind::Npy),
         Some("npz") => return Ok(FileKind::Npz),
@@ -433,8 +368,7 @@ fn detect_kind(path: &Path) -> Result<FileKind> {
     let n = {
         use std::io::Read;
         let mut f = std::fs::File::open(path).with_context(|| format!("opening input {}", path.display()))?;
-        f.read(&mut head)
-            .with_context(|| format!("reading input {}", path.display()))?
+        f.read(&mut head).with_context(|| format!("reading input {}", path.display()))?
     };
     let head = &head[..n];
     if head.starts_with(b"\x93NUMPY") {
@@ -455,11 +389,7 @@ fn detect_kind(path: &Path) -> Result<FileKind> {
 fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
     if meta.len() > limit.saturating_add(1 << 20) {
-        bail!(
-            "{} is {} bytes, over the limit of {limit} bytes (--max-tensor-bytes)",
-            path.display(),
-            meta.len()
-        );
+        bail!("{} is {} bytes, over the limit of {limit} bytes (--max-tensor-bytes)", path.display(), meta.len());
     }
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
 }
@@ -488,22 +418,13 @@ mod tests {
             name: name.into(),
             dtype: Some(dtype),
             type_name: dtype.name().into(),
-            dims: dims
-                .iter()
-                .map(|(s, sym)| DimSpec {
-                    size: *s,
-                    symbol: sym.map(String::from),
-                })
-                .collect(),
+            dims: dims.iter().map(|(s, sym)| DimSpec { size: *s, symbol: sym.map(String::from) }).collect(),
         }
     }
 
     #[test]
     fn splits_named_inputs() {
-        assert_eq!(
-            split_input_arg("x=a.npy", &["x"]),
-            (Some("x".into()), PathBuf::from("a.npy"))
-        );
+        assert_eq!(split_input_arg("x=a.npy", &["x"]), (Some("x".into()), PathBuf::from("a.npy")));
         assert_eq!(split_input_arg("a.npy", &["x"]), (None, PathBuf::from("a.npy")));
     }
 
@@ -512,10 +433,7 @@ mod tests {
         let s = sig("input", DType::Float32, &[(Some(2), Some("batch")), (Some(3), None)]);
         let t = HostTensor::from_f32(vec![1, 3], &[0.0; 3]).unwrap();
         let err = check_tensor(&s, &t, &[], &mut BTreeMap::new()).unwrap_err().to_string();
-        assert!(
-            err.contains("axis 0 must be 2") && err.contains("--dim batch=2"),
-            "{err}"
-        );
+        assert!(err.contains("axis 0 must be 2") && err.contains("--dim batch=2"), "{err}");
     }
 
     #[test]
@@ -531,20 +449,8 @@ mod tests {
         let a = sig("a", DType::Float32, &[(None, Some("n"))]);
         let b = sig("b", DType::Float32, &[(None, Some("n"))]);
         let mut symbols = BTreeMap::new();
-        check_tensor(
-            &a,
-            &HostTensor::from_f32(vec![2], &[0.0; 2]).unwrap(),
-            &[],
-            &mut symbols,
-        )
-        .unwrap();
-        let err = check_tensor(
-            &b,
-            &HostTensor::from_f32(vec![3], &[0.0; 3]).unwrap(),
-            &[],
-            &mut symbols,
-        )
-        .unwrap_err();
+        check_tensor(&a, &HostTensor::from_f32(vec![2], &[0.0; 2]).unwrap(), &[], &mut symbols).unwrap();
+        let err = check_tensor(&b, &HostTensor::from_f32(vec![3], &[0.0; 3]).unwrap(), &[], &mut symbols).unwrap_err();
         assert!(err.to_string().contains("another input has n=2"), "{err}");
     }
 
@@ -559,10 +465,7 @@ mod tests {
         };
         let err = bind(&[], std::slice::from_ref(&s), &options).unwrap_err().to_string();
         assert!(err.contains("missing input 'x'") && err.contains("--generate"), "{err}");
-        let options = LoadOptions {
-            generate: Some(Fill::Zeros),
-            ..options
-        };
+        let options = LoadOptions { generate: Some(Fill::Zeros), ..options };
         let bound = bind(&[], &[s], &options).unwrap();
         assert_eq!(bound.tensors[0].1.shape, vec![1]);
     }

@@ -45,9 +45,8 @@ pub fn read_npy(bytes: &[u8], max_bytes: u64) -> Result<HostTensor> {
         .map_err(|_| anyhow::anyhow!("shape {:?} does not fit this machine", file.shape()))?;
     let order = file.order();
     let count = element_count(&shape)?;
-    let data_len = count
-        .checked_mul(itemsize)
-        .ok_or_else(|| anyhow::anyhow!("shape {} overflows", format_shape(&shape)))?;
+    let data_len =
+        count.checked_mul(itemsize).ok_or_else(|| anyhow::anyhow!("shape {} overflows", format_shape(&shape)))?;
     if data_len as u64 > max_bytes {
         bail!(
             "array of shape {} ({data_len} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)",
@@ -110,9 +109,7 @@ pub fn read_npz(bytes: &[u8], max_bytes: u64) -> Result<Vec<(String, HostTensor)
         zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| anyhow::anyhow!("not a valid .npz (zip) file: {e}"))?;
     let mut arrays = Vec::new();
     for i in 0..archive.len() {
-        let mut entry = archive
-            .by_index(i)
-            .map_err(|e| anyhow::anyhow!("reading .npz entry {i}: {e}"))?;
+        let mut entry = archive.by_index(i).map_err(|e| anyhow::anyhow!("reading .npz entry {i}: {e}"))?;
         let name = entry.name().to_string();
         let Some(array_name) = name.strip_suffix(".npy") else {
             continue;
@@ -144,11 +141,7 @@ pub fn write_npy(tensor: &HostTensor) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     macro_rules! write_as {
         ($t:ty, $n:expr, $conv:expr) => {{
-            let mut writer = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&shape)
-                .writer(&mut out)
-                .begin_nd()?;
+            let mut writer = npyz::WriteOptions::new().default_dtype().shape(&shape).writer(&mut out).begin_nd()?;
             writer.extend(bytes.chunks_exact($n).map(|c| $conv(c.try_into().expect("chunk size"))))?;
             writer.finish()?;
         }};
@@ -176,9 +169,8 @@ pub fn write_npy(tensor: &HostTensor) -> Result<Vec<u8>> {
 /// Encodes named tensors as an `.npz` archive (stored, like `numpy.savez`).
 pub fn write_npz(arrays: &[(String, HostTensor)]) -> Result<Vec<u8>> {
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Stored)
-        .large_file(true);
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored).large_file(true);
     for (name, tensor) in arrays {
         zip.start_file(format!("{name}.npy"), options)?;
         zip.write_all(&write_npy(tensor).with_context(|| format!("output '{name}'"))?)?;
@@ -192,14 +184,10 @@ mod tests {
 
     #[test]
     fn npy_round_trips_every_numeric_dtype() {
-        for dtype in DType::ALL
-            .into_iter()
-            .filter(|d| *d != DType::String && *d != DType::Bfloat16)
-        {
+        for dtype in DType::ALL.into_iter().filter(|d| *d != DType::String && *d != DType::Bfloat16) {
             let size = dtype.size().unwrap();
-            let bytes: Vec<u8> = (0..6 * size)
-                .map(|i| if dtype == DType::Bool { (i % 2) as u8 } else { i as u8 })
-                .collect();
+            let bytes: Vec<u8> =
+                (0..6 * size).map(|i| if dtype == DType::Bool { (i % 2) as u8 } else { i as u8 }).collect();
             let t = HostTensor::from_bytes(dtype, vec![2, 3], bytes).unwrap();
             let back = read_npy(&write_npy(&t).unwrap(), u64::MAX).unwrap();
             assert_eq!(back, t, "{dtype}");

@@ -80,11 +80,7 @@ fn precompute(in_size: usize, out_size: usize, filter: Filter) -> Coefficients {
         for (x, &w) in k.iter().enumerate().take(taps) {
             let w = if total != 0.0 { w / total } else { w };
             let fixed = w * (1i64 << PRECISION_BITS) as f64;
-            weights[xx * ksize + x] = if w < 0.0 {
-                (fixed - 0.5) as i32
-            } else {
-                (fixed + 0.5) as i32
-            };
+            weights[xx * ksize + x] = if w < 0.0 { (fixed - 0.5) as i32 } else { (fixed + 0.5) as i32 };
         }
         bounds.push((xmin, taps));
     }
@@ -188,10 +184,7 @@ mod tests {
     #[test]
     fn bilinear_downscale_matches_pillow() {
         let out = resize(&pattern(), 7, 5, 3, 3, 2, Filter::Bilinear);
-        assert_eq!(
-            out,
-            vec![95, 102, 109, 137, 138, 140, 136, 98, 105, 133, 140, 147, 147, 154, 117, 114, 116, 123]
-        );
+        assert_eq!(out, vec![95, 102, 109, 137, 138, 140, 136, 98, 105, 133, 140, 147, 147, 154, 117, 114, 116, 123]);
     }
 
     #[test]
@@ -209,18 +202,12 @@ mod tests {
     #[test]
     fn bicubic_downscale_matches_pillow() {
         let out = resize(&pattern(), 7, 5, 3, 3, 2, Filter::Bicubic);
-        assert_eq!(
-            out,
-            vec![88, 96, 103, 137, 139, 143, 136, 96, 103, 135, 142, 149, 149, 156, 118, 115, 118, 125]
-        );
+        assert_eq!(out, vec![88, 96, 103, 137, 139, 143, 136, 96, 103, 135, 142, 149, 149, 156, 118, 115, 118, 125]);
     }
 
     #[test]
     fn luma_matches_pillow() {
-        assert_eq!(
-            &rgb_to_luma(&pattern())[..12],
-            &[6, 27, 48, 69, 90, 111, 132, 153, 174, 195, 216, 237]
-        );
+        assert_eq!(&rgb_to_luma(&pattern())[..12], &[6, 27, 48, 69, 90, 111, 132, 153, 174, 195, 216, 237]);
     }
 
     #[test]

@@ -29,23 +29,13 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
     let count = element_count(&shape)?;
     if dtype == DType::String {
         if proto.string_data.len() != count {
-            bail!(
-                "dims {} need {count} strings, string_data has {}",
-                format_shape(&shape),
-                proto.string_data.len()
-            );
+            bail!("dims {} need {count} strings, string_data has {}", format_shape(&shape), proto.string_data.len());
         }
-        let strings = proto
-            .string_data
-            .iter()
-            .map(|s| String::from_utf8_lossy(s).into_owned())
-            .collect();
+        let strings = proto.string_data.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect();
         return HostTensor::from_strings(shape, strings);
     }
     let size = dtype.size().expect("numeric dtype");
-    let byte_len = count
-        .checked_mul(size)
-        .ok_or_else(|| anyhow::anyhow!("dims {} overflow", format_shape(&shape)))?;
+    let byte_len = count.checked_mul(size).ok_or_else(|| anyhow::anyhow!("dims {} overflow", format_shape(&shape)))?;
     if byte_len as u64 > max_bytes {
         bail!(
             "tensor of shape {} ({byte_len} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)",
@@ -54,20 +44,13 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
     }
     if let Some(raw) = &proto.raw_data {
         if raw.len() != byte_len {
-            bail!(
-                "raw_data holds {} bytes but dims {} of {dtype} need {byte_len}",
-                raw.len(),
-                format_shape(&shape)
-            );
+            bail!("raw_data holds {} bytes but dims {} of {dtype} need {byte_len}", raw.len(), format_shape(&shape));
         }
         return HostTensor::from_bytes(dtype, shape, raw.clone());
     }
     let typed_len = |len: usize, field: &str| -> Result<()> {
         if len != count {
-            bail!(
-                "dims {} need {count} values of {dtype}, {field} has {len}",
-                format_shape(&shape)
-            );
+            bail!("dims {} need {count} values of {dtype}, {field} has {len}", format_shape(&shape));
         }
         Ok(())
     };
@@ -86,11 +69,7 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
         }
         DType::Uint32 | DType::Uint64 => {
             typed_len(proto.uint64_data.len(), "uint64_data")?;
-            proto
-                .uint64_data
-                .iter()
-                .flat_map(|&v| v.to_le_bytes()[..size].to_vec())
-                .collect()
+            proto.uint64_data.iter().flat_map(|&v| v.to_le_bytes()[..size].to_vec()).collect()
         }
         // ONNX stores these in int32_data, one element per int32 (float16/bfloat16 as their bits).
         DType::Int32
@@ -102,11 +81,7 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
         | DType::Float16
         | DType::Bfloat16 => {
             typed_len(proto.int32_data.len(), "int32_data")?;
-            proto
-                .int32_data
-                .iter()
-                .flat_map(|&v| v.to_le_bytes()[..size].to_vec())
-                .collect()
+            proto.int32_data.iter().flat_map(|&v| v.to_le_bytes()[..size].to_vec()).collect()
         }
         DType::String => unreachable!("handled above"),
     };
@@ -134,12 +109,9 @@ mod tests {
 
     #[test]
     fn round_trips_numbers_and_strings() {
-        let t = HostTensor::from_bytes(
-            DType::Int64,
-            vec![2],
-            [3i64, -4].iter().flat_map(|v| v.to_le_bytes()).collect(),
-        )
-        .unwrap();
+        let t =
+            HostTensor::from_bytes(DType::Int64, vec![2], [3i64, -4].iter().flat_map(|v| v.to_le_bytes()).collect())
+                .unwrap();
         assert_eq!(read(&write("x", &t), u64::MAX).unwrap(), ("x".to_string(), t));
         let s = HostTensor::from_strings(vec![2], vec!["a".into(), "bé".into()]).unwrap();
         assert_eq!(read(&write("s", &s), u64::MAX).unwrap().1, s);
@@ -155,28 +127,16 @@ mod tests {
         };
         let t = from_proto(&proto, u64::MAX).unwrap();
         assert_eq!(t.to_f64().unwrap(), vec![1.0, 2.0, -1.0]);
-        let proto = TensorProto {
-            dims: vec![],
-            data_type: Some(1),
-            float_data: vec![2.5],
-            ..TensorProto::default()
-        };
+        let proto = TensorProto { dims: vec![], data_type: Some(1), float_data: vec![2.5], ..TensorProto::default() };
         let t = from_proto(&proto, u64::MAX).unwrap();
         assert_eq!((t.shape.len(), t.to_f64().unwrap()), (0, vec![2.5]));
     }
 
     #[test]
     fn raw_data_shorter_than_dims_is_an_error() {
-        let proto = TensorProto {
-            dims: vec![2, 2],
-            data_type: Some(1),
-            raw_data: Some(vec![0; 12]),
-            ..TensorProto::default()
-        };
+        let proto =
+            TensorProto { dims: vec![2, 2], data_type: Some(1), raw_data: Some(vec![0; 12]), ..TensorProto::default() };
         let err = from_proto(&proto, u64::MAX).unwrap_err().to_string();
-        assert!(
-            err.contains("raw_data holds 12 bytes") && err.contains("need 16"),
-            "{err}"
-        );
+        assert!(err.contains("raw_data holds 12 bytes") && err.contains("need 16"), "{err}");
     }
 }

@@ -18,12 +18,7 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             report.onnxruntime.path.display(),
             report.onnxruntime.source.describe()
         );
-        let _ = writeln!(
-            w,
-            "model       : {} ({} bytes)",
-            report.model.path.display(),
-            report.model.size_bytes
-        );
+        let _ = writeln!(w, "model       : {} ({} bytes)", report.model.path.display(), report.model.size_bytes);
         let _ = writeln!(
             w,
             "session     : {:?} execution, memory pattern {}, optimization {:?}",
@@ -32,30 +27,17 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             report.plan.optimization_level
         );
         if !report.plan.dimension_overrides.is_empty() {
-            let dims: Vec<String> = report
-                .plan
-                .dimension_overrides
-                .iter()
-                .map(|o| format!("{}={}", o.key, o.value))
-                .collect();
+            let dims: Vec<String> =
+                report.plan.dimension_overrides.iter().map(|o| format!("{}={}", o.key, o.value)).collect();
             let _ = writeln!(w, "dims        : {}", dims.join(", "));
         }
         let _ = writeln!(w);
         let _ = writeln!(w, "inputs:");
         for input in &report.inputs {
             let files: Vec<String> = input.files.iter().map(|f| f.display().to_string()).collect();
-            let from = if files.is_empty() {
-                input.kind.clone()
-            } else {
-                format!("{} {}", input.kind, files.join(", "))
-            };
-            let _ = writeln!(
-                w,
-                "  {:<16} {} {}  <- {from}",
-                input.name,
-                input.dtype,
-                format_shape(&input.shape)
-            );
+            let from =
+                if files.is_empty() { input.kind.clone() } else { format!("{} {}", input.kind, files.join(", ")) };
+            let _ = writeln!(w, "  {:<16} {} {}  <- {from}", input.name, input.dtype, format_shape(&input.shape));
             if let Some(detail) = &input.detail {
                 let _ = writeln!(w, "  {:<16} {detail}", "");
             }
@@ -75,28 +57,14 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         } else {
             String::new()
         };
-        let _ = writeln!(
-            w,
-            "  {:<16} {} {}  {range}{special}",
-            o.name,
-            o.dtype,
-            format_shape(&o.shape)
-        );
-        let first: Vec<String> = o
-            .first_values
-            .iter()
-            .map(|v| v.as_f64().map_or_else(|| v.to_string(), num))
-            .collect();
+        let _ = writeln!(w, "  {:<16} {} {}  {range}{special}", o.name, o.dtype, format_shape(&o.shape));
+        let first: Vec<String> = o.first_values.iter().map(|v| v.as_f64().map_or_else(|| v.to_string(), num)).collect();
         let _ = writeln!(
             w,
             "  {:<16} first values: [{}{}]",
             "",
             first.join(", "),
-            if first.len() < element_total(&o.shape) {
-                ", …"
-            } else {
-                ""
-            }
+            if first.len() < element_total(&o.shape) { ", …" } else { "" }
         );
     }
     if let Some(tops) = &report.top_k {
@@ -128,21 +96,13 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         let _ = writeln!(w, "  first run      {:>10.3}", t.first_run);
         if let Some(s) = &report.iterations.latency_ms {
             let _ = writeln!(w);
-            let _ = writeln!(
-                w,
-                "{} iterations after {} warm-up (ms):",
-                s.count, report.iterations.warmup
-            );
+            let _ = writeln!(w, "{} iterations after {} warm-up (ms):", s.count, report.iterations.warmup);
             let _ = writeln!(
                 w,
                 "  min {:.3}  mean {:.3}  p50 {:.3}  p90 {:.3}  p95 {:.3}  p99 {:.3}  max {:.3}",
                 s.min, s.mean, s.p50, s.p90, s.p95, s.p99, s.max
             );
-            let items = report
-                .iterations
-                .items_per_s
-                .map(|v| format!(", {v:.2} items/s"))
-                .unwrap_or_default();
+            let items = report.iterations.items_per_s.map(|v| format!(", {v:.2} items/s")).unwrap_or_default();
             let _ = writeln!(
                 w,
                 "  stddev {:.3} (CoV {:.1}%)  throughput {:.2} inferences/s{items}",

@@ -64,10 +64,7 @@ pub fn locate(flag: Option<&Path>) -> Result<(PathBuf, LibrarySource)> {
         return Ok((path, LibrarySource::Environment));
     }
     let mut looked = Vec::new();
-    if let Some(dir) = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-    {
+    if let Some(dir) = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf)) {
         for name in library_names() {
             let candidate = dir.join(&name);
             if candidate.is_file() {
@@ -154,9 +151,7 @@ mod tests {
 
     #[test]
     fn missing_flag_path_names_the_flag() {
-        let err = locate(Some(Path::new("/nonexistent/libonnxruntime.so")))
-            .unwrap_err()
-            .to_string();
+        let err = locate(Some(Path::new("/nonexistent/libonnxruntime.so"))).unwrap_err().to_string();
         assert!(err.starts_with("--ort-lib /nonexistent/libonnxruntime.so"), "{err}");
     }
 }

@@ -75,15 +75,7 @@ impl Runtime {
             .build()
             .map_err(|e| anyhow::anyhow!("creating the ONNX Runtime environment: {e}"))?;
         let providers = available_providers().context("asking ONNX Runtime for its execution providers")?;
-        Ok(Runtime {
-            library: LibraryInfo {
-                path,
-                source,
-                version,
-                providers,
-            },
-            environment,
-        })
+        Ok(Runtime { library: LibraryInfo { path, source, version, providers }, environment })
     }
 
     pub fn has_provider(&self, name: &str) -> bool {

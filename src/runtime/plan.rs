@@ -81,10 +81,7 @@ pub enum AdapterSelection {
     /// A DXGI adapter index (`device_id`), as `dmlrun devices` lists them.
     Index { device_id: u32 },
     /// Let DirectML pick by preference and filter (ONNX Runtime's `OrtDmlDeviceOptions`).
-    Preference {
-        performance_preference: PerformancePreference,
-        device_filter: DeviceFilter,
-    },
+    Preference { performance_preference: PerformancePreference, device_filter: DeviceFilter },
 }
 
 /// One execution provider, in registration order.
@@ -166,17 +163,13 @@ pub struct SessionPlan {
 
 impl SessionPlan {
     pub fn uses_directml(&self) -> bool {
-        self.execution_providers
-            .iter()
-            .any(|p| matches!(p, ProviderPlan::DirectML { .. }))
+        self.execution_providers.iter().any(|p| matches!(p, ProviderPlan::DirectML { .. }))
     }
 
     /// The adapter index DirectML runs on, when one was chosen by index.
     pub fn device_id(&self) -> Option<u32> {
         self.execution_providers.iter().find_map(|p| match p {
-            ProviderPlan::DirectML {
-                adapter: AdapterSelection::Index { device_id },
-            } => Some(*device_id),
+            ProviderPlan::DirectML { adapter: AdapterSelection::Index { device_id } } => Some(*device_id),
             _ => None,
         })
     }
@@ -233,29 +226,20 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
         }
         (ExecutionMode::Sequential, false)
     } else {
-        (
-            request.execution_mode.unwrap_or(ExecutionMode::Sequential),
-            request.memory_pattern.unwrap_or(true),
-        )
+        (request.execution_mode.unwrap_or(ExecutionMode::Sequential), request.memory_pattern.unwrap_or(true))
     };
 
     let dimension_overrides = resolve_dims(request, model)?;
     let unfixed_dims = model
         .symbolic_dims()
         .into_iter()
-        .filter(|name| {
-            !dimension_overrides
-                .iter()
-                .any(|o| o.by == DimKey::Name && &o.key == name)
-        })
+        .filter(|name| !dimension_overrides.iter().any(|o| o.by == DimKey::Name && &o.key == name))
         .filter(|name| {
             // A dimension fixed through its denotation is fixed too.
             !model.inputs.iter().flat_map(|i| &i.dims).any(|d| {
                 d.param.as_deref() == Some(name.as_str())
                     && d.denotation.as_ref().is_some_and(|den| {
-                        dimension_overrides
-                            .iter()
-                            .any(|o| o.by == DimKey::Denotation && &o.key == den)
+                        dimension_overrides.iter().any(|o| o.by == DimKey::Denotation && &o.key == den)
                     })
             })
         })
@@ -314,11 +298,7 @@ fn resolve_dims(request: &PlanRequest, model: &ModelInfo) -> Result<Vec<DimOverr
                 list_or_none(&symbolic)
             );
         }
-        overrides.push(DimOverride {
-            by: DimKey::Name,
-            key: name.clone(),
-            value: *value,
-        });
+        overrides.push(DimOverride { by: DimKey::Name, key: name.clone(), value: *value });
     }
     let denotations = model.dim_denotations();
     for (denotation, value) in &request.dim_denotations {
@@ -328,11 +308,7 @@ fn resolve_dims(request: &PlanRequest, model: &ModelInfo) -> Result<Vec<DimOverr
                 list_or_none(&denotations)
             );
         }
-        overrides.push(DimOverride {
-            by: DimKey::Denotation,
-            key: denotation.clone(),
-            value: *value,
-        });
+        overrides.push(DimOverride { by: DimKey::Denotation, key: denotation.clone(), value: *value });
     }
     Ok(overrides)
 }
@@ -364,11 +340,7 @@ impl fmt::Display for SessionPlan {
             .collect();
         writeln!(f, "execution providers : {}", eps.join(" -> "))?;
         writeln!(f, "execution mode      : {:?}", self.execution_mode)?;
-        writeln!(
-            f,
-            "memory pattern      : {}",
-            if self.memory_pattern { "enabled" } else { "disabled" }
-        )?;
+        writeln!(f, "memory pattern      : {}", if self.memory_pattern { "enabled" } else { "disabled" })?;
         writeln!(f, "optimization level  : {:?}", self.optimization_level)?;
         let threads = |t: Option<usize>| t.map_or("default".to_string(), |n| n.to_string());
         writeln!(f, "intra-op threads    : {}", threads(self.intra_op_threads))?;
@@ -381,15 +353,7 @@ impl fmt::Display for SessionPlan {
                 DimKey::Denotation => format!("denotation {}={}", o.key, o.value),
             })
             .collect();
-        writeln!(
-            f,
-            "dimension overrides : {}",
-            if dims.is_empty() {
-                "none".to_string()
-            } else {
-                dims.join(", ")
-            }
-        )?;
+        writeln!(f, "dimension overrides : {}", if dims.is_empty() { "none".to_string() } else { dims.join(", ") })?;
         write!(f, "unfixed dimensions  : {}", list_or_none(&self.unfixed_dims))
     }
 }
@@ -405,16 +369,8 @@ mod tests {
                 name: "input".into(),
                 dtype: Some("float32".into()),
                 dims: vec![
-                    DimInfo {
-                        value: None,
-                        param: Some("batch".into()),
-                        denotation: Some("DATA_BATCH".into()),
-                    },
-                    DimInfo {
-                        value: Some(3),
-                        param: None,
-                        denotation: None,
-                    },
+                    DimInfo { value: None, param: Some("batch".into()), denotation: Some("DATA_BATCH".into()) },
+                    DimInfo { value: Some(3), param: None, denotation: None },
                 ],
             }],
             ..ModelInfo::default()
@@ -427,11 +383,7 @@ mod tests {
 
     #[test]
     fn dml_plan_is_sequential_without_memory_pattern() {
-        let request = PlanRequest {
-            ep: EpRequest::Dml,
-            device: Some(1),
-            ..PlanRequest::default()
-        };
+        let request = PlanRequest { ep: EpRequest::Dml, device: Some(1), ..PlanRequest::default() };
         let plan = resolve(&request, &providers(&[DML_PROVIDER, CPU_PROVIDER]), &model_with_batch()).unwrap();
         assert!(plan.uses_directml());
         assert_eq!(plan.device_id(), Some(1));
@@ -443,20 +395,10 @@ mod tests {
     #[test]
     fn dml_rejects_parallel_and_memory_pattern() {
         let available = providers(&[DML_PROVIDER, CPU_PROVIDER]);
-        let request = PlanRequest {
-            ep: EpRequest::Dml,
-            execution_mode: Some(ExecutionMode::Parallel),
-            ..PlanRequest::default()
-        };
-        assert!(resolve(&request, &available, &ModelInfo::default())
-            .unwrap_err()
-            .to_string()
-            .contains("sequential"));
-        let request = PlanRequest {
-            ep: EpRequest::Dml,
-            memory_pattern: Some(true),
-            ..PlanRequest::default()
-        };
+        let request =
+            PlanRequest { ep: EpRequest::Dml, execution_mode: Some(ExecutionMode::Parallel), ..PlanRequest::default() };
+        assert!(resolve(&request, &available, &ModelInfo::default()).unwrap_err().to_string().contains("sequential"));
+        let request = PlanRequest { ep: EpRequest::Dml, memory_pattern: Some(true), ..PlanRequest::default() };
         assert!(resolve(&request, &available, &ModelInfo::default())
             .unwrap_err()
             .to_string()
@@ -469,12 +411,7 @@ mod tests {
         let plan = resolve(&request, &providers(&[CPU_PROVIDER]), &ModelInfo::default()).unwrap();
         assert!(!plan.uses_directml());
         assert!(plan.memory_pattern, "CPU keeps ONNX Runtime's default memory pattern");
-        let plan = resolve(
-            &request,
-            &providers(&[DML_PROVIDER, CPU_PROVIDER]),
-            &ModelInfo::default(),
-        )
-        .unwrap();
+        let plan = resolve(&request, &providers(&[DML_PROVIDER, CPU_PROVIDER]), &ModelInfo::default()).unwrap();
         assert_eq!(plan.device_id(), Some(0));
     }
 
@@ -482,29 +419,17 @@ mod tests {
     fn explicit_dml_without_provider_is_an_error_not_a_fallback() {
         let available = providers(&[CPU_PROVIDER]);
         for request in [
-            PlanRequest {
-                ep: EpRequest::Dml,
-                ..PlanRequest::default()
-            },
-            PlanRequest {
-                device: Some(1),
-                ..PlanRequest::default()
-            },
+            PlanRequest { ep: EpRequest::Dml, ..PlanRequest::default() },
+            PlanRequest { device: Some(1), ..PlanRequest::default() },
         ] {
-            let err = resolve(&request, &available, &ModelInfo::default())
-                .unwrap_err()
-                .to_string();
+            let err = resolve(&request, &available, &ModelInfo::default()).unwrap_err().to_string();
             assert!(err.contains("DirectML") && err.contains("--ep cpu"), "{err}");
         }
     }
 
     #[test]
     fn device_with_cpu_is_rejected() {
-        let request = PlanRequest {
-            ep: EpRequest::Cpu,
-            device: Some(0),
-            ..PlanRequest::default()
-        };
+        let request = PlanRequest { ep: EpRequest::Cpu, device: Some(0), ..PlanRequest::default() };
         assert!(resolve(&request, &providers(&[CPU_PROVIDER]), &ModelInfo::default()).is_err());
     }
 
@@ -529,13 +454,8 @@ mod tests {
 
     #[test]
     fn unknown_dim_name_lists_symbolic_dims() {
-        let request = PlanRequest {
-            dims: vec![("seq".into(), 4)],
-            ..PlanRequest::default()
-        };
-        let err = resolve(&request, &providers(&[CPU_PROVIDER]), &model_with_batch())
-            .unwrap_err()
-            .to_string();
+        let request = PlanRequest { dims: vec![("seq".into(), 4)], ..PlanRequest::default() };
+        let err = resolve(&request, &providers(&[CPU_PROVIDER]), &model_with_batch()).unwrap_err().to_string();
         assert!(err.contains("'seq'") && err.contains("batch"), "{err}");
     }
 
@@ -544,21 +464,9 @@ mod tests {
         let available = providers(&[CPU_PROVIDER]);
         let plan = resolve(&PlanRequest::default(), &available, &model_with_batch()).unwrap();
         assert_eq!(plan.unfixed_dims, vec!["batch".to_string()]);
-        let by_name = PlanRequest {
-            dims: vec![("batch".into(), 1)],
-            ..PlanRequest::default()
-        };
-        assert!(resolve(&by_name, &available, &model_with_batch())
-            .unwrap()
-            .unfixed_dims
-            .is_empty());
-        let by_denotation = PlanRequest {
-            dim_denotations: vec![("DATA_BATCH".into(), 1)],
-            ..PlanRequest::default()
-        };
-        assert!(resolve(&by_denotation, &available, &model_with_batch())
-            .unwrap()
-            .unfixed_dims
-            .is_empty());
+        let by_name = PlanRequest { dims: vec![("batch".into(), 1)], ..PlanRequest::default() };
+        assert!(resolve(&by_name, &available, &model_with_batch()).unwrap().unfixed_dims.is_empty());
+        let by_denotation = PlanRequest { dim_denotations: vec![("DATA_BATCH".into(), 1)], ..PlanRequest::default() };
+        assert!(resolve(&by_denotation, &available, &model_with_batch()).unwrap().unfixed_dims.is_empty());
     }
 }

@@ -64,10 +64,7 @@ fn configure(runtime: &Runtime, plan: &SessionPlan) -> ort::Result<SessionBuilde
 fn directml(adapter: &AdapterSelection) -> ep::DirectML {
     match adapter {
         AdapterSelection::Index { device_id } => ep::DirectML::default().with_device_id(*device_id as i32),
-        AdapterSelection::Preference {
-            performance_preference,
-            device_filter,
-        } => ep::DirectML::default()
+        AdapterSelection::Preference { performance_preference, device_filter } => ep::DirectML::default()
             .with_performance_preference(match performance_preference {
                 PerformancePreference::Default => ep::directml::PerformancePreference::Default,
                 PerformancePreference::HighPerformance => ep::directml::PerformancePreference::HighPerformance,

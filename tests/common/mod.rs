@@ -25,9 +25,7 @@ pub fn data(name: &str) -> PathBuf {
 /// The dmlrun binary, with a backtrace-enabled environment so a panic would be visible.
 pub fn dmlrun() -> Command {
     let mut cmd = Command::cargo_bin("dmlrun").expect("binary builds");
-    cmd.env("RUST_BACKTRACE", "1")
-        .env_remove("ORT_DYLIB_PATH")
-        .env("NO_COLOR", "1");
+    cmd.env("RUST_BACKTRACE", "1").env_remove("ORT_DYLIB_PATH").env("NO_COLOR", "1");
     cmd
 }
 
@@ -54,9 +52,7 @@ pub fn assert_one_line_error(output: &std::process::Output, needle: &str) -> Str
 
 /// Reads a TensorProto file into a host tensor with the library's own reader.
 pub fn read_pb(path: &Path) -> dmlrun::tensor::HostTensor {
-    dmlrun::inputs::tensor_proto::read(&std::fs::read(path).unwrap(), u64::MAX)
-        .unwrap()
-        .1
+    dmlrun::inputs::tensor_proto::read(&std::fs::read(path).unwrap(), u64::MAX).unwrap().1
 }
 
 pub fn read_npy(path: &Path) -> dmlrun::tensor::HostTensor {
@@ -69,10 +65,5 @@ pub fn write_npy(path: &Path, tensor: &dmlrun::tensor::HostTensor) {
 
 /// Class indices of the top-k list of output 0, batch item `item`.
 pub fn top_indices(report: &serde_json::Value, item: usize) -> Vec<u64> {
-    report["top_k"][0]["items"][item]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["index"].as_u64().unwrap())
-        .collect()
+    report["top_k"][0]["items"][item].as_array().unwrap().iter().map(|c| c["index"].as_u64().unwrap()).collect()
 }

@@ -1,0 +1,270 @@
+//! Bad input gets one clear line naming the file, input or flag, exit code 2, and no panic.
+
+mod common;
+
+use common::*;
+use dmlrun::tensor::{DType, HostTensor};
+
+fn squeezenet() -> String {
+    sample("squeezenet1.1.onnx").to_str().unwrap().to_string()
+}
+
+#[test]
+fn missing_model_file() {
+    let out = dmlrun().args(["/nonexistent/model.onnx", "--generate", "zeros"]).output().unwrap();
+    assert_one_line_error(&out, "model /nonexistent/model.onnx: no such file");
+}
+
+#[test]
+fn empty_model_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.onnx");
+    std::fs::write(&path, b"").unwrap();
+    let out = dmlrun().arg(&path).args(["--generate", "zeros"]).output().unwrap();
+    let err = assert_one_line_error(&out, "empty.onnx");
+    assert!(err.contains("empty"), "{err}");
+}
+
+#[test]
+fn truncated_model_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("truncated.onnx");
+    let bytes = std::fs::read(sample("squeezenet1.1.onnx")).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let out = dmlrun().arg(&path).args(["--generate", "zeros"]).output().unwrap();
+    assert_one_line_error(&out, "truncated.onnx");
+}
+
+#[test]
+fn text_file_renamed_onnx() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.onnx");
+    std::fs::write(&path, "these are my notes, not a model\n").unwrap();
+    let out = dmlrun().arg(&path).args(["--generate", "zeros"]).output().unwrap();
+    assert_one_line_error(&out, "notes.onnx");
+}
+
+#[test]
+fn model_with_an_operator_onnx_runtime_does_not_know() {
+    let out = dmlrun().arg(test_model("unknown_op.onnx")).args(["--generate", "zeros"]).output().unwrap();
+    let err = assert_one_line_error(&out, "unknown_op.onnx");
+    assert!(err.contains("Frobnicate"), "{err}");
+}
+
+#[test]
+fn unknown_input_name() {
+    let out = dmlrun().args([&squeezenet(), "--input", "pixels=x.npy"]).output().unwrap();
+    let err = assert_one_line_error(&out, "no input 'pixels'");
+    assert!(err.contains("its inputs: input"), "{err}");
+}
+
+#[test]
+fn missing_required_input() {
+    let out = dmlrun().arg(test_model("add_mul.onnx")).output().unwrap();
+    let err = assert_one_line_error(&out, "missing input 'x'");
+    assert!(err.contains("--generate"), "{err}");
+}
+
+#[test]
+fn input_given_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("x.npy");
+    write_npy(&f, &HostTensor::from_f32(vec![1, 4], &[0.0; 4]).unwrap());
+    let spec = format!("x={}", f.display());
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .args(["-i", &spec, "-i", &spec, "--generate", "zeros"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "input 'x' is given twice");
+}
+
+#[test]
+fn npy_of_the_wrong_dtype() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("x64.npy");
+    write_npy(&f, &HostTensor::from_bytes(DType::Float64, vec![1, 4], vec![0; 32]).unwrap());
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", f.display()))
+        .args(["--generate", "zeros"])
+        .output()
+        .unwrap();
+    let err = assert_one_line_error(&out, "input 'x' expects float32, got float64");
+    assert!(err.contains("x64.npy"), "{err}");
+}
+
+#[test]
+fn npy_of_the_wrong_rank_and_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let rank1 = dir.path().join("rank1.npy");
+    write_npy(&rank1, &HostTensor::from_f32(vec![4], &[0.0; 4]).unwrap());
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", rank1.display()))
+        .args(["--generate", "zeros"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "expects rank 2");
+    let wide = dir.path().join("wide.npy");
+    write_npy(&wide, &HostTensor::from_f32(vec![1, 5], &[0.0; 5]).unwrap());
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", wide.display()))
+        .args(["--generate", "zeros"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "axis 1 must be 4");
+}
+
+#[test]
+fn shape_contradicting_a_dim_override() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("x.npy");
+    write_npy(&f, &HostTensor::from_f32(vec![2, 4], &[0.0; 8]).unwrap());
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", f.display()))
+        .args(["--generate", "zeros", "--dim", "batch=3"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--dim batch=3");
+}
+
+#[test]
+fn image_for_an_int64_input() {
+    let out = dmlrun().arg(test_model("int64_ids.onnx")).arg("-i").arg(sample("cat.png")).output().unwrap();
+    assert_one_line_error(&out, "input 'input_ids' takes int64");
+}
+
+#[test]
+fn truncated_png_and_jpeg() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("cut.png");
+    let bytes = std::fs::read(sample("cat.png")).unwrap();
+    std::fs::write(&png, &bytes[..bytes.len() / 3]).unwrap();
+    let out = dmlrun().args([&squeezenet(), "-i", png.to_str().unwrap()]).output().unwrap();
+    assert_one_line_error(&out, "cut.png");
+
+    let jpg = dir.path().join("cut.jpg");
+    let mut encoded = Vec::new();
+    image::RgbImage::from_pixel(64, 64, image::Rgb([10, 20, 30]))
+        .write_to(&mut std::io::Cursor::new(&mut encoded), image::ImageFormat::Jpeg)
+        .unwrap();
+    std::fs::write(&jpg, &encoded[..encoded.len() / 3]).unwrap();
+    let out = dmlrun().args([&squeezenet(), "-i", jpg.to_str().unwrap()]).output().unwrap();
+    assert_one_line_error(&out, "cut.jpg");
+}
+
+#[test]
+fn npy_with_a_corrupt_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.npy");
+    std::fs::write(&f, b"\x93NUMPY\x01\x00\x10\x00{'descr': garbage}\n").unwrap();
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", f.display()))
+        .args(["--generate", "zeros"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "bad.npy");
+}
+
+#[test]
+fn tensor_proto_with_raw_data_shorter_than_dims() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("short.pb");
+    let t = HostTensor::from_f32(vec![1, 4], &[0.0; 4]).unwrap();
+    let mut bytes = dmlrun::inputs::tensor_proto::write("x", &t);
+    // Re-encode with dims claiming 2x4: the payload stays 16 bytes.
+    let mut proto = <dmlrun::onnx_proto::TensorProto as prost::Message>::decode(bytes.as_slice()).unwrap();
+    proto.dims = vec![2, 4];
+    bytes = prost::Message::encode_to_vec(&proto);
+    std::fs::write(&f, bytes).unwrap();
+    let out =
+        dmlrun().arg(test_model("add_mul.onnx")).arg("-i").arg(&f).args(["--generate", "zeros"]).output().unwrap();
+    let err = assert_one_line_error(&out, "short.pb");
+    assert!(err.contains("raw_data holds 16 bytes"), "{err}");
+}
+
+#[test]
+fn unknown_dim_name_lists_the_models_dims() {
+    let out = dmlrun().args([&squeezenet(), "--generate", "zeros", "--dim", "batch=1"]).output().unwrap();
+    let err = assert_one_line_error(&out, "--dim batch=1");
+    assert!(err.contains("symbolic dimensions: N"), "{err}");
+}
+
+#[test]
+fn bad_dim_values_are_usage_errors() {
+    for bad in ["N=0", "N=-2", "N=two", "N"] {
+        let out = dmlrun().args([&squeezenet(), "--generate", "zeros", "--dim", bad]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--dim") && !stderr.contains("panicked"), "{bad}: {stderr}");
+    }
+}
+
+#[test]
+fn negative_device_and_zero_iterations_are_usage_errors() {
+    for args in [["--device", "-1"], ["--iterations", "0"]] {
+        let out = dmlrun().arg(squeezenet()).args(["--generate", "zeros"]).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(args[0]), "{args:?}");
+    }
+}
+
+#[test]
+fn directml_where_it_does_not_exist_is_an_error_not_a_fallback() {
+    if cfg!(windows) {
+        return;
+    }
+    let out = dmlrun().args([&squeezenet(), "--generate", "zeros", "--ep", "dml"]).output().unwrap();
+    assert_one_line_error(&out, "--ep dml asks for DirectML");
+    let out = dmlrun().args([&squeezenet(), "--generate", "zeros", "--device", "3"]).output().unwrap();
+    let err = assert_one_line_error(&out, "--device asks for DirectML");
+    assert!(err.contains("--ep cpu"), "{err}");
+}
+
+#[test]
+fn output_directory_that_is_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("taken");
+    std::fs::write(&file, b"x").unwrap();
+    let out = dmlrun()
+        .args([&squeezenet(), "--generate", "zeros", "--save-outputs", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--save-outputs");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn unwritable_output_directory() {
+    // /proc refuses new entries even for root, which is who CI runs as.
+    let out =
+        dmlrun().args([&squeezenet(), "--generate", "zeros", "--save-outputs", "/proc/dmlrun-out"]).output().unwrap();
+    assert_one_line_error(&out, "--save-outputs /proc/dmlrun-out: cannot create directory");
+}
+
+#[test]
+fn failed_run_leaves_no_partial_output_files() {
+    // The labels file is short, so the run fails after inference, before anything is written.
+    let dir = tempfile::tempdir().unwrap();
+    let labels = dir.path().join("labels.txt");
+    std::fs::write(&labels, "one\ntwo\n").unwrap();
+    let out_dir = dir.path().join("out");
+    let out = dmlrun()
+        .args([&squeezenet(), "--generate", "zeros", "--top-k", "3", "--labels", labels.to_str().unwrap()])
+        .arg("--save-outputs")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "has 2 lines but output 'prob' has 1000 classes");
+    assert!(!out_dir.exists() || std::fs::read_dir(&out_dir).unwrap().count() == 0);
+}
