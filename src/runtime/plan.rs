@@ -422,7 +422,9 @@ mod tests {
             PlanRequest { ep: EpRequest::Dml, ..PlanRequest::default() },
             PlanRequest { device: Some(1), ..PlanRequest::default() },
         ] {
-            let err = resolve(&request, &available, &ModelInfo::default()).unwrap_err().to_string();
+            let plan = resolve(&request, &available, &ModelInfo::default()).unwrap();
+            assert!(plan.uses_directml(), "the plan keeps what was asked for");
+            let err = check_available(&plan, &request, &available).unwrap_err().to_string();
             assert!(err.contains("DirectML") && err.contains("--ep cpu"), "{err}");
         }
     }
