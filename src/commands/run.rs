@@ -193,3 +193,29 @@ fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::plan::{resolve, EpRequest, CPU_PROVIDER, DML_PROVIDER};
+
+    #[test]
+    fn warns_about_unfixed_dims_only_with_directml() {
+        let model = crate::model::ModelInfo {
+            inputs: vec![crate::model::IoInfo {
+                name: "x".into(),
+                dtype: Some("float32".into()),
+                dims: vec![crate::model::DimInfo { param: Some("batch".into()), ..Default::default() }],
+            }],
+            ..Default::default()
+        };
+        let available = vec![DML_PROVIDER.to_string(), CPU_PROVIDER.to_string()];
+        let dml = resolve(&PlanRequest { ep: EpRequest::Dml, ..PlanRequest::default() }, &available, &model).unwrap();
+        let warning = dynamic_shape_warning(&dml).unwrap();
+        assert!(warning.contains("DirectML is slow with dynamic shapes") && warning.contains("--dim batch=<size>"));
+        let cpu = resolve(&PlanRequest { ep: EpRequest::Cpu, ..PlanRequest::default() }, &available, &model).unwrap();
+        assert_eq!(dynamic_shape_warning(&cpu), None);
+        let fixed = PlanRequest { ep: EpRequest::Dml, dims: vec![("batch".into(), 1)], ..PlanRequest::default() };
+        assert_eq!(dynamic_shape_warning(&resolve(&fixed, &available, &model).unwrap()), None);
+    }
+}
