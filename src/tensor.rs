@@ -28,10 +28,17 @@ pub enum DType {
     Uint64,
     Bool,
     String,
+    Float8E4M3FN,
+    Float8E4M3FNUZ,
+    Float8E5M2,
+    Float8E5M2FNUZ,
+    /// 4-bit integers, packed two per byte (low nibble first), as ONNX and ONNX Runtime store them.
+    Uint4,
+    Int4,
 }
 
 impl DType {
-    pub const ALL: [DType; 14] = [
+    pub const ALL: [DType; 20] = [
         DType::Float32,
         DType::Float64,
         DType::Float16,
@@ -46,12 +53,25 @@ impl DType {
         DType::Uint64,
         DType::Bool,
         DType::String,
+        DType::Float8E4M3FN,
+        DType::Float8E4M3FNUZ,
+        DType::Float8E5M2,
+        DType::Float8E5M2FNUZ,
+        DType::Uint4,
+        DType::Int4,
     ];
 
-    /// Bytes per element; `None` for strings.
+    /// Bytes per element; `None` for strings and the packed 4-bit types.
     pub fn size(self) -> Option<usize> {
         Some(match self {
-            DType::Int8 | DType::Uint8 | DType::Bool => 1,
+            DType::Int8
+            | DType::Uint8
+            | DType::Bool
+            | DType::Float8E4M3FN
+            | DType::Float8E4M3FNUZ
+            | DType::Float8E5M2
+            | DType::Float8E5M2FNUZ => 1,
+            DType::Uint4 | DType::Int4 => return None,
             DType::Float16 | DType::Bfloat16 | DType::Int16 | DType::Uint16 => 2,
             DType::Float32 | DType::Int32 | DType::Uint32 => 4,
             DType::Float64 | DType::Int64 | DType::Uint64 => 8,
@@ -59,8 +79,22 @@ impl DType {
         })
     }
 
+    /// Bytes that `count` elements occupy; `None` for strings or on overflow.
+    pub fn byte_len(self, count: usize) -> Option<usize> {
+        match self {
+            DType::Uint4 | DType::Int4 => Some(count.div_ceil(2)),
+            _ => count.checked_mul(self.size()?),
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
+            DType::Float8E4M3FN => "float8e4m3fn",
+            DType::Float8E4M3FNUZ => "float8e4m3fnuz",
+            DType::Float8E5M2 => "float8e5m2",
+            DType::Float8E5M2FNUZ => "float8e5m2fnuz",
+            DType::Uint4 => "uint4",
+            DType::Int4 => "int4",
             DType::Float32 => "float32",
             DType::Float64 => "float64",
             DType::Float16 => "float16",
@@ -79,7 +113,17 @@ impl DType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, DType::Float32 | DType::Float64 | DType::Float16 | DType::Bfloat16)
+        matches!(
+            self,
+            DType::Float32
+                | DType::Float64
+                | DType::Float16
+                | DType::Bfloat16
+                | DType::Float8E4M3FN
+                | DType::Float8E4M3FNUZ
+                | DType::Float8E5M2
+                | DType::Float8E5M2FNUZ
+        )
     }
 
     /// Parses numpy-style names and the short forms people type (`f32`, `i64`, `fp16`).
@@ -100,6 +144,12 @@ impl DType {
             "uint64" | "u64" => DType::Uint64,
             "bool" => DType::Bool,
             "string" | "str" => DType::String,
+            "float8e4m3fn" => DType::Float8E4M3FN,
+            "float8e4m3fnuz" => DType::Float8E4M3FNUZ,
+            "float8e5m2" => DType::Float8E5M2,
+            "float8e5m2fnuz" => DType::Float8E5M2FNUZ,
+            "uint4" => DType::Uint4,
+            "int4" => DType::Int4,
             _ => return None,
         })
     }
@@ -121,6 +171,12 @@ impl DType {
             DType::Uint32 => 12,
             DType::Uint64 => 13,
             DType::Bfloat16 => 16,
+            DType::Float8E4M3FN => 17,
+            DType::Float8E4M3FNUZ => 18,
+            DType::Float8E5M2 => 19,
+            DType::Float8E5M2FNUZ => 20,
+            DType::Uint4 => 21,
+            DType::Int4 => 22,
         }
     }
 
@@ -145,6 +201,12 @@ impl DType {
             T::Uint64 => DType::Uint64,
             T::Bool => DType::Bool,
             T::String => DType::String,
+            T::Float8E4M3FN => DType::Float8E4M3FN,
+            T::Float8E4M3FNUZ => DType::Float8E4M3FNUZ,
+            T::Float8E5M2 => DType::Float8E5M2,
+            T::Float8E5M2FNUZ => DType::Float8E5M2FNUZ,
+            T::Uint4 => DType::Uint4,
+            T::Int4 => DType::Int4,
             _ => return None,
         })
     }
@@ -166,8 +228,55 @@ impl DType {
             DType::Uint64 => T::Uint64,
             DType::Bool => T::Bool,
             DType::String => T::String,
+            DType::Float8E4M3FN => T::Float8E4M3FN,
+            DType::Float8E4M3FNUZ => T::Float8E4M3FNUZ,
+            DType::Float8E5M2 => T::Float8E5M2,
+            DType::Float8E5M2FNUZ => T::Float8E5M2FNUZ,
+            DType::Uint4 => T::Uint4,
+            DType::Int4 => T::Int4,
         }
     }
+}
+
+/// Decodes an 8-bit float with `exp_bits` exponent bits. `fnuz`: no negative zero, bias one
+/// higher, 0x80 is the only NaN. `e4m3fn`: no infinities, 0x7F/0xFF are NaN (ONNX's definitions).
+fn float8_to_f64(bits: u8, exp_bits: u32, fnuz: bool) -> f64 {
+    let man_bits = 7 - exp_bits;
+    let bias = (1i32 << (exp_bits - 1)) - 1 + fnuz as i32;
+    let sign = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
+    let exp = ((bits >> man_bits) & ((1 << exp_bits) - 1)) as i32;
+    let man = (bits & ((1 << man_bits) - 1)) as f64;
+    if fnuz {
+        if bits == 0x80 {
+            return f64::NAN;
+        }
+    } else if exp_bits == 4 {
+        if bits & 0x7F == 0x7F {
+            return f64::NAN;
+        }
+    } else if exp == 0x1F {
+        return if man == 0.0 { sign * f64::INFINITY } else { f64::NAN };
+    }
+    let scale = (1u32 << man_bits) as f64;
+    if exp == 0 {
+        sign * (man / scale) * 2f64.powi(1 - bias)
+    } else {
+        sign * (1.0 + man / scale) * 2f64.powi(exp - bias)
+    }
+}
+
+/// Unpacks `count` 4-bit values (low nibble first).
+fn unpack_4bit(bytes: &[u8], count: usize, signed: bool) -> Vec<i128> {
+    (0..count)
+        .map(|i| {
+            let nibble = (bytes[i / 2] >> ((i % 2) * 4)) & 0x0F;
+            if signed && nibble & 0x08 != 0 {
+                nibble as i128 - 16
+            } else {
+                nibble as i128
+            }
+        })
+        .collect()
 }
 
 impl fmt::Display for DType {
@@ -208,11 +317,11 @@ pub fn format_shape(shape: &[usize]) -> String {
 impl HostTensor {
     /// Builds a numeric tensor from raw bytes, checking that their length matches the shape.
     pub fn from_bytes(dtype: DType, shape: Vec<usize>, bytes: Vec<u8>) -> Result<HostTensor> {
-        let Some(size) = dtype.size() else {
+        if dtype == DType::String {
             bail!("string tensors are not stored as bytes");
-        };
-        let expected = element_count(&shape)?
-            .checked_mul(size)
+        }
+        let expected = dtype
+            .byte_len(element_count(&shape)?)
             .ok_or_else(|| anyhow::anyhow!("tensor of shape {} is too large", format_shape(&shape)))?;
         if bytes.len() != expected {
             bail!("{} tensor of shape {} needs {expected} bytes, got {}", dtype, format_shape(&shape), bytes.len());
@@ -237,10 +346,7 @@ impl HostTensor {
     }
 
     pub fn len(&self) -> usize {
-        match &self.data {
-            TensorData::Bytes(b) => b.len() / self.dtype.size().unwrap_or(1).max(1),
-            TensorData::Strings(s) => s.len(),
-        }
+        self.shape.iter().product()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -290,6 +396,13 @@ impl HostTensor {
             DType::Uint32 => conv!(u32, 4, |v: u32| v as f64),
             DType::Uint64 => conv!(u64, 8, |v: u64| v as f64),
             DType::Bool => bytes.iter().map(|&b| if b != 0 { 1.0 } else { 0.0 }).collect(),
+            DType::Float8E4M3FN => bytes.iter().map(|&b| float8_to_f64(b, 4, false)).collect(),
+            DType::Float8E4M3FNUZ => bytes.iter().map(|&b| float8_to_f64(b, 4, true)).collect(),
+            DType::Float8E5M2 => bytes.iter().map(|&b| float8_to_f64(b, 5, false)).collect(),
+            DType::Float8E5M2FNUZ => bytes.iter().map(|&b| float8_to_f64(b, 5, true)).collect(),
+            DType::Uint4 | DType::Int4 => {
+                unpack_4bit(bytes, self.len(), self.dtype == DType::Int4).into_iter().map(|v| v as f64).collect()
+            }
             DType::String => return None,
         })
     }
@@ -312,6 +425,7 @@ impl HostTensor {
             DType::Uint32 => conv!(u32, 4),
             DType::Uint64 => conv!(u64, 8),
             DType::Bool => bytes.iter().map(|&b| (b != 0) as i128).collect(),
+            DType::Uint4 | DType::Int4 => unpack_4bit(bytes, self.len(), self.dtype == DType::Int4),
             _ => return None,
         })
     }
@@ -378,8 +492,7 @@ impl HostTensor {
             let (_, strings) = tensor.try_extract_strings()?;
             return HostTensor::from_strings(shape, strings);
         }
-        let size = dtype.size().expect("numeric dtype");
-        let byte_len = element_count(&shape)? * size;
+        let byte_len = dtype.byte_len(element_count(&shape)?).expect("numeric dtype");
         let bytes = if byte_len == 0 {
             Vec::new()
         } else {
@@ -429,6 +542,29 @@ mod tests {
         let c = HostTensor::concat_batch(vec![a, b]).unwrap();
         assert_eq!(c.shape, vec![2, 2]);
         assert_eq!(c.to_f64().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+    }
+
+    #[test]
+    fn decodes_float8_as_onnx_defines_it() {
+        // Values from onnx.numpy_helper / ml_dtypes.
+        assert_eq!(float8_to_f64(0x38, 4, false), 1.0); // e4m3fn
+        assert_eq!(float8_to_f64(0x7E, 4, false), 448.0);
+        assert!(float8_to_f64(0x7F, 4, false).is_nan());
+        assert_eq!(float8_to_f64(0x01, 4, false), 2f64.powi(-9));
+        assert_eq!(float8_to_f64(0x40, 4, true), 1.0); // e4m3fnuz
+        assert!(float8_to_f64(0x80, 4, true).is_nan());
+        assert_eq!(float8_to_f64(0x3C, 5, false), 1.0); // e5m2
+        assert_eq!(float8_to_f64(0x7C, 5, false), f64::INFINITY);
+        assert_eq!(float8_to_f64(0xFB, 5, false), -57344.0);
+        assert_eq!(float8_to_f64(0x40, 5, true), 1.0); // e5m2fnuz
+    }
+
+    #[test]
+    fn unpacks_int4_low_nibble_first() {
+        let t = HostTensor::from_bytes(DType::Int4, vec![3], vec![0xF7, 0x08]).unwrap();
+        assert_eq!(t.to_i128().unwrap(), vec![7, -1, -8]);
+        let t = HostTensor::from_bytes(DType::Uint4, vec![3], vec![0xF7, 0x08]).unwrap();
+        assert_eq!(t.to_i128().unwrap(), vec![7, 15, 8]);
     }
 
     #[test]

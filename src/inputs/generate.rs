@@ -35,6 +35,22 @@ pub fn generate(dtype: DType, shape: &[usize], fill: Fill, seed: u64) -> anyhow:
         let strings = (0..count).map(|i| format!("{}", value(i))).collect();
         return HostTensor::from_strings(shape.to_vec(), strings);
     }
+    if matches!(
+        dtype,
+        DType::Float8E4M3FN
+            | DType::Float8E4M3FNUZ
+            | DType::Float8E5M2
+            | DType::Float8E5M2FNUZ
+            | DType::Uint4
+            | DType::Int4
+    ) {
+        // All-zero bits are zero in every one of these formats; other fills would need an encoder.
+        if fill != Fill::Zeros {
+            anyhow::bail!("dmlrun can generate {dtype} data only with --generate zeros");
+        }
+        let len = dtype.byte_len(count).ok_or_else(|| anyhow::anyhow!("tensor too large"))?;
+        return HostTensor::from_bytes(dtype, shape.to_vec(), vec![0; len]);
+    }
     let size = dtype.size().expect("numeric");
     let mut bytes = Vec::with_capacity(count * size);
     for i in 0..count {
@@ -52,7 +68,7 @@ pub fn generate(dtype: DType, shape: &[usize], fill: Fill, seed: u64) -> anyhow:
             DType::Uint16 => bytes.extend((v as u16).to_le_bytes()),
             DType::Uint32 => bytes.extend((v as u32).to_le_bytes()),
             DType::Uint64 => bytes.extend((v as u64).to_le_bytes()),
-            DType::String => unreachable!(),
+            _ => unreachable!("handled above"),
         }
     }
     HostTensor::from_bytes(dtype, shape.to_vec(), bytes)

@@ -161,6 +161,18 @@ pub fn write_npy(tensor: &HostTensor) -> Result<Vec<u8>> {
         DType::Uint32 => write_as!(u32, 4, u32::from_le_bytes),
         DType::Uint64 => write_as!(u64, 8, u64::from_le_bytes),
         DType::Bool => write_as!(bool, 1, |b: [u8; 1]| b[0] != 0),
+        // numpy has no 8-bit floats or 4-bit integers: widen, exactly.
+        DType::Float8E4M3FN | DType::Float8E4M3FNUZ | DType::Float8E5M2 | DType::Float8E5M2FNUZ => {
+            let values = tensor.to_f64().expect("numeric");
+            let bytes: Vec<u8> = values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect();
+            return write_npy(&HostTensor::from_bytes(DType::Float32, tensor.shape.clone(), bytes)?);
+        }
+        DType::Int4 | DType::Uint4 => {
+            let values = tensor.to_i128().expect("integer");
+            let bytes: Vec<u8> = values.iter().map(|v| *v as i8 as u8).collect();
+            let wide = if tensor.dtype == DType::Int4 { DType::Int8 } else { DType::Uint8 };
+            return write_npy(&HostTensor::from_bytes(wide, tensor.shape.clone(), bytes)?);
+        }
         DType::String => unreachable!("handled above"),
     }
     Ok(out)
@@ -184,7 +196,22 @@ mod tests {
 
     #[test]
     fn npy_round_trips_every_numeric_dtype() {
-        for dtype in DType::ALL.into_iter().filter(|d| *d != DType::String && *d != DType::Bfloat16) {
+        // The dtypes numpy has (bfloat16, float8 and 4-bit types are widened on write).
+        let numpy_dtypes = [
+            DType::Float16,
+            DType::Float32,
+            DType::Float64,
+            DType::Int8,
+            DType::Int16,
+            DType::Int32,
+            DType::Int64,
+            DType::Uint8,
+            DType::Uint16,
+            DType::Uint32,
+            DType::Uint64,
+            DType::Bool,
+        ];
+        for dtype in numpy_dtypes {
             let size = dtype.size().unwrap();
             let bytes: Vec<u8> =
                 (0..6 * size).map(|i| if dtype == DType::Bool { (i % 2) as u8 } else { i as u8 }).collect();

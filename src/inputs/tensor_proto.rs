@@ -69,21 +69,26 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
         }
         DType::Uint32 | DType::Uint64 => {
             typed_len(proto.uint64_data.len(), "uint64_data")?;
+            let size = dtype.size().expect("fixed-size dtype");
             proto.uint64_data.iter().flat_map(|&v| v.to_le_bytes()[..size].to_vec()).collect()
         }
-        // ONNX stores these in int32_data, one element per int32 (float16/bfloat16 as their bits).
-        DType::Int32
-        | DType::Int16
-        | DType::Int8
-        | DType::Uint16
-        | DType::Uint8
-        | DType::Bool
-        | DType::Float16
-        | DType::Bfloat16 => {
+        // 4-bit types: int32_data holds the packed bytes (two elements per entry).
+        DType::Uint4 | DType::Int4 => {
+            if proto.int32_data.len() != byte_len {
+                bail!(
+                    "dims {} need {byte_len} packed bytes of {dtype}, int32_data has {}",
+                    format_shape(&shape),
+                    proto.int32_data.len()
+                );
+            }
+            proto.int32_data.iter().map(|&v| v as u8).collect()
+        }
+        // ONNX stores the rest in int32_data, one element per int32 (16- and 8-bit floats as their bits).
+        _ => {
             typed_len(proto.int32_data.len(), "int32_data")?;
+            let size = dtype.size().expect("fixed-size dtype");
             proto.int32_data.iter().flat_map(|&v| v.to_le_bytes()[..size].to_vec()).collect()
         }
-        DType::String => unreachable!("handled above"),
     };
     HostTensor::from_bytes(dtype, shape, bytes)
 }
