@@ -50,6 +50,11 @@ pub struct Cli {
 pub enum Command {
     /// Run a model once (plus timed iterations) and report outputs and timings (the default).
     Run(Box<RunArgs>),
+    /// Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb).
+    ///
+    /// Exit code 0 when every case passes (or fails only as --expect says), 1 when a case
+    /// fails, 2 when the tests could not run.
+    Test(Box<TestArgs>),
     /// Show a model's inputs, outputs, symbolic dimensions, opsets and metadata.
     Info(InfoArgs),
     /// List the DirectML (DXGI) adapters; the index is the --device value.
@@ -265,6 +270,84 @@ pub struct RunArgs {
     pub ort: OrtArgs,
 }
 
+/// `dmlrun test`.
+#[derive(Debug, Clone, Args)]
+pub struct TestArgs {
+    /// Model folders in ONNX's test-data layout, or trees of them (searched recursively).
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|.
+    /// A case's data.json overrides it.
+    #[arg(long, value_name = "R", default_value_t = 1e-3)]
+    pub rtol: f64,
+
+    /// Absolute tolerance (see --rtol). A case's data.json overrides it.
+    #[arg(long, value_name = "A", default_value_t = 1e-7)]
+    pub atol: f64,
+
+    /// Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable.
+    #[arg(long = "tol", value_name = "OUTPUT=ATOL,RTOL", value_parser = parse_tol)]
+    pub tols: Vec<(String, f64, f64)>,
+
+    /// Fail a case whose outputs hold NaN or Inf.
+    #[arg(long)]
+    pub check_finite: bool,
+
+    /// Also run every case on this execution provider and compare the two runs with the same
+    /// rules (instead of the expected outputs): the DirectML-vs-CPU check.
+    #[arg(long, value_name = "EP")]
+    pub compare_ep: Option<EpRequest>,
+
+    /// Optimisation level of the reference run of --compare-ep (default: as the main run).
+    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
+    pub compare_opt_level: Option<OptimizationLevel>,
+
+    /// Intra-op threads of the reference run of --compare-ep.
+    #[arg(long, value_name = "N", requires = "compare_ep")]
+    pub compare_intra_threads: Option<usize>,
+
+    /// Run this many cases at once (CPU only; DirectML cases always run one at a time).
+    /// With more than one, each session uses one intra-op thread unless --intra-threads says otherwise.
+    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: u64,
+
+    /// Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail
+    /// without failing the run; any other change does, and a known failure that now passes is reported.
+    #[arg(long, value_name = "FILE")]
+    pub expect: Option<PathBuf>,
+
+    /// Write this run's failures and errors as an --expect file.
+    #[arg(long, value_name = "FILE")]
+    pub write_expect: Option<PathBuf>,
+
+    /// Write the results as JSON to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write the results as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+
+    /// List passing cases too.
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// Print only the summary line.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Refuse tensors larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    pub max_tensor_bytes: u64,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct InfoArgs {
     /// The ONNX model file.
@@ -313,6 +396,17 @@ pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
     match (parse(h), parse(w)) {
         (Some(h), Some(w)) => Ok((h, w)),
         _ => Err(format!("'{text}' is not HEIGHTxWIDTH with positive numbers")),
+    }
+}
+
+/// Parses `NAME=ATOL,RTOL`.
+pub fn parse_tol(text: &str) -> Result<(String, f64, f64), String> {
+    let (name, tols) = text.split_once('=').ok_or_else(|| format!("'{text}' is not OUTPUT=ATOL,RTOL"))?;
+    let (atol, rtol) = tols.split_once(',').ok_or_else(|| format!("'{text}' is not OUTPUT=ATOL,RTOL"))?;
+    let num = |s: &str| s.trim().parse::<f64>().ok().filter(|v| *v >= 0.0 && v.is_finite());
+    match (num(atol), num(rtol)) {
+        (Some(a), Some(r)) if !name.is_empty() => Ok((name.to_string(), a, r)),
+        _ => Err(format!("'{text}' is not OUTPUT=ATOL,RTOL with non-negative numbers")),
     }
 }
 

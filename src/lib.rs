@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod devices;
 pub mod fsutil;
 pub mod inputs;
@@ -17,3 +18,4 @@ pub mod runner;
 pub mod runtime;
 pub mod stats;
 pub mod tensor;
+pub mod testdata;

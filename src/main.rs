@@ -12,6 +12,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Run(args)) => commands::run::execute(args),
+        Some(Command::Test(args)) => commands::test::execute(args),
         Some(Command::Info(args)) => commands::info::execute(args),
         Some(Command::Devices(args)) => commands::devices::execute(args),
         Some(Command::Doctor(args)) => commands::doctor::execute(args),

@@ -34,9 +34,22 @@ impl DimInfo {
     }
 }
 
+/// What kind of value a graph input or output is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueKind {
+    #[default]
+    Tensor,
+    Sequence,
+    /// `optional(tensor)` or `optional(sequence)`.
+    Optional,
+    Other,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct IoInfo {
     pub name: String,
+    pub kind: ValueKind,
     /// ONNX element type name (`float32`, `int64`, ...), or `None` for non-tensor values.
     pub dtype: Option<String>,
     pub dims: Vec<DimInfo>,
@@ -167,9 +180,25 @@ impl ModelInfo {
 
 fn io_info(value: &ValueInfoProto) -> IoInfo {
     let tensor = value.r#type.as_ref().and_then(|t| t.tensor_type.as_ref());
+    let kind = match &value.r#type {
+        Some(t) if t.tensor_type.is_some() => ValueKind::Tensor,
+        Some(t) if t.sequence_type.is_some() => ValueKind::Sequence,
+        Some(t) if t.optional_type.is_some() => ValueKind::Optional,
+        _ => ValueKind::Other,
+    };
+    // For sequences and optionals, the innermost tensor's element type.
+    let mut inner = value.r#type.as_ref();
+    while let Some(t) = inner {
+        if t.tensor_type.is_some() {
+            break;
+        }
+        inner = t.sequence_type.as_ref().or(t.optional_type.as_ref()).and_then(|c| c.elem_type.as_deref());
+    }
+    let elem_type = inner.and_then(|t| t.tensor_type.as_ref()).and_then(|t| t.elem_type);
     IoInfo {
         name: value.name.clone().unwrap_or_default(),
-        dtype: tensor.and_then(|t| t.elem_type).map(|c| onnx_type_name(c).to_string()),
+        kind,
+        dtype: elem_type.map(|c| onnx_type_name(c).to_string()),
         dims: tensor
             .and_then(|t| t.shape.as_ref())
             .map(|s| {

@@ -80,8 +80,45 @@ pub struct TensorTypeProto {
 pub struct TypeProto {
     #[prost(message, optional, tag = "1")]
     pub tensor_type: Option<TensorTypeProto>,
+    #[prost(message, optional, boxed, tag = "4")]
+    pub sequence_type: Option<Box<ContainerTypeProto>>,
     #[prost(string, optional, tag = "6")]
     pub denotation: Option<String>,
+    #[prost(message, optional, boxed, tag = "9")]
+    pub optional_type: Option<Box<ContainerTypeProto>>,
+}
+
+/// `TypeProto.Sequence` and `TypeProto.Optional`: both hold just the element type.
+#[derive(Clone, PartialEq, Message)]
+pub struct ContainerTypeProto {
+    #[prost(message, optional, boxed, tag = "1")]
+    pub elem_type: Option<Box<TypeProto>>,
+}
+
+/// ONNX `SequenceProto` (tensor sequences only).
+#[derive(Clone, PartialEq, Message)]
+pub struct SequenceProto {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    /// 1 = tensor, 3 = sequence, 4 = map, 5 = optional.
+    #[prost(int32, optional, tag = "2")]
+    pub elem_type: Option<i32>,
+    #[prost(message, repeated, tag = "3")]
+    pub tensor_values: Vec<TensorProto>,
+}
+
+/// ONNX `OptionalProto` (of a tensor or a tensor sequence).
+#[derive(Clone, PartialEq, Message)]
+pub struct OptionalProto {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    /// 0 = undefined (empty), 1 = tensor, 3 = sequence.
+    #[prost(int32, optional, tag = "2")]
+    pub elem_type: Option<i32>,
+    #[prost(message, optional, tag = "3")]
+    pub tensor_value: Option<TensorProto>,
+    #[prost(message, optional, tag = "5")]
+    pub sequence_value: Option<SequenceProto>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -96,10 +133,28 @@ pub struct ValueInfoProto {
 
 #[derive(Clone, PartialEq, Message)]
 pub struct NodeProto {
+    #[prost(string, repeated, tag = "1")]
+    pub input: Vec<String>,
+    #[prost(string, repeated, tag = "2")]
+    pub output: Vec<String>,
     #[prost(string, optional, tag = "4")]
     pub op_type: Option<String>,
+    #[prost(message, repeated, tag = "5")]
+    pub attribute: Vec<AttributeProto>,
     #[prost(string, optional, tag = "7")]
     pub domain: Option<String>,
+}
+
+/// An integer attribute (the only kind dmlrun writes).
+#[derive(Clone, PartialEq, Message)]
+pub struct AttributeProto {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(int64, optional, tag = "3")]
+    pub i: Option<i64>,
+    /// 2 = INT.
+    #[prost(int32, optional, tag = "20")]
+    pub r#type: Option<i32>,
 }
 
 #[derive(Clone, PartialEq, Message)]

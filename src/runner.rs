@@ -12,7 +12,7 @@ use crate::inputs::{DimSpec, InputSignature};
 use crate::model::ModelInfo;
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
 use crate::runtime::{session, Runtime};
-use crate::tensor::{DType, HostTensor};
+use crate::tensor::{DType, HostTensor, HostValue};
 
 /// A model ready to run, with what it took to get there.
 pub struct LoadedModel {
@@ -182,6 +182,27 @@ impl PreparedInputs {
             .collect::<Result<_>>()?;
         Ok(PreparedInputs { values })
     }
+
+    /// Inputs that may be sequences or empty optionals (which are left out of the feed).
+    /// `model` gives the element type of empty sequences.
+    pub fn from_values(runtime: &Runtime, values: &[(String, HostValue)], model: &ModelInfo) -> Result<PreparedInputs> {
+        let mut prepared = Vec::new();
+        for (name, value) in values {
+            let value = match value {
+                HostValue::Sequence(items) if items.is_empty() => {
+                    let dtype = model.input(name).and_then(|i| i.dtype.as_deref()).and_then(DType::parse);
+                    let dtype = dtype
+                        .ok_or_else(|| anyhow::anyhow!("input '{name}': unknown element type for an empty sequence"))?;
+                    Some(session::empty_sequence(runtime, dtype).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?)
+                }
+                other => other.to_ort_value().map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
+            };
+            if let Some(v) = value {
+                prepared.push((name.clone(), v));
+            }
+        }
+        Ok(PreparedInputs { values: prepared })
+    }
 }
 
 /// One `Run`. Taking `&mut Session` is what guarantees one `Run` at a time per session, which
@@ -189,6 +210,18 @@ impl PreparedInputs {
 pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {
     let feed: Vec<(&str, &ort::value::DynValue)> = inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
     session.run(feed).map_err(|e| anyhow::anyhow!("ONNX Runtime Run failed: {}", e.to_string().trim()))
+}
+
+/// One `Run`, with every output (tensor or sequence) copied to the host.
+pub fn run_to_host_values(session: &mut Session, inputs: &PreparedInputs) -> Result<Vec<(String, HostValue)>> {
+    let outputs = run(session, inputs)?;
+    outputs
+        .iter()
+        .map(|(name, value)| {
+            let host = HostValue::from_ort_value(&value).with_context(|| format!("output '{name}'"))?;
+            Ok((name.to_string(), host))
+        })
+        .collect()
 }
 
 /// One `Run`, with the outputs copied to the host in the session's output order.

@@ -35,10 +35,17 @@ pub enum DType {
     /// 4-bit integers, packed two per byte (low nibble first), as ONNX and ONNX Runtime store them.
     Uint4,
     Int4,
+    /// 2-bit integers, packed four per byte (lowest bits first).
+    Uint2,
+    Int2,
+    /// Exponent-only 8-bit float (value 2^(bits-127)); 0xFF is NaN.
+    Float8E8M0,
+    /// 4-bit float (1 sign, 2 exponent, 1 mantissa bits), packed two per byte.
+    Float4E2M1,
 }
 
 impl DType {
-    pub const ALL: [DType; 20] = [
+    pub const ALL: [DType; 24] = [
         DType::Float32,
         DType::Float64,
         DType::Float16,
@@ -59,6 +66,10 @@ impl DType {
         DType::Float8E5M2FNUZ,
         DType::Uint4,
         DType::Int4,
+        DType::Uint2,
+        DType::Int2,
+        DType::Float8E8M0,
+        DType::Float4E2M1,
     ];
 
     /// Bytes per element; `None` for strings and the packed 4-bit types.
@@ -70,8 +81,9 @@ impl DType {
             | DType::Float8E4M3FN
             | DType::Float8E4M3FNUZ
             | DType::Float8E5M2
-            | DType::Float8E5M2FNUZ => 1,
-            DType::Uint4 | DType::Int4 => return None,
+            | DType::Float8E5M2FNUZ
+            | DType::Float8E8M0 => 1,
+            DType::Uint4 | DType::Int4 | DType::Uint2 | DType::Int2 | DType::Float4E2M1 => return None,
             DType::Float16 | DType::Bfloat16 | DType::Int16 | DType::Uint16 => 2,
             DType::Float32 | DType::Int32 | DType::Uint32 => 4,
             DType::Float64 | DType::Int64 | DType::Uint64 => 8,
@@ -82,7 +94,8 @@ impl DType {
     /// Bytes that `count` elements occupy; `None` for strings or on overflow.
     pub fn byte_len(self, count: usize) -> Option<usize> {
         match self {
-            DType::Uint4 | DType::Int4 => Some(count.div_ceil(2)),
+            DType::Uint4 | DType::Int4 | DType::Float4E2M1 => Some(count.div_ceil(2)),
+            DType::Uint2 | DType::Int2 => Some(count.div_ceil(4)),
             _ => count.checked_mul(self.size()?),
         }
     }
@@ -95,6 +108,10 @@ impl DType {
             DType::Float8E5M2FNUZ => "float8e5m2fnuz",
             DType::Uint4 => "uint4",
             DType::Int4 => "int4",
+            DType::Uint2 => "uint2",
+            DType::Int2 => "int2",
+            DType::Float8E8M0 => "float8e8m0",
+            DType::Float4E2M1 => "float4e2m1",
             DType::Float32 => "float32",
             DType::Float64 => "float64",
             DType::Float16 => "float16",
@@ -123,6 +140,8 @@ impl DType {
                 | DType::Float8E4M3FNUZ
                 | DType::Float8E5M2
                 | DType::Float8E5M2FNUZ
+                | DType::Float8E8M0
+                | DType::Float4E2M1
         )
     }
 
@@ -150,6 +169,10 @@ impl DType {
             "float8e5m2fnuz" => DType::Float8E5M2FNUZ,
             "uint4" => DType::Uint4,
             "int4" => DType::Int4,
+            "uint2" => DType::Uint2,
+            "int2" => DType::Int2,
+            "float8e8m0" => DType::Float8E8M0,
+            "float4e2m1" => DType::Float4E2M1,
             _ => return None,
         })
     }
@@ -177,6 +200,10 @@ impl DType {
             DType::Float8E5M2FNUZ => 20,
             DType::Uint4 => 21,
             DType::Int4 => 22,
+            DType::Float4E2M1 => 23,
+            DType::Float8E8M0 => 24,
+            DType::Uint2 => 25,
+            DType::Int2 => 26,
         }
     }
 
@@ -207,6 +234,10 @@ impl DType {
             T::Float8E5M2FNUZ => DType::Float8E5M2FNUZ,
             T::Uint4 => DType::Uint4,
             T::Int4 => DType::Int4,
+            T::Uint2 => DType::Uint2,
+            T::Int2 => DType::Int2,
+            T::Float8E8M0 => DType::Float8E8M0,
+            T::Float4E2M1 => DType::Float4E2M1,
             _ => return None,
         })
     }
@@ -234,6 +265,10 @@ impl DType {
             DType::Float8E5M2FNUZ => T::Float8E5M2FNUZ,
             DType::Uint4 => T::Uint4,
             DType::Int4 => T::Int4,
+            DType::Uint2 => T::Uint2,
+            DType::Int2 => T::Int2,
+            DType::Float8E8M0 => T::Float8E8M0,
+            DType::Float4E2M1 => T::Float4E2M1,
         }
     }
 }
@@ -265,18 +300,28 @@ fn float8_to_f64(bits: u8, exp_bits: u32, fnuz: bool) -> f64 {
     }
 }
 
-/// Unpacks `count` 4-bit values (low nibble first).
-fn unpack_4bit(bytes: &[u8], count: usize, signed: bool) -> Vec<i128> {
+/// Unpacks `count` values of `bits` bits each (2 or 4), lowest bits first.
+fn unpack_bits(bytes: &[u8], count: usize, bits: usize, signed: bool) -> Vec<i128> {
+    let per_byte = 8 / bits;
+    let mask = (1u8 << bits) - 1;
     (0..count)
         .map(|i| {
-            let nibble = (bytes[i / 2] >> ((i % 2) * 4)) & 0x0F;
-            if signed && nibble & 0x08 != 0 {
-                nibble as i128 - 16
+            let v = (bytes[i / per_byte] >> ((i % per_byte) * bits)) & mask;
+            if signed && v & (1 << (bits - 1)) != 0 {
+                v as i128 - (1 << bits)
             } else {
-                nibble as i128
+                v as i128
             }
         })
         .collect()
+}
+
+/// ONNX's FLOAT4E2M1: sign, 2 exponent bits (bias 1), 1 mantissa bit; no infinities or NaN.
+fn float4_to_f64(nibble: u8) -> f64 {
+    let sign = if nibble & 0x8 != 0 { -1.0 } else { 1.0 };
+    let exp = ((nibble >> 1) & 0x3) as i32;
+    let man = (nibble & 0x1) as f64;
+    sign * if exp == 0 { man * 0.5 } else { (1.0 + man / 2.0) * 2f64.powi(exp - 1) }
 }
 
 impl fmt::Display for DType {
@@ -400,8 +445,14 @@ impl HostTensor {
             DType::Float8E4M3FNUZ => bytes.iter().map(|&b| float8_to_f64(b, 4, true)).collect(),
             DType::Float8E5M2 => bytes.iter().map(|&b| float8_to_f64(b, 5, false)).collect(),
             DType::Float8E5M2FNUZ => bytes.iter().map(|&b| float8_to_f64(b, 5, true)).collect(),
-            DType::Uint4 | DType::Int4 => {
-                unpack_4bit(bytes, self.len(), self.dtype == DType::Int4).into_iter().map(|v| v as f64).collect()
+            DType::Float8E8M0 => {
+                bytes.iter().map(|&b| if b == 0xFF { f64::NAN } else { 2f64.powi(b as i32 - 127) }).collect()
+            }
+            DType::Float4E2M1 => {
+                unpack_bits(bytes, self.len(), 4, false).into_iter().map(|v| float4_to_f64(v as u8)).collect()
+            }
+            DType::Uint4 | DType::Int4 | DType::Uint2 | DType::Int2 => {
+                self.to_i128().expect("integer").into_iter().map(|v| v as f64).collect()
             }
             DType::String => return None,
         })
@@ -425,7 +476,8 @@ impl HostTensor {
             DType::Uint32 => conv!(u32, 4),
             DType::Uint64 => conv!(u64, 8),
             DType::Bool => bytes.iter().map(|&b| (b != 0) as i128).collect(),
-            DType::Uint4 | DType::Int4 => unpack_4bit(bytes, self.len(), self.dtype == DType::Int4),
+            DType::Uint4 | DType::Int4 => unpack_bits(bytes, self.len(), 4, self.dtype == DType::Int4),
+            DType::Uint2 | DType::Int2 => unpack_bits(bytes, self.len(), 2, self.dtype == DType::Int2),
             _ => return None,
         })
     }
@@ -458,10 +510,15 @@ impl HostTensor {
 
     /// Copies this tensor into an ONNX Runtime value on the CPU.
     pub fn to_ort_value(&self) -> ort::Result<ort::value::DynValue> {
+        Ok(self.to_ort_tensor()?.into_dyn())
+    }
+
+    /// Copies this tensor into an ONNX Runtime tensor on the CPU.
+    pub fn to_ort_tensor(&self) -> ort::Result<ort::value::DynTensor> {
         let shape: Vec<i64> = self.shape.iter().map(|&d| d as i64).collect();
         match &self.data {
             TensorData::Strings(strings) => {
-                Ok(ort::value::Tensor::from_string_array((shape, strings.as_slice()))?.into_dyn())
+                Ok(ort::value::Tensor::from_string_array((shape, strings.as_slice()))?.upcast())
             }
             TensorData::Bytes(bytes) => {
                 let allocator = ort::memory::Allocator::default();
@@ -473,7 +530,7 @@ impl HostTensor {
                     // regions cannot overlap because the destination was just allocated.
                     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len()) };
                 }
-                Ok(tensor.into_dyn())
+                Ok(tensor)
             }
         }
     }
@@ -502,6 +559,53 @@ impl HostTensor {
             unsafe { std::slice::from_raw_parts(src, byte_len) }.to_vec()
         };
         HostTensor::from_bytes(dtype, shape, bytes)
+    }
+}
+
+/// A model input or output value: a tensor, a sequence of tensors, or an empty optional.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostValue {
+    Tensor(HostTensor),
+    Sequence(Vec<HostTensor>),
+    /// An `optional` with no value.
+    Absent,
+}
+
+impl HostValue {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            HostValue::Tensor(_) => "tensor",
+            HostValue::Sequence(_) => "sequence",
+            HostValue::Absent => "empty optional",
+        }
+    }
+
+    /// The ONNX Runtime value to feed; `None` for an empty optional (the input is left out).
+    pub fn to_ort_value(&self) -> ort::Result<Option<ort::value::DynValue>> {
+        Ok(match self {
+            HostValue::Tensor(t) => Some(t.to_ort_value()?),
+            HostValue::Sequence(items) => {
+                let tensors = items.iter().map(HostTensor::to_ort_tensor).collect::<ort::Result<Vec<_>>>()?;
+                Some(ort::value::Sequence::<ort::value::DynTensorValueType>::new(tensors)?.into_dyn())
+            }
+            HostValue::Absent => None,
+        })
+    }
+
+    /// Copies an ONNX Runtime output (tensor or sequence of tensors) back to the host.
+    pub fn from_ort_value(value: &ort::value::DynValue) -> Result<HostValue> {
+        match value.dtype() {
+            ort::value::ValueType::Sequence(_) => {
+                let sequence = value.view().downcast::<ort::value::DynSequenceValueType>()?;
+                let items = sequence.try_extract_sequence::<ort::value::DynTensorValueType>()?;
+                let tensors = items
+                    .iter()
+                    .map(|t| HostTensor::from_ort_value(&t.view().into_dyn()))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(HostValue::Sequence(tensors))
+            }
+            _ => Ok(HostValue::Tensor(HostTensor::from_ort_value(value)?)),
+        }
     }
 }
 
@@ -565,6 +669,20 @@ mod tests {
         assert_eq!(t.to_i128().unwrap(), vec![7, -1, -8]);
         let t = HostTensor::from_bytes(DType::Uint4, vec![3], vec![0xF7, 0x08]).unwrap();
         assert_eq!(t.to_i128().unwrap(), vec![7, 15, 8]);
+    }
+
+    #[test]
+    fn unpacks_2bit_and_float4() {
+        // 0b11_10_01_00 = elements 0, 1, -2, -1 (int2) / 0, 1, 2, 3 (uint2).
+        let t = HostTensor::from_bytes(DType::Int2, vec![4], vec![0b1110_0100]).unwrap();
+        assert_eq!(t.to_i128().unwrap(), vec![0, 1, -2, -1]);
+        let t = HostTensor::from_bytes(DType::Uint2, vec![4], vec![0b1110_0100]).unwrap();
+        assert_eq!(t.to_i128().unwrap(), vec![0, 1, 2, 3]);
+        let values: Vec<f64> = (0u8..16).map(float4_to_f64).collect();
+        assert_eq!(&values[..8], &[0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]);
+        assert_eq!(values[15], -6.0);
+        let t = HostTensor::from_bytes(DType::Float8E8M0, vec![2], vec![127, 0xFF]).unwrap().to_f64().unwrap();
+        assert!(t[0] == 1.0 && t[1].is_nan());
     }
 
     #[test]

@@ -4,3 +4,4 @@ pub mod devices;
 pub mod doctor;
 pub mod info;
 pub mod run;
+pub mod test;

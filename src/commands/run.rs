@@ -203,6 +203,7 @@ mod tests {
     fn warns_about_unfixed_dims_only_with_directml() {
         let model = crate::model::ModelInfo {
             inputs: vec![crate::model::IoInfo {
+                kind: Default::default(),
                 name: "x".into(),
                 dtype: Some("float32".into()),
                 dims: vec![crate::model::DimInfo { param: Some("batch".into()), ..Default::default() }],

@@ -41,8 +41,12 @@ pub fn generate(dtype: DType, shape: &[usize], fill: Fill, seed: u64) -> anyhow:
             | DType::Float8E4M3FNUZ
             | DType::Float8E5M2
             | DType::Float8E5M2FNUZ
+            | DType::Float8E8M0
+            | DType::Float4E2M1
             | DType::Uint4
             | DType::Int4
+            | DType::Uint2
+            | DType::Int2
     ) {
         // All-zero bits are zero in every one of these formats; other fills would need an encoder.
         if fill != Fill::Zeros {

@@ -162,15 +162,20 @@ pub fn write_npy(tensor: &HostTensor) -> Result<Vec<u8>> {
         DType::Uint64 => write_as!(u64, 8, u64::from_le_bytes),
         DType::Bool => write_as!(bool, 1, |b: [u8; 1]| b[0] != 0),
         // numpy has no 8-bit floats or 4-bit integers: widen, exactly.
-        DType::Float8E4M3FN | DType::Float8E4M3FNUZ | DType::Float8E5M2 | DType::Float8E5M2FNUZ => {
+        DType::Float8E4M3FN
+        | DType::Float8E4M3FNUZ
+        | DType::Float8E5M2
+        | DType::Float8E5M2FNUZ
+        | DType::Float8E8M0
+        | DType::Float4E2M1 => {
             let values = tensor.to_f64().expect("numeric");
             let bytes: Vec<u8> = values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect();
             return write_npy(&HostTensor::from_bytes(DType::Float32, tensor.shape.clone(), bytes)?);
         }
-        DType::Int4 | DType::Uint4 => {
+        DType::Int4 | DType::Uint4 | DType::Int2 | DType::Uint2 => {
             let values = tensor.to_i128().expect("integer");
             let bytes: Vec<u8> = values.iter().map(|v| *v as i8 as u8).collect();
-            let wide = if tensor.dtype == DType::Int4 { DType::Int8 } else { DType::Uint8 };
+            let wide = if matches!(tensor.dtype, DType::Int4 | DType::Int2) { DType::Int8 } else { DType::Uint8 };
             return write_npy(&HostTensor::from_bytes(wide, tensor.shape.clone(), bytes)?);
         }
         DType::String => unreachable!("handled above"),

@@ -3,14 +3,48 @@
 use anyhow::{bail, Result};
 use prost::Message;
 
-use crate::onnx_proto::TensorProto;
-use crate::tensor::{element_count, format_shape, DType, HostTensor};
+use crate::model::ValueKind;
+use crate::onnx_proto::{OptionalProto, SequenceProto, TensorProto};
+use crate::tensor::{element_count, format_shape, DType, HostTensor, HostValue};
 
 /// Decodes a serialized `TensorProto`; returns its name (may be empty) and the tensor.
 pub fn read(bytes: &[u8], max_bytes: u64) -> Result<(String, HostTensor)> {
     let proto = TensorProto::decode(bytes).map_err(|e| anyhow::anyhow!("not a valid ONNX TensorProto: {e}"))?;
     let name = proto.name.clone().unwrap_or_default();
     Ok((name, from_proto(&proto, max_bytes)?))
+}
+
+/// Decodes a serialized value of `kind`: a `TensorProto`, `SequenceProto` or `OptionalProto`.
+pub fn read_value(bytes: &[u8], kind: ValueKind, max_bytes: u64) -> Result<(String, HostValue)> {
+    match kind {
+        ValueKind::Sequence => {
+            let proto =
+                SequenceProto::decode(bytes).map_err(|e| anyhow::anyhow!("not a valid ONNX SequenceProto: {e}"))?;
+            Ok((proto.name.clone().unwrap_or_default(), HostValue::Sequence(sequence(&proto, max_bytes)?)))
+        }
+        ValueKind::Optional => {
+            let proto =
+                OptionalProto::decode(bytes).map_err(|e| anyhow::anyhow!("not a valid ONNX OptionalProto: {e}"))?;
+            let value = match (proto.elem_type.unwrap_or(0), &proto.tensor_value, &proto.sequence_value) {
+                (1, Some(t), _) => HostValue::Tensor(from_proto(t, max_bytes)?),
+                (3, _, Some(seq)) => HostValue::Sequence(sequence(seq, max_bytes)?),
+                (0, _, _) => HostValue::Absent,
+                (other, _, _) => bail!("optional of element type {other} is not supported"),
+            };
+            Ok((proto.name.clone().unwrap_or_default(), value))
+        }
+        ValueKind::Tensor | ValueKind::Other => {
+            let (name, tensor) = read(bytes, max_bytes)?;
+            Ok((name, HostValue::Tensor(tensor)))
+        }
+    }
+}
+
+fn sequence(proto: &SequenceProto, max_bytes: u64) -> Result<Vec<HostTensor>> {
+    if !matches!(proto.elem_type, None | Some(0) | Some(1)) {
+        bail!("sequences of element type {} are not supported (only tensors)", proto.elem_type.unwrap_or(0));
+    }
+    proto.tensor_values.iter().map(|t| from_proto(t, max_bytes)).collect()
 }
 
 pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
@@ -34,8 +68,7 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
         let strings = proto.string_data.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect();
         return HostTensor::from_strings(shape, strings);
     }
-    let size = dtype.size().expect("numeric dtype");
-    let byte_len = count.checked_mul(size).ok_or_else(|| anyhow::anyhow!("dims {} overflow", format_shape(&shape)))?;
+    let byte_len = dtype.byte_len(count).ok_or_else(|| anyhow::anyhow!("dims {} overflow", format_shape(&shape)))?;
     if byte_len as u64 > max_bytes {
         bail!(
             "tensor of shape {} ({byte_len} bytes) exceeds the limit of {max_bytes} bytes (--max-tensor-bytes)",
@@ -72,8 +105,8 @@ pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
             let size = dtype.size().expect("fixed-size dtype");
             proto.uint64_data.iter().flat_map(|&v| v.to_le_bytes()[..size].to_vec()).collect()
         }
-        // 4-bit types: int32_data holds the packed bytes (two elements per entry).
-        DType::Uint4 | DType::Int4 => {
+        // Sub-byte types: int32_data holds the packed bytes.
+        DType::Uint4 | DType::Int4 | DType::Uint2 | DType::Int2 | DType::Float4E2M1 => {
             if proto.int32_data.len() != byte_len {
                 bail!(
                     "dims {} need {byte_len} packed bytes of {dtype}, int32_data has {}",

@@ -2,6 +2,7 @@
 
 pub mod human;
 pub mod json;
+pub mod junit;
 
 use std::path::PathBuf;
 

@@ -366,6 +366,7 @@ mod tests {
     fn model_with_batch() -> ModelInfo {
         ModelInfo {
             inputs: vec![IoInfo {
+                kind: Default::default(),
                 name: "input".into(),
                 dtype: Some("float32".into()),
                 dims: vec![

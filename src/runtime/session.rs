@@ -82,3 +82,51 @@ fn directml(adapter: &AdapterSelection) -> ep::DirectML {
 pub fn directml_api_present() -> bool {
     ep::DirectML::is_available().unwrap_or(false)
 }
+
+/// An empty tensor sequence of `dtype`, made by ONNX Runtime itself.
+///
+/// ONNX Runtime's C API cannot create a sequence with no elements (`CreateValue` wants at least
+/// one), yet models take them as inputs. A one-node `SequenceEmpty` model run on the CPU
+/// produces a genuine one.
+pub fn empty_sequence(runtime: &Runtime, dtype: crate::tensor::DType) -> ort::Result<ort::value::DynValue> {
+    use crate::onnx_proto::{
+        AttributeProto, ContainerTypeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorTypeProto,
+        TypeProto, ValueInfoProto,
+    };
+    use prost::Message;
+
+    let tensor = TypeProto {
+        tensor_type: Some(TensorTypeProto { elem_type: Some(dtype.onnx_code()), shape: None }),
+        ..TypeProto::default()
+    };
+    let sequence = TypeProto {
+        sequence_type: Some(Box::new(ContainerTypeProto { elem_type: Some(Box::new(tensor)) })),
+        ..TypeProto::default()
+    };
+    let model = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(11) }],
+        graph: Some(GraphProto {
+            node: vec![NodeProto {
+                output: vec!["empty".into()],
+                op_type: Some("SequenceEmpty".into()),
+                attribute: vec![AttributeProto {
+                    name: Some("dtype".into()),
+                    i: Some(dtype.onnx_code() as i64),
+                    r#type: Some(2),
+                }],
+                ..NodeProto::default()
+            }],
+            name: Some("dmlrun_empty_sequence".into()),
+            output: vec![ValueInfoProto { name: Some("empty".into()), r#type: Some(sequence), doc_string: None }],
+            ..GraphProto::default()
+        }),
+        ..ModelProto::default()
+    };
+    let mut session = Session::builder(&runtime.environment)?
+        .with_execution_providers([ep::CPU::default().build()])?
+        .commit_from_memory(&model.encode_to_vec())?;
+    let no_inputs: Vec<(String, ort::value::DynValue)> = Vec::new();
+    let mut outputs = session.run(no_inputs)?;
+    outputs.remove("empty").ok_or_else(|| ort::Error::new("SequenceEmpty produced no output"))
+}

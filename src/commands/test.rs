@@ -1,0 +1,419 @@
+//! `dmlrun test PATH…`: run ONNX test-data folders and compare outputs, for CI.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::cli::TestArgs;
+use crate::compare::{self, Mismatch, Tolerance};
+use crate::model::ValueKind;
+use crate::runner::{self, PreparedInputs};
+use crate::runtime::plan::PlanRequest;
+use crate::runtime::{LibraryInfo, Runtime};
+use crate::tensor::HostValue;
+use crate::testdata::{self, Case};
+
+/// Exit code when a case failed (2 is for errors that stop the run itself).
+pub const EXIT_FAILED: i32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Fail,
+    Error,
+}
+
+impl Status {
+    fn word(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// The outcome of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    pub status: Status,
+    /// One line: why it failed or could not run.
+    pub reason: Option<String>,
+    pub mismatches: Vec<Mismatch>,
+    pub data_sets: usize,
+    pub duration_ms: f64,
+    /// The status --expect predicted, when it was not `pass`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_status: Option<Status>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub errors: usize,
+    /// Cases whose status differs from --expect for the worse (these fail the run).
+    pub unexpected: Vec<String>,
+    /// Cases --expect lists as failing that now pass.
+    pub now_passing: Vec<String>,
+    pub duration_ms: f64,
+}
+
+/// The JSON report of `dmlrun test` (schema `dmlrun.test/1`).
+#[derive(Debug, Clone, Serialize)]
+pub struct TestReport {
+    pub schema: &'static str,
+    pub dmlrun_version: &'static str,
+    pub onnxruntime: LibraryInfo,
+    pub plan_request: String,
+    pub reference: Option<String>,
+    pub summary: Summary,
+    pub cases: Vec<CaseResult>,
+}
+
+/// Everything a case run needs besides the case.
+struct Settings<'a> {
+    runtime: &'a Runtime,
+    request: PlanRequest,
+    reference: Option<PlanRequest>,
+    default_tol: Tolerance,
+    per_output: BTreeMap<String, Tolerance>,
+    check_finite: bool,
+    max_tensor_bytes: u64,
+}
+
+pub fn execute(args: &TestArgs) -> Result<i32> {
+    let cases = testdata::discover(&args.paths)?;
+    let expectations = match &args.expect {
+        Some(path) => read_expectations(path)?,
+        None => BTreeMap::new(),
+    };
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
+    let mut request = super::run::plan_request(&args.session, args.ort.ort_log_level);
+    let jobs = args.jobs as usize;
+    if jobs > 1 && request.intra_op_threads.is_none() {
+        // Several sessions at once: one thread each, not one pool per core per session.
+        request.intra_op_threads = Some(1);
+    }
+    let reference = args.compare_ep.map(|ep| PlanRequest {
+        ep,
+        device: None,
+        performance_preference: None,
+        device_filter: None,
+        optimization_level: args.compare_opt_level.unwrap_or(request.optimization_level),
+        intra_op_threads: args.compare_intra_threads.or(request.intra_op_threads),
+        ..request.clone()
+    });
+    let settings = Settings {
+        runtime: &runtime,
+        request: request.clone(),
+        reference: reference.clone(),
+        default_tol: Tolerance { atol: args.atol, rtol: args.rtol },
+        per_output: args.tols.iter().map(|(n, a, r)| (n.clone(), Tolerance { atol: *a, rtol: *r })).collect(),
+        check_finite: args.check_finite,
+        max_tensor_bytes: args.max_tensor_bytes,
+    };
+    // DirectML sessions share one device queue: never run them concurrently.
+    let uses_dml = |r: &PlanRequest| r.ep == crate::runtime::plan::EpRequest::Dml || r.device.is_some();
+    let jobs = if uses_dml(&request) || reference.as_ref().is_some_and(uses_dml) { 1 } else { jobs };
+
+    let started = Instant::now();
+    let bar = crate::progress::iterations(cases.len() as u64, "cases", args.quiet);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(cases.len()).max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(case) = cases.get(i) else { break };
+                let result = run_case(&settings, case);
+                bar.inc(1);
+                results.lock().expect("no panics while holding the lock")[i] = Some(result);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut results: Vec<CaseResult> =
+        results.into_inner().expect("threads finished").into_iter().map(|r| r.expect("every case ran")).collect();
+
+    let mut summary =
+        Summary { total: results.len(), duration_ms: started.elapsed().as_secs_f64() * 1000.0, ..Summary::default() };
+    for r in &mut results {
+        match r.status {
+            Status::Pass => summary.passed += 1,
+            Status::Fail => summary.failed += 1,
+            Status::Error => summary.errors += 1,
+        }
+        let expected = expectations.get(&r.name).copied().unwrap_or(Status::Pass);
+        if expected != Status::Pass {
+            r.expected_status = Some(expected);
+        }
+        if r.status == Status::Pass && expected != Status::Pass {
+            summary.now_passing.push(r.name.clone());
+        } else if r.status != expected {
+            summary.unexpected.push(r.name.clone());
+        }
+    }
+
+    let report = TestReport {
+        schema: "dmlrun.test/1",
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        onnxruntime: runtime.library.clone(),
+        plan_request: describe_request(&request),
+        reference: reference.as_ref().map(describe_request),
+        summary,
+        cases: results,
+    };
+    if let Some(path) = &args.write_expect {
+        crate::fsutil::write_atomic(path, render_expectations(&report).as_bytes())
+            .with_context(|| format!("--write-expect {}", path.display()))?;
+    }
+    if let Some(path) = &args.junit {
+        crate::fsutil::write_atomic(path, crate::report::junit::render(&report)?.as_bytes())
+            .with_context(|| format!("--junit {}", path.display()))?;
+    }
+    let human = render_human(&report, args.verbose, args.quiet, args.expect.as_deref());
+    match args.json.as_deref() {
+        Some(p) if p == Path::new("-") => {
+            print!("{}", serde_json::to_string_pretty(&report)? + "\n");
+            eprint!("{human}");
+        }
+        Some(p) => {
+            crate::fsutil::write_atomic(p, (serde_json::to_string_pretty(&report)? + "\n").as_bytes())
+                .with_context(|| format!("--json {}", p.display()))?;
+            print!("{human}");
+        }
+        None => print!("{human}"),
+    }
+    let failed = if args.expect.is_some() {
+        !report.summary.unexpected.is_empty()
+    } else {
+        report.summary.failed + report.summary.errors > 0
+    };
+    Ok(if failed { EXIT_FAILED } else { 0 })
+}
+
+fn describe_request(r: &PlanRequest) -> String {
+    let mut parts = vec![format!("ep {:?}", r.ep).to_lowercase()];
+    if let Some(d) = r.device {
+        parts.push(format!("device {d}"));
+    }
+    parts.push(format!("opt-level {:?}", r.optimization_level).to_lowercase());
+    if let Some(n) = r.intra_op_threads {
+        parts.push(format!("intra-threads {n}"));
+    }
+    parts.join(", ")
+}
+
+fn one_line(e: &anyhow::Error) -> String {
+    let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+    chain.join(": ").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn run_case(settings: &Settings, case: &Case) -> CaseResult {
+    let started = Instant::now();
+    let mut result = CaseResult {
+        name: case.name.clone(),
+        status: Status::Pass,
+        reason: None,
+        mismatches: Vec::new(),
+        data_sets: case.data_sets.len(),
+        duration_ms: 0.0,
+        expected_status: None,
+    };
+    match check_case(settings, case) {
+        Ok(mismatches) if mismatches.is_empty() => {}
+        Ok(mismatches) => {
+            result.status = Status::Fail;
+            result.reason = Some(mismatches[0].to_string());
+            result.mismatches = mismatches;
+        }
+        Err(e) => {
+            result.status = Status::Error;
+            // The case name already says where; keep the reason about what.
+            let dir = case.dir.display().to_string();
+            result.reason = Some(one_line(&e).replace(&format!("{dir}/"), "").replace(&dir, "."));
+        }
+    }
+    result.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    result
+}
+
+/// Runs every data set of a case; `Ok` with the mismatches (empty = pass), `Err` when it could not run.
+fn check_case(settings: &Settings, case: &Case) -> Result<Vec<Mismatch>> {
+    if case.data_sets.is_empty() {
+        bail!("no test_data_set_* folder");
+    }
+    let mut model = runner::load(settings.runtime, &case.model, &settings.request, false, |_| {})?;
+    let mut reference = match &settings.reference {
+        Some(r) => Some(runner::load(settings.runtime, &case.model, r, false, |_| {}).context("reference session")?),
+        None => None,
+    };
+    let tol_for = |output: &str| -> Tolerance {
+        settings.per_output.get(output).copied().unwrap_or(Tolerance {
+            atol: case.atol.unwrap_or(settings.default_tol.atol),
+            rtol: case.rtol.unwrap_or(settings.default_tol.rtol),
+        })
+    };
+    let input_names: Vec<String> = model.inputs.iter().map(|s| s.name.clone()).collect();
+    // File K of a data set has the type of the model's K-th input (or output) as the model file declares it.
+    let input_kinds: Vec<ValueKind> =
+        input_names.iter().map(|n| model.info.input(n).map(|i| i.kind).unwrap_or_default()).collect();
+    let output_kinds: Vec<ValueKind> = model
+        .output_names
+        .iter()
+        .map(|n| model.info.outputs.iter().find(|o| &o.name == n).map(|o| o.kind).unwrap_or_default())
+        .collect();
+    let mut mismatches = Vec::new();
+    for set in &case.data_sets {
+        let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let inputs = testdata::read_values(set, "input", &input_kinds, settings.max_tensor_bytes)?;
+        let inputs =
+            testdata::bind_by_name_or_position(inputs, &input_names).with_context(|| format!("{set_name} inputs"))?;
+        let prepared = PreparedInputs::from_values(settings.runtime, &inputs, &model.info)?;
+        let actual = runner::run_to_host_values(&mut model.session, &prepared)?;
+        let expected = match &mut reference {
+            Some(r) => runner::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
+            None => {
+                let files = testdata::read_values(set, "output", &output_kinds, settings.max_tensor_bytes)?;
+                testdata::bind_by_name_or_position(files, &model.output_names)
+                    .with_context(|| format!("{set_name} outputs"))?
+            }
+        };
+        for (name, want) in &expected {
+            let Some((_, got)) = actual.iter().find(|(n, _)| n == name) else {
+                bail!("{set_name}: the model produced no output '{name}'");
+            };
+            for mut m in compare::compare_values(name, want, got, tol_for(name)) {
+                if case.data_sets.len() > 1 {
+                    m.reason = format!("{set_name}: {}", m.reason);
+                }
+                mismatches.push(m);
+            }
+        }
+        if settings.check_finite {
+            for (name, value) in &actual {
+                let HostValue::Tensor(got) = value else { continue };
+                let bad = compare::non_finite(got);
+                if bad > 0 {
+                    mismatches.push(Mismatch {
+                        output: name.clone(),
+                        reason: format!("{bad} of {} elements are NaN or Inf (--check-finite)", got.len()),
+                        values: None,
+                    });
+                }
+            }
+        }
+    }
+    Ok(mismatches)
+}
+
+fn read_expectations(path: &Path) -> Result<BTreeMap<String, Status>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading --expect {}", path.display()))?;
+    let mut map = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (status, name) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let status = match status {
+            "fail" => Status::Fail,
+            "error" => Status::Error,
+            "pass" => Status::Pass,
+            other => {
+                bail!("--expect {} line {}: unknown status '{other}' (fail, error or pass)", path.display(), n + 1)
+            }
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            bail!("--expect {} line {}: no case name", path.display(), n + 1);
+        }
+        map.insert(name.to_string(), status);
+    }
+    Ok(map)
+}
+
+fn render_expectations(report: &TestReport) -> String {
+    let mut out = format!(
+        "# dmlrun test expectations: cases that do not pass ({}; ONNX Runtime {}).\n# Every other case must pass. Format: STATUS NAME  # reason\n",
+        report.plan_request, report.onnxruntime.version
+    );
+    for c in report.cases.iter().filter(|c| c.status != Status::Pass) {
+        let reason: String = c.reason.as_deref().unwrap_or("").chars().take(160).collect();
+        out.push_str(&format!("{} {}  # {}\n", c.status.word(), c.name, reason.replace('#', "")));
+    }
+    out
+}
+
+fn render_human(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&Path>) -> String {
+    let mut out = String::new();
+    if !quiet {
+        for c in &report.cases {
+            let known = c.expected_status == Some(c.status);
+            if c.status == Status::Pass && !verbose {
+                continue;
+            }
+            if known && !verbose {
+                continue;
+            }
+            let tag = match c.status {
+                Status::Pass => "PASS ",
+                Status::Fail => "FAIL ",
+                Status::Error => "ERROR",
+            };
+            let note = if known { " (known)" } else { "" };
+            out.push_str(&format!("{tag} {}{note}", c.name));
+            if let Some(reason) = &c.reason {
+                out.push_str(&format!(": {reason}"));
+            }
+            out.push('\n');
+        }
+    }
+    let s = &report.summary;
+    if let Some(path) = expect {
+        for name in &s.now_passing {
+            out.push_str(&format!("now passes (listed in {}): {name}\n", path.display()));
+        }
+        out.push_str(&format!(
+            "{} unexpected, {} known failures, {} now passing\n",
+            s.unexpected.len(),
+            s.failed + s.errors - s.unexpected.len().min(s.failed + s.errors),
+            s.now_passing.len()
+        ));
+    }
+    out.push_str(&format!(
+        "{} cases: {} passed, {} failed, {} errors ({:.1} s)\n",
+        s.total,
+        s.passed,
+        s.failed,
+        s.errors,
+        s.duration_ms / 1000.0
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expectations_parse_with_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("expect.txt");
+        std::fs::write(&path, "# header\nfail node/test_a  # why\n\nerror node/test_b\n").unwrap();
+        let map = read_expectations(&path).unwrap();
+        assert_eq!(map.get("node/test_a"), Some(&Status::Fail));
+        assert_eq!(map.get("node/test_b"), Some(&Status::Error));
+        std::fs::write(&path, "broken node/x\n").unwrap();
+        assert!(read_expectations(&path).unwrap_err().to_string().contains("line 1"));
+    }
+}

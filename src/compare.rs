@@ -1,0 +1,304 @@
+//! Output comparison with the rules of ONNX's backend test runner and ONNX Runtime's
+//! onnx_test_runner: a float element passes when |expected - actual| <= atol + rtol * |expected|,
+//! NaN equals NaN, infinities of the same sign are equal; integers, bools and strings must be
+//! exact; dtype and shape must match.
+
+use serde::Serialize;
+
+use crate::tensor::{format_shape, HostTensor, HostValue};
+
+/// Absolute and relative tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Tolerance {
+    pub atol: f64,
+    pub rtol: f64,
+}
+
+impl Default for Tolerance {
+    /// ONNX's defaults for its test data.
+    fn default() -> Self {
+        Tolerance { atol: 1e-7, rtol: 1e-3 }
+    }
+}
+
+/// Why an output did not match.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mismatch {
+    pub output: String,
+    /// One-line explanation.
+    pub reason: String,
+    /// Set for value mismatches.
+    pub values: Option<ValueMismatch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValueMismatch {
+    pub first_index: usize,
+    pub expected: String,
+    pub actual: String,
+    pub diff: Option<f64>,
+    pub tolerance: Tolerance,
+    pub mismatched: usize,
+    pub total: usize,
+    /// Smallest atol that passes every element with rtol 0 (infinite when NaN/Inf differ).
+    pub min_atol: Option<f64>,
+    /// Smallest rtol that passes every element with atol 0.
+    pub min_rtol: Option<f64>,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "output '{}': {}", self.output, self.reason)
+    }
+}
+
+fn float_close(expected: f64, actual: f64, tol: Tolerance) -> bool {
+    if expected.is_nan() || actual.is_nan() {
+        return expected.is_nan() && actual.is_nan();
+    }
+    if expected.is_infinite() || actual.is_infinite() {
+        return expected == actual;
+    }
+    (expected - actual).abs() <= tol.atol + tol.rtol * expected.abs()
+}
+
+fn render(v: f64) -> String {
+    format!("{v}")
+}
+
+/// Compares one output. `Ok(())` when it matches.
+pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: Tolerance) -> Result<(), Mismatch> {
+    let fail = |reason: String| Mismatch { output: output.to_string(), reason, values: None };
+    if expected.dtype != actual.dtype {
+        return Err(fail(format!("dtype differs: expected {}, got {}", expected.dtype, actual.dtype)));
+    }
+    if expected.shape != actual.shape {
+        return Err(fail(format!(
+            "shape differs: expected {}, got {}",
+            format_shape(&expected.shape),
+            format_shape(&actual.shape)
+        )));
+    }
+    let total = expected.len();
+    if let (Some(e), Some(a)) = (expected.strings(), actual.strings()) {
+        let bad: Vec<usize> = (0..total).filter(|&i| e[i] != a[i]).collect();
+        return match bad.first() {
+            None => Ok(()),
+            Some(&i) => Err(Mismatch {
+                output: output.to_string(),
+                reason: format!(
+                    "{} of {total} strings differ; first at index {i}: expected {:?}, got {:?}",
+                    bad.len(),
+                    e[i],
+                    a[i]
+                ),
+                values: Some(ValueMismatch {
+                    first_index: i,
+                    expected: format!("{:?}", e[i]),
+                    actual: format!("{:?}", a[i]),
+                    diff: None,
+                    tolerance: tol,
+                    mismatched: bad.len(),
+                    total,
+                    min_atol: None,
+                    min_rtol: None,
+                }),
+            }),
+        };
+    }
+    if !expected.dtype.is_float() {
+        let (Some(e), Some(a)) = (expected.to_i128(), actual.to_i128()) else {
+            return Err(fail(format!("cannot compare {} values", expected.dtype)));
+        };
+        let bad: Vec<usize> = (0..total).filter(|&i| e[i] != a[i]).collect();
+        return match bad.first() {
+            None => Ok(()),
+            Some(&i) => Err(Mismatch {
+                output: output.to_string(),
+                reason: format!(
+                    "{} of {total} {} elements differ (must be exact); first at index {i}: expected {}, got {}",
+                    bad.len(),
+                    expected.dtype,
+                    e[i],
+                    a[i]
+                ),
+                values: Some(ValueMismatch {
+                    first_index: i,
+                    expected: e[i].to_string(),
+                    actual: a[i].to_string(),
+                    diff: Some((e[i] - a[i]).abs() as f64),
+                    tolerance: tol,
+                    mismatched: bad.len(),
+                    total,
+                    min_atol: None,
+                    min_rtol: None,
+                }),
+            }),
+        };
+    }
+    let (Some(e), Some(a)) = (expected.to_f64(), actual.to_f64()) else {
+        return Err(fail(format!("cannot compare {} values", expected.dtype)));
+    };
+    let mut first = None;
+    let mut mismatched = 0usize;
+    let mut min_atol = 0.0f64;
+    let mut min_rtol = 0.0f64;
+    for i in 0..total {
+        if float_close(e[i], a[i], tol) {
+            continue;
+        }
+        mismatched += 1;
+        first.get_or_insert(i);
+        let diff = (e[i] - a[i]).abs();
+        if diff.is_nan() || e[i].is_nan() != a[i].is_nan() || e[i].is_infinite() || a[i].is_infinite() {
+            min_atol = f64::INFINITY;
+            min_rtol = f64::INFINITY;
+        } else {
+            min_atol = min_atol.max(diff);
+            min_rtol = min_rtol.max(if e[i] == 0.0 { f64::INFINITY } else { diff / e[i].abs() });
+        }
+    }
+    let Some(i) = first else {
+        return Ok(());
+    };
+    let diff = (e[i] - a[i]).abs();
+    let allowed = tol.atol + tol.rtol * e[i].abs();
+    let finite = |v: f64| if v.is_finite() { Some(v) } else { None };
+    let would_pass = match (finite(min_atol), finite(min_rtol)) {
+        (Some(at), Some(rt)) => format!("; would pass with atol >= {at:.3e} or rtol >= {rt:.3e}"),
+        (Some(at), None) => format!("; would pass with atol >= {at:.3e}"),
+        _ => String::new(),
+    };
+    Err(Mismatch {
+        output: output.to_string(),
+        reason: format!(
+            "{mismatched} of {total} elements differ; first at index {i}: expected {}, got {}, diff {} > {:.3e} (atol {:e} + rtol {:e} * |expected|){would_pass}",
+            render(e[i]),
+            render(a[i]),
+            render(diff),
+            allowed,
+            tol.atol,
+            tol.rtol
+        ),
+        values: Some(ValueMismatch {
+            first_index: i,
+            expected: render(e[i]),
+            actual: render(a[i]),
+            diff: finite(diff),
+            tolerance: tol,
+            mismatched,
+            total,
+            min_atol: finite(min_atol),
+            min_rtol: finite(min_rtol),
+        }),
+    })
+}
+
+/// Compares values that may be sequences or empty optionals; sequence items are named `output[i]`.
+pub fn compare_values(output: &str, expected: &HostValue, actual: &HostValue, tol: Tolerance) -> Vec<Mismatch> {
+    match (expected, actual) {
+        (HostValue::Tensor(e), HostValue::Tensor(a)) => compare(output, e, a, tol).err().into_iter().collect(),
+        (HostValue::Sequence(e), HostValue::Sequence(a)) if e.len() == a.len() => e
+            .iter()
+            .zip(a)
+            .enumerate()
+            .filter_map(|(i, (e, a))| compare(&format!("{output}[{i}]"), e, a, tol).err())
+            .collect(),
+        (HostValue::Sequence(e), HostValue::Sequence(a)) => vec![Mismatch {
+            output: output.to_string(),
+            reason: format!("sequence length differs: expected {}, got {}", e.len(), a.len()),
+            values: None,
+        }],
+        (HostValue::Absent, HostValue::Absent) => Vec::new(),
+        (e, a) => vec![Mismatch {
+            output: output.to_string(),
+            reason: format!("expected a {}, got a {}", e.kind(), a.kind()),
+            values: None,
+        }],
+    }
+}
+
+/// Counts NaN and Inf elements of a float tensor (for `--check-finite`).
+pub fn non_finite(tensor: &HostTensor) -> usize {
+    if !tensor.dtype.is_float() {
+        return 0;
+    }
+    tensor.to_f64().map_or(0, |v| v.iter().filter(|x| !x.is_finite()).count())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::DType;
+
+    fn f32s(v: &[f32]) -> HostTensor {
+        HostTensor::from_f32(vec![v.len()], v).unwrap()
+    }
+
+    #[test]
+    fn tolerance_edge_is_inclusive() {
+        let tol = Tolerance { atol: 0.5, rtol: 0.0 };
+        assert!(compare("y", &f32s(&[1.0]), &f32s(&[1.5]), tol).is_ok());
+        assert!(compare("y", &f32s(&[1.0]), &f32s(&[1.5001]), tol).is_err());
+        let tol = Tolerance { atol: 0.0, rtol: 0.1 };
+        assert!(compare("y", &f32s(&[10.0]), &f32s(&[11.0]), tol).is_ok());
+        assert!(compare("y", &f32s(&[10.0]), &f32s(&[11.01]), tol).is_err());
+    }
+
+    #[test]
+    fn nan_equals_nan_and_infinities_by_sign() {
+        let tol = Tolerance::default();
+        assert!(compare("y", &f32s(&[f32::NAN]), &f32s(&[f32::NAN]), tol).is_ok());
+        assert!(compare("y", &f32s(&[f32::NAN]), &f32s(&[0.0]), tol).is_err());
+        assert!(compare("y", &f32s(&[0.0]), &f32s(&[f32::NAN]), tol).is_err());
+        assert!(compare("y", &f32s(&[f32::INFINITY]), &f32s(&[f32::INFINITY]), tol).is_ok());
+        assert!(compare("y", &f32s(&[f32::INFINITY]), &f32s(&[f32::NEG_INFINITY]), tol).is_err());
+        assert!(compare("y", &f32s(&[f32::INFINITY]), &f32s(&[f32::MAX]), tol).is_err());
+    }
+
+    #[test]
+    fn integers_must_be_exact() {
+        let a = HostTensor::from_bytes(DType::Int64, vec![2], [1i64, 2].iter().flat_map(|v| v.to_le_bytes()).collect())
+            .unwrap();
+        let b = HostTensor::from_bytes(DType::Int64, vec![2], [1i64, 3].iter().flat_map(|v| v.to_le_bytes()).collect())
+            .unwrap();
+        let big = Tolerance { atol: 10.0, rtol: 10.0 };
+        let err = compare("ids", &a, &b, big).unwrap_err();
+        assert!(err.reason.contains("must be exact") && err.reason.contains("index 1"), "{err}");
+        assert!(compare("ids", &a, &a.clone(), Tolerance::default()).is_ok());
+    }
+
+    #[test]
+    fn strings_and_bools_must_be_exact() {
+        let a = HostTensor::from_strings(vec![2], vec!["a".into(), "b".into()]).unwrap();
+        let b = HostTensor::from_strings(vec![2], vec!["a".into(), "c".into()]).unwrap();
+        assert!(compare("s", &a, &b, Tolerance::default()).is_err());
+        let t = HostTensor::from_bytes(DType::Bool, vec![2], vec![1, 0]).unwrap();
+        let f = HostTensor::from_bytes(DType::Bool, vec![2], vec![1, 1]).unwrap();
+        assert!(compare("b", &t, &f, Tolerance::default()).is_err());
+    }
+
+    #[test]
+    fn shape_and_dtype_mismatches_fail() {
+        let a = f32s(&[1.0, 2.0]);
+        let b = HostTensor::from_f32(vec![1, 2], &[1.0, 2.0]).unwrap();
+        assert!(compare("y", &a, &b, Tolerance::default()).unwrap_err().reason.contains("shape differs"));
+        let c = HostTensor::from_bytes(DType::Float64, vec![2], vec![0; 16]).unwrap();
+        assert!(compare("y", &a, &c, Tolerance::default()).unwrap_err().reason.contains("dtype differs"));
+    }
+
+    #[test]
+    fn mismatch_reports_counts_and_smallest_passing_tolerances() {
+        let err = compare("y", &f32s(&[1.0, 2.0, 4.0]), &f32s(&[1.0, 2.5, 5.0]), Tolerance::default()).unwrap_err();
+        let v = err.values.unwrap();
+        assert_eq!((v.first_index, v.mismatched, v.total), (1, 2, 3));
+        assert_eq!(v.min_atol, Some(1.0));
+        assert_eq!(v.min_rtol, Some(0.25));
+        assert!(err.reason.contains("2 of 3 elements differ"), "{}", err.reason);
+    }
+
+    #[test]
+    fn counts_non_finite() {
+        assert_eq!(non_finite(&f32s(&[1.0, f32::NAN, f32::NEG_INFINITY])), 2);
+    }
+}

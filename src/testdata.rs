@@ -1,0 +1,184 @@
+//! ONNX test-data folders: `model.onnx` with `test_data_set_N/{input,output}_K.pb`, and an
+//! optional `data.json` holding `rtol`/`atol`. Discovery and loading only; running is in
+//! `commands/test.rs`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::inputs::tensor_proto;
+use crate::model::ValueKind;
+use crate::tensor::{HostTensor, HostValue};
+
+/// One model folder.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Path relative to the root it was found under, `/`-separated (e.g. `node/test_abs`).
+    pub name: String,
+    pub dir: PathBuf,
+    pub model: PathBuf,
+    /// `test_data_set_*` folders, in numeric order.
+    pub data_sets: Vec<PathBuf>,
+    /// Tolerances from `data.json`.
+    pub rtol: Option<f64>,
+    pub atol: Option<f64>,
+}
+
+/// Finds every case under `paths` (each a case folder or a tree of them), sorted by name.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<Case>> {
+    let mut cases = Vec::new();
+    for root in paths {
+        if !root.is_dir() {
+            bail!("{}: not a directory (expected a model folder with model.onnx, or a tree of them)", root.display());
+        }
+        let before = cases.len();
+        let base = if root.join("model.onnx").is_file() { root.parent().unwrap_or(root) } else { root.as_path() };
+        walk(root, base, &mut cases)?;
+        if cases.len() == before {
+            bail!("{}: no model.onnx found in it or below it", root.display());
+        }
+    }
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(cases)
+}
+
+fn walk(dir: &Path, base: &Path, cases: &mut Vec<Case>) -> Result<()> {
+    if dir.join("model.onnx").is_file() {
+        cases.push(load_case(dir, base)?);
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    entries.sort();
+    for entry in entries {
+        walk(&entry, base, cases)?;
+    }
+    Ok(())
+}
+
+fn load_case(dir: &Path, base: &Path) -> Result<Case> {
+    let name = dir
+        .strip_prefix(base)
+        .unwrap_or(dir)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let mut data_sets: Vec<(usize, PathBuf)> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            let n = p.file_name()?.to_str()?.strip_prefix("test_data_set_")?.parse().ok()?;
+            p.is_dir().then_some((n, p))
+        })
+        .collect();
+    data_sets.sort();
+    let (mut rtol, mut atol) = (None, None);
+    let data_json = dir.join("data.json");
+    if data_json.is_file() {
+        let text = std::fs::read_to_string(&data_json).with_context(|| format!("reading {}", data_json.display()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", data_json.display()))?;
+        rtol = value.get("rtol").and_then(|v| v.as_f64());
+        atol = value.get("atol").and_then(|v| v.as_f64());
+    }
+    Ok(Case {
+        name,
+        dir: dir.to_path_buf(),
+        model: dir.join("model.onnx"),
+        data_sets: data_sets.into_iter().map(|(_, p)| p).collect(),
+        rtol,
+        atol,
+    })
+}
+
+/// A named tensor from a `.pb` file; the name is empty when the file gives none.
+pub type NamedTensor = (String, HostTensor);
+/// A named value from a `.pb` file.
+pub type NamedValue = (String, HostValue);
+
+/// Reads `prefix_K.pb` files (`input` or `output`) of a data set, in numeric order of K; file K
+/// is decoded as `kinds[K]` says (a tensor when the list is shorter).
+pub fn read_values(data_set: &Path, prefix: &str, kinds: &[ValueKind], max_bytes: u64) -> Result<Vec<NamedValue>> {
+    let mut files: Vec<(usize, PathBuf)> = std::fs::read_dir(data_set)
+        .with_context(|| format!("reading {}", data_set.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            let stem = p.file_name()?.to_str()?.strip_suffix(".pb")?.strip_prefix(prefix)?.strip_prefix('_')?;
+            Some((stem.parse().ok()?, p))
+        })
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .enumerate()
+        .map(|(position, (_, path))| {
+            let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let kind = kinds.get(position).copied().unwrap_or_default();
+            tensor_proto::read_value(&bytes, kind, max_bytes).with_context(|| format!("{}", path.display()))
+        })
+        .collect()
+}
+
+/// Pairs tensors with the model's names: by the tensor's own name when it is one of `names`,
+/// otherwise by position (ONNX's convention for test data).
+pub fn bind_by_name_or_position<T>(tensors: Vec<(String, T)>, names: &[String]) -> Result<Vec<(String, T)>> {
+    let mut bound: Vec<(String, T)> = Vec::new();
+    for (position, (name, tensor)) in tensors.into_iter().enumerate() {
+        let target = if names.contains(&name) {
+            name
+        } else {
+            names.get(position).cloned().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "file {position} has no matching name ('{name}') and the model has only {} names",
+                    names.len()
+                )
+            })?
+        };
+        if bound.iter().any(|(n, _)| *n == target) {
+            bail!("two files bind to '{target}'");
+        }
+        bound.push((target, tensor));
+    }
+    Ok(bound)
+}
+
+/// Writes a test-data folder: the model, and `test_data_set_0` with inputs and outputs as `.pb`.
+pub fn write_case(dir: &Path, model: &Path, inputs: &[NamedTensor], outputs: &[NamedTensor]) -> Result<Vec<PathBuf>> {
+    let set = dir.join("test_data_set_0");
+    // Encode everything first; then write each file atomically.
+    let mut files: Vec<(PathBuf, Vec<u8>)> =
+        vec![(dir.join("model.onnx"), std::fs::read(model).with_context(|| format!("reading {}", model.display()))?)];
+    for (i, (name, t)) in inputs.iter().enumerate() {
+        files.push((set.join(format!("input_{i}.pb")), tensor_proto::write(name, t)));
+    }
+    for (i, (name, t)) in outputs.iter().enumerate() {
+        files.push((set.join(format!("output_{i}.pb")), tensor_proto::write(name, t)));
+    }
+    crate::outputs::prepare_dir(&set, "--save-outputs")?;
+    let mut written = Vec::new();
+    for (path, bytes) in files {
+        crate::fsutil::write_atomic(&path, &bytes)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binds_by_name_then_position() {
+        let t = HostTensor::from_f32(vec![1], &[0.0]).unwrap();
+        let names = vec!["a".to_string(), "b".to_string()];
+        let bound = bind_by_name_or_position(vec![("b".into(), t.clone()), ("".into(), t.clone())], &names);
+        // "b" binds by name, the unnamed second file by position 1 = "b" again: an error.
+        assert!(bound.is_err());
+        let bound = bind_by_name_or_position(vec![("".into(), t.clone()), ("b".into(), t)], &names).unwrap();
+        assert_eq!(bound.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), vec!["a", "b"]);
+    }
+}
