@@ -28,7 +28,7 @@ pub struct Mismatch {
     /// One-line explanation.
     pub reason: String,
     /// Set for value mismatches.
-    pub values: Option<ValueMismatch>,
+    pub values: Option<Box<ValueMismatch>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -92,7 +92,7 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
                     e[i],
                     a[i]
                 ),
-                values: Some(ValueMismatch {
+                values: Some(Box::new(ValueMismatch {
                     first_index: i,
                     expected: format!("{:?}", e[i]),
                     actual: format!("{:?}", a[i]),
@@ -102,7 +102,7 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
                     total,
                     min_atol: None,
                     min_rtol: None,
-                }),
+                })),
             }),
         };
     }
@@ -122,7 +122,7 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
                     e[i],
                     a[i]
                 ),
-                values: Some(ValueMismatch {
+                values: Some(Box::new(ValueMismatch {
                     first_index: i,
                     expected: e[i].to_string(),
                     actual: a[i].to_string(),
@@ -132,7 +132,7 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
                     total,
                     min_atol: None,
                     min_rtol: None,
-                }),
+                })),
             }),
         };
     }
@@ -180,7 +180,7 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
             tol.atol,
             tol.rtol
         ),
-        values: Some(ValueMismatch {
+        values: Some(Box::new(ValueMismatch {
             first_index: i,
             expected: render(e[i]),
             actual: render(a[i]),
@@ -190,7 +190,7 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
             total,
             min_atol: finite(min_atol),
             min_rtol: finite(min_rtol),
-        }),
+        })),
     })
 }
 
