@@ -101,9 +101,73 @@ def unknown_op():
     print("wrote unknown_op.onnx")
 
 
+def tensor_fixtures():
+    """TensorProto files for every dtype, written by onnx itself (typed fields and raw_data),
+    with the values they hold in tensors.json, for dmlrun's reader tests."""
+    import json
+
+    import numpy as np
+    from onnx import numpy_helper
+
+    out = os.path.join(OUT, "..", "data", "tensors")
+    os.makedirs(out, exist_ok=True)
+    expected = {}
+    floats = [0.0, 1.0, -2.5, 0.5, 448.0, -0.125]
+    ints = [0, 1, -2, 7, -8, 3]
+    cases = {
+        "float32": (TensorProto.FLOAT, floats),
+        "float64": (TensorProto.DOUBLE, floats),
+        "float16": (TensorProto.FLOAT16, floats),
+        "bfloat16": (TensorProto.BFLOAT16, floats),
+        "float8e4m3fn": (TensorProto.FLOAT8E4M3FN, floats),
+        "float8e4m3fnuz": (TensorProto.FLOAT8E4M3FNUZ, [0.0, 1.0, -2.5, 0.5, 224.0, -0.125]),
+        "float8e5m2": (TensorProto.FLOAT8E5M2, [0.0, 1.0, -2.5, 0.5, 448.0, -0.125]),
+        "float8e5m2fnuz": (TensorProto.FLOAT8E5M2FNUZ, [0.0, 1.0, -2.5, 0.5, 448.0, -0.125]),
+        "float4e2m1": (TensorProto.FLOAT4E2M1, [0.0, 1.0, -2.0, 0.5, 6.0, -1.5]),
+        "int8": (TensorProto.INT8, ints),
+        "int16": (TensorProto.INT16, ints),
+        "int32": (TensorProto.INT32, ints),
+        "int64": (TensorProto.INT64, [0, 1, -2, 7, -(2**40), 2**40]),
+        "uint8": (TensorProto.UINT8, [0, 1, 2, 7, 255, 3]),
+        "uint16": (TensorProto.UINT16, [0, 1, 2, 7, 65535, 3]),
+        "uint32": (TensorProto.UINT32, [0, 1, 2, 7, 2**32 - 1, 3]),
+        "uint64": (TensorProto.UINT64, [0, 1, 2, 7, 2**40, 3]),
+        "int4": (TensorProto.INT4, ints),
+        "uint4": (TensorProto.UINT4, [0, 1, 2, 7, 15, 3]),
+        "int2": (TensorProto.INT2, [0, 1, -2, -1, 1, 0]),
+        "uint2": (TensorProto.UINT2, [0, 1, 2, 3, 1, 0]),
+        "bool": (TensorProto.BOOL, [True, False, True, True, False, False]),
+    }
+    for name, (code, values) in cases.items():
+        typed = helper.make_tensor(name, code, [2, 3], values)
+        with open(os.path.join(out, f"{name}_typed.pb"), "wb") as f:
+            f.write(typed.SerializeToString())
+        array = numpy_helper.to_array(typed)
+        raw = numpy_helper.from_array(array, name)
+        with open(os.path.join(out, f"{name}_raw.pb"), "wb") as f:
+            f.write(raw.SerializeToString())
+        expected[name] = {"dims": [2, 3], "values": [float(v) if isinstance(v, float) else int(v) for v in array.astype(np.float64).flatten().tolist()]}
+    strings = helper.make_tensor("string", TensorProto.STRING, [3], [b"a", b"", "h\u00e9".encode()])
+    with open(os.path.join(out, "string_typed.pb"), "wb") as f:
+        f.write(strings.SerializeToString())
+    expected["string"] = {"dims": [3], "values": ["a", "", "h\u00e9"]}
+    scalar = numpy_helper.from_array(np.array(3.5, dtype=np.float32), "scalar")
+    with open(os.path.join(out, "scalar_raw.pb"), "wb") as f:
+        f.write(scalar.SerializeToString())
+    expected["scalar"] = {"dims": [], "values": [3.5]}
+    empty = numpy_helper.from_array(np.zeros((0, 4), dtype=np.int64), "empty")
+    with open(os.path.join(out, "empty_raw.pb"), "wb") as f:
+        f.write(empty.SerializeToString())
+    expected["empty"] = {"dims": [0, 4], "values": []}
+    with open(os.path.join(out, "tensors.json"), "w") as f:
+        json.dump(expected, f, indent=1)
+    print("wrote tensor fixtures")
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     add_mul()
     int64_ids()
     nhwc_channel_mean()
     unknown_op()
+    tensor_fixtures()

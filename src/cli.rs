@@ -235,6 +235,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub save_outputs: Option<PathBuf>,
 
+    /// With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and
+    /// test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen
+    /// record of the model's behaviour.
+    #[arg(long, requires = "save_outputs")]
+    pub as_test_data: bool,
+
     /// Write the inputs as fed to the model (after image preprocessing) into DIR.
     #[arg(long, value_name = "DIR")]
     pub save_inputs: Option<PathBuf>,
@@ -243,6 +249,23 @@ pub struct RunArgs {
     /// (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data).
     #[arg(long, value_name = "FORMAT", default_value = "npy")]
     pub save_format: SaveFormat,
+
+    /// Also run the inputs on this execution provider and compare outputs (|a - b| <= atol +
+    /// rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu.
+    #[arg(long, value_name = "EP")]
+    pub compare_ep: Option<EpRequest>,
+
+    /// Optimisation level of the --compare-ep run (default: as the main run).
+    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
+    pub compare_opt_level: Option<OptimizationLevel>,
+
+    /// Relative tolerance for --compare-ep.
+    #[arg(long, value_name = "R", default_value_t = 1e-3, requires = "compare_ep")]
+    pub rtol: f64,
+
+    /// Absolute tolerance for --compare-ep.
+    #[arg(long, value_name = "A", default_value_t = 1e-5, requires = "compare_ep")]
+    pub atol: f64,
 
     /// Write the whole report as JSON to FILE ("-" for stdout, replacing the human report).
     #[arg(long, value_name = "FILE")]

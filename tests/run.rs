@@ -317,3 +317,19 @@ fn ort_library_can_be_given_explicitly_and_a_wrong_one_is_reported() {
     let out = dmlrun().arg("doctor").env("ORT_DYLIB_PATH", sample("cat.png")).output().unwrap();
     assert_one_line_error(&out, "cat.png");
 }
+
+#[test]
+fn compare_ep_checks_the_run_against_a_reference_run() {
+    let model = sample("squeezenet1.1.onnx");
+    let cat = sample("cat.png");
+    let base = [model.to_str().unwrap(), "-i", cat.to_str().unwrap(), "--iterations", "1", "--compare-ep", "cpu"];
+    let report = run_json(&[&base[..], &["--compare-opt-level", "disable"]].concat());
+    assert_eq!(report["comparison"]["outputs_compared"], 1);
+    assert!(report["comparison"]["mismatches"].as_array().unwrap().is_empty());
+    // Zero tolerance: optimised and unoptimised graphs differ in the last bits, and the exit code says so.
+    let out =
+        dmlrun().args(base).args(["--compare-opt-level", "disable", "--atol", "0", "--rtol", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 of 1 outputs differ") && stdout.contains("would pass with atol >="), "{stdout}");
+}

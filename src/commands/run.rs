@@ -6,10 +6,11 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use crate::cli::{PreprocessArgs, RunArgs, SessionArgs};
+use crate::compare::{self, Tolerance};
 use crate::inputs::image::PreprocessRequest;
 use crate::inputs::{self, InputArg, LoadOptions};
 use crate::outputs::{self, TensorRole};
-use crate::report::{self, ms, Iterations, ModelReport, RunReport, Timings};
+use crate::report::{self, ms, Comparison, Iterations, ModelReport, RunReport, Timings};
 use crate::runner::{self, PreparedInputs};
 use crate::runtime::plan::{PlanRequest, SessionPlan};
 use crate::runtime::Runtime;
@@ -134,12 +135,45 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
         _ => None,
     };
 
+    let comparison = match args.compare_ep {
+        Some(ep) => {
+            let reference_request = PlanRequest {
+                ep,
+                device: None,
+                performance_preference: None,
+                device_filter: None,
+                optimization_level: args.compare_opt_level.unwrap_or(request.optimization_level),
+                ..request.clone()
+            };
+            let mut reference = runner::load(&runtime, model_path, &reference_request, false, |_| {})
+                .context("--compare-ep reference session")?;
+            let expected =
+                runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
+            let tolerance = Tolerance { atol: args.atol, rtol: args.rtol };
+            let mismatches = expected
+                .iter()
+                .filter_map(|(name, want)| {
+                    let got = results.iter().find(|(n, _)| n == name).map(|(_, t)| t)?;
+                    compare::compare(name, want, got, tolerance).err()
+                })
+                .collect();
+            Some(Comparison {
+                reference: reference.device.clone(),
+                reference_optimization_level: reference_request.optimization_level,
+                tolerance,
+                outputs_compared: expected.len(),
+                mismatches,
+            })
+        }
+        None => None,
+    };
     let summaries = results.iter().map(|(n, t)| outputs::summarize(n, t)).collect();
     let top_k = match args.top_k {
         Some(k) => Some(outputs::top_k(&results, k, labels.as_ref().map(|(p, l)| (p.as_path(), l.as_slice())))?),
         None => None,
     };
     let mut saved_outputs = match &args.save_outputs {
+        Some(dir) if args.as_test_data => crate::testdata::write_case(dir, model_path, &bound.tensors, &results)?,
         Some(dir) => outputs::save(dir, &results, args.save_format, TensorRole::Output)?,
         None => Vec::new(),
     };
@@ -176,9 +210,11 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
         top_k,
         saved_outputs,
         warnings,
+        comparison,
     };
     emit(&report, args.json.as_deref(), args.quiet)?;
-    Ok(0)
+    let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty());
+    Ok(if differs { super::test::EXIT_FAILED } else { 0 })
 }
 
 fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {

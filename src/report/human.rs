@@ -79,6 +79,22 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             }
         }
     }
+    if let Some(c) = &report.comparison {
+        let _ = writeln!(w);
+        let _ = writeln!(
+            w,
+            "compared with {} (optimization {:?}): {} of {} outputs differ (atol {:e}, rtol {:e})",
+            c.reference.describe(),
+            c.reference_optimization_level,
+            c.mismatches.len(),
+            c.outputs_compared,
+            c.tolerance.atol,
+            c.tolerance.rtol
+        );
+        for m in &c.mismatches {
+            let _ = writeln!(w, "  {m}");
+        }
+    }
     if !report.saved_outputs.is_empty() {
         let _ = writeln!(w);
         for path in &report.saved_outputs {

@@ -32,6 +32,18 @@ pub struct RunReport {
     pub top_k: Option<Vec<TopK>>,
     pub saved_outputs: Vec<PathBuf>,
     pub warnings: Vec<String>,
+    /// With --compare-ep: the reference run and what differed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub reference: crate::runner::DeviceReport,
+    pub reference_optimization_level: crate::runtime::plan::OptimizationLevel,
+    pub tolerance: crate::compare::Tolerance,
+    pub outputs_compared: usize,
+    pub mismatches: Vec<crate::compare::Mismatch>,
 }
 
 #[derive(Debug, Clone, Serialize)]

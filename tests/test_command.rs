@@ -1,0 +1,240 @@
+//! `dmlrun test`: test-data folders, exit codes, reports, expectations, cross-EP comparison,
+//! and the TensorProto reader against files written by Python's `onnx`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use dmlrun::tensor::{DType, HostTensor};
+
+#[test]
+fn tensor_proto_reader_matches_onnx_for_every_dtype() {
+    let dir = data("tensors");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("tensors.json")).unwrap()).unwrap();
+    let mut checked = 0;
+    for (name, want) in expected.as_object().unwrap() {
+        let dims: Vec<usize> = want["dims"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as usize).collect();
+        for variant in ["typed", "raw"] {
+            let path = dir.join(format!("{name}_{variant}.pb"));
+            if !path.exists() {
+                continue;
+            }
+            let tensor = read_pb(&path);
+            assert_eq!(tensor.shape, dims, "{name} {variant}");
+            if name == "string" {
+                let strings: Vec<&str> =
+                    want["values"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+                assert_eq!(tensor.strings().unwrap(), strings.as_slice());
+            } else {
+                let values: Vec<f64> = want["values"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+                assert_eq!(tensor.to_f64().unwrap(), values, "{name} {variant}");
+                let want_dtype = match name.as_str() {
+                    "scalar" => DType::Float32,
+                    "empty" => DType::Int64,
+                    other => DType::parse(other).expect("fixture names are dtype names"),
+                };
+                assert_eq!(tensor.dtype, want_dtype, "{name} {variant}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 45, "only {checked} fixture files were checked");
+}
+
+/// Freezes add_mul's behaviour on two inputs into a test-data folder with `--as-test-data`.
+fn frozen_case(dir: &Path) -> PathBuf {
+    let x = HostTensor::from_f32(vec![1, 4], &[1.0, 2.0, 3.0, 4.0]).unwrap();
+    let y = HostTensor::from_f32(vec![1, 4], &[0.5, 0.25, -1.0, 2.0]).unwrap();
+    write_npy(&dir.join("x.npy"), &x);
+    write_npy(&dir.join("y.npy"), &y);
+    let case = dir.join("add_mul");
+    dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", dir.join("x.npy").display()))
+        .arg("-i")
+        .arg(format!("y={}", dir.join("y.npy").display()))
+        .args(["--iterations", "1", "--as-test-data", "--save-outputs"])
+        .arg(&case)
+        .assert()
+        .success();
+    case
+}
+
+#[test]
+fn golden_round_trip_passes_and_a_changed_output_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = frozen_case(dir.path());
+    assert!(case.join("model.onnx").is_file() && case.join("test_data_set_0/output_1.pb").is_file());
+    let out = dmlrun().arg("test").arg(&case).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 cases: 1 passed, 0 failed, 0 errors"));
+
+    // Change one expected value beyond the tolerance.
+    let product = case.join("test_data_set_0/output_1.pb");
+    let mut t = read_pb(&product);
+    if let dmlrun::tensor::TensorData::Bytes(b) = &mut t.data {
+        b[4..8].copy_from_slice(&0.6f32.to_le_bytes());
+    }
+    std::fs::write(&product, dmlrun::inputs::tensor_proto::write("product", &t)).unwrap();
+    let out = dmlrun().arg("test").arg(&case).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("FAIL  add_mul: output 'product': 1 of 4 elements differ; first at index 1: expected 0.6"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("would pass with atol >="), "{stdout}");
+    // A generous per-output tolerance makes it pass again.
+    let out = dmlrun().arg("test").arg(&case).args(["--tol", "product=0.2,0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn json_and_junit_reports_describe_each_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = frozen_case(dir.path());
+    let broken = dir.path().join("broken");
+    std::fs::create_dir_all(broken.join("test_data_set_0")).unwrap();
+    std::fs::write(broken.join("model.onnx"), b"not a model").unwrap();
+    let json = dir.path().join("report.json");
+    let junit = dir.path().join("report.xml");
+    let out = dmlrun()
+        .arg("test")
+        .arg(&case)
+        .arg(&broken)
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["schema"], "dmlrun.test/1");
+    assert_eq!(report["summary"]["passed"], 1);
+    assert_eq!(report["summary"]["errors"], 1);
+    let statuses: Vec<&str> =
+        report["cases"].as_array().unwrap().iter().map(|c| c["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, vec!["pass", "error"]);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("<testsuite name=\"dmlrun\" tests=\"2\""), "{xml}");
+    assert!(xml.contains("<error") && xml.contains("not a valid ONNX model"), "{xml}");
+}
+
+#[test]
+fn expectations_turn_known_failures_into_a_pass_and_report_fixed_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = frozen_case(dir.path());
+    let broken = dir.path().join("broken");
+    std::fs::create_dir_all(broken.join("test_data_set_0")).unwrap();
+    std::fs::write(broken.join("model.onnx"), b"").unwrap();
+    let expect = dir.path().join("expect.txt");
+    std::fs::write(&expect, "error broken  # not a model\nfail add_mul  # pretend it was broken\n").unwrap();
+    let out = dmlrun().arg("test").arg(&case).arg(&broken).arg("--expect").arg(&expect).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("now passes") && stdout.contains("add_mul"), "{stdout}");
+    // Without the expectation the broken case fails the run.
+    std::fs::write(&expect, "# nothing known\n").unwrap();
+    let out = dmlrun().arg("test").arg(&case).arg(&broken).arg("--expect").arg(&expect).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 unexpected"));
+}
+
+#[test]
+fn write_expect_records_this_runs_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("suite/broken");
+    std::fs::create_dir_all(broken.join("test_data_set_0")).unwrap();
+    std::fs::write(broken.join("model.onnx"), b"x").unwrap();
+    let expect = dir.path().join("expect.txt");
+    dmlrun().arg("test").arg(dir.path().join("suite")).arg("--write-expect").arg(&expect).assert().code(1);
+    let text = std::fs::read_to_string(&expect).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("error broken")), "{text}");
+}
+
+#[test]
+fn cross_ep_comparison_runs_both_and_compares() {
+    // On Linux, CPU against CPU at another optimisation level and thread count.
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("squeezenet");
+    std::fs::create_dir_all(&case).unwrap();
+    std::fs::copy(sample("squeezenet1.1.onnx"), case.join("model.onnx")).unwrap();
+    let set = case.join("test_data_set_0");
+    std::fs::create_dir_all(&set).unwrap();
+    std::fs::copy(data("golden/test_data_set_0/input_0.pb"), set.join("input_0.pb")).unwrap();
+    let json = dir.path().join("r.json");
+    let out = dmlrun()
+        .arg("test")
+        .arg(&case)
+        .args(["--ep", "cpu", "--compare-ep", "cpu", "--compare-opt-level", "disable", "--compare-intra-threads", "1"])
+        .args(["--atol", "1e-5", "--rtol", "1e-4", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["reference"], "ep cpu, opt-level disable, intra-threads 1");
+    assert_eq!(report["summary"]["passed"], 1);
+}
+
+#[test]
+fn golden_case_passes_with_its_data_json_tolerances() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("golden");
+    std::fs::create_dir_all(case.join("test_data_set_0")).unwrap();
+    std::fs::copy(sample("squeezenet1.1.onnx"), case.join("model.onnx")).unwrap();
+    std::fs::copy(data("golden/data.json"), case.join("data.json")).unwrap();
+    for f in ["input_0.pb", "output_0.pb"] {
+        std::fs::copy(data("golden/test_data_set_0").join(f), case.join("test_data_set_0").join(f)).unwrap();
+    }
+    let out = dmlrun().arg("test").arg(&case).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn check_finite_fails_outputs_with_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = HostTensor::from_f32(vec![1, 4], &[f32::NAN, 1.0, 2.0, 3.0]).unwrap();
+    write_npy(&dir.path().join("x.npy"), &x);
+    let case = dir.path().join("nan");
+    dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", dir.path().join("x.npy").display()))
+        .args(["--generate", "ones", "--iterations", "1", "--as-test-data", "--save-outputs"])
+        .arg(&case)
+        .assert()
+        .success();
+    // NaN equals NaN, so the plain comparison passes...
+    dmlrun().arg("test").arg(&case).assert().code(0);
+    // ...and --check-finite catches it.
+    let out = dmlrun().arg("test").arg(&case).arg("--check-finite").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("NaN or Inf"));
+}
+
+#[test]
+fn missing_path_is_an_error_exit_2() {
+    let out = dmlrun().args(["test", "/nonexistent/suite"]).output().unwrap();
+    assert_one_line_error(&out, "/nonexistent/suite: not a directory");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dmlrun().arg("test").arg(dir.path()).output().unwrap();
+    assert_one_line_error(&out, "no model.onnx found");
+}
+
+#[test]
+fn jobs_run_cases_in_parallel_with_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a", "b", "c"] {
+        let sub = dir.path().join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        frozen_case(&sub);
+    }
+    let out = dmlrun().arg("test").arg(dir.path()).args(["--jobs", "2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 cases: 3 passed"));
+}
