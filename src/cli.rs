@@ -55,6 +55,10 @@ pub enum Command {
     /// Exit code 0 when every case passes (or fails only as --expect says), 1 when a case
     /// fails, 2 when the tests could not run.
     Test(Box<TestArgs>),
+    /// Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest.
+    ///
+    /// Exit code 1 when --baseline finds a regression beyond --max-regression.
+    Bench(Box<BenchArgs>),
     /// Show a model's inputs, outputs, symbolic dimensions, opsets and metadata.
     Info(InfoArgs),
     /// List the DirectML (DXGI) adapters; the index is the --device value.
@@ -369,6 +373,95 @@ pub struct TestArgs {
 
     #[command(flatten)]
     pub ort: OrtArgs,
+}
+
+/// `dmlrun bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// .onnx files, folders (searched recursively), or manifests (.toml/.json: per model path,
+    /// name, dims, inputs, generate).
+    #[arg(value_name = "MODEL|DIR|MANIFEST", required = true)]
+    pub targets: Vec<PathBuf>,
+
+    /// Timed runs per model (default 100, unless --duration is given).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "duration")]
+    pub iterations: Option<u64>,
+
+    /// Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations).
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+
+    /// With --duration: at least this many timed runs.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub min_iterations: u64,
+
+    /// With --duration: at most this many timed runs.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_iterations: u64,
+
+    /// Untimed runs after the first run.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub warmup: u64,
+
+    /// How inputs no file gives are filled (manifests can say per model).
+    #[arg(long, value_name = "FILL", default_value = "random")]
+    pub generate: Fill,
+
+    /// Seed for generated inputs.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Write the JSON report to FILE ("-" for stdout instead of the table).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write a CSV table to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write a Markdown table to FILE ("-" for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Compare median latency with an earlier --json report; exit 1 on a regression.
+    #[arg(long, value_name = "OLD.json")]
+    pub baseline: Option<PathBuf>,
+
+    /// Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05.
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = crate::report::bench::parse_fraction)]
+    pub max_regression: f64,
+
+    /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
+
+    /// Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device,
+    /// dims, optimisation level and ONNX Runtime version) and load it next time.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+
+    /// No progress bars.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Refuse input tensors larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    pub max_tensor_bytes: u64,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}
+
+/// Parses `10s`, `500ms`, `2m`.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let d = humantime::parse_duration(text).map_err(|e| format!("'{text}': {e} (e.g. 10s, 500ms)"))?;
+    if d.is_zero() {
+        return Err(format!("'{text}' is zero"));
+    }
+    Ok(d)
 }
 
 #[derive(Debug, Clone, Args)]

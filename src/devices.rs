@@ -79,6 +79,29 @@ pub fn list_adapters() -> anyhow::Result<Vec<Adapter>> {
     )
 }
 
+/// Dedicated GPU memory the process uses on adapter `index` (DXGI `QueryVideoMemoryInfo`,
+/// local segment group), in bytes.
+#[cfg(windows)]
+pub fn gpu_memory_in_use(index: u32) -> Option<u64> {
+    use windows::core::Interface;
+    use windows::Win32::Graphics::Dxgi::{
+        CreateDXGIFactory1, IDXGIAdapter3, IDXGIFactory1, DXGI_MEMORY_SEGMENT_GROUP_LOCAL,
+    };
+    // SAFETY: COM calls on interfaces created here; `windows` manages their reference counts.
+    unsafe {
+        let factory: IDXGIFactory1 = CreateDXGIFactory1().ok()?;
+        let adapter: IDXGIAdapter3 = factory.EnumAdapters1(index).ok()?.cast().ok()?;
+        let info = adapter.QueryVideoMemoryInfo(0, DXGI_MEMORY_SEGMENT_GROUP_LOCAL).ok()?;
+        Some(info.CurrentUsage)
+    }
+}
+
+/// GPU memory use is a DXGI query; there is none elsewhere.
+#[cfg(not(windows))]
+pub fn gpu_memory_in_use(_index: u32) -> Option<u64> {
+    None
+}
+
 /// Checks that `--device N` names an adapter, where adapters can be listed.
 pub fn check_device_index(index: u32) -> anyhow::Result<()> {
     if !cfg!(windows) {

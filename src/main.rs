@@ -13,6 +13,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Run(args)) => commands::run::execute(args),
         Some(Command::Test(args)) => commands::test::execute(args),
+        Some(Command::Bench(args)) => commands::bench::execute(args),
         Some(Command::Info(args)) => commands::info::execute(args),
         Some(Command::Devices(args)) => commands::devices::execute(args),
         Some(Command::Doctor(args)) => commands::doctor::execute(args),

@@ -20,3 +20,17 @@ pub fn iterations(total: u64, label: &str, quiet: bool) -> ProgressBar {
     bar.set_prefix(label.to_string());
     bar
 }
+
+/// A bar counting models (or cases), shown whenever stderr is a terminal.
+pub fn counter(total: u64, label: &str, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}

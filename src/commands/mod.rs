@@ -1,5 +1,6 @@
 //! One function per subcommand. Each returns the process exit code or an error.
 
+pub mod bench;
 pub mod devices;
 pub mod doctor;
 pub mod info;

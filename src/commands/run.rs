@@ -31,6 +31,8 @@ pub fn plan_request(args: &SessionArgs, log_level: crate::runtime::OrtLogLevel) 
         dims: args.dims.clone(),
         dim_denotations: args.dim_denotations.clone(),
         log_level,
+        profile_prefix: None,
+        optimized_model_path: None,
     }
 }
 

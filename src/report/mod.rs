@@ -1,5 +1,6 @@
 //! Run reports: one value computed by the commands, rendered by one module per format.
 
+pub mod bench;
 pub mod human;
 pub mod json;
 pub mod junit;

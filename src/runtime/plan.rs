@@ -125,6 +125,10 @@ pub struct PlanRequest {
     pub dims: Vec<(String, i64)>,
     pub dim_denotations: Vec<(String, i64)>,
     pub log_level: OrtLogLevel,
+    /// Write ONNX Runtime's per-operator profile with this file prefix.
+    pub profile_prefix: Option<std::path::PathBuf>,
+    /// Save the optimised model ONNX Runtime produces to this file.
+    pub optimized_model_path: Option<std::path::PathBuf>,
 }
 
 impl Default for PlanRequest {
@@ -142,6 +146,8 @@ impl Default for PlanRequest {
             dims: Vec::new(),
             dim_denotations: Vec::new(),
             log_level: OrtLogLevel::Warning,
+            profile_prefix: None,
+            optimized_model_path: None,
         }
     }
 }
@@ -159,6 +165,10 @@ pub struct SessionPlan {
     pub log_level: OrtLogLevel,
     /// Symbolic input dimensions no override fixes (DirectML compiles them dynamically: slow).
     pub unfixed_dims: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile_prefix: Option<std::path::PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimized_model_path: Option<std::path::PathBuf>,
 }
 
 impl SessionPlan {
@@ -255,6 +265,8 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
         dimension_overrides,
         log_level: request.log_level,
         unfixed_dims,
+        profile_prefix: request.profile_prefix.clone(),
+        optimized_model_path: request.optimized_model_path.clone(),
     })
 }
 

@@ -36,6 +36,12 @@ fn configure(runtime: &Runtime, plan: &SessionPlan) -> ort::Result<SessionBuilde
         })?
         .with_parallel_execution(plan.execution_mode == ExecutionMode::Parallel)?
         .with_memory_pattern(plan.memory_pattern)?;
+    if let Some(prefix) = &plan.profile_prefix {
+        builder = builder.with_profiling(prefix)?;
+    }
+    if let Some(path) = &plan.optimized_model_path {
+        builder = builder.with_optimized_model_path(path)?;
+    }
     if let Some(n) = plan.intra_op_threads {
         builder = builder.with_intra_threads(n)?;
     }

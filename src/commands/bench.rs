@@ -1,0 +1,273 @@
+//! `dmlrun bench`: many models, trustworthy statistics, exports, a regression gate.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use indicatif::MultiProgress;
+use sha2::{Digest, Sha256};
+
+use crate::cli::BenchArgs;
+use crate::inputs::{self, InputArg, LoadOptions};
+use crate::manifest::{self, BenchTarget};
+use crate::report::bench::{
+    self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, ModelBench,
+    ProfileSummary, StoredReport,
+};
+use crate::report::ms;
+use crate::runner::{self, PreparedInputs};
+use crate::runtime::plan::{OptimizationLevel, PlanRequest};
+use crate::runtime::Runtime;
+
+/// Default timed runs per model when neither --iterations nor --duration is given.
+const DEFAULT_ITERATIONS: u64 = 100;
+/// Above this coefficient of variation the numbers are too noisy to compare.
+const HIGH_COV: f64 = 0.10;
+
+pub fn execute(args: &BenchArgs) -> Result<i32> {
+    let targets = manifest::resolve(&args.targets)?;
+    let baseline = match &args.baseline {
+        Some(path) => Some(read_baseline(path)?),
+        None => None,
+    };
+    for dir in [&args.profile, &args.cache].into_iter().flatten() {
+        crate::outputs::prepare_dir(dir, "--profile/--cache")?;
+    }
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
+    let base_request = super::run::plan_request(&args.session, args.ort.ort_log_level);
+
+    // A --dim applies to the models that have that dimension; one that no model has is a typo.
+    let infos = targets.iter().map(|t| crate::model::ModelInfo::read(&t.path)).collect::<Result<Vec<_>>>()?;
+    for (name, value) in &base_request.dims {
+        if !infos.iter().any(|i| i.symbolic_dims().contains(name)) {
+            bail!("--dim {name}={value}: none of the {} model(s) has a dimension named '{name}'", targets.len());
+        }
+    }
+
+    let bars = MultiProgress::new();
+    let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet));
+    let mut models = Vec::new();
+    for (target, info) in targets.iter().zip(&infos) {
+        model_bar.set_message(target.name.clone());
+        let mut request = base_request.clone();
+        request.dims.retain(|(name, _)| info.symbolic_dims().contains(name));
+        let result = bench_model(&runtime, &request, target, args, &bars)
+            .with_context(|| format!("model {} ({})", target.name, target.path.display()))?;
+        for w in &result.warnings {
+            let _ = bars.println(format!("warning: {}: {w}", result.name));
+        }
+        models.push(result);
+        model_bar.inc(1);
+    }
+    model_bar.finish_and_clear();
+
+    let mut report = BenchReport {
+        schema: bench::BENCH_SCHEMA,
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        machine: crate::sysinfo::machine(),
+        onnxruntime: runtime.library.clone(),
+        models,
+        baseline: None,
+    };
+    if let (Some(stored), Some(path)) = (&baseline, &args.baseline) {
+        report.baseline = Some(bench::compare_with_baseline(&report, stored, path.clone(), args.max_regression));
+    }
+
+    let mut table_to_stdout = true;
+    let exports: [(&Option<PathBuf>, &dyn Exporter, &str); 3] = [
+        (&args.json, &JsonExporter, "--json"),
+        (&args.csv, &CsvExporter, "--csv"),
+        (&args.markdown, &MarkdownExporter, "--markdown"),
+    ];
+    for (path, exporter, flag) in exports {
+        let Some(path) = path else { continue };
+        let text = exporter.render(&report)?;
+        if path == Path::new("-") {
+            print!("{text}");
+            table_to_stdout = false;
+        } else {
+            crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;
+        }
+    }
+    let table = bench::human::render(&report);
+    if table_to_stdout {
+        print!("{table}");
+    } else {
+        eprint!("{table}");
+    }
+    let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
+    Ok(if regressed { super::test::EXIT_FAILED } else { 0 })
+}
+
+fn read_baseline(path: &Path) -> Result<StoredReport> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("--baseline {}", path.display()))?;
+    let stored: StoredReport = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("--baseline {}: not a dmlrun bench JSON report ({e})", path.display()))?;
+    if stored.schema != bench::BENCH_SCHEMA {
+        bail!("--baseline {}: schema '{}' is not {}", path.display(), stored.schema, bench::BENCH_SCHEMA);
+    }
+    Ok(stored)
+}
+
+fn bench_model(
+    runtime: &Runtime,
+    base: &PlanRequest,
+    target: &BenchTarget,
+    args: &BenchArgs,
+    bars: &MultiProgress,
+) -> Result<ModelBench> {
+    let mut request = base.clone();
+    for (name, value) in &target.dims {
+        request.dims.retain(|(n, _)| n != name);
+        request.dims.push((name.clone(), *value));
+    }
+    if let Some(dir) = &args.profile {
+        request.profile_prefix = Some(dir.join(sanitize(&target.name)));
+    }
+    // The optimised-model cache: load the cached file if there is one, else have ONNX Runtime write it.
+    let mut model_path = target.path.clone();
+    let mut cache = None;
+    let mut cache_write = None;
+    if let Some(dir) = &args.cache {
+        let key = cache_key(&target.path, &request, &runtime.library.version)?;
+        let cached = dir.join(format!("{}-{key}.onnx", sanitize(&target.name)));
+        if cached.is_file() {
+            model_path = cached;
+            // Already optimised for this EP with these dims fixed in the graph: do not optimise
+            // or override again (the dims no longer exist as free dimensions).
+            request.optimization_level = OptimizationLevel::Disable;
+            request.dims.clear();
+            request.dim_denotations.clear();
+            cache = Some("hit".to_string());
+        } else {
+            let partial = dir.join(format!(".{}-{key}.onnx.partial", sanitize(&target.name)));
+            request.optimized_model_path = Some(partial.clone());
+            cache_write = Some((partial, cached));
+        }
+    }
+
+    let mut model = runner::load(runtime, &model_path, &request, false, |_| {})?;
+    if let Some((partial, cached)) = cache_write {
+        std::fs::rename(&partial, &cached).with_context(|| format!("--cache: keeping {}", cached.display()))?;
+        cache = Some("written".to_string());
+    }
+
+    let options = LoadOptions {
+        preprocess: crate::inputs::image::PreprocessRequest { max_pixels: 100_000_000, ..Default::default() },
+        generate: Some(target.generate.unwrap_or(args.generate)),
+        seed: args.seed,
+        max_tensor_bytes: args.max_tensor_bytes,
+    };
+    let input_args: Vec<InputArg> = target.inputs.iter().cloned().map(InputArg).collect();
+    let bound = inputs::bind(&input_args, &model.inputs, &options)?;
+    let prepared = PreparedInputs::new(&bound.tensors)?;
+
+    let started = Instant::now();
+    runner::run(&mut model.session, &prepared)?;
+    let first_run = started.elapsed();
+    for _ in 0..args.warmup {
+        runner::run(&mut model.session, &prepared)?;
+    }
+
+    let (planned, time_box) = match (args.iterations, args.duration) {
+        (Some(n), _) => (n, None),
+        (None, Some(d)) => (args.max_iterations.max(args.min_iterations), Some(d)),
+        (None, None) => (DEFAULT_ITERATIONS, None),
+    };
+    let bar = bars.add(crate::progress::iterations(planned, &target.name, args.quiet));
+    let mut samples = Vec::with_capacity(planned.min(1 << 20) as usize);
+    let box_started = Instant::now();
+    for i in 0..planned {
+        if let Some(limit) = time_box {
+            if i >= args.min_iterations && box_started.elapsed() >= limit {
+                break;
+            }
+        }
+        let t = Instant::now();
+        runner::run(&mut model.session, &prepared)?;
+        samples.push(ms(t.elapsed()));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    bars.remove(&bar);
+    let latency = crate::stats::summarize(&samples).context("no timed runs")?;
+
+    let mut warnings = Vec::new();
+    if latency.cov > HIGH_COV {
+        warnings.push(format!(
+            "high variation (CoV {:.1}%): the machine is noisy or throttling; use more --iterations or a longer --duration",
+            latency.cov * 100.0
+        ));
+    }
+    let batch_size = bound
+        .tensors
+        .first()
+        .and_then(|(_, t)| t.shape.first().copied())
+        .filter(|_| model.inputs.first().is_some_and(|s| s.dims.len() >= 2));
+    let items_per_s = batch_size.filter(|b| *b > 1).map(|b| latency.throughput_per_s * b as f64);
+    let profile = match &args.profile {
+        Some(dir) => Some(finish_profile(&mut model.session, dir)?),
+        None => None,
+    };
+    let gpu_memory_bytes = model.plan.device_id().and_then(crate::devices::gpu_memory_in_use);
+    Ok(ModelBench {
+        name: target.name.clone(),
+        path: target.path.clone(),
+        device: model.device.clone(),
+        plan: model.plan.clone(),
+        inputs: bound.sources,
+        model_load_ms: ms(model.load_time),
+        session_create_ms: ms(model.session_time),
+        cache,
+        first_run_ms: ms(first_run),
+        warmup: args.warmup,
+        latency_ms: latency,
+        batch_size,
+        items_per_s,
+        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
+        gpu_memory_bytes,
+        profile,
+        warnings,
+    })
+}
+
+fn finish_profile(session: &mut ort::session::Session, dir: &Path) -> Result<ProfileSummary> {
+    let written = session.end_profiling().map_err(|e| anyhow::anyhow!("ending the ONNX Runtime profile: {e}"))?;
+    let written = PathBuf::from(written);
+    // ONNX Runtime names the file after the prefix plus a timestamp; keep it in DIR.
+    let file = if written.is_absolute() || written.parent().is_some_and(|p| p == dir) {
+        written
+    } else {
+        dir.join(written.file_name().unwrap_or_default())
+    };
+    let top_ops = crate::profile::read_op_times(&file)?.into_iter().take(10).collect();
+    Ok(ProfileSummary { file, top_ops })
+}
+
+/// The cache key: everything that changes the optimised model.
+fn cache_key(model: &Path, request: &PlanRequest, ort_version: &str) -> Result<String> {
+    let bytes = std::fs::read(model).with_context(|| format!("reading {}", model.display()))?;
+    let mut hasher = Sha256::new();
+    hasher.update(&bytes);
+    let mut dims = request.dims.clone();
+    dims.sort();
+    let mut denotations = request.dim_denotations.clone();
+    denotations.sort();
+    hasher.update(
+        format!(
+            "ep={:?};device={:?};pref={:?};filter={:?};dims={dims:?};den={denotations:?};opt={:?};ort={ort_version}",
+            request.ep,
+            request.device,
+            request.performance_preference,
+            request.device_filter,
+            request.optimization_level
+        )
+        .as_bytes(),
+    );
+    let digest = hasher.finalize();
+    Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
+}

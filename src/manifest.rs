@@ -1,0 +1,183 @@
+//! What `dmlrun bench` measures: models given directly, found in folders, or listed in a
+//! manifest (TOML or JSON) with per-model dims and inputs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+use crate::inputs::generate::Fill;
+
+/// One model to benchmark.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BenchTarget {
+    /// Unique name in reports (file stem, or the manifest's `name`).
+    pub name: String,
+    pub path: PathBuf,
+    /// Free-dimension overrides for this model, added to `--dim`.
+    pub dims: Vec<(String, i64)>,
+    /// `NAME=FILE` inputs; the others are generated.
+    pub inputs: Vec<String>,
+    pub generate: Option<Fill>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestFile {
+    #[serde(alias = "models")]
+    model: Vec<ManifestModel>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestModel {
+    path: PathBuf,
+    name: Option<String>,
+    #[serde(default)]
+    dims: BTreeMap<String, i64>,
+    #[serde(default)]
+    inputs: BTreeMap<String, PathBuf>,
+    generate: Option<String>,
+}
+
+/// Expands the command-line targets into models, in order; names are made unique.
+pub fn resolve(targets: &[PathBuf]) -> Result<Vec<BenchTarget>> {
+    let mut models = Vec::new();
+    for target in targets {
+        let ext = target.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
+        if target.is_dir() {
+            let mut found = Vec::new();
+            collect_onnx(target, &mut found)?;
+            if found.is_empty() {
+                bail!("{}: no .onnx files in it or below it", target.display());
+            }
+            found.sort();
+            models.extend(found.into_iter().map(|p| plain(&p)));
+        } else if matches!(ext.as_deref(), Some("toml" | "json")) {
+            models.extend(read_manifest(target)?);
+        } else if target.is_file() {
+            models.push(plain(target));
+        } else {
+            bail!("{}: no such file or directory", target.display());
+        }
+    }
+    // Two models with the same stem get their parent folder in the name.
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for m in &models {
+        *seen.entry(m.name.clone()).or_default() += 1;
+    }
+    for m in &mut models {
+        if seen[&m.name] > 1 {
+            if let Some(parent) = m.path.parent().and_then(|p| p.file_name()) {
+                m.name = format!("{}/{}", parent.to_string_lossy(), m.name);
+            }
+        }
+    }
+    Ok(models)
+}
+
+fn plain(path: &Path) -> BenchTarget {
+    BenchTarget {
+        name: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into()),
+        path: path.to_path_buf(),
+        dims: Vec::new(),
+        inputs: Vec::new(),
+        generate: None,
+    }
+}
+
+fn collect_onnx(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_onnx(&path, found)?;
+        } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx")) {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Reads a manifest; paths in it are relative to the manifest's folder.
+pub fn read_manifest(path: &Path) -> Result<Vec<BenchTarget>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading manifest {}", path.display()))?;
+    parse_manifest(&text, path)
+}
+
+pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
+    let is_json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    let file: ManifestFile = if is_json {
+        serde_json::from_str(text).map_err(|e| anyhow::anyhow!("manifest {}: {e}", path.display()))?
+    } else {
+        toml::from_str(text).map_err(|e| anyhow::anyhow!("manifest {}: {}", path.display(), e.message()))?
+    };
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut models = Vec::new();
+    for (i, m) in file.model.into_iter().enumerate() {
+        let model_path = base.join(&m.path);
+        let generate = match m.generate.as_deref() {
+            None => None,
+            Some("random") => Some(Fill::Random),
+            Some("zeros") => Some(Fill::Zeros),
+            Some("ones") => Some(Fill::Ones),
+            Some(other) => bail!(
+                "manifest {} model {}: generate must be random, zeros or ones, not '{other}'",
+                path.display(),
+                i + 1
+            ),
+        };
+        for (name, value) in &m.dims {
+            if *value < 1 {
+                bail!("manifest {} model {}: dim {name}={value} must be at least 1", path.display(), i + 1);
+            }
+        }
+        models.push(BenchTarget {
+            name: m.name.unwrap_or_else(|| {
+                model_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+            }),
+            path: model_path,
+            dims: m.dims.into_iter().collect(),
+            inputs: m.inputs.into_iter().map(|(name, file)| format!("{name}={}", base.join(file).display())).collect(),
+            generate,
+        });
+    }
+    if models.is_empty() {
+        bail!("manifest {}: lists no models", path.display());
+    }
+    Ok(models)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_and_json_manifests_agree() {
+        let toml = r#"
+            [[model]]
+            path = "a/squeeze.onnx"
+            name = "squeeze"
+            dims = { N = 4 }
+            inputs = { input = "cat.png" }
+            generate = "zeros"
+        "#;
+        let json = r#"{"models": [{"path": "a/squeeze.onnx", "name": "squeeze", "dims": {"N": 4},
+                       "inputs": {"input": "cat.png"}, "generate": "zeros"}]}"#;
+        let a = parse_manifest(toml, Path::new("/m/bench.toml")).unwrap();
+        let b = parse_manifest(json, Path::new("/m/bench.json")).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a[0].path, PathBuf::from("/m/a/squeeze.onnx"));
+        assert_eq!(a[0].dims, vec![("N".to_string(), 4)]);
+        assert_eq!(a[0].inputs, vec!["input=/m/cat.png".to_string()]);
+        assert_eq!(a[0].generate, Some(Fill::Zeros));
+    }
+
+    #[test]
+    fn manifest_errors_name_the_file() {
+        let err = parse_manifest("[[model]]\nfile = 'x'\n", Path::new("b.toml")).unwrap_err().to_string();
+        assert!(err.starts_with("manifest b.toml"), "{err}");
+        let err = parse_manifest("[[model]]\npath = 'x.onnx'\ndims = { N = 0 }\n", Path::new("b.toml")).unwrap_err();
+        assert!(err.to_string().contains("N=0"), "{err}");
+    }
+}

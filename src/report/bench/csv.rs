@@ -1,0 +1,71 @@
+//! CSV export: one row per model, latencies in milliseconds.
+
+use anyhow::Result;
+
+use super::{BenchReport, Exporter};
+
+pub struct CsvExporter;
+
+pub const HEADER: &str = "model,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes";
+
+/// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+impl Exporter for CsvExporter {
+    fn render(&self, report: &BenchReport) -> Result<String> {
+        let mut out = String::from(HEADER);
+        out.push('\n');
+        for m in &report.models {
+            let s = &m.latency_ms;
+            let row = [
+                field(&m.name),
+                m.device.execution_provider.clone(),
+                opt(m.device.device_id),
+                s.count.to_string(),
+                s.min.to_string(),
+                s.mean.to_string(),
+                s.p50.to_string(),
+                s.p90.to_string(),
+                s.p95.to_string(),
+                s.p99.to_string(),
+                s.max.to_string(),
+                s.stddev.to_string(),
+                s.cov.to_string(),
+                s.throughput_per_s.to_string(),
+                opt(m.items_per_s),
+                m.session_create_ms.to_string(),
+                m.first_run_ms.to_string(),
+                opt(m.peak_rss_bytes),
+                opt(m.gpu_memory_bytes),
+            ];
+            out.push_str(&row.join(","));
+            out.push('\n');
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::sample_report;
+    use super::*;
+
+    #[test]
+    fn csv_has_one_quoted_row_per_model() {
+        let text = CsvExporter.render(&sample_report()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].split(',').count(), 19);
+        assert!(lines[1].starts_with("\"squeeze, \"\"net\"\"\",CPUExecutionProvider,,4,1,2.5,2.5,"), "{}", lines[1]);
+    }
+}

@@ -1,0 +1,73 @@
+//! The table people read in a terminal.
+
+use std::fmt::Write;
+
+use super::BenchReport;
+
+pub fn render(report: &BenchReport) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    let device = report.models.first().map(|m| m.device.describe()).unwrap_or_default();
+    let _ = writeln!(w, "device: {device}   onnxruntime {}", report.onnxruntime.version);
+    let _ = writeln!(
+        w,
+        "{:<24} {:>9} {:>9} {:>9} {:>9} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "model", "p50 ms", "mean ms", "p99 ms", "stddev", "CoV", "infer/s", "session ms", "first ms", "peak RSS"
+    );
+    for m in &report.models {
+        let s = &m.latency_ms;
+        let rss = m.peak_rss_bytes.map(|b| format!("{} MiB", b >> 20)).unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            w,
+            "{:<24} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>6.1}% {:>10.1} {:>10.1} {:>10.3} {:>10}",
+            m.name,
+            s.p50,
+            s.mean,
+            s.p99,
+            s.stddev,
+            s.cov * 100.0,
+            s.throughput_per_s,
+            m.session_create_ms,
+            m.first_run_ms,
+            rss
+        );
+        if let Some(items) = m.items_per_s {
+            let _ = writeln!(w, "{:<24} batch {}: {items:.1} items/s", "", m.batch_size.unwrap_or(1));
+        }
+        if let Some(cache) = &m.cache {
+            let _ = writeln!(w, "{:<24} optimised-model cache: {cache}", "");
+        }
+        if let Some(gpu) = m.gpu_memory_bytes {
+            let _ = writeln!(w, "{:<24} GPU memory in use: {} MiB", "", gpu >> 20);
+        }
+        if let Some(p) = &m.profile {
+            let _ = writeln!(w, "{:<24} top operators ({}):", "", p.file.display());
+            for op in p.top_ops.iter().take(10) {
+                let _ = writeln!(
+                    w,
+                    "{:<26} {:<22} {:>6} calls {:>10.3} ms {:>5.1}%",
+                    "", op.op_type, op.calls, op.total_ms, op.percent
+                );
+            }
+        }
+    }
+    if let Some(b) = &report.baseline {
+        let _ = writeln!(w);
+        let _ = writeln!(w, "against {} (max regression {:.1}%):", b.file.display(), b.max_regression * 100.0);
+        for r in &b.models {
+            let verdict = match (r.ratio, r.regression) {
+                (None, _) => "new (not in baseline)".to_string(),
+                (Some(x), true) => format!("{x:.3}x  REGRESSION"),
+                (Some(x), false) => format!("{x:.3}x"),
+            };
+            let _ = writeln!(
+                w,
+                "  {:<24} p50 {:.3} ms vs {}  {verdict}",
+                r.name,
+                r.p50_ms,
+                r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3} ms"))
+            );
+        }
+    }
+    out
+}

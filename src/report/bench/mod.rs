@@ -1,0 +1,222 @@
+//! `dmlrun bench` reports: one value, rendered by one exporter per format.
+
+pub mod csv;
+pub mod human;
+pub mod json;
+pub mod markdown;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::profile::OpTime;
+use crate::stats::LatencyStats;
+
+/// Schema identifier of bench reports; fields are only added within a version.
+pub const BENCH_SCHEMA: &str = "dmlrun.bench/1";
+
+/// A whole benchmark session.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    pub schema: &'static str,
+    pub dmlrun_version: &'static str,
+    pub machine: crate::sysinfo::Machine,
+    pub onnxruntime: crate::runtime::LibraryInfo,
+    pub models: Vec<ModelBench>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineComparison>,
+}
+
+/// One model's measurements.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelBench {
+    pub name: String,
+    pub path: PathBuf,
+    pub device: crate::runner::DeviceReport,
+    pub plan: crate::runtime::plan::SessionPlan,
+    pub inputs: Vec<crate::inputs::InputSource>,
+    pub model_load_ms: f64,
+    pub session_create_ms: f64,
+    /// `hit` (loaded the cached optimised model), `written` (created it), or absent without --cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+    pub first_run_ms: f64,
+    pub warmup: u64,
+    pub latency_ms: LatencyStats,
+    pub batch_size: Option<usize>,
+    pub items_per_s: Option<f64>,
+    /// Peak resident memory of the process after this model (bytes).
+    pub peak_rss_bytes: Option<u64>,
+    /// Dedicated GPU memory in use on the adapter after the runs (Windows, DirectML).
+    pub gpu_memory_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileSummary>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileSummary {
+    pub file: PathBuf,
+    pub top_ops: Vec<OpTime>,
+}
+
+/// Median latency against an earlier report.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineComparison {
+    pub file: PathBuf,
+    pub max_regression: f64,
+    pub models: Vec<BaselineRow>,
+    pub regressions: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineRow {
+    pub name: String,
+    pub baseline_p50_ms: Option<f64>,
+    pub p50_ms: f64,
+    /// new / old median latency; above 1 + max_regression is a regression.
+    pub ratio: Option<f64>,
+    pub regression: bool,
+}
+
+/// What an earlier JSON report must hold for `--baseline`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct StoredReport {
+    pub schema: String,
+    pub models: Vec<StoredModel>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct StoredModel {
+    pub name: String,
+    pub latency_ms: StoredLatency,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct StoredLatency {
+    pub p50: f64,
+}
+
+/// Compares with a baseline report: per model by name, median latency ratio.
+pub fn compare_with_baseline(
+    report: &BenchReport,
+    baseline: &StoredReport,
+    file: PathBuf,
+    max_regression: f64,
+) -> BaselineComparison {
+    let models: Vec<BaselineRow> = report
+        .models
+        .iter()
+        .map(|m| {
+            let old = baseline.models.iter().find(|b| b.name == m.name).map(|b| b.latency_ms.p50);
+            let ratio = old.filter(|o| *o > 0.0).map(|o| m.latency_ms.p50 / o);
+            BaselineRow {
+                name: m.name.clone(),
+                baseline_p50_ms: old,
+                p50_ms: m.latency_ms.p50,
+                ratio,
+                regression: ratio.is_some_and(|r| r > 1.0 + max_regression),
+            }
+        })
+        .collect();
+    let regressions = models.iter().filter(|r| r.regression).count();
+    BaselineComparison { file, max_regression, models, regressions }
+}
+
+/// Parses `5%` or `0.05`.
+pub fn parse_fraction(text: &str) -> Result<f64, String> {
+    let value = match text.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => text.trim().parse::<f64>(),
+    }
+    .map_err(|_| format!("'{text}' is not a percentage like 5% or a fraction like 0.05"))?;
+    if !(0.0..=10.0).contains(&value) {
+        return Err(format!("'{text}' is out of range"));
+    }
+    Ok(value)
+}
+
+/// One output format.
+pub trait Exporter {
+    /// The file contents for this report.
+    fn render(&self, report: &BenchReport) -> Result<String>;
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn sample_report() -> BenchReport {
+        let latency = crate::stats::summarize(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+        let plan = crate::runtime::plan::resolve(
+            &crate::runtime::plan::PlanRequest::default(),
+            &["CPUExecutionProvider".to_string()],
+            &crate::model::ModelInfo::default(),
+        )
+        .unwrap();
+        BenchReport {
+            schema: BENCH_SCHEMA,
+            dmlrun_version: "0.0.0",
+            machine: crate::sysinfo::machine(),
+            onnxruntime: crate::runtime::LibraryInfo {
+                path: "libonnxruntime.so".into(),
+                source: crate::runtime::LibrarySource::Flag,
+                version: "1.31.1".into(),
+                providers: vec!["CPUExecutionProvider".into()],
+            },
+            models: vec![ModelBench {
+                name: "squeeze, \"net\"".into(),
+                path: "m.onnx".into(),
+                device: crate::runner::DeviceReport {
+                    execution_provider: "CPUExecutionProvider".into(),
+                    device_id: None,
+                    adapter_name: None,
+                },
+                plan,
+                inputs: vec![],
+                model_load_ms: 1.0,
+                session_create_ms: 2.0,
+                cache: None,
+                first_run_ms: 3.0,
+                warmup: 1,
+                latency_ms: latency,
+                batch_size: Some(1),
+                items_per_s: None,
+                peak_rss_bytes: Some(1 << 20),
+                gpu_memory_bytes: None,
+                profile: None,
+                warnings: vec![],
+            }],
+            baseline: None,
+        }
+    }
+
+    #[test]
+    fn baseline_flags_only_regressions_beyond_the_threshold() {
+        let report = sample_report();
+        let stored = |p50: f64| StoredReport {
+            schema: BENCH_SCHEMA.into(),
+            models: vec![StoredModel { name: report.models[0].name.clone(), latency_ms: StoredLatency { p50 } }],
+        };
+        // New median is 2.5 ms.
+        let slower = compare_with_baseline(&report, &stored(2.0), "b.json".into(), 0.05);
+        assert_eq!((slower.regressions, slower.models[0].ratio), (1, Some(1.25)));
+        let same = compare_with_baseline(&report, &stored(2.45), "b.json".into(), 0.05);
+        assert_eq!(same.regressions, 0);
+        let missing = compare_with_baseline(
+            &report,
+            &StoredReport { schema: BENCH_SCHEMA.into(), models: vec![] },
+            "b".into(),
+            0.05,
+        );
+        assert_eq!((missing.regressions, missing.models[0].ratio), (0, None));
+    }
+
+    #[test]
+    fn fractions_parse() {
+        assert_eq!(parse_fraction("5%"), Ok(0.05));
+        assert_eq!(parse_fraction("0.1"), Ok(0.1));
+        assert!(parse_fraction("five").is_err());
+    }
+}

@@ -1,0 +1,97 @@
+//! Facts about the machine and this process for benchmark reports: OS, CPU, peak resident
+//! memory, and (on Windows) the GPU memory DXGI says is in use.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Machine {
+    pub os: String,
+    pub arch: String,
+    pub cpu: Option<String>,
+    pub logical_cores: usize,
+}
+
+/// What machine this is.
+pub fn machine() -> Machine {
+    Machine {
+        os: std::env::consts::OS.to_string(),
+        arch: std::env::consts::ARCH.to_string(),
+        cpu: cpu_model(),
+        logical_cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_model() -> Option<String> {
+    None
+}
+
+/// The process's peak resident set size in bytes (VmHWM on Linux, PeakWorkingSetSize on Windows).
+#[cfg(target_os = "linux")]
+pub fn peak_rss_bytes() -> Option<u64> {
+    proc_status_kib("VmHWM:").map(|k| k * 1024)
+}
+
+/// The process's current resident set size in bytes.
+#[cfg(target_os = "linux")]
+pub fn current_rss_bytes() -> Option<u64> {
+    proc_status_kib("VmRSS:").map(|k| k * 1024)
+}
+
+#[cfg(target_os = "linux")]
+fn proc_status_kib(key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status.lines().find(|l| l.starts_with(key))?.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(windows)]
+fn process_memory() -> Option<windows::Win32::System::ProcessStatus::PROCESS_MEMORY_COUNTERS> {
+    use windows::Win32::System::ProcessStatus::{GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
+    use windows::Win32::System::Threading::GetCurrentProcess;
+    let mut counters = PROCESS_MEMORY_COUNTERS::default();
+    let size = std::mem::size_of::<PROCESS_MEMORY_COUNTERS>() as u32;
+    // SAFETY: the pseudo-handle of the current process is always valid; `counters` is a properly
+    // sized, writable struct whose size we pass.
+    unsafe { GetProcessMemoryInfo(GetCurrentProcess(), &mut counters, size) }.ok()?;
+    Some(counters)
+}
+
+#[cfg(windows)]
+pub fn peak_rss_bytes() -> Option<u64> {
+    process_memory().map(|c| c.PeakWorkingSetSize as u64)
+}
+
+#[cfg(windows)]
+pub fn current_rss_bytes() -> Option<u64> {
+    process_memory().map(|c| c.WorkingSetSize as u64)
+}
+
+#[cfg(not(any(target_os = "linux", windows)))]
+pub fn peak_rss_bytes() -> Option<u64> {
+    None
+}
+
+#[cfg(not(any(target_os = "linux", windows)))]
+pub fn current_rss_bytes() -> Option<u64> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn peak_rss_is_at_least_current() {
+        let peak = super::peak_rss_bytes().unwrap();
+        let current = super::current_rss_bytes().unwrap();
+        assert!(peak >= current && current > 0);
+    }
+}

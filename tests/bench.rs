@@ -1,0 +1,169 @@
+//! `dmlrun bench` on small models with few iterations: statistics, exports, the baseline gate,
+//! manifests, the time box, the optimised-model cache and the profile.
+
+mod common;
+
+use common::*;
+
+fn bench_json(args: &[&str]) -> (serde_json::Value, String) {
+    let out = dmlrun().arg("bench").args(args).args(["--json", "-", "--quiet"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "bench {args:?}: {stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
+#[test]
+fn benchmarks_several_models_with_generated_inputs() {
+    let squeeze = sample("squeezenet1.1.onnx");
+    let add = test_model("add_mul.onnx");
+    let (report, table) = bench_json(&[
+        squeeze.to_str().unwrap(),
+        add.to_str().unwrap(),
+        "--iterations",
+        "7",
+        "--warmup",
+        "1",
+        "--dim",
+        "N=2",
+    ]);
+    assert_eq!(report["schema"], "dmlrun.bench/1");
+    let models = report["models"].as_array().unwrap();
+    assert_eq!(models.len(), 2);
+    assert_eq!(models[0]["name"], "squeezenet1.1");
+    assert_eq!(models[0]["latency_ms"]["count"], 7);
+    // --dim N=2 applied to squeezenet only (add_mul has no N): a batch of 2 gives items/s.
+    assert_eq!(models[0]["batch_size"], 2);
+    let items = models[0]["items_per_s"].as_f64().unwrap();
+    let runs = models[0]["latency_ms"]["throughput_per_s"].as_f64().unwrap();
+    assert!((items - 2.0 * runs).abs() < 1e-6 * items);
+    assert_eq!(models[1]["inputs"][0]["kind"], "generated");
+    assert!(models[1]["inputs"][0]["detail"].as_str().unwrap().starts_with("random"));
+    assert!(models[0]["peak_rss_bytes"].as_u64().unwrap() > 1 << 20);
+    assert!(report["machine"]["logical_cores"].as_u64().unwrap() >= 1);
+    assert!(table.contains("squeezenet1.1") && table.contains("p50 ms"), "{table}");
+}
+
+#[test]
+fn csv_and_markdown_exports_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("r.csv");
+    let md = dir.path().join("r.md");
+    dmlrun()
+        .arg("bench")
+        .arg(test_model("add_mul.onnx"))
+        .args(["--iterations", "3", "--quiet", "--csv"])
+        .arg(&csv)
+        .arg("--markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(csv).unwrap();
+    assert!(csv.starts_with("model,execution_provider,device_id,iterations,"));
+    assert!(csv.lines().nth(1).unwrap().starts_with("add_mul,CPUExecutionProvider,,3,"));
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(md.lines().nth(2).unwrap().starts_with("| add_mul | CPUExecutionProvider |"));
+}
+
+#[test]
+fn baseline_gate_fails_on_a_synthetic_regression_and_passes_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = sample("squeezenet1.1.onnx");
+    let (report, _) = bench_json(&[model.to_str().unwrap(), "--iterations", "5"]);
+    // A baseline ten times faster than reality: today's run is a regression.
+    let mut fast = report.clone();
+    let p50 = fast["models"][0]["latency_ms"]["p50"].as_f64().unwrap();
+    fast["models"][0]["latency_ms"]["p50"] = serde_json::json!(p50 / 10.0);
+    let fast_path = dir.path().join("fast.json");
+    std::fs::write(&fast_path, serde_json::to_string(&fast).unwrap()).unwrap();
+    let out =
+        dmlrun().arg("bench").arg(&model).args(["--iterations", "5", "--baseline"]).arg(&fast_path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("REGRESSION"));
+    // A baseline ten times slower: no regression.
+    let mut slow = report;
+    slow["models"][0]["latency_ms"]["p50"] = serde_json::json!(p50 * 10.0);
+    let slow_path = dir.path().join("slow.json");
+    std::fs::write(&slow_path, serde_json::to_string(&slow).unwrap()).unwrap();
+    let out =
+        dmlrun().arg("bench").arg(&model).args(["--iterations", "5", "--baseline"]).arg(&slow_path).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // Not a bench report at all.
+    let out = dmlrun().arg("bench").arg(&model).arg("--baseline").arg(sample("imagenet_classes.txt")).output().unwrap();
+    assert_one_line_error(&out, "--baseline");
+}
+
+#[test]
+fn manifest_sets_names_dims_and_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("bench.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[model]]\npath = \"{}\"\nname = \"cat-batch\"\ndims = {{ N = 1 }}\ninputs = {{ input = \"{}\" }}\n\n[[model]]\npath = \"{}\"\ngenerate = \"ones\"\ndims = {{ batch = 3 }}\n",
+            sample("squeezenet1.1.onnx").display(),
+            sample("cat.png").display(),
+            test_model("add_mul.onnx").display()
+        ),
+    )
+    .unwrap();
+    let (report, _) = bench_json(&[manifest.to_str().unwrap(), "--iterations", "2"]);
+    assert_eq!(report["models"][0]["name"], "cat-batch");
+    assert_eq!(report["models"][0]["inputs"][0]["kind"], "image");
+    assert_eq!(report["models"][1]["inputs"][0]["shape"], serde_json::json!([3, 4]));
+    assert!(report["models"][1]["inputs"][0]["detail"].as_str().unwrap().starts_with("ones"));
+}
+
+#[test]
+fn duration_time_box_respects_the_bounds() {
+    let (report, _) = bench_json(&[
+        test_model("add_mul.onnx").to_str().unwrap(),
+        "--duration",
+        "200ms",
+        "--min-iterations",
+        "5",
+        "--max-iterations",
+        "40",
+    ]);
+    let count = report["models"][0]["latency_ms"]["count"].as_u64().unwrap();
+    assert!((5..=40).contains(&count), "{count}");
+}
+
+#[test]
+fn cache_is_written_then_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = sample("squeezenet1.1.onnx");
+    let args = [model.to_str().unwrap(), "--iterations", "2", "--dim", "N=1", "--cache", dir.path().to_str().unwrap()];
+    let (first, _) = bench_json(&args);
+    assert_eq!(first["models"][0]["cache"], "written");
+    let cached: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    let (second, _) = bench_json(&args);
+    assert_eq!(second["models"][0]["cache"], "hit");
+    // Same model, another batch: another cache entry.
+    let args2 = [model.to_str().unwrap(), "--iterations", "2", "--dim", "N=2", "--cache", dir.path().to_str().unwrap()];
+    let (third, _) = bench_json(&args2);
+    assert_eq!(third["models"][0]["cache"], "written");
+}
+
+#[test]
+fn profile_lists_the_top_operators() {
+    let dir = tempfile::tempdir().unwrap();
+    let (report, _) = bench_json(&[
+        sample("squeezenet1.1.onnx").to_str().unwrap(),
+        "--iterations",
+        "3",
+        "--profile",
+        dir.path().to_str().unwrap(),
+    ]);
+    let top = report["models"][0]["profile"]["top_ops"].as_array().unwrap();
+    assert_eq!(top[0]["op_type"], "Conv", "convolutions dominate SqueezeNet");
+    assert!(top.len() <= 10 && top.len() >= 3);
+    let file = report["models"][0]["profile"]["file"].as_str().unwrap();
+    assert!(std::path::Path::new(file).is_file());
+}
+
+#[test]
+fn unknown_dim_for_every_model_is_an_error() {
+    let out = dmlrun().arg("bench").arg(test_model("add_mul.onnx")).args(["--dim", "seq=4"]).output().unwrap();
+    assert_one_line_error(&out, "--dim seq=4: none of the 1 model(s)");
+}
