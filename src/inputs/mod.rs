@@ -226,7 +226,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
                 if !pre.batched && files.len() > 1 {
                     bail!("input '{}' has no batch dimension; give one image, not {}", sig.name, files.len());
                 }
-                let parts = files.iter().map(|f| pre.load(f)).collect::<Result<Vec<_>>>()?;
+                let parts = parallel_map(&files, |f| pre.load(f)).into_iter().collect::<Result<Vec<_>>>()?;
                 let tensor = HostTensor::concat_batch(parts).with_context(|| {
                     format!("stacking images for input '{}' (they must give the same size)", sig.name)
                 })?;
@@ -294,6 +294,21 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
     tensors.sort_by_key(|(n, _)| order(n));
     sources.sort_by_key(|s| order(&s.name));
     Ok(BoundInputs { tensors, sources })
+}
+
+/// Applies `f` to every item on all cores, keeping the order (image decoding is the costly
+/// part of preparing a batch, and each image is independent).
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("image workers do not panic")).collect()
+    })
 }
 
 /// Checks dtype, rank and every dimension of `tensor` against `sig`.

@@ -87,8 +87,10 @@ fn precompute(in_size: usize, out_size: usize, filter: Filter) -> Coefficients {
     Coefficients { ksize, bounds, weights }
 }
 
-fn clip8(value: i64) -> u8 {
-    if value >= (1i64 << PRECISION_BITS << 8) {
+fn clip8(value: i32) -> u8 {
+    // Pillow accumulates in 32-bit integers; the weights of one output pixel sum to 2^22, so a
+    // sum of 8-bit values cannot overflow.
+    if value >= (1i32 << PRECISION_BITS << 8) {
         255
     } else if value <= 0 {
         0
@@ -121,21 +123,27 @@ pub fn resize(
         (0, height)
     };
 
+    let half = 1i32 << (PRECISION_BITS - 1);
     let (temp, temp_width, row_offset) = if need_horizontal {
         let horiz = precompute(width, out_width, filter);
         let rows = last_row - first_row;
         let mut out = vec![0u8; out_width * rows * channels];
+        let mut acc = vec![0i32; channels];
         for y in 0..rows {
             let src_row = &pixels[(y + first_row) * width * channels..][..width * channels];
-            for xx in 0..out_width {
+            let dst_row = &mut out[y * out_width * channels..][..out_width * channels];
+            for (xx, dst) in dst_row.chunks_exact_mut(channels).enumerate() {
                 let (xmin, taps) = horiz.bounds[xx];
                 let k = &horiz.weights[xx * horiz.ksize..][..taps];
-                for c in 0..channels {
-                    let mut acc: i64 = 1 << (PRECISION_BITS - 1);
-                    for (x, &w) in k.iter().enumerate() {
-                        acc += src_row[(x + xmin) * channels + c] as i64 * w as i64;
+                acc.fill(half);
+                let src = &src_row[xmin * channels..][..taps * channels];
+                for (pixel, &w) in src.chunks_exact(channels).zip(k) {
+                    for (a, &p) in acc.iter_mut().zip(pixel) {
+                        *a += p as i32 * w;
                     }
-                    out[(y * out_width + xx) * channels + c] = clip8(acc);
+                }
+                for (d, &a) in dst.iter_mut().zip(&acc) {
+                    *d = clip8(a);
                 }
             }
         }
@@ -147,18 +155,22 @@ pub fn resize(
     if !need_vertical {
         return temp;
     }
+    let row_len = temp_width * channels;
     let mut out = vec![0u8; out_width * out_height * channels];
-    for yy in 0..out_height {
+    let mut acc = vec![0i32; row_len];
+    for (yy, dst_row) in out.chunks_exact_mut(row_len).enumerate() {
         let (ymin, taps) = vert.bounds[yy];
         let k = &vert.weights[yy * vert.ksize..][..taps];
-        for xx in 0..temp_width {
-            for c in 0..channels {
-                let mut acc: i64 = 1 << (PRECISION_BITS - 1);
-                for (y, &w) in k.iter().enumerate() {
-                    acc += temp[((y + ymin - row_offset) * temp_width + xx) * channels + c] as i64 * w as i64;
-                }
-                out[(yy * out_width + xx) * channels + c] = clip8(acc);
+        acc.fill(half);
+        // Whole rows at a time: a loop the compiler vectorises.
+        for (y, &w) in k.iter().enumerate() {
+            let src_row = &temp[(y + ymin - row_offset) * row_len..][..row_len];
+            for (a, &p) in acc.iter_mut().zip(src_row) {
+                *a += p as i32 * w;
             }
+        }
+        for (d, &a) in dst_row.iter_mut().zip(&acc) {
+            *d = clip8(a);
         }
     }
     out
