@@ -268,15 +268,21 @@ impl Preprocess {
         limits.max_image_height = Some(h);
         reader.limits(limits);
         let decoded = reader.decode().map_err(|e| anyhow::anyhow!("cannot decode: {e}"))?;
-        let rgb = decoded.to_rgb8();
+        let rgb = decoded.into_rgb8();
         let (width, height) = (rgb.width() as usize, rgb.height() as usize);
         Ok(self.from_rgb(rgb.as_raw(), width, height))
     }
 
     /// Converts interleaved RGB pixels to the model's tensor.
     pub fn from_rgb(&self, rgb: &[u8], width: usize, height: usize) -> HostTensor {
-        let (pixels, channels) = if self.channels == 1 { (resample::rgb_to_luma(rgb), 1) } else { (rgb.to_vec(), 3) };
-        let (pixels, out_w, out_h) = self.fit(&pixels, width, height, channels);
+        let luma;
+        let (pixels, channels) = if self.channels == 1 {
+            luma = resample::rgb_to_luma(rgb);
+            (luma.as_slice(), 1)
+        } else {
+            (rgb, 3)
+        };
+        let (pixels, out_w, out_h) = self.fit(pixels, width, height, channels);
         self.to_tensor(&pixels, out_w, out_h, channels)
     }
 
@@ -311,19 +317,30 @@ impl Preprocess {
 
     fn to_tensor(&self, pixels: &[u8], width: usize, height: usize, channels: usize) -> HostTensor {
         let plane = width * height;
+        // Pixels are bytes, so each channel's normalisation is a 256-entry table computed with
+        // the same float32 operations as torchvision's ToTensor + Normalize.
+        let lut: Vec<[f32; 256]> = (0..channels)
+            .map(|c| std::array::from_fn(|p| (self.scale.apply(p as f32) - self.mean[c]) / self.std[c]))
+            .collect();
+        // With BGR the model's channel 0 is the picture's blue.
+        let source_channel =
+            |c: usize| if self.channel_order == ChannelOrder::Bgr && channels == 3 { 2 - c } else { c };
         let mut values = vec![0f32; plane * channels];
-        for i in 0..plane {
-            for c in 0..channels {
-                // With BGR the model's channel 0 is the picture's blue.
-                let src_c = if self.channel_order == ChannelOrder::Bgr && channels == 3 { 2 - c } else { c };
-                let raw = pixels[i * channels + src_c] as f32;
-                // Same float32 operation order as torchvision's ToTensor + Normalize.
-                let v = (self.scale.apply(raw) - self.mean[c]) / self.std[c];
-                let dst = match self.layout {
-                    Layout::Nchw => c * plane + i,
-                    Layout::Nhwc => i * channels + c,
-                };
-                values[dst] = v;
+        match self.layout {
+            Layout::Nchw => {
+                for (c, dst_plane) in values.chunks_exact_mut(plane).enumerate() {
+                    let (table, src_c) = (&lut[c], source_channel(c));
+                    for (dst, pixel) in dst_plane.iter_mut().zip(pixels.chunks_exact(channels)) {
+                        *dst = table[pixel[src_c] as usize];
+                    }
+                }
+            }
+            Layout::Nhwc => {
+                for (dst, pixel) in values.chunks_exact_mut(channels).zip(pixels.chunks_exact(channels)) {
+                    for (c, v) in dst.iter_mut().enumerate() {
+                        *v = lut[c][pixel[source_channel(c)] as usize];
+                    }
+                }
             }
         }
         let mut shape = match self.layout {
@@ -337,7 +354,13 @@ impl Preprocess {
             DType::Float16 => values.iter().flat_map(|v| f16::from_f32(*v).to_le_bytes()).collect(),
             DType::Float64 => values.iter().flat_map(|v| (*v as f64).to_le_bytes()).collect(),
             DType::Uint8 => values.iter().map(|v| v.round().clamp(0.0, 255.0) as u8).collect(),
-            _ => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            _ => {
+                let mut bytes = vec![0u8; values.len() * 4];
+                for (dst, v) in bytes.chunks_exact_mut(4).zip(&values) {
+                    dst.copy_from_slice(&v.to_le_bytes());
+                }
+                bytes
+            }
         };
         HostTensor::from_bytes(self.dtype, shape, bytes).expect("image tensor size is consistent")
     }

@@ -99,6 +99,25 @@ fn clip8(value: i32) -> u8 {
     }
 }
 
+/// One row of the horizontal pass, with the channel count known at compile time.
+fn horizontal_row<const C: usize>(src_row: &[u8], dst_row: &mut [u8], horiz: &Coefficients) {
+    let half = 1i32 << (PRECISION_BITS - 1);
+    for (xx, dst) in dst_row.chunks_exact_mut(C).enumerate() {
+        let (xmin, taps) = horiz.bounds[xx];
+        let k = &horiz.weights[xx * horiz.ksize..][..taps];
+        let src = &src_row[xmin * C..][..taps * C];
+        let mut acc = [half; C];
+        for (pixel, &w) in src.chunks_exact(C).zip(k) {
+            for c in 0..C {
+                acc[c] += pixel[c] as i32 * w;
+            }
+        }
+        for c in 0..C {
+            dst[c] = clip8(acc[c]);
+        }
+    }
+}
+
 /// Resizes an interleaved 8-bit image (`channels` per pixel, row-major) as Pillow does.
 pub fn resize(
     pixels: &[u8],
@@ -128,23 +147,14 @@ pub fn resize(
         let horiz = precompute(width, out_width, filter);
         let rows = last_row - first_row;
         let mut out = vec![0u8; out_width * rows * channels];
-        let mut acc = vec![0i32; channels];
         for y in 0..rows {
             let src_row = &pixels[(y + first_row) * width * channels..][..width * channels];
             let dst_row = &mut out[y * out_width * channels..][..out_width * channels];
-            for (xx, dst) in dst_row.chunks_exact_mut(channels).enumerate() {
-                let (xmin, taps) = horiz.bounds[xx];
-                let k = &horiz.weights[xx * horiz.ksize..][..taps];
-                acc.fill(half);
-                let src = &src_row[xmin * channels..][..taps * channels];
-                for (pixel, &w) in src.chunks_exact(channels).zip(k) {
-                    for (a, &p) in acc.iter_mut().zip(pixel) {
-                        *a += p as i32 * w;
-                    }
-                }
-                for (d, &a) in dst.iter_mut().zip(&acc) {
-                    *d = clip8(a);
-                }
+            match channels {
+                1 => horizontal_row::<1>(src_row, dst_row, &horiz),
+                3 => horizontal_row::<3>(src_row, dst_row, &horiz),
+                4 => horizontal_row::<4>(src_row, dst_row, &horiz),
+                _ => unreachable!("images are resized with 1, 3 or 4 channels"),
             }
         }
         (out, out_width, first_row)
