@@ -85,13 +85,14 @@ pub fn list_adapters() -> anyhow::Result<Vec<Adapter>> {
 pub fn gpu_memory_in_use(index: u32) -> Option<u64> {
     use windows::core::Interface;
     use windows::Win32::Graphics::Dxgi::{
-        CreateDXGIFactory1, IDXGIAdapter3, IDXGIFactory1, DXGI_MEMORY_SEGMENT_GROUP_LOCAL,
+        CreateDXGIFactory1, IDXGIAdapter3, IDXGIFactory1, DXGI_MEMORY_SEGMENT_GROUP_LOCAL, DXGI_QUERY_VIDEO_MEMORY_INFO,
     };
     // SAFETY: COM calls on interfaces created here; `windows` manages their reference counts.
     unsafe {
         let factory: IDXGIFactory1 = CreateDXGIFactory1().ok()?;
         let adapter: IDXGIAdapter3 = factory.EnumAdapters1(index).ok()?.cast().ok()?;
-        let info = adapter.QueryVideoMemoryInfo(0, DXGI_MEMORY_SEGMENT_GROUP_LOCAL).ok()?;
+        let mut info = DXGI_QUERY_VIDEO_MEMORY_INFO::default();
+        adapter.QueryVideoMemoryInfo(0, DXGI_MEMORY_SEGMENT_GROUP_LOCAL, &mut info).ok()?;
         Some(info.CurrentUsage)
     }
 }
