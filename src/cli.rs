@@ -431,6 +431,23 @@ pub struct BenchArgs {
     #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = crate::report::bench::parse_fraction)]
     pub max_regression: f64,
 
+    /// After timing, run each model once on this execution provider and compare the outputs
+    /// (a manifest's per-model rtol/atol, else --rtol/--atol); exit 1 when they differ.
+    #[arg(long, value_name = "EP")]
+    pub compare_ep: Option<EpRequest>,
+
+    /// Optimisation level of the --compare-ep run (default: as the timed run).
+    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
+    pub compare_opt_level: Option<OptimizationLevel>,
+
+    /// Relative tolerance for --compare-ep.
+    #[arg(long, value_name = "R", default_value_t = 1e-3)]
+    pub rtol: f64,
+
+    /// Absolute tolerance for --compare-ep.
+    #[arg(long, value_name = "A", default_value_t = 1e-5)]
+    pub atol: f64,
+
     /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
     #[arg(long, value_name = "DIR")]
     pub profile: Option<PathBuf>,

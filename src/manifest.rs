@@ -20,6 +20,9 @@ pub struct BenchTarget {
     /// `NAME=FILE` inputs; the others are generated.
     pub inputs: Vec<String>,
     pub generate: Option<Fill>,
+    /// Tolerances for `--compare-ep` output checks of this model.
+    pub rtol: Option<f64>,
+    pub atol: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -39,6 +42,8 @@ struct ManifestModel {
     #[serde(default)]
     inputs: BTreeMap<String, PathBuf>,
     generate: Option<String>,
+    rtol: Option<f64>,
+    atol: Option<f64>,
 }
 
 /// Expands the command-line targets into models, in order; names are made unique.
@@ -84,6 +89,8 @@ fn plain(path: &Path) -> BenchTarget {
         dims: Vec::new(),
         inputs: Vec::new(),
         generate: None,
+        rtol: None,
+        atol: None,
     }
 }
 
@@ -140,6 +147,8 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             dims: m.dims.into_iter().collect(),
             inputs: m.inputs.into_iter().map(|(name, file)| format!("{name}={}", base.join(file).display())).collect(),
             generate,
+            rtol: m.rtol,
+            atol: m.atol,
         });
     }
     if models.is_empty() {
@@ -161,9 +170,10 @@ mod tests {
             dims = { N = 4 }
             inputs = { input = "cat.png" }
             generate = "zeros"
+            rtol = 0.01
         "#;
         let json = r#"{"models": [{"path": "a/squeeze.onnx", "name": "squeeze", "dims": {"N": 4},
-                       "inputs": {"input": "cat.png"}, "generate": "zeros"}]}"#;
+                       "inputs": {"input": "cat.png"}, "generate": "zeros", "rtol": 0.01}]}"#;
         let a = parse_manifest(toml, Path::new("/m/bench.toml")).unwrap();
         let b = parse_manifest(json, Path::new("/m/bench.json")).unwrap();
         assert_eq!(a, b);
@@ -171,6 +181,7 @@ mod tests {
         assert_eq!(a[0].dims, vec![("N".to_string(), 4)]);
         assert_eq!(a[0].inputs, vec!["input=/m/cat.png".to_string()]);
         assert_eq!(a[0].generate, Some(Fill::Zeros));
+        assert_eq!((a[0].rtol, a[0].atol), (Some(0.01), None));
     }
 
     #[test]

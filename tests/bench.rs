@@ -167,3 +167,32 @@ fn unknown_dim_for_every_model_is_an_error() {
     let out = dmlrun().arg("bench").arg(test_model("add_mul.onnx")).args(["--dim", "seq=4"]).output().unwrap();
     assert_one_line_error(&out, "--dim seq=4: none of the 1 model(s)");
 }
+
+#[test]
+fn compare_ep_uses_the_manifests_tolerances() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("bench.json");
+    let write = |rtol: f64, atol: f64| {
+        let m = serde_json::json!({"models": [{"path": sample("squeezenet1.1.onnx"), "dims": {"N": 1}, "rtol": rtol, "atol": atol}]});
+        std::fs::write(&manifest, m.to_string()).unwrap();
+    };
+    let run = || {
+        dmlrun()
+            .arg("bench")
+            .arg(&manifest)
+            .args(["--iterations", "2", "--compare-ep", "cpu", "--compare-opt-level", "disable", "--json", "-", "-q"])
+            .output()
+            .unwrap()
+    };
+    // The reference is the CPU without graph optimisation: last-bit differences.
+    write(0.0, 0.0);
+    let out = run();
+    assert_eq!(out.status.code(), Some(1), "zero tolerance must catch them");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["models"][0]["comparison"][0]["reason"].as_str().unwrap().contains("elements differ"));
+    write(1e-3, 1e-5);
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["models"][0]["comparison"], serde_json::json!([]));
+}

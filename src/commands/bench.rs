@@ -8,6 +8,7 @@ use indicatif::MultiProgress;
 use sha2::{Digest, Sha256};
 
 use crate::cli::BenchArgs;
+use crate::compare::{self, Tolerance};
 use crate::inputs::{self, InputArg, LoadOptions};
 use crate::manifest::{self, BenchTarget};
 use crate::report::bench::{
@@ -96,7 +97,8 @@ pub fn execute(args: &BenchArgs) -> Result<i32> {
         eprint!("{table}");
     }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
-    Ok(if regressed { super::test::EXIT_FAILED } else { 0 })
+    let differs = report.models.iter().any(|m| m.comparison.as_ref().is_some_and(|c| !c.is_empty()));
+    Ok(if regressed || differs { super::test::EXIT_FAILED } else { 0 })
 }
 
 fn read_baseline(path: &Path) -> Result<StoredReport> {
@@ -210,6 +212,34 @@ fn bench_model(
         None => None,
     };
     let gpu_memory_bytes = model.plan.device_id().and_then(crate::devices::gpu_memory_in_use);
+    let comparison = match args.compare_ep {
+        Some(ep) => {
+            let reference_request = PlanRequest {
+                ep,
+                device: None,
+                performance_preference: None,
+                device_filter: None,
+                optimization_level: args.compare_opt_level.unwrap_or(request.optimization_level),
+                profile_prefix: None,
+                optimized_model_path: None,
+                ..request.clone()
+            };
+            let mut reference = runner::load(runtime, &model_path, &reference_request, false, |_| {})
+                .context("--compare-ep reference session")?;
+            let want = runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
+            let got = runner::run_to_host(&mut model.session, &prepared)?;
+            let tol = Tolerance { atol: target.atol.unwrap_or(args.atol), rtol: target.rtol.unwrap_or(args.rtol) };
+            Some(
+                want.iter()
+                    .filter_map(|(name, w)| {
+                        let g = &got.iter().find(|(n, _)| n == name)?.1;
+                        compare::compare(name, w, g, tol).err()
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        }
+        None => None,
+    };
     Ok(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
@@ -227,6 +257,7 @@ fn bench_model(
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
         gpu_memory_bytes,
         profile,
+        comparison,
         warnings,
     })
 }

@@ -40,6 +40,17 @@ pub fn render(report: &BenchReport) -> String {
         if let Some(gpu) = m.gpu_memory_bytes {
             let _ = writeln!(w, "{:<24} GPU memory in use: {} MiB", "", gpu >> 20);
         }
+        if let Some(c) = &m.comparison {
+            let _ = writeln!(
+                w,
+                "{:<24} --compare-ep: {}",
+                "",
+                if c.is_empty() { "outputs match".to_string() } else { format!("{} output(s) differ", c.len()) }
+            );
+            for mismatch in c {
+                let _ = writeln!(w, "{:<26} {mismatch}", "");
+            }
+        }
         if let Some(p) = &m.profile {
             let _ = writeln!(w, "{:<24} top operators ({}):", "", p.file.display());
             for op in p.top_ops.iter().take(10) {

@@ -52,6 +52,9 @@ pub struct ModelBench {
     pub gpu_memory_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileSummary>,
+    /// With --compare-ep: outputs that differ from the reference run (empty = all match).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Vec<crate::compare::Mismatch>>,
     pub warnings: Vec<String>,
 }
 
@@ -186,6 +189,7 @@ pub(crate) mod tests {
                 peak_rss_bytes: Some(1 << 20),
                 gpu_memory_bytes: None,
                 profile: None,
+                comparison: None,
                 warnings: vec![],
             }],
             baseline: None,
