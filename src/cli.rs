@@ -63,8 +63,12 @@ pub enum Command {
     Info(InfoArgs),
     /// List the DirectML (DXGI) adapters; the index is the --device value.
     Devices(DevicesArgs),
-    /// Show which ONNX Runtime dmlrun loads, from where, and its execution providers.
+        /// Show which ONNX Runtime dmlrun loads, from where, and its execution providers.
     Doctor(DoctorArgs),
+    /// Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun
+    Completions(CompletionsArgs),
+    /// Print the man page (roff): dmlrun man > dmlrun.1
+    Man,
 }
 
 /// Where ONNX Runtime comes from and how it logs.
@@ -490,6 +494,13 @@ pub struct InfoArgs {
     /// Print the information as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -17,6 +17,8 @@ fn main() -> ExitCode {
         Some(Command::Info(args)) => commands::info::execute(args),
         Some(Command::Devices(args)) => commands::devices::execute(args),
         Some(Command::Doctor(args)) => commands::doctor::execute(args),
+        Some(Command::Completions(args)) => commands::docs::completions(args.shell),
+        Some(Command::Man) => commands::docs::man(),
         None => commands::run::execute(&cli.run),
     };
     match result {

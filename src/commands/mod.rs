@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod devices;
+pub mod docs;
 pub mod doctor;
 pub mod info;
 pub mod run;

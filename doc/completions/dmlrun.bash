@@ -1,0 +1,928 @@
+_dmlrun() {
+    local i cur prev opts cmd
+    COMPREPLY=()
+    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+        cur="$2"
+    else
+        cur="${COMP_WORDS[COMP_CWORD]}"
+    fi
+    prev="$3"
+    cmd=""
+    opts=""
+
+    for i in "${COMP_WORDS[@]:0:COMP_CWORD}"
+    do
+        case "${cmd},${i}" in
+            ",$1")
+                cmd="dmlrun"
+                ;;
+            dmlrun,bench)
+                cmd="dmlrun__subcmd__bench"
+                ;;
+            dmlrun,completions)
+                cmd="dmlrun__subcmd__completions"
+                ;;
+            dmlrun,devices)
+                cmd="dmlrun__subcmd__devices"
+                ;;
+            dmlrun,doctor)
+                cmd="dmlrun__subcmd__doctor"
+                ;;
+            dmlrun,help)
+                cmd="dmlrun__subcmd__help"
+                ;;
+            dmlrun,info)
+                cmd="dmlrun__subcmd__info"
+                ;;
+            dmlrun,man)
+                cmd="dmlrun__subcmd__man"
+                ;;
+            dmlrun,run)
+                cmd="dmlrun__subcmd__run"
+                ;;
+            dmlrun,test)
+                cmd="dmlrun__subcmd__test"
+                ;;
+            dmlrun__subcmd__help,bench)
+                cmd="dmlrun__subcmd__help__subcmd__bench"
+                ;;
+            dmlrun__subcmd__help,completions)
+                cmd="dmlrun__subcmd__help__subcmd__completions"
+                ;;
+            dmlrun__subcmd__help,devices)
+                cmd="dmlrun__subcmd__help__subcmd__devices"
+                ;;
+            dmlrun__subcmd__help,doctor)
+                cmd="dmlrun__subcmd__help__subcmd__doctor"
+                ;;
+            dmlrun__subcmd__help,help)
+                cmd="dmlrun__subcmd__help__subcmd__help"
+                ;;
+            dmlrun__subcmd__help,info)
+                cmd="dmlrun__subcmd__help__subcmd__info"
+                ;;
+            dmlrun__subcmd__help,man)
+                cmd="dmlrun__subcmd__help__subcmd__man"
+                ;;
+            dmlrun__subcmd__help,run)
+                cmd="dmlrun__subcmd__help__subcmd__run"
+                ;;
+            dmlrun__subcmd__help,test)
+                cmd="dmlrun__subcmd__help__subcmd__test"
+                ;;
+            *)
+                ;;
+        esac
+    done
+
+    case "${cmd}" in
+        dmlrun)
+            opts="-i -q -h -V --input --generate --seed --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --help --version run test bench info devices doctor completions man help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate)
+                    COMPREPLY=($(compgen -W "random zeros ones" -- "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warmup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --top-k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --labels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-outputs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-inputs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-format)
+                    COMPREPLY=($(compgen -W "npy npz pb" -- "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -W "auto dml cpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --compare-opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-image-pixels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -W "auto dml cpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preset)
+                    COMPREPLY=($(compgen -W "imagenet unit raw" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize)
+                    COMPREPLY=($(compgen -W "crop stretch letterbox none" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -W "bilinear bicubic" -- "${cur}"))
+                    return 0
+                    ;;
+                --scale)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mean)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --std)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel-order)
+                    COMPREPLY=($(compgen -W "rgb bgr" -- "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -W "nchw nhwc" -- "${cur}"))
+                    return 0
+                    ;;
+                --pad-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__bench)
+            opts="-q -h --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --json --csv --markdown --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --cache --quiet --max-tensor-bytes --ep --device --dml-performance-preference --dml-device-filter --dim --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --duration)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warmup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate)
+                    COMPREPLY=($(compgen -W "random zeros ones" -- "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --csv)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --markdown)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-regression)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -W "auto dml cpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --compare-opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -W "auto dml cpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__completions)
+            opts="-h --help bash elvish fish powershell zsh"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__devices)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__doctor)
+            opts="-h --json --ort-lib --ort-log-level --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help)
+            opts="run test bench info devices doctor completions man help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__devices)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__info)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__info)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__man)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__run)
+            opts="-i -q -h --input --generate --seed --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate)
+                    COMPREPLY=($(compgen -W "random zeros ones" -- "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warmup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --top-k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --labels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-outputs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-inputs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-format)
+                    COMPREPLY=($(compgen -W "npy npz pb" -- "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -W "auto dml cpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --compare-opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-image-pixels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -W "auto dml cpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preset)
+                    COMPREPLY=($(compgen -W "imagenet unit raw" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize)
+                    COMPREPLY=($(compgen -W "crop stretch letterbox none" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -W "bilinear bicubic" -- "${cur}"))
+                    return 0
+                    ;;
+                --scale)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mean)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --std)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel-order)
+                    COMPREPLY=($(compgen -W "rgb bgr" -- "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -W "nchw nhwc" -- "${cur}"))
+                    return 0
+                    ;;
+                --pad-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__test)
+            opts="-j -v -q -h --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --junit --verbose --quiet --max-tensor-bytes --ep --device --dml-performance-preference --dml-device-filter --dim --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -W "auto dml cpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --compare-opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --compare-intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expect)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-expect)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --junit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -W "auto dml cpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+    esac
+}
+
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -F _dmlrun -o nosort -o bashdefault -o default dmlrun
+else
+    complete -F _dmlrun -o bashdefault -o default dmlrun
+fi

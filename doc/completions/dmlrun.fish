@@ -1,0 +1,316 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_dmlrun_global_optspecs
+    string join \n i/input= generate= seed= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= print-plan preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
+end
+
+function __fish_dmlrun_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_dmlrun_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_dmlrun_using_subcommand
+    set -l cmd (__fish_dmlrun_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers in [0, 100), bools 50/50'
+zeros\t''
+ones\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l seed -d 'Seed for --generate random' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l labels -d 'Class labels, one per line in class order, for --top-k' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-outputs -d 'Write the outputs into DIR (created if needed; files written atomically)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-inputs -d 'Write the inputs as fed to the model (after image preprocessing) into DIR' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
+npz\t'One outputs.npz holding every output'
+pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run the inputs on this execution provider and compare outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+dml\t'DirectML; an error where it is not available'
+cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l rtol -d 'Relative tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l atol -d 'Absolute tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+dml\t'DirectML; an error where it is not available'
+cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l device -d 'DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML\'s device_id' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
+unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
+raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
+stretch\t'Resize to exactly the model\'s size, ignoring the aspect ratio'
+letterbox\t'Fit inside the model\'s size keeping the aspect ratio, pad the rest with `--pad-value`'
+none\t'No resizing: the image must already have the model\'s size'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l resize-to -d 'With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l filter -d 'Resampling filter (Pillow-exact)' -r -f -a "bilinear\t''
+bicubic\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l scale -d 'Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l mean -d 'Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l std -d 'Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l channel-order -d 'Channel order the model expects' -r -f -a "rgb\t''
+bgr\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l layout -d 'Tensor layout (default: inferred from where the model input has 1 or 3 channels)' -r -f -a "nchw\t''
+nhwc\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l pad-value -d 'With --resize letterbox: the pixel value of the padding' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l image-size -d 'Target HEIGHTxWIDTH when the model\'s spatial dimensions are free (default: the image\'s own size)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -s q -l quiet -d 'Print only the outputs, no timings or progress'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -s V -l version -d 'Print version'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers in [0, 100), bools 50/50'
+zeros\t''
+ones\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l seed -d 'Seed for --generate random' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l labels -d 'Class labels, one per line in class order, for --top-k' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-outputs -d 'Write the outputs into DIR (created if needed; files written atomically)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-inputs -d 'Write the inputs as fed to the model (after image preprocessing) into DIR' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
+npz\t'One outputs.npz holding every output'
+pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run the inputs on this execution provider and compare outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+dml\t'DirectML; an error where it is not available'
+cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l rtol -d 'Relative tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l atol -d 'Absolute tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+dml\t'DirectML; an error where it is not available'
+cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l device -d 'DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML\'s device_id' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
+unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
+raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
+stretch\t'Resize to exactly the model\'s size, ignoring the aspect ratio'
+letterbox\t'Fit inside the model\'s size keeping the aspect ratio, pad the rest with `--pad-value`'
+none\t'No resizing: the image must already have the model\'s size'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l resize-to -d 'With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l filter -d 'Resampling filter (Pillow-exact)' -r -f -a "bilinear\t''
+bicubic\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l scale -d 'Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l mean -d 'Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l std -d 'Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l channel-order -d 'Channel order the model expects' -r -f -a "rgb\t''
+bgr\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l layout -d 'Tensor layout (default: inferred from where the model input has 1 or 3 channels)' -r -f -a "nchw\t''
+nhwc\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l pad-value -d 'With --resize letterbox: the pixel value of the padding' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l image-size -d 'Target HEIGHTxWIDTH when the model\'s spatial dimensions are free (default: the image\'s own size)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s q -l quiet -d 'Print only the outputs, no timings or progress'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l tol -d 'Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-ep -d 'Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs): the DirectML-vs-CPU check' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+dml\t'DirectML; an error where it is not available'
+cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-opt-level -d 'Optimisation level of the reference run of --compare-ep (default: as the main run)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-intra-threads -d 'Intra-op threads of the reference run of --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s j -l jobs -d 'Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l expect -d 'Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail without failing the run; any other change does, and a known failure that now passes is reported' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l write-expect -d 'Write this run\'s failures and errors as an --expect file' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l json -d 'Write the results as JSON to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l junit -d 'Write the results as JUnit XML to FILE' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse tensors larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+dml\t'DirectML; an error where it is not available'
+cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l device -d 'DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML\'s device_id' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s v -l verbose -d 'List passing cases too'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s q -l quiet -d 'Print only the summary line'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l min-iterations -d 'With --duration: at least this many timed runs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-iterations -d 'With --duration: at most this many timed runs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l warmup -d 'Untimed runs after the first run' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate -d 'How inputs no file gives are filled (manifests can say per model)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers in [0, 100), bools 50/50'
+zeros\t''
+ones\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l seed -d 'Seed for generated inputs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the table)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a CSV table to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline -d 'Compare median latency with an earlier --json report; exit 1 on a regression' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-regression -d 'Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'After timing, run each model once on this execution provider and compare the outputs (a manifest\'s per-model rtol/atol, else --rtol/--atol); exit 1 when they differ' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+dml\t'DirectML; an error where it is not available'
+cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the timed run)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l rtol -d 'Relative tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l atol -d 'Absolute tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l profile -d 'Save ONNX Runtime\'s per-operator profile of each model into DIR and print the top 10 operators' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l cache -d 'Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-tensor-bytes -d 'Refuse input tensors larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+dml\t'DirectML; an error where it is not available'
+cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l device -d 'DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML\'s device_id' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s q -l quiet -d 'No progress bars'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters as JSON'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l json -d 'Print the findings as JSON'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,462 @@
+#compdef dmlrun
+
+autoload -U is-at-least
+
+_dmlrun() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers in \[0, 100), bools 50/50"
+zeros\:""
+ones\:""))' \
+'--seed=[Seed for --generate random]:N:_default' \
+'--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
+'--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
+'--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
+'--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
+'--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
+'--save-inputs=[Write the inputs as fed to the model (after image preprocessing) into DIR]:DIR:_files' \
+'--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
+npz\:"One outputs.npz holding every output"
+pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
+'--compare-ep=[Also run the inputs on this execution provider and compare outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+dml\:"DirectML; an error where it is not available"
+cpu\:"The CPU execution provider only"))' \
+'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
+'--rtol=[Relative tolerance for --compare-ep]:R:_default' \
+'--atol=[Absolute tolerance for --compare-ep]:A:_default' \
+'--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+dml\:"DirectML; an error where it is not available"
+cpu\:"The CPU execution provider only"))' \
+'--device=[DirectML adapter index (DXGI order, as \`dmlrun devices\` lists them)\: DirectML'\''s device_id]:N:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
+unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
+raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
+'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
+stretch\:"Resize to exactly the model'\''s size, ignoring the aspect ratio"
+letterbox\:"Fit inside the model'\''s size keeping the aspect ratio, pad the rest with \`--pad-value\`"
+none\:"No resizing\: the image must already have the model'\''s size"))' \
+'--resize-to=[With --resize crop\: the shorter-side length before cropping (default\: crop size / 0.875, 256 for 224)]:N:_default' \
+'--filter=[Resampling filter (Pillow-exact)]:FILTER:(bilinear bicubic)' \
+'--scale=[Multiply pixel values (0..255) by this before mean/std (imagenet and unit\: 1/255)]:F:_default' \
+'*--mean=[Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406]:R,G,B:_default' \
+'*--std=[Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225]:R,G,B:_default' \
+'--channel-order=[Channel order the model expects]:ORDER:(rgb bgr)' \
+'--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
+'--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
+'--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
+'-q[Print only the outputs, no timings or progress]' \
+'--quiet[Print only the outputs, no timings or progress]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':model -- The ONNX model file:_files' \
+":: :_dmlrun_commands" \
+"*::: :->dmlrun" \
+&& ret=0
+    case $state in
+    (dmlrun)
+        words=($line[2] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:dmlrun-command-$line[2]:"
+        case $line[2] in
+            (run)
+_arguments "${_arguments_options[@]}" : \
+'*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers in \[0, 100), bools 50/50"
+zeros\:""
+ones\:""))' \
+'--seed=[Seed for --generate random]:N:_default' \
+'--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
+'--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
+'--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
+'--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
+'--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
+'--save-inputs=[Write the inputs as fed to the model (after image preprocessing) into DIR]:DIR:_files' \
+'--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
+npz\:"One outputs.npz holding every output"
+pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
+'--compare-ep=[Also run the inputs on this execution provider and compare outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+dml\:"DirectML; an error where it is not available"
+cpu\:"The CPU execution provider only"))' \
+'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
+'--rtol=[Relative tolerance for --compare-ep]:R:_default' \
+'--atol=[Absolute tolerance for --compare-ep]:A:_default' \
+'--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+dml\:"DirectML; an error where it is not available"
+cpu\:"The CPU execution provider only"))' \
+'--device=[DirectML adapter index (DXGI order, as \`dmlrun devices\` lists them)\: DirectML'\''s device_id]:N:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
+unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
+raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
+'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
+stretch\:"Resize to exactly the model'\''s size, ignoring the aspect ratio"
+letterbox\:"Fit inside the model'\''s size keeping the aspect ratio, pad the rest with \`--pad-value\`"
+none\:"No resizing\: the image must already have the model'\''s size"))' \
+'--resize-to=[With --resize crop\: the shorter-side length before cropping (default\: crop size / 0.875, 256 for 224)]:N:_default' \
+'--filter=[Resampling filter (Pillow-exact)]:FILTER:(bilinear bicubic)' \
+'--scale=[Multiply pixel values (0..255) by this before mean/std (imagenet and unit\: 1/255)]:F:_default' \
+'*--mean=[Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406]:R,G,B:_default' \
+'*--std=[Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225]:R,G,B:_default' \
+'--channel-order=[Channel order the model expects]:ORDER:(rgb bgr)' \
+'--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
+'--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
+'--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
+'-q[Print only the outputs, no timings or progress]' \
+'--quiet[Print only the outputs, no timings or progress]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':model -- The ONNX model file:_files' \
+&& ret=0
+;;
+(test)
+_arguments "${_arguments_options[@]}" : \
+'--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
+'--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it]:A:_default' \
+'*--tol=[Tolerance for one output, overriding everything else\: --tol NAME=ATOL,RTOL. Repeatable]:OUTPUT=ATOL,RTOL:_default' \
+'--compare-ep=[Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs)\: the DirectML-vs-CPU check]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+dml\:"DirectML; an error where it is not available"
+cpu\:"The CPU execution provider only"))' \
+'--compare-opt-level=[Optimisation level of the reference run of --compare-ep (default\: as the main run)]:LEVEL:(disable basic extended all)' \
+'--compare-intra-threads=[Intra-op threads of the reference run of --compare-ep]:N:_default' \
+'-j+[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
+'--jobs=[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
+'--expect=[Known failures\: lines of \`fail NAME\` or \`error NAME\` (# comments). Those cases may fail without failing the run; any other change does, and a known failure that now passes is reported]:FILE:_files' \
+'--write-expect=[Write this run'\''s failures and errors as an --expect file]:FILE:_files' \
+'--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
+'--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
+'--max-tensor-bytes=[Refuse tensors larger than this many bytes]:BYTES:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+dml\:"DirectML; an error where it is not available"
+cpu\:"The CPU execution provider only"))' \
+'--device=[DirectML adapter index (DXGI order, as \`dmlrun devices\` lists them)\: DirectML'\''s device_id]:N:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--check-finite[Fail a case whose outputs hold NaN or Inf]' \
+'-v[List passing cases too]' \
+'--verbose[List passing cases too]' \
+'-q[Print only the summary line]' \
+'--quiet[Print only the summary line]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::paths -- Model folders in ONNX'\''s test-data layout, or trees of them (searched recursively):_files' \
+&& ret=0
+;;
+(bench)
+_arguments "${_arguments_options[@]}" : \
+'(--duration)--iterations=[Timed runs per model (default 100, unless --duration is given)]:N:_default' \
+'--duration=[Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)]:TIME:_default' \
+'--min-iterations=[With --duration\: at least this many timed runs]:N:_default' \
+'--max-iterations=[With --duration\: at most this many timed runs]:N:_default' \
+'--warmup=[Untimed runs after the first run]:N:_default' \
+'--generate=[How inputs no file gives are filled (manifests can say per model)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers in \[0, 100), bools 50/50"
+zeros\:""
+ones\:""))' \
+'--seed=[Seed for generated inputs]:N:_default' \
+'--json=[Write the JSON report to FILE ("-" for stdout instead of the table)]:FILE:_files' \
+'--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
+'--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
+'--baseline=[Compare median latency with an earlier --json report; exit 1 on a regression]:OLD.json:_files' \
+'--max-regression=[Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05]:PERCENT:_default' \
+'--compare-ep=[After timing, run each model once on this execution provider and compare the outputs (a manifest'\''s per-model rtol/atol, else --rtol/--atol); exit 1 when they differ]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+dml\:"DirectML; an error where it is not available"
+cpu\:"The CPU execution provider only"))' \
+'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the timed run)]:LEVEL:(disable basic extended all)' \
+'--rtol=[Relative tolerance for --compare-ep]:R:_default' \
+'--atol=[Absolute tolerance for --compare-ep]:A:_default' \
+'--profile=[Save ONNX Runtime'\''s per-operator profile of each model into DIR and print the top 10 operators]:DIR:_files' \
+'--cache=[Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time]:DIR:_files' \
+'--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+dml\:"DirectML; an error where it is not available"
+cpu\:"The CPU execution provider only"))' \
+'--device=[DirectML adapter index (DXGI order, as \`dmlrun devices\` lists them)\: DirectML'\''s device_id]:N:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'-q[No progress bars]' \
+'--quiet[No progress bars]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::targets -- .onnx files, folders (searched recursively), or manifests (.toml/.json\: per model path, name, dims, inputs, generate):_files' \
+&& ret=0
+;;
+(info)
+_arguments "${_arguments_options[@]}" : \
+'--json[Print the information as JSON]' \
+'-h[Print help]' \
+'--help[Print help]' \
+':model -- The ONNX model file:_files' \
+&& ret=0
+;;
+(devices)
+_arguments "${_arguments_options[@]}" : \
+'--json[Print the adapters as JSON]' \
+'-h[Print help]' \
+'--help[Print help]' \
+&& ret=0
+;;
+(doctor)
+_arguments "${_arguments_options[@]}" : \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--json[Print the findings as JSON]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+':shell -- The shell to complete for:(bash elvish fish powershell zsh)' \
+&& ret=0
+;;
+(man)
+_arguments "${_arguments_options[@]}" : \
+'-h[Print help]' \
+'--help[Print help]' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_dmlrun__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:dmlrun-help-command-$line[1]:"
+        case $line[1] in
+            (run)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(test)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(bench)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(info)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(devices)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(doctor)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_dmlrun_commands] )) ||
+_dmlrun_commands() {
+    local commands; commands=(
+'run:Run a model once (plus timed iterations) and report outputs and timings (the default)' \
+'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
+'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
+'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
+'devices:List the DirectML (DXGI) adapters; the index is the --device value' \
+'doctor:Show which ONNX Runtime dmlrun loads, from where, and its execution providers' \
+'completions:Print a shell completion script\: dmlrun completions bash > /etc/bash_completion.d/dmlrun' \
+'man:Print the man page (roff)\: dmlrun man > dmlrun.1' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'dmlrun commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__bench_commands] )) ||
+_dmlrun__subcmd__bench_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun bench commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__completions_commands] )) ||
+_dmlrun__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun completions commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__devices_commands] )) ||
+_dmlrun__subcmd__devices_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun devices commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__doctor_commands] )) ||
+_dmlrun__subcmd__doctor_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun doctor commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help_commands] )) ||
+_dmlrun__subcmd__help_commands() {
+    local commands; commands=(
+'run:Run a model once (plus timed iterations) and report outputs and timings (the default)' \
+'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
+'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
+'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
+'devices:List the DirectML (DXGI) adapters; the index is the --device value' \
+'doctor:Show which ONNX Runtime dmlrun loads, from where, and its execution providers' \
+'completions:Print a shell completion script\: dmlrun completions bash > /etc/bash_completion.d/dmlrun' \
+'man:Print the man page (roff)\: dmlrun man > dmlrun.1' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'dmlrun help commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__bench_commands] )) ||
+_dmlrun__subcmd__help__subcmd__bench_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help bench commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__completions_commands] )) ||
+_dmlrun__subcmd__help__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help completions commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__devices_commands] )) ||
+_dmlrun__subcmd__help__subcmd__devices_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help devices commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__doctor_commands] )) ||
+_dmlrun__subcmd__help__subcmd__doctor_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help doctor commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__help_commands] )) ||
+_dmlrun__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help help commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__info_commands] )) ||
+_dmlrun__subcmd__help__subcmd__info_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help info commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__man_commands] )) ||
+_dmlrun__subcmd__help__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help man commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__run_commands] )) ||
+_dmlrun__subcmd__help__subcmd__run_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help run commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__test_commands] )) ||
+_dmlrun__subcmd__help__subcmd__test_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help test commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__info_commands] )) ||
+_dmlrun__subcmd__info_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun info commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__man_commands] )) ||
+_dmlrun__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun man commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__run_commands] )) ||
+_dmlrun__subcmd__run_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun run commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__test_commands] )) ||
+_dmlrun__subcmd__test_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun test commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_dmlrun" ]; then
+    _dmlrun "$@"
+else
+    compdef _dmlrun dmlrun
+fi

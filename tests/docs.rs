@@ -1,0 +1,65 @@
+//! The help, man page and completions are generated from the CLI definitions; these tests keep
+//! the committed copies in sync and every flag documented.
+
+mod common;
+
+use clap::CommandFactory;
+use common::*;
+use dmlrun::cli::Cli;
+
+fn committed(path: &str) -> Vec<u8> {
+    std::fs::read(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn man_page_and_completions_are_in_sync_with_the_code() {
+    let hint = "run scripts/gen-docs and commit doc/";
+    assert!(committed("doc/dmlrun.1") == dmlrun::commands::docs::man_page().unwrap(), "doc/dmlrun.1 is stale: {hint}");
+    for (shell, name) in [
+        (clap_complete::Shell::Bash, "bash"),
+        (clap_complete::Shell::Zsh, "zsh"),
+        (clap_complete::Shell::Fish, "fish"),
+        (clap_complete::Shell::PowerShell, "powershell"),
+    ] {
+        let path = format!("doc/completions/dmlrun.{name}");
+        assert!(committed(&path) == dmlrun::commands::docs::completion_script(shell), "{path} is stale: {hint}");
+    }
+}
+
+#[test]
+fn every_flag_of_every_command_is_documented() {
+    let mut root = Cli::command();
+    root.build();
+    let mut commands = vec![root.clone()];
+    commands.extend(root.get_subcommands().cloned());
+    let mut checked = 0;
+    for mut cmd in commands {
+        let help = cmd.render_long_help().to_string();
+        for arg in cmd.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if arg.is_hide_set() || long == "help" || long == "version" {
+                continue;
+            }
+            assert!(help.contains(&format!("--{long}")), "{}: --{long} is missing from --help", cmd.get_name());
+            let about = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(!about.trim().is_empty(), "{}: --{long} has no help text", cmd.get_name());
+            checked += 1;
+        }
+    }
+    assert!(checked > 80, "only {checked} flags checked");
+}
+
+#[test]
+fn top_level_help_matches_the_snapshot() {
+    let out = dmlrun().arg("--help").env("COLUMNS", "100").output().unwrap();
+    let expected = String::from_utf8(committed("tests/snapshots/help.txt")).unwrap();
+    let actual = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(actual, expected, "dmlrun --help changed; if deliberate: dmlrun --help > tests/snapshots/help.txt");
+}
+
+#[test]
+fn completions_subcommand_prints_a_script() {
+    let out = dmlrun().args(["completions", "bash"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("complete -F _dmlrun"));
+}
