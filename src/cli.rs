@@ -13,19 +13,18 @@ use crate::runtime::plan::{
 };
 
 const EXAMPLES: &str = "\
-Examples:
-  Classify a photo on DirectML adapter 1:
+Typical uses:
+  Run a photo through a model on DirectML adapter 1, with the 5 best classes:
     dmlrun model.onnx --device 1 --input cat.png --top-k 5 --labels labels.txt
 
-  Run on the CPU with a fixed batch and random inputs, 100 timed iterations:
-    dmlrun model.onnx --ep cpu --dim batch=1 --generate random --iterations 100
+  Validate model folders (ONNX test-data layout) in CI, failing only on a change:
+    dmlrun test models/ --expect known-failures.txt --junit results.xml
 
-  Inspect a model, list adapters, check the installation:
-    dmlrun info model.onnx
-    dmlrun devices
-    dmlrun doctor
+  Benchmark a folder of models and gate on a 5% median-latency regression:
+    dmlrun bench models/ --duration 10s --json bench.json --baseline last-bench.json
 
-Exit codes: 0 success, 2 error (bad input, usage, ONNX Runtime failure).";
+More: dmlrun info MODEL, dmlrun devices, dmlrun doctor, dmlrun <command> --help.
+Exit codes: 0 success, 1 a check failed (test, --compare-ep, --baseline), 2 error.";
 
 /// Run, inspect and time ONNX models on ONNX Runtime, with DirectML as the first-class backend.
 #[derive(Debug, Parser)]
@@ -40,6 +39,11 @@ Exit codes: 0 success, 2 error (bad input, usage, ONNX Runtime failure).";
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// When to use colour in help and diagnostics: auto (only on a terminal, and not when
+    /// NO_COLOR is set), always, never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    pub color: ColorWhen,
 
     /// `dmlrun MODEL …` is `dmlrun run MODEL …`.
     #[command(flatten)]
@@ -63,7 +67,7 @@ pub enum Command {
     Info(InfoArgs),
     /// List the DirectML (DXGI) adapters; the index is the --device value.
     Devices(DevicesArgs),
-        /// Show which ONNX Runtime dmlrun loads, from where, and its execution providers.
+    /// Show which ONNX Runtime dmlrun loads, from where, and its execution providers.
     Doctor(DoctorArgs),
     /// Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun
     Completions(CompletionsArgs),
@@ -86,6 +90,49 @@ pub struct OrtArgs {
     /// `verbose` prints, among much else, the session options ONNX Runtime received.
     #[arg(long, value_name = "LEVEL", default_value = "warning")]
     pub ort_log_level: OrtLogLevel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorWhen {
+    /// Finds `--color WHEN` / `--color=WHEN` before parsing, because clap renders help (and
+    /// usage errors) while it parses, and needs to know by then.
+    pub fn from_args(args: &[std::ffi::OsString]) -> ColorWhen {
+        let mut when = None;
+        let mut iter = args.iter().filter_map(|a| a.to_str());
+        while let Some(arg) = iter.next() {
+            let value = match arg.strip_prefix("--color") {
+                Some("") => iter.next(),
+                Some(rest) => rest.strip_prefix('='),
+                None => None,
+            };
+            when = match value {
+                Some("always") => Some(ColorWhen::Always),
+                Some("never") => Some(ColorWhen::Never),
+                Some("auto") => Some(ColorWhen::Auto),
+                _ => when,
+            };
+        }
+        match when {
+            Some(w) => w,
+            // https://no-color.org: a set, non-empty NO_COLOR turns colour off by default.
+            None if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => ColorWhen::Never,
+            None => ColorWhen::Auto,
+        }
+    }
+
+    pub fn to_clap(self) -> clap::ColorChoice {
+        match self {
+            ColorWhen::Auto => clap::ColorChoice::Auto,
+            ColorWhen::Always => clap::ColorChoice::Always,
+            ColorWhen::Never => clap::ColorChoice::Never,
+        }
+    }
 }
 
 /// Execution provider and session settings.
@@ -580,6 +627,13 @@ mod tests {
         assert!(parse_dim("batch=x").is_err());
         assert!(parse_dim("batch").is_err());
         assert!(parse_dim("=3").is_err());
+    }
+
+    #[test]
+    fn color_choice_is_found_before_parsing() {
+        let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(ColorWhen::from_args(&args(&["dmlrun", "--color", "never", "m.onnx"])), ColorWhen::Never);
+        assert_eq!(ColorWhen::from_args(&args(&["dmlrun", "--color=always"])), ColorWhen::Always);
     }
 
     #[test]

@@ -1,15 +1,26 @@
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
-use dmlrun::cli::{Cli, Command};
+use dmlrun::cli::{Cli, ColorWhen, Command};
 use dmlrun::commands;
 
 /// Exit code for errors: bad input, usage, ONNX Runtime failures (clap uses 2 for usage too).
 const EXIT_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = ColorWhen::from_args(&args);
+    let matches = Cli::command().color(color.to_clap()).get_matches_from(&args);
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    if color == ColorWhen::Never {
+        // Progress bars and any other styled output follow the same choice.
+        console::set_colors_enabled_stderr(false);
+        console::set_colors_enabled(false);
+    }
     let result = match &cli.command {
         Some(Command::Run(args)) => commands::run::execute(args),
         Some(Command::Test(args)) => commands::test::execute(args),

@@ -63,3 +63,41 @@ fn completions_subcommand_prints_a_script() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("complete -F _dmlrun"));
 }
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let styled = |out: std::process::Output| String::from_utf8_lossy(&out.stderr).contains('\u{1b}');
+    // Not a terminal: no colour by default.
+    assert!(!styled(dmlrun().arg("--bogus").output().unwrap()));
+    assert!(styled(dmlrun().args(["--bogus", "--color", "always"]).output().unwrap()));
+    let mut never = dmlrun();
+    never.args(["--bogus", "--color=never"]);
+    assert!(!styled(never.output().unwrap()));
+    // NO_COLOR wins over auto; an explicit --color always still wins over NO_COLOR.
+    let mut env = dmlrun();
+    env.env("NO_COLOR", "1").args(["--bogus"]);
+    assert!(!styled(env.output().unwrap()));
+    let mut forced = dmlrun();
+    forced.env("NO_COLOR", "1").args(["--bogus", "--color", "always"]);
+    assert!(styled(forced.output().unwrap()));
+}
+
+#[test]
+fn json_goes_to_stdout_and_diagnostics_to_stderr() {
+    let out = dmlrun()
+        .arg(sample("squeezenet1.1.onnx"))
+        .args(["--generate", "zeros", "--iterations", "1", "--ep", "dml", "--print-plan", "--json", "-"])
+        .output()
+        .unwrap();
+    // On Linux this fails after printing the plan: all of it on stderr, nothing on stdout.
+    if !cfg!(windows) {
+        assert!(out.stdout.is_empty());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("session plan:"));
+    }
+    let out = dmlrun()
+        .arg(sample("squeezenet1.1.onnx"))
+        .args(["--generate", "zeros", "--iterations", "1", "--json", "-"])
+        .output()
+        .unwrap();
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("stdout is pure JSON");
+}

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n i/input= generate= seed= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= print-plan preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= print-plan preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -24,6 +24,9 @@ function __fish_dmlrun_using_subcommand
     contains -- $cmd[1] $argv
 end
 
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers in [0, 100), bools 50/50'
 zeros\t''
@@ -182,6 +185,9 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s q -l quiet -d 'Print only the outputs, no timings or progress'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
@@ -230,6 +236,9 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s v -l verbose -d 'List passing cases too'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s q -l quiet -d 'Print only the summary line'
@@ -288,11 +297,20 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s q -l quiet -d 'No progress bars'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters as JSON'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -s h -l help -d 'Print help'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
@@ -301,9 +319,18 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l json -d 'Print the findings as JSON'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand completions" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -s h -l help -d 'Print help'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
