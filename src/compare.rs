@@ -194,6 +194,22 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
     })
 }
 
+/// Compares every expected output with the actual output of the same name (outputs the
+/// reference has and the run lacks are skipped: both come from the same model).
+pub fn compare_outputs(
+    expected: &[(String, HostTensor)],
+    actual: &[(String, HostTensor)],
+    tol: Tolerance,
+) -> Vec<Mismatch> {
+    expected
+        .iter()
+        .filter_map(|(name, want)| {
+            let got = &actual.iter().find(|(n, _)| n == name)?.1;
+            compare(name, want, got, tol).err()
+        })
+        .collect()
+}
+
 /// Compares values that may be sequences or empty optionals; sequence items are named `output[i]`.
 pub fn compare_values(output: &str, expected: &HostValue, actual: &HostValue, tol: Tolerance) -> Vec<Mismatch> {
     match (expected, actual) {

@@ -169,6 +169,14 @@ fn signatures(session: &Session, plan: &SessionPlan, info: &ModelInfo) -> Vec<In
         .collect()
 }
 
+/// The batch size of a run: the first axis of the first input, when that input has a batch
+/// axis (rank 2 or more).
+pub fn batch_size(model: &LoadedModel, bound: &crate::inputs::BoundInputs) -> Option<usize> {
+    let first = bound.tensors.first()?;
+    model.inputs.first().filter(|s| s.dims.len() >= 2)?;
+    first.1.shape.first().copied()
+}
+
 /// ONNX Runtime values for the bound inputs, made once and reused by every run.
 pub struct PreparedInputs {
     values: Vec<(String, ort::value::DynValue)>,

@@ -201,11 +201,7 @@ fn bench_model(
             latency.cov * 100.0
         ));
     }
-    let batch_size = bound
-        .tensors
-        .first()
-        .and_then(|(_, t)| t.shape.first().copied())
-        .filter(|_| model.inputs.first().is_some_and(|s| s.dims.len() >= 2));
+    let batch_size = runner::batch_size(&model, &bound);
     let items_per_s = batch_size.filter(|b| *b > 1).map(|b| latency.throughput_per_s * b as f64);
     let profile = match &args.profile {
         Some(dir) => Some(finish_profile(&mut model.session, dir)?),
@@ -214,29 +210,13 @@ fn bench_model(
     let gpu_memory_bytes = model.plan.device_id().and_then(crate::devices::gpu_memory_in_use);
     let comparison = match args.compare_ep {
         Some(ep) => {
-            let reference_request = PlanRequest {
-                ep,
-                device: None,
-                performance_preference: None,
-                device_filter: None,
-                optimization_level: args.compare_opt_level.unwrap_or(request.optimization_level),
-                profile_prefix: None,
-                optimized_model_path: None,
-                ..request.clone()
-            };
+            let reference_request = request.reference(ep, args.compare_opt_level);
             let mut reference = runner::load(runtime, &model_path, &reference_request, false, |_| {})
                 .context("--compare-ep reference session")?;
             let want = runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
             let got = runner::run_to_host(&mut model.session, &prepared)?;
             let tol = Tolerance { atol: target.atol.unwrap_or(args.atol), rtol: target.rtol.unwrap_or(args.rtol) };
-            Some(
-                want.iter()
-                    .filter_map(|(name, w)| {
-                        let g = &got.iter().find(|(n, _)| n == name)?.1;
-                        compare::compare(name, w, g, tol).err()
-                    })
-                    .collect::<Vec<_>>(),
-            )
+            Some(compare::compare_outputs(&want, &got, tol))
         }
         None => None,
     };

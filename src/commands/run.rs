@@ -127,11 +127,7 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
     }
     bar.finish_and_clear();
     let latency = stats::summarize(&samples);
-    let batch_size = bound
-        .tensors
-        .first()
-        .and_then(|(_, t)| t.shape.first().copied())
-        .filter(|_| model.inputs.first().is_some_and(|s| s.dims.len() >= 2));
+    let batch_size = runner::batch_size(&model, &bound);
     let items_per_s = match (&latency, batch_size) {
         (Some(l), Some(b)) if b > 1 => Some(l.throughput_per_s * b as f64),
         _ => None,
@@ -139,26 +135,13 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
 
     let comparison = match args.compare_ep {
         Some(ep) => {
-            let reference_request = PlanRequest {
-                ep,
-                device: None,
-                performance_preference: None,
-                device_filter: None,
-                optimization_level: args.compare_opt_level.unwrap_or(request.optimization_level),
-                ..request.clone()
-            };
+            let reference_request = request.reference(ep, args.compare_opt_level);
             let mut reference = runner::load(&runtime, model_path, &reference_request, false, |_| {})
                 .context("--compare-ep reference session")?;
             let expected =
                 runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
             let tolerance = Tolerance { atol: args.atol, rtol: args.rtol };
-            let mismatches = expected
-                .iter()
-                .filter_map(|(name, want)| {
-                    let got = results.iter().find(|(n, _)| n == name).map(|(_, t)| t)?;
-                    compare::compare(name, want, got, tolerance).err()
-                })
-                .collect();
+            let mismatches = compare::compare_outputs(&expected, &results, tolerance);
             Some(Comparison {
                 reference: reference.device.clone(),
                 reference_optimization_level: reference_request.optimization_level,

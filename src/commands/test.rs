@@ -104,13 +104,8 @@ pub fn execute(args: &TestArgs) -> Result<i32> {
         request.intra_op_threads = Some(1);
     }
     let reference = args.compare_ep.map(|ep| PlanRequest {
-        ep,
-        device: None,
-        performance_preference: None,
-        device_filter: None,
-        optimization_level: args.compare_opt_level.unwrap_or(request.optimization_level),
         intra_op_threads: args.compare_intra_threads.or(request.intra_op_threads),
-        ..request.clone()
+        ..request.reference(ep, args.compare_opt_level)
     });
     let settings = Settings {
         runtime: &runtime,

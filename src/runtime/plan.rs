@@ -131,6 +131,23 @@ pub struct PlanRequest {
     pub optimized_model_path: Option<std::path::PathBuf>,
 }
 
+impl PlanRequest {
+    /// The request for a `--compare-ep` reference run: the same model settings on `ep`, with
+    /// the device choice, profiling and cache writing left to the main run.
+    pub fn reference(&self, ep: EpRequest, optimization_level: Option<OptimizationLevel>) -> PlanRequest {
+        PlanRequest {
+            ep,
+            device: None,
+            performance_preference: None,
+            device_filter: None,
+            optimization_level: optimization_level.unwrap_or(self.optimization_level),
+            profile_prefix: None,
+            optimized_model_path: None,
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for PlanRequest {
     fn default() -> Self {
         PlanRequest {
