@@ -42,6 +42,8 @@ pub struct Cli {
 
     /// When to use colour in help and diagnostics: auto (only on a terminal, and not when
     /// NO_COLOR is set), always, never.
+    ///
+    /// Example: --color never
     #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
     pub color: ColorWhen,
 
@@ -82,12 +84,16 @@ pub struct OrtArgs {
     ///
     /// Search order without it: the ORT_DYLIB_PATH environment variable, next to the dmlrun
     /// executable, then the copy the build fetched.
+    ///
+    /// Example: --ort-lib C:\onnxruntime\onnxruntime.dll
     #[arg(long, value_name = "PATH")]
     pub ort_lib: Option<PathBuf>,
 
     /// Lowest severity of ONNX Runtime's own log lines shown on stderr.
     ///
     /// `verbose` prints, among much else, the session options ONNX Runtime received.
+    ///
+    /// Example: --ort-log-level verbose
     #[arg(long, value_name = "LEVEL", default_value = "warning")]
     pub ort_log_level: OrtLogLevel,
 }
@@ -141,20 +147,28 @@ pub struct SessionArgs {
     /// Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu.
     ///
     /// Asking for DirectML where it is unavailable is an error, never a silent fallback.
+    ///
+    /// Example: --ep cpu
     #[arg(long, value_name = "EP", default_value = "auto")]
     pub ep: EpRequest,
 
     /// DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML's device_id.
     ///
     /// Implies DirectML. Without it (and without the two options below) DirectML uses adapter 0.
+    ///
+    /// Example: --device 1
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub device: Option<u32>,
 
     /// DirectML performance_preference: let DirectML pick the adapter (instead of --device).
+    ///
+    /// Example: --dml-performance-preference high-performance
     #[arg(long, value_name = "PREF")]
     pub dml_performance_preference: Option<PerformancePreference>,
 
     /// DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device).
+    ///
+    /// Example: --dml-device-filter npu
     #[arg(long, value_name = "FILTER")]
     pub dml_device_filter: Option<DeviceFilter>,
 
@@ -163,37 +177,53 @@ pub struct SessionArgs {
     /// Applied with ONNX Runtime's AddFreeDimensionOverrideByName at session creation, so
     /// DirectML can compile for fixed shapes. Unknown names are an error listing the model's
     /// symbolic dimensions.
+    ///
+    /// Example: --dim batch=1 --dim sequence=128
     #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim)]
     pub dims: Vec<(String, i64)>,
 
     /// Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable.
     ///
     /// ONNX Runtime's AddFreeDimensionOverride.
+    ///
+    /// Example: --dim-denotation DATA_BATCH=1
     #[arg(long = "dim-denotation", value_name = "DENOTATION=N", value_parser = parse_dim)]
     pub dim_denotations: Vec<(String, i64)>,
 
     /// Graph optimisation level.
+    ///
+    /// Example: --opt-level basic
     #[arg(long, value_name = "LEVEL", default_value = "all")]
     pub opt_level: OptimizationLevel,
 
     /// Threads within one operator (ONNX Runtime's intra_op_num_threads; 0 = default).
+    ///
+    /// Example: --intra-threads 4
     #[arg(long, value_name = "N")]
     pub intra_threads: Option<usize>,
 
     /// Threads across operators in parallel mode (inter_op_num_threads; 0 = default).
+    ///
+    /// Example: --inter-threads 2
     #[arg(long, value_name = "N")]
     pub inter_threads: Option<usize>,
 
     /// Execution mode. DirectML requires sequential; parallel is refused with it.
+    ///
+    /// Example: --execution-mode parallel
     #[arg(long, value_name = "MODE")]
     pub execution_mode: Option<ExecutionMode>,
 
     /// ONNX Runtime's memory pattern optimisation (default on for the CPU; DirectML requires off).
+    ///
+    /// Example: --memory-pattern off
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     pub memory_pattern: Option<bool>,
 
     /// Print the resolved session plan (providers, device, execution mode, memory pattern, dims,
     /// threads) to stderr before creating the session.
+    ///
+    /// Example: dmlrun model.onnx --ep dml --dim batch=1 --print-plan
     #[arg(long)]
     pub print_plan: bool,
 }
@@ -203,46 +233,68 @@ pub struct SessionArgs {
 #[command(next_help_heading = "Image preprocessing")]
 pub struct PreprocessArgs {
     /// Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs).
+    ///
+    /// Example: --preset unit
     #[arg(long, value_name = "PRESET")]
     pub preset: Option<Preset>,
 
     /// How the picture fits the model's size: crop (shorter side, then centre crop), stretch, letterbox, none.
+    ///
+    /// Example: --resize letterbox
     #[arg(long, value_name = "MODE")]
     pub resize: Option<ResizeMode>,
 
     /// With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224).
+    ///
+    /// Example: --resize-to 256
     #[arg(long, value_name = "N")]
     pub resize_to: Option<usize>,
 
     /// Resampling filter (Pillow-exact).
+    ///
+    /// Example: --filter bicubic
     #[arg(long, value_name = "FILTER")]
     pub filter: Option<Filter>,
 
     /// Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255).
+    ///
+    /// Example: --scale 0.0078125
     #[arg(long, value_name = "F")]
     pub scale: Option<f32>,
 
     /// Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406.
+    ///
+    /// Example: --mean 0.5,0.5,0.5
     #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
     pub mean: Option<Vec<f32>>,
 
     /// Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225.
+    ///
+    /// Example: --std 0.5,0.5,0.5
     #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
     pub std: Option<Vec<f32>>,
 
     /// Channel order the model expects.
+    ///
+    /// Example: --channel-order bgr
     #[arg(long, value_name = "ORDER")]
     pub channel_order: Option<ChannelOrder>,
 
     /// Tensor layout (default: inferred from where the model input has 1 or 3 channels).
+    ///
+    /// Example: --layout nhwc
     #[arg(long, value_name = "LAYOUT")]
     pub layout: Option<Layout>,
 
     /// With --resize letterbox: the pixel value of the padding.
+    ///
+    /// Example: --pad-value 0
     #[arg(long, value_name = "0-255")]
     pub pad_value: Option<u8>,
 
     /// Target HEIGHTxWIDTH when the model's spatial dimensions are free (default: the image's own size).
+    ///
+    /// Example: --image-size 640x640
     #[arg(long, value_name = "HxW", value_parser = parse_size)]
     pub image_size: Option<(usize, usize)>,
 }
@@ -251,6 +303,8 @@ pub struct PreprocessArgs {
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// The ONNX model file.
+    ///
+    /// Example: dmlrun squeezenet1.1.onnx --input cat.png
     #[arg(value_name = "MODEL", required = true)]
     pub model: Option<PathBuf>,
 
@@ -259,82 +313,120 @@ pub struct RunArgs {
     /// Images (PNG, JPEG, BMP, WebP, TIFF) are preprocessed (see below); several images for
     /// one input fill its batch. Tensors: .npy, .npz (arrays named after inputs), ONNX
     /// TensorProto .pb. dtype and shape must match the model.
+    ///
+    /// Example: --input cat.png, or --input input_ids=ids.npy --input attention_mask=mask.npy
     #[arg(short, long = "input", value_name = "[NAME=]FILE")]
     pub inputs: Vec<String>,
 
     /// Fill inputs no --input gives: random (seeded), zeros or ones.
+    ///
+    /// Example: --generate random --seed 7
     #[arg(long, value_name = "FILL")]
     pub generate: Option<Fill>,
 
     /// Seed for --generate random.
+    ///
+    /// Example: --generate random --seed 7
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
 
     /// Untimed runs after the first run and before the timed iterations.
+    ///
+    /// Example: --warmup 10
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub warmup: u64,
 
     /// Timed runs after the first run (at least 1).
+    ///
+    /// Example: --iterations 1000
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub iterations: u64,
 
     /// Show the K best classes of classifier outputs ([classes] or [batch, classes]).
+    ///
+    /// Example: --top-k 5 --labels imagenet_classes.txt
     #[arg(long, value_name = "K")]
     pub top_k: Option<usize>,
 
     /// Class labels, one per line in class order, for --top-k.
+    ///
+    /// Example: --top-k 5 --labels imagenet_classes.txt
     #[arg(long, value_name = "FILE", requires = "top_k")]
     pub labels: Option<PathBuf>,
 
     /// Write the outputs into DIR (created if needed; files written atomically).
+    ///
+    /// Example: --save-outputs out/ --save-format npz
     #[arg(long, value_name = "DIR")]
     pub save_outputs: Option<PathBuf>,
 
     /// With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and
     /// test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen
     /// record of the model's behaviour.
+    ///
+    /// Example: --save-outputs frozen/my_model --as-test-data, then dmlrun test frozen/
     #[arg(long, requires = "save_outputs")]
     pub as_test_data: bool,
 
     /// Write the inputs as fed to the model (after image preprocessing) into DIR.
+    ///
+    /// Example: --save-inputs prepared/ --save-format pb
     #[arg(long, value_name = "DIR")]
     pub save_inputs: Option<PathBuf>,
 
     /// File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb
     /// (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data).
+    ///
+    /// Example: --save-format pb
     #[arg(long, value_name = "FORMAT", default_value = "npy")]
     pub save_format: SaveFormat,
 
     /// Also run the inputs on this execution provider and compare outputs (|a - b| <= atol +
     /// rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu.
+    ///
+    /// Example: --ep dml --compare-ep cpu
     #[arg(long, value_name = "EP")]
     pub compare_ep: Option<EpRequest>,
 
     /// Optimisation level of the --compare-ep run (default: as the main run).
+    ///
+    /// Example: --compare-ep cpu --compare-opt-level disable
     #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
     pub compare_opt_level: Option<OptimizationLevel>,
 
     /// Relative tolerance for --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --rtol 1e-2
     #[arg(long, value_name = "R", default_value_t = 1e-3, requires = "compare_ep")]
     pub rtol: f64,
 
     /// Absolute tolerance for --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --atol 1e-4
     #[arg(long, value_name = "A", default_value_t = 1e-5, requires = "compare_ep")]
     pub atol: f64,
 
     /// Write the whole report as JSON to FILE ("-" for stdout, replacing the human report).
+    ///
+    /// Example: --json - | jq .timings_ms
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
     /// Refuse tensors (input files, generated data) larger than this many bytes.
+    ///
+    /// Example: --max-tensor-bytes 17179869184
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
     pub max_tensor_bytes: u64,
 
     /// Refuse images with more pixels than this (decompression bombs).
+    ///
+    /// Example: --max-image-pixels 400000000
     #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000)]
     pub max_image_pixels: u64,
 
     /// Print only the outputs, no timings or progress.
+    ///
+    /// Example: -q --top-k 1
     #[arg(short, long)]
     pub quiet: bool,
 
@@ -352,70 +444,102 @@ pub struct RunArgs {
 #[derive(Debug, Clone, Args)]
 pub struct TestArgs {
     /// Model folders in ONNX's test-data layout, or trees of them (searched recursively).
+    ///
+    /// Example: dmlrun test onnx-conformance/node models/frozen
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
 
     /// Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|.
     /// A case's data.json overrides it.
+    ///
+    /// Example: --rtol 1e-2
     #[arg(long, value_name = "R", default_value_t = 1e-3)]
     pub rtol: f64,
 
     /// Absolute tolerance (see --rtol). A case's data.json overrides it.
+    ///
+    /// Example: --atol 1e-5
     #[arg(long, value_name = "A", default_value_t = 1e-7)]
     pub atol: f64,
 
     /// Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable.
+    ///
+    /// Example: --tol logits=1e-3,1e-2
     #[arg(long = "tol", value_name = "OUTPUT=ATOL,RTOL", value_parser = parse_tol)]
     pub tols: Vec<(String, f64, f64)>,
 
     /// Fail a case whose outputs hold NaN or Inf.
+    ///
+    /// Example: --check-finite
     #[arg(long)]
     pub check_finite: bool,
 
     /// Also run every case on this execution provider and compare the two runs with the same
     /// rules (instead of the expected outputs): the DirectML-vs-CPU check.
+    ///
+    /// Example: dmlrun test suite/ --ep dml --compare-ep cpu
     #[arg(long, value_name = "EP")]
     pub compare_ep: Option<EpRequest>,
 
     /// Optimisation level of the reference run of --compare-ep (default: as the main run).
+    ///
+    /// Example: --compare-ep cpu --compare-opt-level disable
     #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
     pub compare_opt_level: Option<OptimizationLevel>,
 
     /// Intra-op threads of the reference run of --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --compare-intra-threads 1
     #[arg(long, value_name = "N", requires = "compare_ep")]
     pub compare_intra_threads: Option<usize>,
 
     /// Run this many cases at once (CPU only; DirectML cases always run one at a time).
     /// With more than one, each session uses one intra-op thread unless --intra-threads says otherwise.
+    ///
+    /// Example: --jobs 2
     #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub jobs: u64,
 
     /// Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail
     /// without failing the run; any other change does, and a known failure that now passes is reported.
+    ///
+    /// Example: --expect tests/conformance/cpu-expected.txt
     #[arg(long, value_name = "FILE")]
     pub expect: Option<PathBuf>,
 
     /// Write this run's failures and errors as an --expect file.
+    ///
+    /// Example: --write-expect known-failures.txt
     #[arg(long, value_name = "FILE")]
     pub write_expect: Option<PathBuf>,
 
     /// Write the results as JSON to FILE ("-" for stdout).
+    ///
+    /// Example: --json results.json
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
     /// Write the results as JUnit XML to FILE.
+    ///
+    /// Example: --junit results.xml
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
 
     /// List passing cases too.
+    ///
+    /// Example: -v
     #[arg(short, long)]
     pub verbose: bool,
 
     /// Print only the summary line.
+    ///
+    /// Example: -q
     #[arg(short, long)]
     pub quiet: bool,
 
     /// Refuse tensors larger than this many bytes.
+    ///
+    /// Example: --max-tensor-bytes 17179869184
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
     pub max_tensor_bytes: u64,
 
@@ -431,88 +555,130 @@ pub struct TestArgs {
 pub struct BenchArgs {
     /// .onnx files, folders (searched recursively), or manifests (.toml/.json: per model path,
     /// name, dims, inputs, generate).
+    ///
+    /// Example: dmlrun bench models/ bench.toml extra.onnx
     #[arg(value_name = "MODEL|DIR|MANIFEST", required = true)]
     pub targets: Vec<PathBuf>,
 
     /// Timed runs per model (default 100, unless --duration is given).
+    ///
+    /// Example: --iterations 500
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "duration")]
     pub iterations: Option<u64>,
 
     /// Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations).
+    ///
+    /// Example: --duration 10s
     #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
 
     /// With --duration: at least this many timed runs.
+    ///
+    /// Example: --duration 5s --min-iterations 50
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub min_iterations: u64,
 
     /// With --duration: at most this many timed runs.
+    ///
+    /// Example: --duration 30s --max-iterations 10000
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub max_iterations: u64,
 
     /// Untimed runs after the first run.
+    ///
+    /// Example: --warmup 20
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub warmup: u64,
 
     /// How inputs no file gives are filled (manifests can say per model).
+    ///
+    /// Example: --generate zeros
     #[arg(long, value_name = "FILL", default_value = "random")]
     pub generate: Fill,
 
     /// Seed for generated inputs.
+    ///
+    /// Example: --seed 42
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
 
     /// Write the JSON report to FILE ("-" for stdout instead of the table).
+    ///
+    /// Example: --json bench.json
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
     /// Write a CSV table to FILE ("-" for stdout).
+    ///
+    /// Example: --csv bench.csv
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 
     /// Write a Markdown table to FILE ("-" for stdout).
+    ///
+    /// Example: --markdown - >> RESULTS.md
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
 
     /// Compare median latency with an earlier --json report; exit 1 on a regression.
+    ///
+    /// Example: --baseline main-bench.json --max-regression 5%
     #[arg(long, value_name = "OLD.json")]
     pub baseline: Option<PathBuf>,
 
     /// Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05.
+    ///
+    /// Example: --max-regression 10%
     #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = crate::report::bench::parse_fraction)]
     pub max_regression: f64,
 
     /// After timing, run each model once on this execution provider and compare the outputs
     /// (a manifest's per-model rtol/atol, else --rtol/--atol); exit 1 when they differ.
+    ///
+    /// Example: --ep dml --compare-ep cpu
     #[arg(long, value_name = "EP")]
     pub compare_ep: Option<EpRequest>,
 
     /// Optimisation level of the --compare-ep run (default: as the timed run).
+    ///
+    /// Example: --compare-ep cpu --compare-opt-level disable
     #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
     pub compare_opt_level: Option<OptimizationLevel>,
 
     /// Relative tolerance for --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --rtol 1e-2
     #[arg(long, value_name = "R", default_value_t = 1e-3)]
     pub rtol: f64,
 
     /// Absolute tolerance for --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --atol 1e-4
     #[arg(long, value_name = "A", default_value_t = 1e-5)]
     pub atol: f64,
 
     /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
+    ///
+    /// Example: --profile profiles/
     #[arg(long, value_name = "DIR")]
     pub profile: Option<PathBuf>,
 
     /// Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device,
     /// dims, optimisation level and ONNX Runtime version) and load it next time.
+    ///
+    /// Example: --cache ~/.cache/dmlrun
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
 
     /// No progress bars.
+    ///
+    /// Example: -q
     #[arg(short, long)]
     pub quiet: bool,
 
     /// Refuse input tensors larger than this many bytes.
+    ///
+    /// Example: --max-tensor-bytes 17179869184
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
     pub max_tensor_bytes: u64,
 
@@ -535,10 +701,14 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
 #[derive(Debug, Clone, Args)]
 pub struct InfoArgs {
     /// The ONNX model file.
+    ///
+    /// Example: dmlrun info model.onnx
     #[arg(value_name = "MODEL")]
     pub model: PathBuf,
 
     /// Print the information as JSON.
+    ///
+    /// Example: dmlrun info model.onnx --json
     #[arg(long)]
     pub json: bool,
 }
@@ -546,6 +716,8 @@ pub struct InfoArgs {
 #[derive(Debug, Clone, Args)]
 pub struct CompletionsArgs {
     /// The shell to complete for.
+    ///
+    /// Example: dmlrun completions zsh > ~/.zfunc/_dmlrun
     #[arg(value_name = "SHELL")]
     pub shell: clap_complete::Shell,
 }
@@ -553,6 +725,8 @@ pub struct CompletionsArgs {
 #[derive(Debug, Clone, Args)]
 pub struct DevicesArgs {
     /// Print the adapters as JSON.
+    ///
+    /// Example: dmlrun devices --json
     #[arg(long)]
     pub json: bool,
 }
@@ -560,6 +734,8 @@ pub struct DevicesArgs {
 #[derive(Debug, Clone, Args)]
 pub struct DoctorArgs {
     /// Print the findings as JSON.
+    ///
+    /// Example: dmlrun doctor --json
     #[arg(long)]
     pub json: bool,
 

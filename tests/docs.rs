@@ -43,10 +43,20 @@ fn every_flag_of_every_command_is_documented() {
             assert!(help.contains(&format!("--{long}")), "{}: --{long} is missing from --help", cmd.get_name());
             let about = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
             assert!(!about.trim().is_empty(), "{}: --{long} has no help text", cmd.get_name());
+            let long_help = arg.get_long_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(long_help.contains("Example: "), "{}: --{long} has no example in its long help", cmd.get_name());
             checked += 1;
         }
     }
     assert!(checked > 80, "only {checked} flags checked");
+    // Positional arguments teach too.
+    for name in ["run", "test", "bench", "info", "completions"] {
+        let cmd = root.find_subcommand(name).unwrap();
+        for arg in cmd.get_positionals() {
+            let long_help = arg.get_long_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(long_help.contains("Example: "), "{name}: <{}> has no example", arg.get_id());
+        }
+    }
 }
 
 #[test]

@@ -307,12 +307,12 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l color -d 'When to
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters as JSON'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
@@ -327,11 +327,11 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -s h -l help -d 'P
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand completions" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -s h -l help -d 'Print help'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'

@@ -253,8 +253,8 @@ cpu\:"The CPU execution provider only"))' \
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--json[Print the information as JSON]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 ':model -- The ONNX model file:_files' \
 && ret=0
 ;;
@@ -262,8 +262,8 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--json[Print the adapters as JSON]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 && ret=0
 ;;
 (doctor)
@@ -279,16 +279,16 @@ _arguments "${_arguments_options[@]}" : \
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 ':shell -- The shell to complete for:(bash elvish fish powershell zsh)' \
 && ret=0
 ;;
 (man)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 && ret=0
 ;;
 (help)
