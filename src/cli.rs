@@ -706,11 +706,12 @@ pub struct InfoArgs {
     #[arg(value_name = "MODEL")]
     pub model: PathBuf,
 
-    /// Print the information as JSON.
+    /// Print the information as JSON (to stdout, or to FILE).
+    /// With FILE the JSON goes there and the usual text to stdout.
     ///
-    /// Example: dmlrun info model.onnx --json
-    #[arg(long)]
-    pub json: bool,
+    /// Example: dmlrun info model.onnx --json | jq .
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -724,20 +725,22 @@ pub struct CompletionsArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct DevicesArgs {
-    /// Print the adapters as JSON.
+    /// Print the adapters as JSON (to stdout, or to FILE).
+    /// With FILE the JSON goes there and the usual text to stdout.
     ///
-    /// Example: dmlrun devices --json
-    #[arg(long)]
-    pub json: bool,
+    /// Example: dmlrun devices --json | jq .
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
 pub struct DoctorArgs {
-    /// Print the findings as JSON.
+    /// Print the findings as JSON (to stdout, or to FILE).
+    /// With FILE the JSON goes there and the usual text to stdout.
     ///
-    /// Example: dmlrun doctor --json
-    #[arg(long)]
-    pub json: bool,
+    /// Example: dmlrun doctor --json | jq .
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub json: Option<PathBuf>,
 
     #[command(flatten)]
     pub ort: OrtArgs,

@@ -333,3 +333,13 @@ fn compare_ep_checks_the_run_against_a_reference_run() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("1 of 1 outputs differ") && stdout.contains("would pass with atol >="), "{stdout}");
 }
+
+#[test]
+fn info_json_describes_dims_and_denotations() {
+    let out = dmlrun().arg("info").arg(test_model("add_mul.onnx")).arg("--json").output().unwrap();
+    assert!(out.status.success());
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(info["inputs"][0]["dims"][0]["param"], "batch");
+    assert_eq!(info["inputs"][0]["dims"][0]["denotation"], "DATA_BATCH");
+    assert_eq!(info["opsets"][0]["version"], 17);
+}

@@ -433,6 +433,10 @@ _dmlrun() {
                 return 0
             fi
             case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -451,6 +455,10 @@ _dmlrun() {
                 return 0
             fi
             case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ort-lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -617,6 +625,10 @@ _dmlrun() {
                 return 0
             fi
             case "${prev}" in
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

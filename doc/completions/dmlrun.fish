@@ -303,16 +303,17 @@ never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s q -l quiet -d 'No progress bars'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters as JSON'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l json -d 'Print the findings as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
@@ -322,7 +323,6 @@ fatal\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l json -d 'Print the findings as JSON'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand completions" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''

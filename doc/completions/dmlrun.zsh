@@ -251,8 +251,8 @@ cpu\:"The CPU execution provider only"))' \
 ;;
 (info)
 _arguments "${_arguments_options[@]}" : \
+'--json=[Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--json[Print the information as JSON]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 ':model -- The ONNX model file:_files' \
@@ -260,18 +260,18 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (devices)
 _arguments "${_arguments_options[@]}" : \
+'--json=[Print the adapters as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--json[Print the adapters as JSON]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 && ret=0
 ;;
 (doctor)
 _arguments "${_arguments_options[@]}" : \
+'--json=[Print the findings as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--json[Print the findings as JSON]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 && ret=0

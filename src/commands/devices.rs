@@ -10,19 +10,19 @@ pub fn execute(args: &DevicesArgs) -> Result<i32> {
         Ok(list) => list,
         // Not a failure of this command: the honest answer on this platform is "none".
         Err(e) if !cfg!(windows) => {
-            if args.json {
-                println!("[]");
-                eprintln!("dmlrun: {e}");
-            } else {
-                println!("{e}");
+            let empty: Vec<crate::devices::Adapter> = Vec::new();
+            match &args.json {
+                Some(path) if crate::report::write_json(path, &empty, "--json")? => eprintln!("dmlrun: {e}"),
+                _ => println!("{e}"),
             }
             return Ok(0);
         }
         Err(e) => return Err(e),
     };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&adapters)?);
-        return Ok(0);
+    if let Some(path) = &args.json {
+        if crate::report::write_json(path, &adapters, "--json")? {
+            return Ok(0);
+        }
     }
     if adapters.is_empty() {
         println!("no DXGI adapters found");

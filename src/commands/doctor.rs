@@ -12,7 +12,7 @@ pub fn execute(args: &DoctorArgs) -> Result<i32> {
     let lib = &runtime.library;
     let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
     let adapters = crate::devices::list_adapters();
-    if args.json {
+    if let Some(path) = &args.json {
         let value = json!({
             "dmlrun_version": env!("CARGO_PKG_VERSION"),
             "onnxruntime": lib,
@@ -20,8 +20,9 @@ pub fn execute(args: &DoctorArgs) -> Result<i32> {
             "adapters": adapters.as_ref().ok(),
             "adapters_error": adapters.as_ref().err().map(|e| e.to_string()),
         });
-        println!("{}", serde_json::to_string_pretty(&value)?);
-        return Ok(0);
+        if crate::report::write_json(path, &value, "--json")? {
+            return Ok(0);
+        }
     }
     println!("dmlrun        {}", env!("CARGO_PKG_VERSION"));
     println!("onnxruntime   {}", lib.version);

@@ -7,9 +7,10 @@ use crate::model::{IoInfo, ModelInfo};
 
 pub fn execute(args: &InfoArgs) -> Result<i32> {
     let info = ModelInfo::read(&args.model)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
-        return Ok(0);
+    if let Some(path) = &args.json {
+        if crate::report::write_json(path, &info, "--json")? {
+            return Ok(0);
+        }
     }
     println!("model      {}", args.model.display());
     if let Some(p) = &info.producer_name {

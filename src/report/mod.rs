@@ -82,3 +82,16 @@ pub struct Iterations {
 pub fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
+
+/// Writes `value` as pretty JSON to `path`, or to stdout when `path` is `-`. Returns whether it
+/// went to stdout (then the caller prints nothing else there).
+pub fn write_json(path: &std::path::Path, value: &impl Serialize, flag: &str) -> anyhow::Result<bool> {
+    use anyhow::Context;
+    let text = serde_json::to_string_pretty(value)? + "\n";
+    if path == std::path::Path::new("-") {
+        print!("{text}");
+        return Ok(true);
+    }
+    crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;
+    Ok(false)
+}
