@@ -9,6 +9,7 @@ pub mod compare;
 pub mod devices;
 pub mod fsutil;
 pub mod inputs;
+pub mod interrupt;
 pub mod manifest;
 pub mod model;
 pub mod onnx_proto;

@@ -9,6 +9,7 @@ use dmlrun::commands;
 const EXIT_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
+    dmlrun::interrupt::install();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let color = ColorWhen::from_args(&args);
     let matches = Cli::command().color(color.to_clap()).get_matches_from(&args);

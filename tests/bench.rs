@@ -196,3 +196,26 @@ fn compare_ep_uses_the_manifests_tolerances() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["models"][0]["comparison"], serde_json::json!([]));
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_long_bench_with_partial_statistics_and_exit_130() {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
+        .arg("bench")
+        .arg(test_model("add_mul.onnx"))
+        .args(["--iterations", "1000000000", "--json", "-", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the partial report is complete JSON");
+    assert_eq!(report["interrupted"], true);
+    let count = report["models"][0]["latency_ms"]["count"].as_u64().unwrap();
+    assert!(count > 0 && count < 1_000_000_000, "{count}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+}

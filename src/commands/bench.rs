@@ -49,11 +49,15 @@ pub fn execute(args: &BenchArgs) -> Result<i32> {
     let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet));
     let mut models = Vec::new();
     for (target, info) in targets.iter().zip(&infos) {
+        if crate::interrupt::interrupted() {
+            break;
+        }
         model_bar.set_message(target.name.clone());
         let mut request = base_request.clone();
         request.dims.retain(|(name, _)| info.symbolic_dims().contains(name));
         let result = bench_model(&runtime, &request, target, args, &bars)
             .with_context(|| format!("model {} ({})", target.name, target.path.display()))?;
+        let Some(result) = result else { break };
         for w in &result.warnings {
             let _ = bars.println(format!("warning: {}: {w}", result.name));
         }
@@ -69,6 +73,7 @@ pub fn execute(args: &BenchArgs) -> Result<i32> {
         onnxruntime: runtime.library.clone(),
         models,
         baseline: None,
+        interrupted: crate::interrupt::interrupted(),
     };
     if let (Some(stored), Some(path)) = (&baseline, &args.baseline) {
         report.baseline = Some(bench::compare_with_baseline(&report, stored, path.clone(), args.max_regression));
@@ -98,7 +103,13 @@ pub fn execute(args: &BenchArgs) -> Result<i32> {
     }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| m.comparison.as_ref().is_some_and(|c| !c.is_empty()));
-    Ok(if regressed || differs { super::test::EXIT_FAILED } else { 0 })
+    Ok(if report.interrupted {
+        crate::interrupt::EXIT_INTERRUPTED
+    } else if regressed || differs {
+        super::test::EXIT_FAILED
+    } else {
+        0
+    })
 }
 
 fn read_baseline(path: &Path) -> Result<StoredReport> {
@@ -117,7 +128,7 @@ fn bench_model(
     target: &BenchTarget,
     args: &BenchArgs,
     bars: &MultiProgress,
-) -> Result<ModelBench> {
+) -> Result<Option<ModelBench>> {
     let mut request = base.clone();
     for (name, value) in &target.dims {
         request.dims.retain(|(n, _)| n != name);
@@ -168,6 +179,9 @@ fn bench_model(
     runner::run(&mut model.session, &prepared)?;
     let first_run = started.elapsed();
     for _ in 0..args.warmup {
+        if crate::interrupt::interrupted() {
+            break;
+        }
         runner::run(&mut model.session, &prepared)?;
     }
 
@@ -180,6 +194,9 @@ fn bench_model(
     let mut samples = Vec::with_capacity(planned.min(1 << 20) as usize);
     let box_started = Instant::now();
     for i in 0..planned {
+        if crate::interrupt::interrupted() {
+            break;
+        }
         if let Some(limit) = time_box {
             if i >= args.min_iterations && box_started.elapsed() >= limit {
                 break;
@@ -192,6 +209,10 @@ fn bench_model(
     }
     bar.finish_and_clear();
     bars.remove(&bar);
+    if samples.is_empty() && crate::interrupt::interrupted() {
+        // Interrupted before the first timed run: nothing to report for this model.
+        return Ok(None);
+    }
     let latency = crate::stats::summarize(&samples).context("no timed runs")?;
 
     let mut warnings = Vec::new();
@@ -220,7 +241,7 @@ fn bench_model(
         }
         None => None,
     };
-    Ok(ModelBench {
+    Ok(Some(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
         device: model.device.clone(),
@@ -239,7 +260,7 @@ fn bench_model(
         profile,
         comparison,
         warnings,
-    })
+    }))
 }
 
 fn finish_profile(session: &mut ort::session::Session, dir: &Path) -> Result<ProfileSummary> {

@@ -120,6 +120,9 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
     let mut samples = Vec::with_capacity(args.iterations as usize);
     for _ in 0..args.iterations {
+        if crate::interrupt::interrupted() {
+            break;
+        }
         let t = Instant::now();
         runner::run(&mut model.session, &prepared)?;
         samples.push(ms(t.elapsed()));
@@ -199,7 +202,13 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
     };
     emit(&report, args.json.as_deref(), args.quiet)?;
     let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty());
-    Ok(if differs { super::test::EXIT_FAILED } else { 0 })
+    Ok(if crate::interrupt::interrupted() {
+        crate::interrupt::EXIT_INTERRUPTED
+    } else if differs {
+        super::test::EXIT_FAILED
+    } else {
+        0
+    })
 }
 
 fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {

@@ -26,6 +26,8 @@ pub struct BenchReport {
     pub models: Vec<ModelBench>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineComparison>,
+    /// Ctrl-C stopped the session: the last model's statistics cover the runs made until then.
+    pub interrupted: bool,
 }
 
 /// One model's measurements.
@@ -193,6 +195,7 @@ pub(crate) mod tests {
                 warnings: vec![],
             }],
             baseline: None,
+            interrupted: false,
         }
     }
 
