@@ -213,6 +213,50 @@ impl PreparedInputs {
     }
 }
 
+/// How many timed runs to make: up to `max`, or until `time_box` is spent once `min` are done.
+#[derive(Debug, Clone, Copy)]
+pub struct RunBudget {
+    pub max: u64,
+    pub time_box: Option<Duration>,
+    pub min: u64,
+}
+
+/// Untimed runs; stops early on Ctrl-C.
+pub fn warm_up(session: &mut Session, inputs: &PreparedInputs, runs: u64) -> Result<()> {
+    for _ in 0..runs {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        run(session, inputs)?;
+    }
+    Ok(())
+}
+
+/// Timed runs: one latency sample (ms) per run. Stops early on Ctrl-C (the samples so far are
+/// kept) or when the time box is spent.
+pub fn timed_runs(
+    session: &mut Session,
+    inputs: &PreparedInputs,
+    budget: RunBudget,
+    bar: &indicatif::ProgressBar,
+) -> Result<Vec<f64>> {
+    let mut samples = Vec::with_capacity(budget.max.min(1 << 20) as usize);
+    let started = Instant::now();
+    for i in 0..budget.max {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        if budget.time_box.is_some_and(|limit| i >= budget.min && started.elapsed() >= limit) {
+            break;
+        }
+        let t = Instant::now();
+        run(session, inputs)?;
+        samples.push(t.elapsed().as_secs_f64() * 1000.0);
+        bar.inc(1);
+    }
+    Ok(samples)
+}
+
 /// One `Run`. Taking `&mut Session` is what guarantees one `Run` at a time per session, which
 /// DirectML requires.
 pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {

@@ -5,6 +5,17 @@ mod common;
 use common::*;
 use dmlrun::tensor::{DType, HostTensor};
 
+/// Runs add_mul with `x` from `file` and `y` generated.
+fn add_mul_with_x(file: &std::path::Path) -> std::process::Output {
+    dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", file.display()))
+        .args(["--generate", "zeros"])
+        .output()
+        .unwrap()
+}
+
 fn squeezenet() -> String {
     sample("squeezenet1.1.onnx").to_str().unwrap().to_string()
 }
@@ -84,13 +95,7 @@ fn npy_of_the_wrong_dtype() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("x64.npy");
     write_npy(&f, &HostTensor::from_bytes(DType::Float64, vec![1, 4], vec![0; 32]).unwrap());
-    let out = dmlrun()
-        .arg(test_model("add_mul.onnx"))
-        .arg("-i")
-        .arg(format!("x={}", f.display()))
-        .args(["--generate", "zeros"])
-        .output()
-        .unwrap();
+    let out = add_mul_with_x(&f);
     let err = assert_one_line_error(&out, "input 'x' expects float32, got float64");
     assert!(err.contains("x64.npy"), "{err}");
 }
@@ -100,23 +105,11 @@ fn npy_of_the_wrong_rank_and_shape() {
     let dir = tempfile::tempdir().unwrap();
     let rank1 = dir.path().join("rank1.npy");
     write_npy(&rank1, &HostTensor::from_f32(vec![4], &[0.0; 4]).unwrap());
-    let out = dmlrun()
-        .arg(test_model("add_mul.onnx"))
-        .arg("-i")
-        .arg(format!("x={}", rank1.display()))
-        .args(["--generate", "zeros"])
-        .output()
-        .unwrap();
+    let out = add_mul_with_x(&rank1);
     assert_one_line_error(&out, "expects rank 2");
     let wide = dir.path().join("wide.npy");
     write_npy(&wide, &HostTensor::from_f32(vec![1, 5], &[0.0; 5]).unwrap());
-    let out = dmlrun()
-        .arg(test_model("add_mul.onnx"))
-        .arg("-i")
-        .arg(format!("x={}", wide.display()))
-        .args(["--generate", "zeros"])
-        .output()
-        .unwrap();
+    let out = add_mul_with_x(&wide);
     assert_one_line_error(&out, "axis 1 must be 4");
 }
 
@@ -165,13 +158,7 @@ fn npy_with_a_corrupt_header() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("bad.npy");
     std::fs::write(&f, b"\x93NUMPY\x01\x00\x10\x00{'descr': garbage}\n").unwrap();
-    let out = dmlrun()
-        .arg(test_model("add_mul.onnx"))
-        .arg("-i")
-        .arg(format!("x={}", f.display()))
-        .args(["--generate", "zeros"])
-        .output()
-        .unwrap();
+    let out = add_mul_with_x(&f);
     assert_one_line_error(&out, "bad.npy");
 }
 

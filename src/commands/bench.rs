@@ -178,35 +178,19 @@ fn bench_model(
     let started = Instant::now();
     runner::run(&mut model.session, &prepared)?;
     let first_run = started.elapsed();
-    for _ in 0..args.warmup {
-        if crate::interrupt::interrupted() {
-            break;
-        }
-        runner::run(&mut model.session, &prepared)?;
-    }
+    runner::warm_up(&mut model.session, &prepared, args.warmup)?;
 
-    let (planned, time_box) = match (args.iterations, args.duration) {
-        (Some(n), _) => (n, None),
-        (None, Some(d)) => (args.max_iterations.max(args.min_iterations), Some(d)),
-        (None, None) => (DEFAULT_ITERATIONS, None),
+    let budget = match (args.iterations, args.duration) {
+        (Some(n), _) => runner::RunBudget { max: n, time_box: None, min: 0 },
+        (None, Some(d)) => runner::RunBudget {
+            max: args.max_iterations.max(args.min_iterations),
+            time_box: Some(d),
+            min: args.min_iterations,
+        },
+        (None, None) => runner::RunBudget { max: DEFAULT_ITERATIONS, time_box: None, min: 0 },
     };
-    let bar = bars.add(crate::progress::iterations(planned, &target.name, args.quiet));
-    let mut samples = Vec::with_capacity(planned.min(1 << 20) as usize);
-    let box_started = Instant::now();
-    for i in 0..planned {
-        if crate::interrupt::interrupted() {
-            break;
-        }
-        if let Some(limit) = time_box {
-            if i >= args.min_iterations && box_started.elapsed() >= limit {
-                break;
-            }
-        }
-        let t = Instant::now();
-        runner::run(&mut model.session, &prepared)?;
-        samples.push(ms(t.elapsed()));
-        bar.inc(1);
-    }
+    let bar = bars.add(crate::progress::iterations(budget.max, &target.name, args.quiet));
+    let samples = runner::timed_runs(&mut model.session, &prepared, budget, &bar)?;
     bar.finish_and_clear();
     bars.remove(&bar);
     if samples.is_empty() && crate::interrupt::interrupted() {

@@ -114,20 +114,10 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
     let results = runner::run_to_host(&mut model.session, &prepared)?;
     let first_run = started.elapsed();
 
-    for _ in 0..args.warmup {
-        runner::run(&mut model.session, &prepared)?;
-    }
+    runner::warm_up(&mut model.session, &prepared, args.warmup)?;
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
-    let mut samples = Vec::with_capacity(args.iterations as usize);
-    for _ in 0..args.iterations {
-        if crate::interrupt::interrupted() {
-            break;
-        }
-        let t = Instant::now();
-        runner::run(&mut model.session, &prepared)?;
-        samples.push(ms(t.elapsed()));
-        bar.inc(1);
-    }
+    let budget = runner::RunBudget { max: args.iterations, time_box: None, min: 0 };
+    let samples = runner::timed_runs(&mut model.session, &prepared, budget, &bar)?;
     bar.finish_and_clear();
     let latency = stats::summarize(&samples);
     let batch_size = runner::batch_size(&model, &bound);
