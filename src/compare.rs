@@ -62,6 +62,43 @@ fn float_close(expected: f64, actual: f64, tol: Tolerance) -> bool {
     (expected - actual).abs() <= tol.atol + tol.rtol * expected.abs()
 }
 
+/// Element-wise equality for values that must match exactly (integers, bools, strings).
+fn exact<T: PartialEq>(
+    output: &str,
+    expected: &[T],
+    actual: &[T],
+    what: &str,
+    tol: Tolerance,
+    show: impl Fn(&T) -> String,
+    diff: impl Fn(&T, &T) -> Option<f64>,
+) -> Result<(), Mismatch> {
+    let total = expected.len();
+    let bad: Vec<usize> = (0..total).filter(|&i| expected[i] != actual[i]).collect();
+    let Some(&i) = bad.first() else {
+        return Ok(());
+    };
+    Err(Mismatch {
+        output: output.to_string(),
+        reason: format!(
+            "{} of {total} {what} differ (must be exact); first at index {i}: expected {}, got {}",
+            bad.len(),
+            show(&expected[i]),
+            show(&actual[i])
+        ),
+        values: Some(Box::new(ValueMismatch {
+            first_index: i,
+            expected: show(&expected[i]),
+            actual: show(&actual[i]),
+            diff: diff(&expected[i], &actual[i]),
+            tolerance: tol,
+            mismatched: bad.len(),
+            total,
+            min_atol: None,
+            min_rtol: None,
+        })),
+    })
+}
+
 fn render(v: f64) -> String {
     format!("{v}")
 }
@@ -81,60 +118,14 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
     }
     let total = expected.len();
     if let (Some(e), Some(a)) = (expected.strings(), actual.strings()) {
-        let bad: Vec<usize> = (0..total).filter(|&i| e[i] != a[i]).collect();
-        return match bad.first() {
-            None => Ok(()),
-            Some(&i) => Err(Mismatch {
-                output: output.to_string(),
-                reason: format!(
-                    "{} of {total} strings differ; first at index {i}: expected {:?}, got {:?}",
-                    bad.len(),
-                    e[i],
-                    a[i]
-                ),
-                values: Some(Box::new(ValueMismatch {
-                    first_index: i,
-                    expected: format!("{:?}", e[i]),
-                    actual: format!("{:?}", a[i]),
-                    diff: None,
-                    tolerance: tol,
-                    mismatched: bad.len(),
-                    total,
-                    min_atol: None,
-                    min_rtol: None,
-                })),
-            }),
-        };
+        return exact(output, e, a, "strings", tol, |v| format!("{v:?}"), |_, _| None);
     }
     if !expected.dtype.is_float() {
         let (Some(e), Some(a)) = (expected.to_i128(), actual.to_i128()) else {
             return Err(fail(format!("cannot compare {} values", expected.dtype)));
         };
-        let bad: Vec<usize> = (0..total).filter(|&i| e[i] != a[i]).collect();
-        return match bad.first() {
-            None => Ok(()),
-            Some(&i) => Err(Mismatch {
-                output: output.to_string(),
-                reason: format!(
-                    "{} of {total} {} elements differ (must be exact); first at index {i}: expected {}, got {}",
-                    bad.len(),
-                    expected.dtype,
-                    e[i],
-                    a[i]
-                ),
-                values: Some(Box::new(ValueMismatch {
-                    first_index: i,
-                    expected: e[i].to_string(),
-                    actual: a[i].to_string(),
-                    diff: Some((e[i] - a[i]).abs() as f64),
-                    tolerance: tol,
-                    mismatched: bad.len(),
-                    total,
-                    min_atol: None,
-                    min_rtol: None,
-                })),
-            }),
-        };
+        let what = format!("{} elements", expected.dtype);
+        return exact(output, &e, &a, &what, tol, |v| v.to_string(), |x, y| Some((x - y).abs() as f64));
     }
     let (Some(e), Some(a)) = (expected.to_f64(), actual.to_f64()) else {
         return Err(fail(format!("cannot compare {} values", expected.dtype)));
