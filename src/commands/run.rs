@@ -202,14 +202,12 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
 }
 
 fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {
-    match json {
-        Some(path) if path == Path::new("-") => print!("{}", report::json::render(report)?),
-        Some(path) => {
-            crate::fsutil::write_atomic(path, report::json::render(report)?.as_bytes())
-                .with_context(|| format!("--json {}", path.display()))?;
-            print!("{}", report::human::render(report, quiet));
-        }
-        None => print!("{}", report::human::render(report, quiet)),
+    let json_on_stdout = match json {
+        Some(path) => report::write_json(path, report, "--json")?,
+        None => false,
+    };
+    if !json_on_stdout {
+        print!("{}", report::human::render(report, quiet));
     }
     Ok(())
 }

@@ -176,17 +176,15 @@ pub fn execute(args: &TestArgs) -> Result<i32> {
             .with_context(|| format!("--junit {}", path.display()))?;
     }
     let human = render_human(&report, args.verbose, args.quiet, args.expect.as_deref());
-    match args.json.as_deref() {
-        Some(p) if p == Path::new("-") => {
-            print!("{}", serde_json::to_string_pretty(&report)? + "\n");
-            eprint!("{human}");
-        }
-        Some(p) => {
-            crate::fsutil::write_atomic(p, (serde_json::to_string_pretty(&report)? + "\n").as_bytes())
-                .with_context(|| format!("--json {}", p.display()))?;
-            print!("{human}");
-        }
-        None => print!("{human}"),
+    let json_on_stdout = match args.json.as_deref() {
+        Some(path) => crate::report::write_json(path, &report, "--json")?,
+        None => false,
+    };
+    // With JSON on stdout, the human summary moves to stderr.
+    if json_on_stdout {
+        eprint!("{human}");
+    } else {
+        print!("{human}");
     }
     let failed = if args.expect.is_some() {
         !report.summary.unexpected.is_empty()
