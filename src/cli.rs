@@ -381,30 +381,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FORMAT", default_value = "npy")]
     pub save_format: SaveFormat,
 
-    /// Also run the inputs on this execution provider and compare outputs (|a - b| <= atol +
-    /// rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu.
-    ///
-    /// Example: --ep dml --compare-ep cpu
-    #[arg(long, value_name = "EP")]
-    pub compare_ep: Option<EpRequest>,
-
-    /// Optimisation level of the --compare-ep run (default: as the main run).
-    ///
-    /// Example: --compare-ep cpu --compare-opt-level disable
-    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
-    pub compare_opt_level: Option<OptimizationLevel>,
-
-    /// Relative tolerance for --compare-ep.
-    ///
-    /// Example: --compare-ep cpu --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = 1e-3, requires = "compare_ep")]
-    pub rtol: f64,
-
-    /// Absolute tolerance for --compare-ep.
-    ///
-    /// Example: --compare-ep cpu --atol 1e-4
-    #[arg(long, value_name = "A", default_value_t = 1e-5, requires = "compare_ep")]
-    pub atol: f64,
+    #[command(flatten)]
+    pub compare: CompareArgs,
 
     /// Write the whole report as JSON to FILE ("-" for stdout, replacing the human report).
     ///
@@ -438,6 +416,37 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub ort: OrtArgs,
+}
+
+/// Checking a run against a reference execution provider (`run` and `bench`; `test` has its
+/// own, whose tolerances also apply to expected outputs).
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol *
+    /// |reference|); exit 1 when they differ. bench does it once per model after timing, with a
+    /// manifest's per-model rtol/atol taking precedence.
+    ///
+    /// Example: --ep dml --compare-ep cpu
+    #[arg(long, value_name = "EP")]
+    pub compare_ep: Option<EpRequest>,
+
+    /// Optimisation level of the --compare-ep run (default: as the main run).
+    ///
+    /// Example: --compare-ep cpu --compare-opt-level disable
+    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
+    pub compare_opt_level: Option<OptimizationLevel>,
+
+    /// Relative tolerance for --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --rtol 1e-2
+    #[arg(long, value_name = "R", default_value_t = 1e-3, requires = "compare_ep")]
+    pub rtol: f64,
+
+    /// Absolute tolerance for --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --atol 1e-4
+    #[arg(long, value_name = "A", default_value_t = 1e-5, requires = "compare_ep")]
+    pub atol: f64,
 }
 
 /// `dmlrun test`.
@@ -632,30 +641,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = crate::report::bench::parse_fraction)]
     pub max_regression: f64,
 
-    /// After timing, run each model once on this execution provider and compare the outputs
-    /// (a manifest's per-model rtol/atol, else --rtol/--atol); exit 1 when they differ.
-    ///
-    /// Example: --ep dml --compare-ep cpu
-    #[arg(long, value_name = "EP")]
-    pub compare_ep: Option<EpRequest>,
-
-    /// Optimisation level of the --compare-ep run (default: as the timed run).
-    ///
-    /// Example: --compare-ep cpu --compare-opt-level disable
-    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
-    pub compare_opt_level: Option<OptimizationLevel>,
-
-    /// Relative tolerance for --compare-ep.
-    ///
-    /// Example: --compare-ep cpu --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = 1e-3)]
-    pub rtol: f64,
-
-    /// Absolute tolerance for --compare-ep.
-    ///
-    /// Example: --compare-ep cpu --atol 1e-4
-    #[arg(long, value_name = "A", default_value_t = 1e-5)]
-    pub atol: f64,
+    #[command(flatten)]
+    pub compare: CompareArgs,
 
     /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
     ///

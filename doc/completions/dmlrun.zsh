@@ -31,7 +31,7 @@ ones\:""))' \
 '--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
 npz\:"One outputs.npz holding every output"
 pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
-'--compare-ep=[Also run the inputs on this execution provider and compare outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest'\''s per-model rtol/atol taking precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
@@ -106,7 +106,7 @@ ones\:""))' \
 '--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
 npz\:"One outputs.npz holding every output"
 pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
-'--compare-ep=[Also run the inputs on this execution provider and compare outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. E.g. --ep dml --compare-ep cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest'\''s per-model rtol/atol taking precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
@@ -216,10 +216,10 @@ ones\:""))' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
 '--baseline=[Compare median latency with an earlier --json report; exit 1 on a regression]:OLD.json:_files' \
 '--max-regression=[Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05]:PERCENT:_default' \
-'--compare-ep=[After timing, run each model once on this execution provider and compare the outputs (a manifest'\''s per-model rtol/atol, else --rtol/--atol); exit 1 when they differ]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest'\''s per-model rtol/atol taking precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
-'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the timed run)]:LEVEL:(disable basic extended all)' \
+'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
 '--profile=[Save ONNX Runtime'\''s per-operator profile of each model into DIR and print the top 10 operators]:DIR:_files' \

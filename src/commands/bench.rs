@@ -213,14 +213,17 @@ fn bench_model(
         None => None,
     };
     let gpu_memory_bytes = model.plan.device_id().and_then(crate::devices::gpu_memory_in_use);
-    let comparison = match args.compare_ep {
+    let comparison = match args.compare.compare_ep {
         Some(ep) => {
-            let reference_request = request.reference(ep, args.compare_opt_level);
+            let reference_request = request.reference(ep, args.compare.compare_opt_level);
             let mut reference = runner::load(runtime, &model_path, &reference_request, false, |_| {})
                 .context("--compare-ep reference session")?;
             let want = runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
             let got = runner::run_to_host(&mut model.session, &prepared)?;
-            let tol = Tolerance { atol: target.atol.unwrap_or(args.atol), rtol: target.rtol.unwrap_or(args.rtol) };
+            let tol = Tolerance {
+                atol: target.atol.unwrap_or(args.compare.atol),
+                rtol: target.rtol.unwrap_or(args.compare.rtol),
+            };
             Some(compare::compare_outputs(&want, &got, tol))
         }
         None => None,

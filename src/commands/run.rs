@@ -126,14 +126,14 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
         _ => None,
     };
 
-    let comparison = match args.compare_ep {
+    let comparison = match args.compare.compare_ep {
         Some(ep) => {
-            let reference_request = request.reference(ep, args.compare_opt_level);
+            let reference_request = request.reference(ep, args.compare.compare_opt_level);
             let mut reference = runner::load(&runtime, model_path, &reference_request, false, |_| {})
                 .context("--compare-ep reference session")?;
             let expected =
                 runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
-            let tolerance = Tolerance { atol: args.atol, rtol: args.rtol };
+            let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
             let mismatches = compare::compare_outputs(&expected, &results, tolerance);
             Some(Comparison {
                 reference: reference.device.clone(),
