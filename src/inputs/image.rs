@@ -302,8 +302,33 @@ impl Preprocess {
                 } else {
                     ((target as f64 * width as f64 / height as f64) as usize, target)
                 };
-                let resized = resample::resize(pixels, width, height, channels, rw, rh, self.filter);
-                (center_crop(&resized, rw, rh, channels, tw, th, self.pad_value), tw, th)
+                // Only the part of the resized picture the crop keeps is computed.
+                let (ox, oy) = (crop_offset(rw, tw), crop_offset(rh, th));
+                let window = |offset: isize, size: usize, target: usize| {
+                    let start = offset.clamp(0, size as isize) as usize;
+                    let end = (offset + target as isize).clamp(start as isize, size as isize) as usize;
+                    start..end
+                };
+                let (xs, ys) = (window(ox, rw, tw), window(oy, rh, th));
+                let region = resample::resize_region(
+                    pixels,
+                    (width, height),
+                    channels,
+                    (rw, rh),
+                    xs.clone(),
+                    ys.clone(),
+                    self.filter,
+                );
+                let (region_ox, region_oy) = (ox - xs.start as isize, oy - ys.start as isize);
+                let cropped = center_crop_at(
+                    &region,
+                    (xs.len(), ys.len()),
+                    channels,
+                    (tw, th),
+                    (region_ox, region_oy),
+                    self.pad_value,
+                );
+                (cropped, tw, th)
             }
             ResizeMode::Letterbox => {
                 let ratio = (tw as f64 / width as f64).min(th as f64 / height as f64);
@@ -388,9 +413,25 @@ fn per_channel(values: Vec<f32>, channels: usize, flag: &str) -> Result<Vec<f32>
 
 /// Crops (or pads, where the source is smaller) around the centre, torchvision's way:
 /// offset = round((source - target) / 2).
+/// torchvision's centre-crop offset: where a `dst`-long crop starts in a `src`-long side
+/// (negative when the crop is larger and gets padding).
+fn crop_offset(src: usize, dst: usize) -> isize {
+    ((src as f64 - dst as f64) / 2.0).round() as isize
+}
+
 fn center_crop(pixels: &[u8], w: usize, h: usize, channels: usize, tw: usize, th: usize, pad: u8) -> Vec<u8> {
-    let offset = |src: usize, dst: usize| -> isize { ((src as f64 - dst as f64) / 2.0).round() as isize };
-    let (ox, oy) = (offset(w, tw), offset(h, th));
+    center_crop_at(pixels, (w, h), channels, (tw, th), (crop_offset(w, tw), crop_offset(h, th)), pad)
+}
+
+/// The `tw` x `th` window starting at (`ox`, `oy`) of a `w` x `h` picture; outside it, `pad`.
+fn center_crop_at(
+    pixels: &[u8],
+    (w, h): (usize, usize),
+    channels: usize,
+    (tw, th): (usize, usize),
+    (ox, oy): (isize, isize),
+    pad: u8,
+) -> Vec<u8> {
     let mut out = vec![pad; tw * th * channels];
     for y in 0..th {
         let sy = y as isize + oy;
@@ -452,6 +493,25 @@ mod tests {
         let t = p.from_rgb(&[1, 2, 3, 4, 5, 6], 2, 1);
         assert_eq!(t.shape, vec![1, 1, 2, 3]);
         assert_eq!(t.to_f64().unwrap(), vec![3.0, 2.0, 1.0, 6.0, 5.0, 4.0]);
+    }
+
+    #[test]
+    fn extreme_aspect_ratio_crops_without_resizing_the_whole_picture() {
+        // Found by the image fuzz target: a 1.3 kB JPEG declaring 64791x16 pixels. Its short side
+        // resized to 256 would be 1,036,656 pixels wide; only the 224x224 crop is computed.
+        let p =
+            Preprocess::resolve(&request(), "x", DType::Float32, &[Some(1), Some(3), Some(224), Some(224)]).unwrap();
+        let (w, h) = (64791, 16);
+        let rgb: Vec<u8> = (0..w * h * 3).map(|i| (i % 256) as u8).collect();
+        let t = p.from_rgb(&rgb, w, h);
+        assert_eq!(t.shape, vec![1, 3, 224, 224]);
+        // The same crop through the whole resize, on a picture small enough to resize whole.
+        let (w, h) = (601, 16);
+        let rgb: Vec<u8> = (0..w * h * 3).map(|i| ((i * 7) % 256) as u8).collect();
+        let (rw, rh) = ((256.0 * w as f64 / h as f64) as usize, 256);
+        let whole = resample::resize(&rgb, w, h, 3, rw, rh, Filter::Bilinear);
+        let expected = center_crop(&whole, rw, rh, 3, 224, 224, 114);
+        assert_eq!(p.fit(&rgb, w, h, 3), (expected, 224, 224));
     }
 
     #[test]

@@ -56,15 +56,18 @@ struct Coefficients {
     weights: Vec<i32>,
 }
 
-fn precompute(in_size: usize, out_size: usize, filter: Filter) -> Coefficients {
+/// Coefficients for the output pixels `range` of a resize from `in_size` to `out_size`; each
+/// output pixel's weights depend only on its own index, so a window is exactly the same as the
+/// corresponding part of the whole.
+fn precompute(in_size: usize, out_size: usize, range: std::ops::Range<usize>, filter: Filter) -> Coefficients {
     let scale = in_size as f64 / out_size as f64;
     let filterscale = scale.max(1.0);
     let support = filter.support() * filterscale;
     let ksize = support.ceil() as usize * 2 + 1;
-    let mut bounds = Vec::with_capacity(out_size);
-    let mut weights = vec![0i32; out_size * ksize];
+    let mut bounds = Vec::with_capacity(range.len());
+    let mut weights = vec![0i32; range.len() * ksize];
     let mut k = vec![0f64; ksize];
-    for xx in 0..out_size {
+    for (slot_index, xx) in range.enumerate() {
         let center = (xx as f64 + 0.5) * scale;
         let ss = 1.0 / filterscale;
         // Pillow truncates toward zero after adding 0.5 (C's `(int)` cast).
@@ -80,7 +83,7 @@ fn precompute(in_size: usize, out_size: usize, filter: Filter) -> Coefficients {
         for (x, &w) in k.iter().enumerate().take(taps) {
             let w = if total != 0.0 { w / total } else { w };
             let fixed = w * (1i64 << PRECISION_BITS) as f64;
-            weights[xx * ksize + x] = if w < 0.0 { (fixed - 0.5) as i32 } else { (fixed + 0.5) as i32 };
+            weights[slot_index * ksize + x] = if w < 0.0 { (fixed - 0.5) as i32 } else { (fixed + 0.5) as i32 };
         }
         bounds.push((xmin, taps));
     }
@@ -128,28 +131,48 @@ pub fn resize(
     out_height: usize,
     filter: Filter,
 ) -> Vec<u8> {
+    resize_region(pixels, (width, height), channels, (out_width, out_height), 0..out_width, 0..out_height, filter)
+}
+
+/// The window `xs` x `ys` of the image [`resize`] would produce at `out` size, computed without
+/// the rest of it: a centre crop of an extreme aspect ratio (16 x 64791 resized so its short side
+/// is 256) costs the crop, not the 265 million pixels around it.
+pub fn resize_region(
+    pixels: &[u8],
+    (width, height): (usize, usize),
+    channels: usize,
+    (out_width, out_height): (usize, usize),
+    xs: std::ops::Range<usize>,
+    ys: std::ops::Range<usize>,
+    filter: Filter,
+) -> Vec<u8> {
     debug_assert_eq!(pixels.len(), width * height * channels);
+    debug_assert!(xs.end <= out_width && ys.end <= out_height);
+    let (region_width, region_height) = (xs.len(), ys.len());
+    if region_width == 0 || region_height == 0 {
+        return Vec::new();
+    }
     let need_horizontal = out_width != width;
     let need_vertical = out_height != height;
-    let vert = precompute(height, out_height, filter);
+    let vert = precompute(height, out_height, ys.clone(), filter);
 
     // The horizontal pass only needs the rows the vertical pass will read.
     let (first_row, last_row) = if need_vertical {
         let (first, _) = vert.bounds[0];
-        let (last_min, last_taps) = vert.bounds[out_height - 1];
+        let (last_min, last_taps) = vert.bounds[region_height - 1];
         (first, last_min + last_taps)
     } else {
-        (0, height)
+        (ys.start, ys.end)
     };
 
     let half = 1i32 << (PRECISION_BITS - 1);
-    let (temp, temp_width, row_offset) = if need_horizontal {
-        let horiz = precompute(width, out_width, filter);
-        let rows = last_row - first_row;
-        let mut out = vec![0u8; out_width * rows * channels];
+    let rows = last_row - first_row;
+    let mut temp = vec![0u8; region_width * rows * channels];
+    if need_horizontal {
+        let horiz = precompute(width, out_width, xs.clone(), filter);
         for y in 0..rows {
             let src_row = &pixels[(y + first_row) * width * channels..][..width * channels];
-            let dst_row = &mut out[y * out_width * channels..][..out_width * channels];
+            let dst_row = &mut temp[y * region_width * channels..][..region_width * channels];
             match channels {
                 1 => horizontal_row::<1>(src_row, dst_row, &horiz),
                 3 => horizontal_row::<3>(src_row, dst_row, &horiz),
@@ -157,16 +180,18 @@ pub fn resize(
                 _ => unreachable!("images are resized with 1, 3 or 4 channels"),
             }
         }
-        (out, out_width, first_row)
     } else {
-        (pixels.to_vec(), width, 0)
-    };
+        for y in 0..rows {
+            let src = &pixels[((y + first_row) * width + xs.start) * channels..][..region_width * channels];
+            temp[y * region_width * channels..][..region_width * channels].copy_from_slice(src);
+        }
+    }
 
     if !need_vertical {
         return temp;
     }
-    let row_len = temp_width * channels;
-    let mut out = vec![0u8; out_width * out_height * channels];
+    let row_len = region_width * channels;
+    let mut out = vec![0u8; row_len * region_height];
     let mut acc = vec![0i32; row_len];
     for (yy, dst_row) in out.chunks_exact_mut(row_len).enumerate() {
         let (ymin, taps) = vert.bounds[yy];
@@ -174,7 +199,7 @@ pub fn resize(
         acc.fill(half);
         // Whole rows at a time: a loop the compiler vectorises.
         for (y, &w) in k.iter().enumerate() {
-            let src_row = &temp[(y + ymin - row_offset) * row_len..][..row_len];
+            let src_row = &temp[(y + ymin - first_row) * row_len..][..row_len];
             for (a, &p) in acc.iter_mut().zip(src_row) {
                 *a += p as i32 * w;
             }
@@ -196,6 +221,25 @@ pub fn rgb_to_luma(rgb: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_region_is_exactly_that_part_of_the_whole_resize() {
+        let (w, h, c) = (23, 17, 3);
+        let pixels: Vec<u8> = (0..w * h * c).map(|i| ((i * 37) % 251) as u8).collect();
+        for filter in [Filter::Bilinear, Filter::Bicubic] {
+            for (ow, oh) in [(9, 31), (40, 6), (23, 11), (12, 17)] {
+                let whole = resize(&pixels, w, h, c, ow, oh, filter);
+                for (xs, ys) in [(2..7, 3..5), (0..ow, 1..oh), (ow - 1..ow, 0..1)] {
+                    let region = resize_region(&pixels, (w, h), c, (ow, oh), xs.clone(), ys.clone(), filter);
+                    let expected: Vec<u8> = ys
+                        .clone()
+                        .flat_map(|y| whole[(y * ow + xs.start) * c..(y * ow + xs.end) * c].to_vec())
+                        .collect();
+                    assert_eq!(region, expected, "{filter:?} {ow}x{oh} window {xs:?} x {ys:?}");
+                }
+            }
+        }
+    }
 
     /// A 7x5 RGB test image whose flat byte i is (7*i) mod 256; expected values below were
     /// produced by Pillow 12 (`Image.fromarray(a).resize(size, filter)`).
