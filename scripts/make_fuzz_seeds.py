@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Writes the committed seed corpora for the fuzz targets into fuzz/seeds/<target>/.
+
+Seeds are real files made by the libraries users make them with: .npy/.npz by numpy, images by
+Pillow from the sample cat photo (downscaled so the fuzzer spends its time on structure, not on
+pixels), TensorProto files from tests/data, models from tests/models. Run it (with
+`pip install numpy pillow`) only to change the seeds; `scripts/fuzz` uses what is committed.
+"""
+import io
+import os
+import shutil
+import zipfile
+
+import numpy as np
+from PIL import Image
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SEEDS = os.path.join(ROOT, "fuzz", "seeds")
+
+
+def out(target, name, data):
+    d = os.path.join(SEEDS, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def npy_bytes(array, fortran=False):
+    buf = io.BytesIO()
+    np.save(buf, np.asfortranarray(array) if fortran else array)
+    return buf.getvalue()
+
+
+def npy_seeds():
+    rng = np.random.default_rng(0)
+    arrays = {
+        "f32_2x3": rng.standard_normal((2, 3)).astype("<f4"),
+        "f16_4": np.arange(4, dtype="<f2"),
+        "f64_scalar": np.array(3.5, dtype="<f8"),
+        "i64_2x2": np.array([[1, -2], [3, 4]], dtype="<i8"),
+        "i32_be_3": np.array([1, 2, 3], dtype=">i4"),
+        "u8_2x2x3": rng.integers(0, 255, (2, 2, 3), dtype=np.uint8),
+        "i8_5": np.arange(-2, 3, dtype=np.int8),
+        "u16_2": np.array([1, 65535], dtype="<u2"),
+        "bool_3": np.array([True, False, True]),
+        "empty_0x3": np.zeros((0, 3), dtype="<f4"),
+    }
+    for name, a in arrays.items():
+        out("npy", name + ".npy", npy_bytes(a))
+    out("npy", "f32_2x3_fortran.npy", npy_bytes(rng.standard_normal((2, 3)).astype("<f4"), fortran=True))
+    for name in ("plain", "compressed"):
+        buf = io.BytesIO()
+        save = np.savez_compressed if name == "compressed" else np.savez
+        save(buf, input=arrays["f32_2x3"], ids=arrays["i64_2x2"])
+        out("npy", name + ".npz", buf.getvalue())
+
+
+def image_seeds():
+    cat = Image.open(os.path.join(ROOT, "models", "cat.png")).convert("RGB")
+    small = cat.resize((24, 16))
+    for fmt, ext, mode in [
+        ("PNG", "png", "RGB"),
+        ("PNG", "png", "L"),
+        ("PNG", "png", "RGBA"),
+        ("PNG", "png", "P"),
+        ("JPEG", "jpg", "RGB"),
+        ("JPEG", "jpg", "L"),
+        ("BMP", "bmp", "RGB"),
+        ("WEBP", "webp", "RGB"),
+        ("TIFF", "tif", "RGB"),
+    ]:
+        buf = io.BytesIO()
+        small.convert(mode).save(buf, fmt)
+        out("image", f"cat_{mode.lower()}.{ext}", buf.getvalue())
+    buf = io.BytesIO()
+    small.save(buf, "JPEG", progressive=True)
+    out("image", "cat_progressive.jpg", buf.getvalue())
+    buf = io.BytesIO()
+    Image.new("I;16", (5, 3), 40000).save(buf, "PNG")
+    out("image", "grey16.png", buf.getvalue())
+
+
+def tensor_proto_seeds():
+    src = os.path.join(ROOT, "tests", "data", "tensors")
+    # The selector byte picks tensor (0), sequence (1) or optional (2); the files are tensors.
+    for name in sorted(os.listdir(src)):
+        if name.endswith(".pb"):
+            with open(os.path.join(src, name), "rb") as f:
+                out("tensor_proto", name, b"\x00" + f.read())
+
+
+def manifest_seeds():
+    toml = b"""
+[[model]]
+path = "squeezenet1.1.onnx"
+name = "squeeze"
+dims = { batch = 4 }
+inputs = { data = "cat.png" }
+rtol = 0.01
+
+[[model]]
+path = "models/add_mul.onnx"
+generate = "random"
+"""
+    json = b"""{"models": [{"path": "a.onnx", "dims": {"N": 2}, "inputs": {"x": "x.npy"},
+                 "generate": "zeros", "atol": 0.001}]}"""
+    out("manifest", "bench.toml", b"\x00" + toml)
+    out("manifest", "bench.json", b"\x01" + json)
+
+
+def flag_seeds():
+    for i, text in enumerate([
+        "batch=1",
+        "224x224",
+        "probs=1e-5,1e-3",
+        "2m30s",
+        "model.onnx --device 1 --input cat.png --dim batch=1",
+        "bench a.onnx b.onnx --iterations 100 --warmup 5 --duration 10s --json -",
+        "test tests/data --rtol 1e-3 --atol 1e-5 --tol probs=0,0.01",
+        "model.onnx --ep dml,cpu --image-size 224x224 --mean 0.5,0.5,0.5 --std 0.5 --layout nhwc",
+    ]):
+        out("flags", f"seed{i}.txt", text.encode())
+
+
+def model_seeds():
+    src = os.path.join(ROOT, "tests", "models")
+    for name in sorted(os.listdir(src)):
+        if name.endswith(".onnx"):
+            shutil.copy(os.path.join(src, name), os.path.join(SEEDS, "model", name))
+
+
+def main():
+    shutil.rmtree(SEEDS, ignore_errors=True)
+    os.makedirs(os.path.join(SEEDS, "model"))
+    npy_seeds()
+    image_seeds()
+    tensor_proto_seeds()
+    manifest_seeds()
+    flag_seeds()
+    model_seeds()
+    for target in sorted(os.listdir(SEEDS)):
+        files = os.listdir(os.path.join(SEEDS, target))
+        size = sum(os.path.getsize(os.path.join(SEEDS, target, f)) for f in files)
+        print(f"{target}: {len(files)} seeds, {size} bytes")
+
+
+main()
