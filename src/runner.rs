@@ -75,6 +75,9 @@ pub fn load(
     if let Some(id) = plan.device_id() {
         crate::devices::check_device_index(id)?;
     }
+    if plan.uses_directml() {
+        crate::devices::pin_wine_vulkan();
+    }
 
     let started = Instant::now();
     let session = session::build(runtime, &plan, model_path).map_err(|e| session_error(&plan, model_path, e))?;
@@ -88,18 +91,16 @@ pub fn load(
 
 fn session_error(plan: &SessionPlan, model: &Path, error: ort::Error) -> anyhow::Error {
     let message = error.to_string();
+    let lower = message.to_ascii_lowercase();
+    let names_directml = ["dml", "directml", "dxgi", "d3d12"].iter().any(|w| lower.contains(w));
+    let hresult = crate::devices::named_hresult_in(&message);
     match plan.execution_providers.first() {
-        Some(ProviderPlan::DirectML { .. })
-            if message.contains("Dml")
-                || message.contains("DirectML")
-                || message.contains("DXGI")
-                || message.contains("D3D")
-                || message.contains("0x8") =>
-        {
+        Some(ProviderPlan::DirectML { .. }) if names_directml || hresult.is_some() => {
             let adapter =
                 plan.device_id().map_or_else(|| "the adapter DirectML chose".to_string(), |id| format!("adapter {id}"));
+            let named = hresult.map(|h| format!(" [{h}]")).unwrap_or_default();
             anyhow::anyhow!(
-                "DirectML could not start on {adapter}: {}. Run `dmlrun devices` to list adapters, or use --ep cpu",
+                "DirectML could not start on {adapter}: {}{named}. Run `dmlrun devices` to list adapters, or use --ep cpu",
                 message.trim()
             )
         }

@@ -9,6 +9,9 @@ pub struct Machine {
     pub arch: String,
     pub cpu: Option<String>,
     pub logical_cores: usize,
+    /// The Wine version when a Windows build runs under Wine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wine: Option<String>,
 }
 
 /// What machine this is.
@@ -18,6 +21,7 @@ pub fn machine() -> Machine {
         arch: std::env::consts::ARCH.to_string(),
         cpu: cpu_model(),
         logical_cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        wine: crate::devices::wine_version(),
     }
 }
 

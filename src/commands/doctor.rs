@@ -12,9 +12,11 @@ pub fn execute(args: &DoctorArgs) -> Result<i32> {
     let lib = &runtime.library;
     let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
     let adapters = crate::devices::list_adapters();
+    let wine = crate::devices::wine_version();
     if let Some(path) = &args.json {
         let value = json!({
             "dmlrun_version": env!("CARGO_PKG_VERSION"),
+            "wine": wine,
             "onnxruntime": lib,
             "directml_available": directml,
             "adapters": adapters.as_ref().ok(),
@@ -25,6 +27,9 @@ pub fn execute(args: &DoctorArgs) -> Result<i32> {
         }
     }
     println!("dmlrun        {}", env!("CARGO_PKG_VERSION"));
+    if let Some(version) = &wine {
+        println!("wine          {version} (a Windows build running under Wine, not Windows)");
+    }
     println!("onnxruntime   {}", lib.version);
     println!("library       {} ({})", lib.path.display(), lib.source.describe());
     println!("providers     {}", lib.providers.join(", "));
