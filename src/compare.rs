@@ -201,6 +201,49 @@ pub fn compare_outputs(
         .collect()
 }
 
+/// How far apart two runs of one float output are, whether or not they pass: the numbers a
+/// DirectML-vs-CPU check records.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Difference {
+    pub output: String,
+    /// Largest |expected - actual| over finite element pairs.
+    pub max_abs: f64,
+    /// Largest |expected - actual| / |expected| over finite pairs with a non-zero expected value.
+    pub max_rel: f64,
+    /// Every element bit-for-bit equal (NaN payloads aside): the two runs computed the same thing
+    /// the same way.
+    pub identical: bool,
+}
+
+/// The difference of each float output present in both runs with the same shape.
+pub fn differences(expected: &[(String, HostTensor)], actual: &[(String, HostTensor)]) -> Vec<Difference> {
+    expected
+        .iter()
+        .filter_map(|(name, want)| difference(name, want, &actual.iter().find(|(n, _)| n == name)?.1))
+        .collect()
+}
+
+/// The difference of one float output; `None` for other dtypes or when dtype or shape differ.
+pub fn difference(output: &str, expected: &HostTensor, actual: &HostTensor) -> Option<Difference> {
+    if !expected.dtype.is_float() || expected.dtype != actual.dtype || expected.shape != actual.shape {
+        return None;
+    }
+    let (e, a) = (expected.to_f64()?, actual.to_f64()?);
+    let mut max_abs = 0.0f64;
+    let mut max_rel = 0.0f64;
+    for (&e, &a) in e.iter().zip(&a) {
+        let diff = (e - a).abs();
+        if diff.is_finite() {
+            max_abs = max_abs.max(diff);
+            if e != 0.0 {
+                max_rel = max_rel.max(diff / e.abs());
+            }
+        }
+    }
+    let identical = expected.bytes().is_some() && expected.bytes() == actual.bytes();
+    Some(Difference { output: output.to_string(), max_abs, max_rel, identical })
+}
+
 /// Compares values that may be sequences or empty optionals; sequence items are named `output[i]`.
 pub fn compare_values(output: &str, expected: &HostValue, actual: &HostValue, tol: Tolerance) -> Vec<Mismatch> {
     match (expected, actual) {
@@ -236,6 +279,17 @@ pub fn non_finite(tensor: &HostTensor) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn differences_measure_the_gap_between_runs() {
+        let e = vec![("y".to_string(), HostTensor::from_f32(vec![3], &[1.0, -2.0, 0.0]).unwrap())];
+        let a = vec![("y".to_string(), HostTensor::from_f32(vec![3], &[1.0, -2.5, 0.25]).unwrap())];
+        let d = differences(&e, &a);
+        assert_eq!(d.len(), 1);
+        assert_eq!((d[0].max_abs, d[0].max_rel, d[0].identical), (0.5, 0.25, false));
+        let same = differences(&e, &e);
+        assert_eq!((same[0].max_abs, same[0].identical), (0.0, true));
+    }
     use crate::tensor::DType;
 
     fn f32s(v: &[f32]) -> HostTensor {

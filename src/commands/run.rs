@@ -141,6 +141,7 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
                 tolerance,
                 outputs_compared: expected.len(),
                 mismatches,
+                differences: compare::differences(&expected, &results),
             })
         }
         None => None,

@@ -49,6 +49,10 @@ pub struct CaseResult {
     pub mismatches: Vec<Mismatch>,
     pub data_sets: usize,
     pub duration_ms: f64,
+    /// Largest |expected - actual| over the float tensor outputs that could be compared
+    /// element by element (with --compare-ep: how far the two execution providers are apart).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_abs_diff: Option<f64>,
     /// The status --expect predicted, when it was not `pass`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected_status: Option<Status>,
@@ -220,14 +224,17 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
         mismatches: Vec::new(),
         data_sets: case.data_sets.len(),
         duration_ms: 0.0,
+        max_abs_diff: None,
         expected_status: None,
     };
     match check_case(settings, case) {
-        Ok(mismatches) if mismatches.is_empty() => {}
-        Ok(mismatches) => {
-            result.status = Status::Fail;
-            result.reason = Some(mismatches[0].to_string());
-            result.mismatches = mismatches;
+        Ok((mismatches, max_abs_diff)) => {
+            result.max_abs_diff = max_abs_diff;
+            if let Some(first) = mismatches.first() {
+                result.status = Status::Fail;
+                result.reason = Some(first.to_string());
+                result.mismatches = mismatches;
+            }
         }
         Err(e) => {
             result.status = Status::Error;
@@ -240,8 +247,9 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
     result
 }
 
-/// Runs every data set of a case; `Ok` with the mismatches (empty = pass), `Err` when it could not run.
-fn check_case(settings: &Settings, case: &Case) -> Result<Vec<Mismatch>> {
+/// Runs every data set of a case; `Ok` with the mismatches (empty = pass) and the largest
+/// float difference, `Err` when it could not run.
+fn check_case(settings: &Settings, case: &Case) -> Result<(Vec<Mismatch>, Option<f64>)> {
     if case.data_sets.is_empty() {
         bail!("no test_data_set_* folder");
     }
@@ -266,6 +274,7 @@ fn check_case(settings: &Settings, case: &Case) -> Result<Vec<Mismatch>> {
         .map(|n| model.info.outputs.iter().find(|o| &o.name == n).map(|o| o.kind).unwrap_or_default())
         .collect();
     let mut mismatches = Vec::new();
+    let mut max_abs_diff: Option<f64> = None;
     for set in &case.data_sets {
         let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let inputs = testdata::read_values(set, "input", &input_kinds, settings.max_tensor_bytes)?;
@@ -285,6 +294,11 @@ fn check_case(settings: &Settings, case: &Case) -> Result<Vec<Mismatch>> {
             let Some((_, got)) = actual.iter().find(|(n, _)| n == name) else {
                 bail!("{set_name}: the model produced no output '{name}'");
             };
+            if let (HostValue::Tensor(want), HostValue::Tensor(got)) = (want, got) {
+                if let Some(d) = compare::difference(name, want, got) {
+                    max_abs_diff = Some(max_abs_diff.map_or(d.max_abs, |m| m.max(d.max_abs)));
+                }
+            }
             for mut m in compare::compare_values(name, want, got, tol_for(name)) {
                 if case.data_sets.len() > 1 {
                     m.reason = format!("{set_name}: {}", m.reason);
@@ -306,7 +320,7 @@ fn check_case(settings: &Settings, case: &Case) -> Result<Vec<Mismatch>> {
             }
         }
     }
-    Ok(mismatches)
+    Ok((mismatches, max_abs_diff))
 }
 
 fn read_expectations(path: &Path) -> Result<BTreeMap<String, Status>> {

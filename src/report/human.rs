@@ -91,6 +91,10 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             c.tolerance.atol,
             c.tolerance.rtol
         );
+        for d in &c.differences {
+            let same = if d.identical { " (bit-identical)" } else { "" };
+            let _ = writeln!(w, "  {:<16} max |diff| {:.3e}, max rel {:.3e}{same}", d.output, d.max_abs, d.max_rel);
+        }
         for m in &c.mismatches {
             let _ = writeln!(w, "  {m}");
         }

@@ -45,6 +45,8 @@ pub struct Comparison {
     pub tolerance: crate::compare::Tolerance,
     pub outputs_compared: usize,
     pub mismatches: Vec<crate::compare::Mismatch>,
+    /// Largest absolute and relative differences per float output, passing or not.
+    pub differences: Vec<crate::compare::Difference>,
 }
 
 #[derive(Debug, Clone, Serialize)]
