@@ -255,3 +255,88 @@ fn failed_run_leaves_no_partial_output_files() {
     assert_one_line_error(&out, "has 2 lines but output 'prob' has 1000 classes");
     assert!(!out_dir.exists() || std::fs::read_dir(&out_dir).unwrap().count() == 0);
 }
+
+#[test]
+fn npy_with_an_unknown_dtype_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("odd.npy");
+    std::fs::write(&f, npy_with_header("{'descr': '<x4', 'fortran_order': False, 'shape': (1, 4), }", &[0; 16]))
+        .unwrap();
+    let out = add_mul_with_x(&f);
+    let err = assert_one_line_error(&out, "odd.npy");
+    assert!(err.contains("x4"), "the error should name the dtype code: {err}");
+}
+
+#[test]
+fn npy_whose_element_count_overflows() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("huge.npy");
+    // 2^32 * 2^32 * 16 elements: overflows u64 before any size check could multiply it by 4 bytes.
+    let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }";
+    std::fs::write(&f, npy_with_header(header, &[0; 16])).unwrap();
+    let out = add_mul_with_x(&f);
+    assert_one_line_error(&out, "huge.npy");
+    // A shape that fits in u64 but not in the file is refused as well, before allocating.
+    let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 4), }";
+    std::fs::write(&f, npy_with_header(header, &[0; 16])).unwrap();
+    let out = add_mul_with_x(&f);
+    assert_one_line_error(&out, "huge.npy");
+}
+
+#[test]
+fn fortran_order_npy_is_read_in_its_logical_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("fortran.npy");
+    // The logical array [[0, 1, 2, 3], [4, 5, 6, 7]], stored column by column.
+    let column_major: Vec<u8> = [0f32, 4., 1., 5., 2., 6., 3., 7.].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let header = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 4), }";
+    std::fs::write(&f, npy_with_header(header, &column_major)).unwrap();
+    let saved = dir.path().join("out");
+    dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .arg("-i")
+        .arg(format!("x={}", f.display()))
+        .args(["--generate", "zeros", "--iterations", "1", "--save-format", "npy", "--save-outputs"])
+        .arg(&saved)
+        .assert()
+        .success();
+    // y is zeros, so sum = x, in C order.
+    let sum = read_npy(&saved.join("sum.npy"));
+    assert_eq!(sum.shape, vec![2, 4]);
+    assert_eq!(sum.to_f64().unwrap(), vec![0., 1., 2., 3., 4., 5., 6., 7.]);
+}
+
+#[test]
+fn npz_missing_the_named_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("pair.npz");
+    let t = HostTensor::from_f32(vec![1, 4], &[0.0; 4]).unwrap();
+    let archive = dmlrun::inputs::npy::write_npz(&[("a".into(), t.clone()), ("b".into(), t)]).unwrap();
+    std::fs::write(&f, archive).unwrap();
+    let out = add_mul_with_x(&f);
+    let err = assert_one_line_error(&out, "pair.npz: has no array 'x' (it has: a, b)");
+    assert!(err.contains("input file"), "{err}");
+}
+
+#[test]
+fn device_out_of_range() {
+    // Off Windows no adapter exists; the error says DirectML is unavailable and what to do,
+    // naming the flag. (Under Wine the same request lists the adapters: scripts/wine-check.)
+    let out = dmlrun().args([&squeezenet(), "--generate", "zeros", "--device", "7"]).output().unwrap();
+    let err = assert_one_line_error(&out, "DirectML");
+    assert!(err.contains("--ep cpu"), "{err}");
+}
+
+/// A version 1.0 .npy file with `header` (padded as numpy pads it) and raw `data`.
+fn npy_with_header(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut text = header.to_string();
+    while (10 + text.len() + 1) % 64 != 0 {
+        text.push(' ');
+    }
+    text.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.extend_from_slice(data);
+    bytes
+}

@@ -14,8 +14,14 @@ use crate::tensor::{element_count, format_shape, DType, HostTensor};
 
 /// Decodes one `.npy` image held in memory; `max_bytes` bounds the data it may claim.
 pub fn read_npy(bytes: &[u8], max_bytes: u64) -> Result<HostTensor> {
+    refuse_overflowing_shape(bytes)?;
     let mut cursor = Cursor::new(bytes);
-    let file = npyz::NpyFile::new(&mut cursor).map_err(|e| anyhow::anyhow!("not a valid .npy file: {e}"))?;
+    let file = npyz::NpyFile::new(&mut cursor).map_err(|e| match header_descr(bytes) {
+        Some(descr) if e.to_string().contains("type string") => {
+            anyhow::anyhow!("not a valid .npy file: unknown dtype code '{descr}'")
+        }
+        _ => anyhow::anyhow!("not a valid .npy file: {e}"),
+    })?;
     let NpyDType::Plain(type_str) = file.dtype() else {
         bail!("structured (record) arrays are not supported");
     };
@@ -75,6 +81,42 @@ pub fn read_npy(bytes: &[u8], max_bytes: u64) -> Result<HostTensor> {
         bail!("bool array holds values other than 0 and 1");
     }
     HostTensor::from_bytes(dtype, shape, data)
+}
+
+/// The header's `'descr': '...'` text, for naming a dtype npyz does not know.
+fn header_descr(bytes: &[u8]) -> Option<String> {
+    let header = &bytes[..bytes.len().min(64 * 1024)];
+    let start = header.windows(8).position(|w| w == b"'descr':")? + 8;
+    let rest = std::str::from_utf8(&header[start..]).ok().or_else(|| {
+        // A header cut mid-character: take what decodes.
+        let valid = std::str::from_utf8(&header[start..]).err()?.valid_up_to();
+        std::str::from_utf8(&header[start..start + valid]).ok()
+    })?;
+    let rest = rest.trim_start().strip_prefix('\'')?;
+    Some(rest[..rest.find('\'')?].to_string())
+}
+
+/// npyz multiplies the header's shape in u64 without checking (a panic in debug builds, a
+/// wrapped count in release), so a shape whose element count overflows is refused here first.
+/// Only the `'shape': (...)` tuple is looked at; everything else is left to npyz.
+fn refuse_overflowing_shape(bytes: &[u8]) -> Result<()> {
+    let header = &bytes[..bytes.len().min(64 * 1024)];
+    let Some(start) = header.windows(8).position(|w| w == b"'shape':") else { return Ok(()) };
+    let rest = &header[start + 8..];
+    let Some(open) = rest.iter().position(|&b| b == b'(') else { return Ok(()) };
+    let Some(close) = rest.iter().position(|&b| b == b')') else { return Ok(()) };
+    if close < open {
+        return Ok(());
+    }
+    let tuple = String::from_utf8_lossy(&rest[open + 1..close]);
+    let mut count: u64 = 1;
+    for dim in tuple.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let Ok(dim) = dim.trim_end_matches('L').parse::<u64>() else { return Ok(()) };
+        count = count
+            .checked_mul(dim)
+            .ok_or_else(|| anyhow::anyhow!("shape ({tuple}) has more elements than fit in 64 bits"))?;
+    }
+    Ok(())
 }
 
 /// Reorders column-major element bytes into row-major order.
