@@ -340,3 +340,22 @@ fn npy_with_header(header: &str, data: &[u8]) -> Vec<u8> {
     bytes.extend_from_slice(data);
     bytes
 }
+
+#[test]
+fn generated_input_over_the_size_limit() {
+    // 10^11 x 4 float32: 1.6 TB. Refused before allocating, naming the limit and --dim.
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .args(["--dim", "batch=100000000000", "--generate", "zeros"])
+        .output()
+        .unwrap();
+    let err = assert_one_line_error(&out, "--max-tensor-bytes");
+    assert!(err.contains("input 'x'") && err.contains("[100000000000, 4]"), "{err}");
+    // A tensor exactly at the limit (1000 x 4 float32 = 16000 bytes) is allowed and runs.
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .args(["--dim", "batch=1000", "--generate", "zeros", "--iterations", "1", "--max-tensor-bytes", "16000"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

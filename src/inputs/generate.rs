@@ -18,8 +18,19 @@ pub enum Fill {
 }
 
 /// Makes a tensor of `dtype` and `shape` filled as `fill` says; `seed` makes random data repeatable.
-pub fn generate(dtype: DType, shape: &[usize], fill: Fill, seed: u64) -> anyhow::Result<HostTensor> {
+/// Refuses, before allocating, a tensor larger than `max_bytes` (`--dim batch=100000000000`).
+pub fn generate(dtype: DType, shape: &[usize], fill: Fill, seed: u64, max_bytes: u64) -> anyhow::Result<HostTensor> {
     let count = crate::tensor::element_count(shape)?;
+    // A generated string is a short decimal; count its String header as its size.
+    let bytes = dtype.byte_len(count).or_else(|| count.checked_mul(std::mem::size_of::<String>()));
+    match bytes {
+        Some(b) if b as u64 <= max_bytes => {}
+        _ => anyhow::bail!(
+            "shape {} of {dtype} is {} bytes, over the limit of {max_bytes} bytes (--max-tensor-bytes; check --dim)",
+            crate::tensor::format_shape(shape),
+            bytes.map_or_else(|| "more than 2^64".to_string(), |b| b.to_string())
+        ),
+    }
     let mut rng = StdRng::seed_from_u64(seed);
     let mut value = |i: usize| -> f64 {
         let _ = i;
@@ -84,21 +95,21 @@ mod tests {
 
     #[test]
     fn random_is_seeded_and_in_range() {
-        let a = generate(DType::Float32, &[64], Fill::Random, 7).unwrap();
-        let b = generate(DType::Float32, &[64], Fill::Random, 7).unwrap();
-        let c = generate(DType::Float32, &[64], Fill::Random, 8).unwrap();
+        let a = generate(DType::Float32, &[64], Fill::Random, 7, u64::MAX).unwrap();
+        let b = generate(DType::Float32, &[64], Fill::Random, 7, u64::MAX).unwrap();
+        let c = generate(DType::Float32, &[64], Fill::Random, 8, u64::MAX).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
         let v = a.to_f64().unwrap();
         assert!(v.iter().all(|x| (0.0..1.0).contains(x)));
         assert!(v.iter().any(|x| *x != v[0]), "random data is not constant");
-        let ints = generate(DType::Int64, &[64], Fill::Random, 1).unwrap().to_i128().unwrap();
+        let ints = generate(DType::Int64, &[64], Fill::Random, 1, u64::MAX).unwrap().to_i128().unwrap();
         assert!(ints.iter().all(|x| (0..100).contains(x)));
     }
 
     #[test]
     fn ones_and_zeros() {
-        assert_eq!(generate(DType::Int32, &[2], Fill::Ones, 0).unwrap().to_i128().unwrap(), vec![1, 1]);
-        assert_eq!(generate(DType::Float16, &[2], Fill::Zeros, 0).unwrap().to_f64().unwrap(), vec![0.0, 0.0]);
+        assert_eq!(generate(DType::Int32, &[2], Fill::Ones, 0, u64::MAX).unwrap().to_i128().unwrap(), vec![1, 1]);
+        assert_eq!(generate(DType::Float16, &[2], Fill::Zeros, 0, u64::MAX).unwrap().to_f64().unwrap(), vec![0.0, 0.0]);
     }
 }

@@ -272,7 +272,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
             })
             .collect();
         let seed = options.seed.wrapping_add(tensors.len() as u64);
-        let tensor = generate::generate(dtype, &shape, fill, seed)
+        let tensor = generate::generate(dtype, &shape, fill, seed, options.max_tensor_bytes)
             .with_context(|| format!("generating input '{}'", sig.name))?;
         let mut detail = format!("{fill:?} (seed {seed})").to_lowercase();
         if !defaulted.is_empty() {
