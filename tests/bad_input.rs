@@ -47,6 +47,40 @@ fn truncated_model_file() {
 }
 
 #[test]
+fn every_single_bit_flip_of_a_model_is_an_error_or_a_run_never_a_crash() {
+    // One flipped bit per byte of a small model: each copy either runs, or fails with exit 2 and
+    // one line naming the file. A panic, a signal or a second stderr line fails the test.
+    let original = std::fs::read(test_model("add_mul.onnx")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut ran, mut refused) = (0, 0);
+    for i in 0..original.len() {
+        let mut bytes = original.clone();
+        bytes[i] ^= if i % 2 == 0 { 0x80 } else { 0x01 };
+        let path = dir.path().join(format!("flip{i}.onnx"));
+        std::fs::write(&path, &bytes).unwrap();
+        let out = dmlrun().arg(&path).args(["--generate", "zeros", "--iterations", "1"]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => ran += 1,
+            Some(2) => {
+                let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+                assert_eq!(lines.len(), 1, "byte {i}: {stderr}");
+                assert!(
+                    lines[0].starts_with(&format!("dmlrun: error: model {}", path.display())),
+                    "byte {i}: {stderr}"
+                );
+                refused += 1;
+            }
+            other => panic!("byte {i}: exit {other:?}: {stderr}"),
+        }
+        assert!(!stderr.contains("panicked"), "byte {i}: {stderr}");
+    }
+    // Flips in names and doc strings still load; flips in structure do not. Both must occur,
+    // or the sweep is not exercising what it claims to.
+    assert!(ran > 0 && refused > ran, "ran {ran}, refused {refused}");
+}
+
+#[test]
 fn text_file_renamed_onnx() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("notes.onnx");
@@ -151,6 +185,39 @@ fn truncated_png_and_jpeg() {
     std::fs::write(&jpg, &encoded[..encoded.len() / 3]).unwrap();
     let out = dmlrun().args([&squeezenet(), "-i", jpg.to_str().unwrap()]).output().unwrap();
     assert_one_line_error(&out, "cut.jpg");
+}
+
+#[test]
+fn image_over_the_pixel_limit_is_refused_from_its_header() {
+    // A 54-byte BMP whose header claims 60000x60000 (3.6 gigapixels): refused before decoding.
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("bomb.bmp");
+    let mut header = b"BM".to_vec();
+    for field in [54u32, 0, 54, 40, 60000, 60000] {
+        header.extend_from_slice(&field.to_le_bytes());
+    }
+    header.extend_from_slice(&1u16.to_le_bytes());
+    header.extend_from_slice(&24u16.to_le_bytes());
+    header.extend_from_slice(&[0; 24]);
+    assert_eq!(header.len(), 54);
+    std::fs::write(&bomb, &header).unwrap();
+    let out = dmlrun().args([&squeezenet(), "-i", bomb.to_str().unwrap()]).output().unwrap();
+    let err = assert_one_line_error(&out, "bomb.bmp: 60000x60000 pixels exceeds the limit of 100000000 pixels");
+    assert!(err.contains("--max-image-pixels"), "{err}");
+
+    // Raising the pixel limit does not let the decoder allocate 10 GB for 54 bytes.
+    let out = dmlrun()
+        .args([&squeezenet(), "-i", bomb.to_str().unwrap(), "--max-image-pixels", "20000000000"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "bomb.bmp: cannot decode");
+
+    // The limit applies to real photos too.
+    let out = dmlrun()
+        .args([&squeezenet(), "-i", sample("cat.png").to_str().unwrap(), "--max-image-pixels", "1000"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "cat.png: 451x300 pixels exceeds the limit of 1000 pixels");
 }
 
 #[test]
