@@ -227,6 +227,13 @@ fn npy_with_a_corrupt_header() {
     std::fs::write(&f, b"\x93NUMPY\x01\x00\x10\x00{'descr': garbage}\n").unwrap();
     let out = add_mul_with_x(&f);
     assert_one_line_error(&out, "bad.npy");
+    // A format 2.0 header whose 32-bit length claims about 4 GB of a 20-byte file.
+    let mut bytes = b"\x93NUMPY\x02\x00".to_vec();
+    bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+    bytes.extend_from_slice(b"{'descr': '<f4'");
+    std::fs::write(&f, bytes).unwrap();
+    let out = add_mul_with_x(&f);
+    assert_one_line_error(&out, "bad.npy: not a valid .npy file: the header claims 4294967295 bytes");
 }
 
 #[test]

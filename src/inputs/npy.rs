@@ -14,6 +14,7 @@ use crate::tensor::{element_count, format_shape, DType, HostTensor};
 
 /// Decodes one `.npy` image held in memory; `max_bytes` bounds the data it may claim.
 pub fn read_npy(bytes: &[u8], max_bytes: u64) -> Result<HostTensor> {
+    refuse_header_longer_than_file(bytes)?;
     refuse_overflowing_shape(bytes)?;
     let mut cursor = Cursor::new(bytes);
     let file = npyz::NpyFile::new(&mut cursor).map_err(|e| match header_descr(bytes) {
@@ -94,6 +95,25 @@ fn header_descr(bytes: &[u8]) -> Option<String> {
     })?;
     let rest = rest.trim_start().strip_prefix('\'')?;
     Some(rest[..rest.find('\'')?].to_string())
+}
+
+/// npyz allocates the header text at the length the file claims (up to 4 GiB in format 2 and 3)
+/// before reading it, so a header longer than the file itself is refused here first.
+fn refuse_header_longer_than_file(bytes: &[u8]) -> Result<()> {
+    const MAGIC: &[u8] = b"\x93NUMPY";
+    if !bytes.starts_with(MAGIC) || bytes.len() < 8 {
+        return Ok(()); // npyz names what is wrong with the magic or the version
+    }
+    let (prefix, claimed) = match bytes[6] {
+        1 if bytes.len() >= 10 => (10, u64::from(u16::from_le_bytes([bytes[8], bytes[9]]))),
+        2 | 3 if bytes.len() >= 12 => (12, u64::from(u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]))),
+        _ => return Ok(()),
+    };
+    let available = (bytes.len() - prefix) as u64;
+    if claimed > available {
+        bail!("not a valid .npy file: the header claims {claimed} bytes but only {available} follow");
+    }
+    Ok(())
 }
 
 /// npyz multiplies the header's shape in u64 without checking (a panic in debug builds, a
@@ -282,6 +302,22 @@ mod tests {
         bytes.truncate(bytes.len() - 4);
         let err = read_npy(&bytes, u64::MAX).unwrap_err().to_string();
         assert!(err.contains("16 bytes") && err.contains("12 data bytes"), "{err}");
+    }
+
+    #[test]
+    fn header_length_beyond_the_file_is_refused_before_allocation() {
+        // Format 2.0 carries a 32-bit header length; this one claims about 3.6 GB, which npyz
+        // would allocate before noticing the file is 16 bytes long (found by cargo fuzz).
+        let mut bytes = b"\x93NUMPY\x02\x00".to_vec();
+        bytes.extend_from_slice(&0xD885_9476u32.to_le_bytes());
+        bytes.extend_from_slice(b"{'descr'");
+        let err = read_npy(&bytes, u64::MAX).unwrap_err().to_string();
+        assert_eq!(err, "not a valid .npy file: the header claims 3632632950 bytes but only 8 follow");
+        // Format 1.0's 16-bit length is checked the same way.
+        let mut v1 = b"\x93NUMPY\x01\x00".to_vec();
+        v1.extend_from_slice(&1000u16.to_le_bytes());
+        v1.extend_from_slice(b"{}");
+        assert!(read_npy(&v1, u64::MAX).unwrap_err().to_string().contains("claims 1000 bytes but only 2 follow"));
     }
 
     #[test]
