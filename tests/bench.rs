@@ -219,3 +219,57 @@ fn ctrl_c_stops_a_long_bench_with_partial_statistics_and_exit_130() {
     assert!(count > 0 && count < 1_000_000_000, "{count}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
 }
+
+#[test]
+fn a_bench_that_fails_after_the_session_starts_leaves_no_partial_files() {
+    // ONNX Runtime writes the optimised model while creating the session (complete once the
+    // session exists, so it is kept as a cache entry) and the profile when the session is
+    // destroyed (on this failure path: removed). The input, a text file, fails in between.
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, profile) = (dir.path().join("cache"), dir.path().join("profile"));
+    let manifest = dir.path().join("bench.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[model]]\npath = \"{}\"\ndims = {{ batch = 2 }}\ninputs = {{ x = \"{}\" }}\n",
+            test_model("add_mul.onnx").display(),
+            sample("imagenet_classes.txt").display()
+        ),
+    )
+    .unwrap();
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&manifest)
+        .args(["--iterations", "2", "--ort-log-level", "error", "--cache"])
+        .arg(&cache)
+        .arg("--profile")
+        .arg(&profile)
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "imagenet_classes.txt");
+    let names = |folder: &std::path::Path| -> Vec<String> {
+        std::fs::read_dir(folder).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect()
+    };
+    assert_eq!(names(&profile), Vec::<String>::new(), "no profile from a failed run");
+    let cached = names(&cache);
+    assert!(cached.len() == 1 && cached[0].starts_with("add_mul-") && cached[0].ends_with(".onnx"), "{cached:?}");
+    // The same bench with a generated input hits that cache entry and keeps its profile.
+    let manifest_ok = dir.path().join("ok.toml");
+    std::fs::write(
+        &manifest_ok,
+        format!("[[model]]\npath = \"{}\"\ndims = {{ batch = 2 }}\n", test_model("add_mul.onnx").display()),
+    )
+    .unwrap();
+    let mut args = vec![manifest_ok.to_str().unwrap(), "--iterations", "2"];
+    args.extend(["--cache", cache.to_str().unwrap(), "--profile", profile.to_str().unwrap()]);
+    let (report, _) = bench_json(&args);
+    assert_eq!(report["models"][0]["cache"], "hit");
+    assert_eq!(names(&cache), cached);
+    let profiled = names(&profile);
+    assert!(
+        profiled.len() == 1 && profiled[0].starts_with("add_mul_") && profiled[0].ends_with(".json"),
+        "{profiled:?}"
+    );
+    let file = report["models"][0]["profile"]["file"].as_str().unwrap();
+    assert_eq!(std::path::Path::new(file), profile.join(&profiled[0]));
+}

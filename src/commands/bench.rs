@@ -9,6 +9,7 @@ use sha2::{Digest, Sha256};
 
 use crate::cli::BenchArgs;
 use crate::compare::{self, Tolerance};
+use crate::fsutil::OrtWritten;
 use crate::inputs::{self, InputArg, LoadOptions};
 use crate::manifest::{self, BenchTarget};
 use crate::report::bench::{
@@ -134,8 +135,10 @@ fn bench_model(
         request.dims.retain(|(n, _)| n != name);
         request.dims.push((name.clone(), *value));
     }
-    if let Some(dir) = &args.profile {
-        request.profile_prefix = Some(dir.join(sanitize(&target.name)));
+    // Declared before the session, so they are dropped after it (see OrtWritten).
+    let profile_file = args.profile.as_deref().map(|dir| OrtWritten::new(dir, &sanitize(&target.name)));
+    if let Some(profile) = &profile_file {
+        request.profile_prefix = Some(profile.partial_path());
     }
     // The optimised-model cache: load the cached file if there is one, else have ONNX Runtime write it.
     let mut model_path = target.path.clone();
@@ -153,15 +156,15 @@ fn bench_model(
             request.dim_denotations.clear();
             cache = Some("hit".to_string());
         } else {
-            let partial = dir.join(format!(".{}-{key}.onnx.partial", sanitize(&target.name)));
-            request.optimized_model_path = Some(partial.clone());
-            cache_write = Some((partial, cached));
+            let pending = OrtWritten::new(dir, &format!("{}-{key}.onnx", sanitize(&target.name)));
+            request.optimized_model_path = Some(pending.partial_path());
+            cache_write = Some(pending);
         }
     }
 
     let mut model = runner::load(runtime, &model_path, &request, false, |_| {})?;
-    if let Some((partial, cached)) = cache_write {
-        std::fs::rename(&partial, &cached).with_context(|| format!("--cache: keeping {}", cached.display()))?;
+    if let Some(pending) = &cache_write {
+        pending.keep(&pending.partial_path()).context("--cache")?;
         cache = Some("written".to_string());
     }
 
@@ -208,8 +211,8 @@ fn bench_model(
     }
     let batch_size = runner::batch_size(&model, &bound);
     let items_per_s = batch_size.filter(|b| *b > 1).map(|b| latency.throughput_per_s * b as f64);
-    let profile = match &args.profile {
-        Some(dir) => Some(finish_profile(&mut model.session, dir)?),
+    let profile = match &profile_file {
+        Some(pending) => Some(finish_profile(&mut model.session, pending)?),
         None => None,
     };
     let gpu_memory_bytes = model.plan.device_id().and_then(crate::devices::gpu_memory_in_use);
@@ -250,15 +253,10 @@ fn bench_model(
     }))
 }
 
-fn finish_profile(session: &mut ort::session::Session, dir: &Path) -> Result<ProfileSummary> {
+fn finish_profile(session: &mut ort::session::Session, pending: &OrtWritten) -> Result<ProfileSummary> {
     let written = session.end_profiling().map_err(|e| anyhow::anyhow!("ending the ONNX Runtime profile: {e}"))?;
-    let written = PathBuf::from(written);
-    // ONNX Runtime names the file after the prefix plus a timestamp; keep it in DIR.
-    let file = if written.is_absolute() || written.parent().is_some_and(|p| p == dir) {
-        written
-    } else {
-        dir.join(written.file_name().unwrap_or_default())
-    };
+    // ONNX Runtime names the file after the prefix plus a timestamp.
+    let file = pending.keep(Path::new(&written)).context("--profile")?;
     let top_ops = crate::profile::read_op_times(&file)?.into_iter().take(10).collect();
     Ok(ProfileSummary { file, top_ops })
 }
