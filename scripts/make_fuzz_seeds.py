@@ -31,6 +31,17 @@ def npy_bytes(array, fortran=False):
     return buf.getvalue()
 
 
+def npy_regression_seeds():
+    """Inputs cargo fuzz found that once crashed or hung the .npy reader, kept so every smoke run
+    tries them again."""
+    # A format-2 header length of about 3.6 GB in a 70-byte file: an out-of-memory crash.
+    text = b"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }"
+    out("npy", "regression-header-length-bomb.npy", b"\x93NUMPY\x02\x00" + (0xD8859476).to_bytes(4, "little") + text)
+    # 140 unclosed '[' in the header: the header parser backtracked for minutes (a timeout).
+    text = b"{'descr': '<i8', 'fortran_order': " + b"[" * 140 + b"False, 'shape': (2, 2), }\n"
+    out("npy", "regression-nested-header.npy", b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text)
+
+
 def npy_seeds():
     rng = np.random.default_rng(0)
     arrays = {
@@ -133,6 +144,7 @@ def main():
     shutil.rmtree(SEEDS, ignore_errors=True)
     os.makedirs(os.path.join(SEEDS, "model"))
     npy_seeds()
+    npy_regression_seeds()
     image_seeds()
     tensor_proto_seeds()
     manifest_seeds()

@@ -234,6 +234,11 @@ fn npy_with_a_corrupt_header() {
     std::fs::write(&f, bytes).unwrap();
     let out = add_mul_with_x(&f);
     assert_one_line_error(&out, "bad.npy: not a valid .npy file: the header claims 4294967295 bytes");
+    // Brackets nested 100 deep: refused at once (the header parser's time is exponential in it).
+    let header = format!("{{'descr': '<f4', 'fortran_order': {}False, 'shape': (1, 4), }}", "[".repeat(98));
+    std::fs::write(&f, npy_with_header(&header, &[0; 16])).unwrap();
+    let out = add_mul_with_x(&f);
+    assert_one_line_error(&out, "bad.npy: not a valid .npy file: the header nests brackets 100 deep");
 }
 
 #[test]

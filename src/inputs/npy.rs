@@ -14,7 +14,7 @@ use crate::tensor::{element_count, format_shape, DType, HostTensor};
 
 /// Decodes one `.npy` image held in memory; `max_bytes` bounds the data it may claim.
 pub fn read_npy(bytes: &[u8], max_bytes: u64) -> Result<HostTensor> {
-    refuse_header_longer_than_file(bytes)?;
+    refuse_header_npyz_cannot_parse_safely(bytes)?;
     refuse_overflowing_shape(bytes)?;
     let mut cursor = Cursor::new(bytes);
     let file = npyz::NpyFile::new(&mut cursor).map_err(|e| match header_descr(bytes) {
@@ -97,9 +97,15 @@ fn header_descr(bytes: &[u8]) -> Option<String> {
     Some(rest[..rest.find('\'')?].to_string())
 }
 
+/// How deeply a header may nest brackets. A real header nests two deep (`{'shape': (2, 3)}`),
+/// three for record dtypes; npyz's header parser backtracks exponentially with depth (measured:
+/// 12 nested `{` take 3 s, 20 nested `[` 8 s; at 8 the worst is about 40 ms).
+const MAX_HEADER_NESTING: usize = 8;
+
+/// Refuses, before npyz reads it, a header that would cost npyz unbounded memory or time:
 /// npyz allocates the header text at the length the file claims (up to 4 GiB in format 2 and 3)
-/// before reading it, so a header longer than the file itself is refused here first.
-fn refuse_header_longer_than_file(bytes: &[u8]) -> Result<()> {
+/// before reading it, and its parser is exponential in the nesting depth.
+fn refuse_header_npyz_cannot_parse_safely(bytes: &[u8]) -> Result<()> {
     const MAGIC: &[u8] = b"\x93NUMPY";
     if !bytes.starts_with(MAGIC) || bytes.len() < 8 {
         return Ok(()); // npyz names what is wrong with the magic or the version
@@ -112,6 +118,23 @@ fn refuse_header_longer_than_file(bytes: &[u8]) -> Result<()> {
     let available = (bytes.len() - prefix) as u64;
     if claimed > available {
         bail!("not a valid .npy file: the header claims {claimed} bytes but only {available} follow");
+    }
+    let header = &bytes[prefix..prefix + claimed as usize];
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for &b in header {
+        match b {
+            b'[' | b'(' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b')' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_HEADER_NESTING {
+        bail!(
+            "not a valid .npy file: the header nests brackets {deepest} deep (a .npy header needs 2, dmlrun reads up to {MAX_HEADER_NESTING})"
+        );
     }
     Ok(())
 }
@@ -318,6 +341,26 @@ mod tests {
         v1.extend_from_slice(&1000u16.to_le_bytes());
         v1.extend_from_slice(b"{}");
         assert!(read_npy(&v1, u64::MAX).unwrap_err().to_string().contains("claims 1000 bytes but only 2 follow"));
+    }
+
+    #[test]
+    fn deeply_nested_header_is_refused_before_parsing() {
+        // From cargo fuzz: 140 unclosed '[' made npyz's parser run for minutes.
+        let nested = |depth: usize| {
+            let text = format!("{{'descr': '<i8', 'fortran_order': {}False, 'shape': (2,), }}\n", "[".repeat(depth));
+            let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+            bytes.extend_from_slice(&(text.len() as u16).to_le_bytes());
+            bytes.extend_from_slice(text.as_bytes());
+            bytes
+        };
+        let err = read_npy(&nested(140), u64::MAX).unwrap_err().to_string();
+        assert!(err.contains("nests brackets 142 deep"), "{err}");
+        // Within the bound the header reaches npyz, which names the real problem.
+        let err = read_npy(&nested(6), u64::MAX).unwrap_err().to_string();
+        assert!(!err.contains("nests brackets"), "{err}");
+        // Every header dmlrun writes is far inside it.
+        let t = HostTensor::from_f32(vec![1, 2, 3], &[0.0; 6]).unwrap();
+        assert!(read_npy(&write_npy(&t).unwrap(), u64::MAX).is_ok());
     }
 
     #[test]
