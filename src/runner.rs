@@ -11,7 +11,8 @@ use serde::Serialize;
 use crate::inputs::{DimSpec, InputSignature};
 use crate::model::ModelInfo;
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
-use crate::runtime::{session, Runtime};
+use crate::runtime::session::{self, BuildStep};
+use crate::runtime::Runtime;
 use crate::tensor::{DType, HostTensor, HostValue};
 
 /// A model ready to run, with what it took to get there.
@@ -80,7 +81,8 @@ pub fn load(
     }
 
     let started = Instant::now();
-    let session = session::build(runtime, &plan, model_path).map_err(|e| session_error(&plan, model_path, e))?;
+    let session = session::build(runtime, &plan, model_path)
+        .map_err(|(step, e)| session_error(&plan, model_path, step, &e.to_string()))?;
     let session_time = started.elapsed();
 
     let inputs = signatures(&session, &plan, &info);
@@ -89,18 +91,26 @@ pub fn load(
     Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device })
 }
 
-fn session_error(plan: &SessionPlan, model: &Path, error: ort::Error) -> anyhow::Error {
-    let message = error.to_string();
+/// The one line a user sees when a session cannot be built: a DirectML device that cannot
+/// start is the adapter's problem, a model DirectML cannot compile is the model's.
+fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &str) -> anyhow::Error {
     let lower = message.to_ascii_lowercase();
     let names_directml = ["dml", "directml", "dxgi", "d3d12"].iter().any(|w| lower.contains(w));
-    let hresult = crate::devices::named_hresult_in(&message);
-    match plan.execution_providers.first() {
-        Some(ProviderPlan::DirectML { .. }) if names_directml || hresult.is_some() => {
-            let adapter =
-                plan.device_id().map_or_else(|| "the adapter DirectML chose".to_string(), |id| format!("adapter {id}"));
-            let named = hresult.map(|h| format!(" [{h}]")).unwrap_or_default();
+    let hresult = crate::devices::named_hresult_in(message);
+    let named = hresult.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
+    let adapter =
+        || plan.device_id().map_or_else(|| "the adapter DirectML chose".to_string(), |id| format!("adapter {id}"));
+    match (plan.execution_providers.first(), step) {
+        (Some(ProviderPlan::DirectML { .. }), BuildStep::Configure) => anyhow::anyhow!(
+            "DirectML could not start on {}: {}{named}. Run `dmlrun devices` to list adapters, or use --ep cpu",
+            adapter(),
+            message.trim()
+        ),
+        (Some(ProviderPlan::DirectML { .. }), BuildStep::Load) if names_directml || hresult.is_some() => {
             anyhow::anyhow!(
-                "DirectML could not start on {adapter}: {}{named}. Run `dmlrun devices` to list adapters, or use --ep cpu",
+                "model {}: DirectML started on {} but could not compile this model: {}{named}. Run it with --ep cpu",
+                model.display(),
+                adapter(),
                 message.trim()
             )
         }
@@ -287,4 +297,50 @@ pub fn run_to_host(session: &mut Session, inputs: &PreparedInputs) -> Result<Vec
             Ok((name.to_string(), tensor))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::plan::{EpRequest, CPU_PROVIDER, DML_PROVIDER};
+
+    fn plan(ep: EpRequest) -> SessionPlan {
+        let request = PlanRequest { ep, device: (ep == EpRequest::Dml).then_some(0), ..PlanRequest::default() };
+        plan::resolve(&request, &[DML_PROVIDER.into(), CPU_PROVIDER.into()], &ModelInfo::default()).unwrap()
+    }
+
+    fn message(plan: &SessionPlan, step: BuildStep, ort_message: &str) -> String {
+        session_error(plan, Path::new("m.onnx"), step, ort_message).to_string()
+    }
+
+    // The messages ONNX Runtime 1.24.4 gave under Wine (scripts/wine-check, docs/wine.md).
+    const NO_DEVICE: &str = r"E:\_work\1\s\onnxruntime\core\providers\dml\dml_provider_factory.cc(524)\onnxruntime.dll!00000001800F2B25: (caller: 00000001800F0804) Exception(1) tid(24) 80004005 Call failed.";
+    const FUSION: &str = r"Exception during initialization: E:\_work\1\s\onnxruntime\core\providers\dml\DmlExecutionProvider\src\DmlGraphFusionHelper.cpp(588)\onnxruntime.dll!000000018011FA2F: (caller: 00000001800F7C07) Exception(1) tid(110) 80070057 Invalid parameter.";
+
+    #[test]
+    fn directml_failing_while_appended_could_not_start() {
+        let err = message(&plan(EpRequest::Dml), BuildStep::Configure, NO_DEVICE);
+        assert!(err.starts_with("DirectML could not start on adapter 0: "), "{err}");
+        assert!(err.contains("[HRESULT 0x80004005 (E_FAIL)]") && err.contains("dmlrun devices"), "{err}");
+    }
+
+    #[test]
+    fn directml_failing_while_loading_the_model_names_the_model_not_the_device() {
+        let err = message(&plan(EpRequest::Dml), BuildStep::Load, FUSION);
+        assert!(
+            err.starts_with("model m.onnx: DirectML started on adapter 0 but could not compile this model"),
+            "{err}"
+        );
+        assert!(err.contains("E_INVALIDARG") && err.ends_with("Run it with --ep cpu"), "{err}");
+        assert!(!err.contains("could not start"), "{err}");
+    }
+
+    #[test]
+    fn other_load_failures_are_the_models() {
+        let err = message(&plan(EpRequest::Cpu), BuildStep::Load, "Protobuf parsing failed.");
+        assert_eq!(err, "model m.onnx: ONNX Runtime could not create a session: Protobuf parsing failed.");
+        let err =
+            message(&plan(EpRequest::Dml), BuildStep::Load, "Load model from m.onnx failed: Protobuf parsing failed.");
+        assert!(err.contains("ONNX Runtime could not create a session"), "{err}");
+    }
 }

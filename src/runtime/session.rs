@@ -12,17 +12,25 @@ use super::plan::{
 };
 use super::Runtime;
 
-/// Creates a session for `model` exactly as `plan` says.
-///
-/// Returns `ort::Result` because the builder's errors carry the builder for recovery and do not
-/// convert into `anyhow` with `?`; callers add the context (model path, adapter) themselves.
-pub fn build(runtime: &Runtime, plan: &SessionPlan, model: &Path) -> ort::Result<Session> {
-    configure(runtime, plan)?.commit_from_file(model)
+/// The step of building a session that failed. They fail for different reasons: appending
+/// DirectML is where ONNX Runtime creates its Direct3D 12 and DirectML devices (no adapter, no
+/// driver), loading the model is where DirectML partitions, fuses and compiles the graph (an
+/// operator or fusion DirectML rejects for this model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildStep {
+    /// Session options and execution providers.
+    Configure,
+    /// Loading the model into the configured providers.
+    Load,
 }
 
-/// Same as [`build`] for a model held in memory.
-pub fn build_from_memory(runtime: &Runtime, plan: &SessionPlan, model: &[u8]) -> ort::Result<Session> {
-    configure(runtime, plan)?.commit_from_memory(model)
+/// Creates a session for `model` exactly as `plan` says.
+///
+/// Returns `ort::Error` rather than `anyhow` because the builder's errors carry the builder for
+/// recovery and do not convert with `?`; callers add the context (model path, adapter).
+pub fn build(runtime: &Runtime, plan: &SessionPlan, model: &Path) -> Result<Session, (BuildStep, ort::Error)> {
+    let mut builder = configure(runtime, plan).map_err(|e| (BuildStep::Configure, e))?;
+    builder.commit_from_file(model).map_err(|e| (BuildStep::Load, e))
 }
 
 fn configure(runtime: &Runtime, plan: &SessionPlan) -> ort::Result<SessionBuilder> {
