@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::inputs::{DimSpec, InputSignature};
 use crate::model::ModelInfo;
+use crate::runtime::placement::{self, EpNodes};
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
 use crate::runtime::session::{self, BuildStep};
 use crate::runtime::Runtime;
@@ -36,6 +37,10 @@ pub struct DeviceReport {
     pub execution_provider: String,
     pub device_id: Option<u32>,
     pub adapter_name: Option<String>,
+    /// Where ONNX Runtime placed the model's nodes: DirectML takes what it supports, the CPU
+    /// execution provider the rest.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placement: Vec<EpNodes>,
 }
 
 impl DeviceReport {
@@ -50,6 +55,22 @@ impl DeviceReport {
             }
             (None, _) => format!("{} (adapter chosen by DirectML)", self.execution_provider),
         }
+    }
+}
+
+impl DeviceReport {
+    /// The warning a DirectML run needs when ONNX Runtime gave DirectML none of its nodes: the
+    /// CPU execution provider then ran everything, and nothing else would say so (ONNX Runtime
+    /// warns only about a graph split between providers).
+    pub fn placement_warning(&self) -> Option<String> {
+        let (elsewhere, total) = placement::nodes_elsewhere(&self.placement, plan::DML_PROVIDER);
+        (self.execution_provider == plan::DML_PROVIDER && total > 0 && elsewhere == total).then(|| {
+            format!(
+                "DirectML was asked for, but ONNX Runtime placed all {total} nodes on {}: DirectML takes none of \
+                 this model's operators at these types, so these results and timings are the CPU's",
+                self.placement.iter().map(|p| p.execution_provider.as_str()).collect::<Vec<_>>().join(" and ")
+            )
+        })
     }
 }
 
@@ -81,13 +102,13 @@ pub fn load(
     }
 
     let started = Instant::now();
-    let session = session::build(runtime, &plan, model_path)
+    let (session, placement) = session::build(runtime, &plan, model_path)
         .map_err(|(step, e)| session_error(&plan, model_path, step, &e.to_string()))?;
     let session_time = started.elapsed();
 
     let inputs = signatures(&session, &plan, &info);
     let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
-    let device = device_report(&plan);
+    let device = DeviceReport { placement, ..device_report(&plan) };
     Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device })
 }
 
@@ -125,9 +146,19 @@ fn device_report(plan: &SessionPlan) -> DeviceReport {
             let adapter_name = device_id.and_then(|id| {
                 crate::devices::list_adapters().ok()?.into_iter().find(|a| a.index == id).map(|a| a.name)
             });
-            DeviceReport { execution_provider: plan::DML_PROVIDER.to_string(), device_id, adapter_name }
+            DeviceReport {
+                execution_provider: plan::DML_PROVIDER.to_string(),
+                device_id,
+                adapter_name,
+                placement: Vec::new(),
+            }
         }
-        _ => DeviceReport { execution_provider: plan::CPU_PROVIDER.to_string(), device_id: None, adapter_name: None },
+        _ => DeviceReport {
+            execution_provider: plan::CPU_PROVIDER.to_string(),
+            device_id: None,
+            adapter_name: None,
+            placement: Vec::new(),
+        },
     }
 }
 
@@ -302,6 +333,37 @@ pub fn run_to_host(session: &mut Session, inputs: &PreparedInputs) -> Result<Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dml_device(placement: &[(&str, usize)]) -> DeviceReport {
+        DeviceReport {
+            execution_provider: plan::DML_PROVIDER.into(),
+            device_id: Some(0),
+            adapter_name: None,
+            placement: placement
+                .iter()
+                .map(|(ep, n)| EpNodes { execution_provider: ep.to_string(), nodes: *n, op_types: Vec::new() })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn directml_run_with_every_node_on_the_cpu_is_warned_about() {
+        let warning = dml_device(&[(plan::CPU_PROVIDER, 1)]).placement_warning().unwrap();
+        assert_eq!(
+            warning,
+            "DirectML was asked for, but ONNX Runtime placed all 1 nodes on CPUExecutionProvider: DirectML takes none \
+             of this model's operators at these types, so these results and timings are the CPU's"
+        );
+        // Some or all nodes on DirectML: the placement line says it; no warning.
+        assert_eq!(dml_device(&[(plan::DML_PROVIDER, 40), (plan::CPU_PROVIDER, 4)]).placement_warning(), None);
+        assert_eq!(dml_device(&[(plan::DML_PROVIDER, 44)]).placement_warning(), None);
+        // No placement known (the session log said nothing): nothing to claim.
+        assert_eq!(dml_device(&[]).placement_warning(), None);
+        // A CPU run is where it was asked to be.
+        let cpu =
+            DeviceReport { execution_provider: plan::CPU_PROVIDER.into(), ..dml_device(&[(plan::CPU_PROVIDER, 3)]) };
+        assert_eq!(cpu.placement_warning(), None);
+    }
     use crate::runtime::plan::{EpRequest, CPU_PROVIDER, DML_PROVIDER};
 
     fn plan(ep: EpRequest) -> SessionPlan {

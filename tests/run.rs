@@ -343,3 +343,22 @@ fn info_json_describes_dims_and_denotations() {
     assert_eq!(info["inputs"][0]["dims"][0]["denotation"], "DATA_BATCH");
     assert_eq!(info["opsets"][0]["version"], 17);
 }
+
+#[test]
+fn reports_where_onnx_runtime_placed_the_nodes() {
+    use prost::Message;
+    let model = sample("squeezenet1.1.onnx");
+    let bytes = std::fs::read(&model).unwrap();
+    let graph_nodes = dmlrun::onnx_proto::ModelProto::decode(bytes.as_slice()).unwrap().graph.unwrap().node.len();
+    // Without graph optimisation ONNX Runtime places exactly the file's nodes.
+    let report = run_json(&[model.to_str().unwrap(), "--generate", "zeros", "--opt-level", "disable"]);
+    let placement = &report["device"]["placement"];
+    assert_eq!(placement, &serde_json::json!([{"execution_provider": "CPUExecutionProvider", "nodes": graph_nodes}]));
+    // With it, fusion leaves fewer nodes, and the human report says so on its own line.
+    let out = dmlrun().arg(&model).args(["--generate", "zeros"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find(|l| l.starts_with("placement   : ")).expect("a placement line");
+    let fused: usize = line["placement   : ".len()..].split(' ').next().unwrap().parse().unwrap();
+    assert!(fused > 0 && fused < graph_nodes, "{line} ({graph_nodes} nodes in the file)");
+    assert!(line.ends_with(" nodes on CPUExecutionProvider"), "{line}");
+}

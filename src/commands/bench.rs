@@ -202,7 +202,7 @@ fn bench_model(
     }
     let latency = crate::stats::summarize(&samples).context("no timed runs")?;
 
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = model.device.placement_warning().into_iter().collect();
     if latency.cov > HIGH_COV {
         warnings.push(format!(
             "high variation (CoV {:.1}%): the machine is noisy or throttling; use more --iterations or a longer --duration",

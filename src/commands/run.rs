@@ -98,6 +98,11 @@ pub fn execute(args: &RunArgs) -> Result<i32> {
         }
     })?;
 
+    if let Some(w) = model.device.placement_warning() {
+        eprintln!("warning: {w}");
+        warnings.push(w);
+    }
+
     let started = Instant::now();
     let options = LoadOptions {
         preprocess: preprocess_request(&args.preprocess, args.max_image_pixels),

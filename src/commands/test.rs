@@ -13,6 +13,7 @@ use crate::cli::TestArgs;
 use crate::compare::{self, Mismatch, Tolerance};
 use crate::model::ValueKind;
 use crate::runner::{self, PreparedInputs};
+use crate::runtime::placement::EpNodes;
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::{LibraryInfo, Runtime};
 use crate::tensor::HostValue;
@@ -53,6 +54,9 @@ pub struct CaseResult {
     /// element by element (with --compare-ep: how far the two execution providers are apart).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_abs_diff: Option<f64>,
+    /// Where ONNX Runtime placed the model's nodes (with DirectML: how many DirectML took).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub placement: Vec<EpNodes>,
     /// The status --expect predicted, when it was not `pass`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected_status: Option<Status>,
@@ -225,9 +229,10 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
         data_sets: case.data_sets.len(),
         duration_ms: 0.0,
         max_abs_diff: None,
+        placement: Vec::new(),
         expected_status: None,
     };
-    match check_case(settings, case) {
+    match check_case(settings, case, &mut result.placement) {
         Ok((mismatches, max_abs_diff)) => {
             result.max_abs_diff = max_abs_diff;
             if let Some(first) = mismatches.first() {
@@ -248,12 +253,14 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
 }
 
 /// Runs every data set of a case; `Ok` with the mismatches (empty = pass) and the largest
-/// float difference, `Err` when it could not run.
-fn check_case(settings: &Settings, case: &Case) -> Result<(Vec<Mismatch>, Option<f64>)> {
+/// float difference, `Err` when it could not run. `placement` gets the session's node placement
+/// as soon as there is a session, so a case that fails later still reports it.
+fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) -> Result<(Vec<Mismatch>, Option<f64>)> {
     if case.data_sets.is_empty() {
         bail!("no test_data_set_* folder");
     }
     let mut model = runner::load(settings.runtime, &case.model, &settings.request, false, |_| {})?;
+    placement.clone_from(&model.device.placement);
     let mut reference = match &settings.reference {
         Some(r) => Some(runner::load(settings.runtime, &case.model, r, false, |_| {}).context("reference session")?),
         None => None,

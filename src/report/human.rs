@@ -11,6 +11,9 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
     let w = &mut out;
     if !quiet {
         let _ = writeln!(w, "device      : {}", report.device.describe());
+        if !report.device.placement.is_empty() {
+            let _ = writeln!(w, "placement   : {}", crate::runtime::placement::describe(&report.device.placement));
+        }
         let _ = writeln!(
             w,
             "onnxruntime : {} ({}, {})",

@@ -2,12 +2,14 @@
 //! the execution providers on offer, and building sessions from a [`plan::SessionPlan`].
 
 pub mod library;
+pub mod placement;
 pub mod plan;
 pub mod session;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -32,6 +34,16 @@ pub struct LibraryInfo {
 
 static LOG_THRESHOLD: AtomicU8 = AtomicU8::new(OrtLogLevel::Warning as u8);
 
+/// Placement lines from each session's log, by the session's log id, until the session's
+/// builder takes them ([`take_placement`]).
+static PLACEMENTS: Mutex<BTreeMap<String, placement::PlacementLog>> = Mutex::new(BTreeMap::new());
+
+/// The node placement ONNX Runtime logged for the session with `log_id`.
+pub(crate) fn take_placement(log_id: &str) -> Vec<placement::EpNodes> {
+    let log = PLACEMENTS.lock().unwrap_or_else(|e| e.into_inner()).remove(log_id);
+    log.map(placement::PlacementLog::finish).unwrap_or_default()
+}
+
 fn level_rank(level: ort::logging::LogLevel) -> u8 {
     use ort::logging::LogLevel as L;
     match level {
@@ -40,17 +52,6 @@ fn level_rank(level: ort::logging::LogLevel) -> u8 {
         L::Warning => OrtLogLevel::Warning as u8,
         L::Error => OrtLogLevel::Error as u8,
         L::Fatal => OrtLogLevel::Fatal as u8,
-    }
-}
-
-pub(crate) fn ort_log_level(level: OrtLogLevel) -> ort::logging::LogLevel {
-    use ort::logging::LogLevel as L;
-    match level {
-        OrtLogLevel::Verbose => L::Verbose,
-        OrtLogLevel::Info => L::Info,
-        OrtLogLevel::Warning => L::Warning,
-        OrtLogLevel::Error => L::Error,
-        OrtLogLevel::Fatal => L::Fatal,
     }
 }
 
@@ -63,7 +64,10 @@ impl Runtime {
         let version = library::read_version(&path)?;
         library::check_version(&version, &path)?;
         LOG_THRESHOLD.store(log_level as u8, Ordering::Relaxed);
-        let logger: ort::logging::LoggerFunction = Arc::new(|level, category, _id, location, message| {
+        let logger: ort::logging::LoggerFunction = Arc::new(|level, category, id, location, message| {
+            if location.contains(placement::LOG_LOCATION) {
+                PLACEMENTS.lock().unwrap_or_else(|e| e.into_inner()).entry(id.to_string()).or_default().feed(message);
+            }
             if level_rank(level) >= LOG_THRESHOLD.load(Ordering::Relaxed) {
                 eprintln!("onnxruntime: [{level:?}] {category} {location}: {message}");
             }

@@ -1,11 +1,13 @@
 //! Applying a [`SessionPlan`] to ONNX Runtime: the only place that builds sessions.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ort::ep::{self, ExecutionProvider};
 use ort::session::builder::{GraphOptimizationLevel, SessionBuilder};
 use ort::session::Session;
 
+use super::placement::EpNodes;
 use super::plan::{
     AdapterSelection, DeviceFilter, DimKey, ExecutionMode, OptimizationLevel, PerformancePreference, ProviderPlan,
     SessionPlan,
@@ -24,18 +26,31 @@ pub enum BuildStep {
     Load,
 }
 
-/// Creates a session for `model` exactly as `plan` says.
+/// Creates a session for `model` exactly as `plan` says, and returns it with the execution
+/// provider ONNX Runtime gave each node.
 ///
 /// Returns `ort::Error` rather than `anyhow` because the builder's errors carry the builder for
 /// recovery and do not convert with `?`; callers add the context (model path, adapter).
-pub fn build(runtime: &Runtime, plan: &SessionPlan, model: &Path) -> Result<Session, (BuildStep, ort::Error)> {
-    let mut builder = configure(runtime, plan).map_err(|e| (BuildStep::Configure, e))?;
-    builder.commit_from_file(model).map_err(|e| (BuildStep::Load, e))
+pub fn build(
+    runtime: &Runtime,
+    plan: &SessionPlan,
+    model: &Path,
+) -> Result<(Session, Vec<EpNodes>), (BuildStep, ort::Error)> {
+    static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+    let log_id = format!("dmlrun-session-{}", SESSIONS.fetch_add(1, Ordering::Relaxed));
+    let built = configure(runtime, plan, &log_id)
+        .map_err(|e| (BuildStep::Configure, e))
+        .and_then(|mut builder| builder.commit_from_file(model).map_err(|e| (BuildStep::Load, e)));
+    let placement = super::take_placement(&log_id);
+    built.map(|session| (session, placement))
 }
 
-fn configure(runtime: &Runtime, plan: &SessionPlan) -> ort::Result<SessionBuilder> {
+fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> ort::Result<SessionBuilder> {
+    // Verbose, whatever --ort-log-level says: ONNX Runtime logs the node placement only at that
+    // level. The environment's logger still prints only what --ort-log-level asks for.
     let mut builder = Session::builder(&runtime.environment)?
-        .with_log_level(super::ort_log_level(plan.log_level))?
+        .with_log_id(log_id)?
+        .with_log_level(ort::logging::LogLevel::Verbose)?
         .with_optimization_level(match plan.optimization_level {
             OptimizationLevel::Disable => GraphOptimizationLevel::Disable,
             OptimizationLevel::Basic => GraphOptimizationLevel::Level1,

@@ -177,6 +177,7 @@ pub(crate) mod tests {
                     execution_provider: "CPUExecutionProvider".into(),
                     device_id: None,
                     adapter_name: None,
+                    placement: vec![],
                 },
                 plan,
                 inputs: vec![],

@@ -1,0 +1,167 @@
+//! Which execution provider ONNX Runtime gave each node of a session.
+//!
+//! The C API has no call for it; ONNX Runtime says it in its session log, at verbose level,
+//! from `VerifyEachNodeIsAssignedToAnEp` (one header per provider, then one line per node, or
+//! only `All nodes placed on [EP]` when one provider takes every node). dmlrun reads those lines
+//! because a DirectML request whose nodes all land on the CPU must not pass for a DirectML run.
+
+use serde::Serialize;
+
+/// The function whose log lines carry the placement.
+pub const LOG_LOCATION: &str = "VerifyEachNodeIsAssignedToAnEp";
+
+/// The nodes ONNX Runtime placed on one execution provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EpNodes {
+    pub execution_provider: String,
+    pub nodes: usize,
+    /// Operator types of the listed nodes, most frequent first (ONNX Runtime lists none when one
+    /// provider takes every node).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub op_types: Vec<OpCount>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpCount {
+    pub op_type: String,
+    pub count: usize,
+}
+
+/// Collects one session's placement lines as ONNX Runtime logs them.
+#[derive(Debug, Default)]
+pub struct PlacementLog {
+    providers: Vec<(String, usize, Vec<String>)>,
+}
+
+impl PlacementLog {
+    /// Takes one log message from [`LOG_LOCATION`] (which may hold several lines).
+    pub fn feed(&mut self, message: &str) {
+        for line in message.lines() {
+            if let Some((provider, count)) = parse_header(line) {
+                self.providers.push((provider, count, Vec::new()));
+            } else if let (Some(op_type), Some((_, _, ops))) = (parse_node(line), self.providers.last_mut()) {
+                ops.push(op_type);
+            }
+        }
+    }
+
+    /// The placement, in the order ONNX Runtime reported the providers.
+    pub fn finish(self) -> Vec<EpNodes> {
+        self.providers
+            .into_iter()
+            .map(|(execution_provider, nodes, ops)| {
+                let mut counts: Vec<OpCount> = Vec::new();
+                for op in ops {
+                    match counts.iter_mut().find(|c| c.op_type == op) {
+                        Some(c) => c.count += 1,
+                        None => counts.push(OpCount { op_type: op, count: 1 }),
+                    }
+                }
+                counts.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.op_type.cmp(&b.op_type)));
+                EpNodes { execution_provider, nodes, op_types: counts }
+            })
+            .collect()
+    }
+}
+
+/// `Node(s) placed on [EP]. Number of nodes: N` or `All nodes placed on [EP]. Number of nodes: N`.
+fn parse_header(line: &str) -> Option<(String, usize)> {
+    let rest = line.split_once(" placed on [")?.1;
+    let (provider, rest) = rest.split_once(']')?;
+    let count = rest.split_once("Number of nodes:")?.1.trim().parse().ok()?;
+    Some((provider.to_string(), count))
+}
+
+/// `  OpType (node name)`: the operator type of one listed node.
+fn parse_node(line: &str) -> Option<String> {
+    let line = line.trim();
+    let (op_type, name) = line.split_once(" (")?;
+    let valid = !op_type.is_empty() && op_type.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    (valid && name.ends_with(')')).then(|| op_type.to_string())
+}
+
+/// Nodes on providers other than `provider`, and the total.
+pub fn nodes_elsewhere(placement: &[EpNodes], provider: &str) -> (usize, usize) {
+    let total = placement.iter().map(|p| p.nodes).sum();
+    let elsewhere = placement.iter().filter(|p| p.execution_provider != provider).map(|p| p.nodes).sum();
+    (elsewhere, total)
+}
+
+/// One line: `66 nodes on DmlExecutionProvider` or
+/// `60 nodes on DmlExecutionProvider, 6 on CPUExecutionProvider (Shape 3, Gather 2, Unsqueeze 1)`.
+pub fn describe(placement: &[EpNodes]) -> String {
+    let parts: Vec<String> = placement
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let ops: Vec<String> = p.op_types.iter().take(6).map(|o| format!("{} {}", o.op_type, o.count)).collect();
+            let more = if p.op_types.len() > 6 { ", …" } else { "" };
+            let ops = if ops.is_empty() { String::new() } else { format!(" ({}{more})", ops.join(", ")) };
+            let noun = if i == 0 {
+                if p.nodes == 1 {
+                    " node"
+                } else {
+                    " nodes"
+                }
+            } else {
+                ""
+            };
+            format!("{}{noun} on {}{ops}", p.nodes, p.execution_provider)
+        })
+        .collect();
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_provider_taking_every_node() {
+        let mut log = PlacementLog::default();
+        log.feed("Node placements");
+        log.feed(" All nodes placed on [CPUExecutionProvider]. Number of nodes: 1");
+        let placement = log.finish();
+        let want = EpNodes { execution_provider: "CPUExecutionProvider".into(), nodes: 1, op_types: vec![] };
+        assert_eq!(placement, vec![want]);
+        assert_eq!(describe(&placement), "1 node on CPUExecutionProvider");
+    }
+
+    #[test]
+    fn several_providers_with_their_nodes_in_one_message_or_many() {
+        // As ONNX Runtime 1.2x logs it: the node list inside the header's message...
+        let mut log = PlacementLog::default();
+        log.feed("Node placements");
+        log.feed(" Node(s) placed on [DmlExecutionProvider]. Number of nodes: 2\n  DmlFusedNode_0_0 (DmlFusedNode_0_0)\n  Relu (relu_1)\n");
+        log.feed(" Node(s) placed on [CPUExecutionProvider]. Number of nodes: 3\n  Shape (shape)\n  Gather (g)\n  Shape (shape_2)\n");
+        let in_one = log.finish();
+        // ...or one message a line.
+        let mut log = PlacementLog::default();
+        for line in [
+            " Node(s) placed on [DmlExecutionProvider]. Number of nodes: 2",
+            "  DmlFusedNode_0_0 (DmlFusedNode_0_0)",
+            "  Relu (relu_1)",
+            " Node(s) placed on [CPUExecutionProvider]. Number of nodes: 3",
+            "  Shape (shape)",
+            "  Gather (g)",
+            "  Shape (shape_2)",
+        ] {
+            log.feed(line);
+        }
+        assert_eq!(log.finish(), in_one);
+        assert_eq!(in_one[1].op_types[0], OpCount { op_type: "Shape".into(), count: 2 });
+        assert_eq!(
+            describe(&in_one),
+            "2 nodes on DmlExecutionProvider (DmlFusedNode_0_0 1, Relu 1), 3 on CPUExecutionProvider (Shape 2, Gather 1)"
+        );
+        assert_eq!(nodes_elsewhere(&in_one, "DmlExecutionProvider"), (3, 5));
+    }
+
+    #[test]
+    fn other_lines_are_ignored() {
+        let mut log = PlacementLog::default();
+        log.feed("Some nodes were not assigned to the preferred execution providers (e.g. Shape)");
+        log.feed("  Relu (relu_1)");
+        assert_eq!(log.finish(), vec![]);
+    }
+}
