@@ -60,13 +60,13 @@ def main():
     inherited = collections.Counter()
     for s in sets:
         cases = load(os.path.join(results, f"{s}-*.json"))
-        cpu_status = {c["name"]: c["status"] for c in load(os.path.join(results, "cpu124", f"{s}-*.json"))}
+        on_cpu = {c["name"]: c for c in load(os.path.join(results, "cpu124", f"{s}-*.json"))}
         passes = collections.Counter(where(c) for c in cases if c["status"] == "pass")
         not_passing = [c for c in cases if c["status"] != "pass"]
-        missing = [c["name"] for c in not_passing if c["name"] not in cpu_status]
+        missing = [c["name"] for c in not_passing if c["name"] not in on_cpu]
         if missing:
             sys.exit(f"{s}: no CPU re-run for {', '.join(missing[:5])}")
-        dml_only = [c for c in not_passing if cpu_status[c["name"]] == "pass"]
+        dml_only = [c for c in not_passing if on_cpu[c["name"]]["status"] == "pass"]
         diffs = [c["max_abs_diff"] for c in cases
                  if c["status"] == "pass" and where(c) in ("dml", "split") and c.get("max_abs_diff") is not None]
         spread = f"{statistics.median(diffs):.1e}, {max(diffs):.1e}" if diffs else "-"
@@ -74,12 +74,12 @@ def main():
         print(f"{s:<18} {len(cases):>5} {n_pass:>5} | {passes['dml']:>6} {passes['split']:>5} {passes['cpu']:>6} | "
               f"             {len(not_passing) - len(dml_only):>8} {len(dml_only):>8} | {spread}")
         for c in not_passing:
-            line = f"{c['status']}: {short(c['reason'])}"
             if c in dml_only:
-                own[line] += 1
+                own[f"{c['status']}: {short(c['reason'])}"] += 1
             else:
-                inherited[line] += 1
-    for title, reasons in (("DirectML's own", own), ("ONNX Runtime 1.24's, on its CPU EP too", inherited)):
+                cpu = on_cpu[c["name"]]
+                inherited[f"{cpu['status']}: {short(cpu['reason'])}"] += 1
+    for title, reasons in (("DirectML's own", own), ("ONNX Runtime 1.24's (the CPU EP's reason)", inherited)):
         print(f"\nnot passing, {title} (most common first):")
         for reason, n in reasons.most_common(30):
             print(f"{n:>5}  {reason}")
