@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::devices::DeviceSelector;
 use crate::inputs::generate::Fill;
 use crate::inputs::image::{ChannelOrder, Layout, Preset, ResizeMode};
 use crate::inputs::resample::Filter;
@@ -152,13 +153,17 @@ pub struct SessionArgs {
     #[arg(long, value_name = "EP", default_value = "auto")]
     pub ep: EpRequest,
 
-    /// DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML's device_id.
+    /// DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML's
+    /// device_id), part of its name, or its LUID.
     ///
-    /// Implies DirectML. Without it (and without the two options below) DirectML uses adapter 0.
+    /// A name is matched case-insensitively as a substring and must match exactly one adapter;
+    /// `luid:HIGH-LOW` (hex, as `dmlrun devices` prints it) names one adapter for as long as
+    /// the machine runs, whatever order DXGI lists them in. Implies DirectML. Without it (and
+    /// without the two options below) DirectML uses adapter 0.
     ///
-    /// Example: --device 1
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    pub device: Option<u32>,
+    /// Example: --device 1, --device "RTX 4090", --device luid:00000000-0000D2F1
+    #[arg(long, value_name = "N|NAME|luid:HIGH-LOW", allow_negative_numbers = true, value_parser = parse_device)]
+    pub device: Option<DeviceSelector>,
 
     /// DirectML performance_preference: let DirectML pick the adapter (instead of --device).
     ///
@@ -181,6 +186,17 @@ pub struct SessionArgs {
     /// Example: --dim batch=1 --dim sequence=128
     #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim)]
     pub dims: Vec<(String, i64)>,
+
+    /// Leave free dimensions free under DirectML instead of fixing them from the inputs.
+    ///
+    /// With DirectML, dmlrun fixes every named free dimension that no --dim fixes to the size
+    /// the bound inputs give it (the number of images, a .npy file's shape, the generated
+    /// size), so DirectML compiles for static shapes; the plan lists each one as automatic.
+    /// The CPU execution provider is left as the model declares it.
+    ///
+    /// Example: dmlrun model.onnx --ep dml --input cat.png --no-auto-dims
+    #[arg(long)]
+    pub no_auto_dims: bool,
 
     /// Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable.
     ///
@@ -746,6 +762,11 @@ pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
     Ok((name.to_string(), n))
 }
 
+/// Parses `--device`: an index, `luid:HIGH-LOW`, or part of an adapter's name.
+pub fn parse_device(text: &str) -> Result<DeviceSelector, String> {
+    DeviceSelector::parse(text)
+}
+
 /// Parses `HxW`.
 pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
     let (h, w) = text.split_once(['x', 'X']).ok_or_else(|| format!("'{text}' is not HEIGHTxWIDTH"))?;
@@ -813,7 +834,7 @@ mod tests {
         let cli = Cli::try_parse_from(["dmlrun", "m.onnx", "--device", "1", "--input", "cat.png"]).unwrap();
         assert!(cli.command.is_none());
         assert_eq!(cli.run.model, Some(PathBuf::from("m.onnx")));
-        assert_eq!(cli.run.session.device, Some(1));
+        assert_eq!(cli.run.session.device, Some(DeviceSelector::Index(1)));
         let cli = Cli::try_parse_from(["dmlrun", "info", "m.onnx"]).unwrap();
         assert!(matches!(cli.command, Some(Command::Info(_))));
     }

@@ -21,6 +21,95 @@ pub struct Adapter {
     pub software: bool,
 }
 
+/// How `--device` names an adapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceSelector {
+    /// DXGI's `EnumAdapters` index: DirectML's `device_id`.
+    Index(u32),
+    /// A case-insensitive part of the adapter's name.
+    Name(String),
+    /// The adapter's LUID, `HIGH-LOW`.
+    Luid { high: u32, low: u32 },
+}
+
+impl DeviceSelector {
+    /// `1`, `luid:0-d2f1` or a name.
+    pub fn parse(text: &str) -> Result<DeviceSelector, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err("an adapter index, name or luid:HIGH-LOW is required".into());
+        }
+        if let Some(luid) = text.strip_prefix("luid:").or_else(|| text.strip_prefix("LUID:")) {
+            let (high, low) = luid.split_once('-').ok_or_else(|| format!("'{text}' is not luid:HIGH-LOW"))?;
+            let hex = |part: &str| {
+                let digits = part.trim_start_matches("0x").trim_start_matches("0X");
+                u32::from_str_radix(digits, 16).map_err(|_| format!("'{part}' in '{text}' is not a 32-bit hex number"))
+            };
+            return Ok(DeviceSelector::Luid { high: hex(high)?, low: hex(low)? });
+        }
+        if text.bytes().all(|b| b.is_ascii_digit()) {
+            return text.parse().map(DeviceSelector::Index).map_err(|_| format!("'{text}' is too large an index"));
+        }
+        if text.starts_with('-') && text[1..].bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("'{text}': an adapter index is 0 or more"));
+        }
+        Ok(DeviceSelector::Name(text.to_string()))
+    }
+
+    /// The adapter index this selects among `adapters`: a name must match exactly one.
+    pub fn select(&self, adapters: &[Adapter]) -> anyhow::Result<u32> {
+        let candidates = || {
+            let list: Vec<String> =
+                adapters.iter().map(|a| format!("{}: {} (LUID {})", a.index, a.name, a.luid)).collect();
+            if list.is_empty() {
+                "none".to_string()
+            } else {
+                list.join("; ")
+            }
+        };
+        let matching: Vec<&Adapter> = match self {
+            DeviceSelector::Index(index) => return Ok(*index),
+            DeviceSelector::Name(name) => {
+                let needle = name.to_lowercase();
+                adapters.iter().filter(|a| a.name.to_lowercase().contains(&needle)).collect()
+            }
+            DeviceSelector::Luid { high, low } => {
+                adapters.iter().filter(|a| a.luid == format!("{high:08X}-{low:08X}")).collect()
+            }
+        };
+        match matching.as_slice() {
+            [one] => Ok(one.index),
+            [] => anyhow::bail!("--device {self}: no DirectML adapter matches; the adapters are: {}", candidates()),
+            several => anyhow::bail!(
+                "--device {self}: {} adapters match ({}); give more of the name, the index or luid:HIGH-LOW",
+                several.len(),
+                several.iter().map(|a| format!("{}: {}", a.index, a.name)).collect::<Vec<_>>().join("; ")
+            ),
+        }
+    }
+
+    /// The adapter index on this machine: an index as given, a name or LUID looked up in DXGI.
+    pub fn resolve(&self) -> anyhow::Result<u32> {
+        match self {
+            DeviceSelector::Index(index) => Ok(*index),
+            _ => {
+                let adapters = list_adapters().map_err(|e| anyhow::anyhow!("--device {self}: {e}"))?;
+                self.select(&adapters)
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceSelector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceSelector::Index(index) => write!(f, "{index}"),
+            DeviceSelector::Name(name) => write!(f, "'{name}'"),
+            DeviceSelector::Luid { high, low } => write!(f, "luid:{high:08X}-{low:08X}"),
+        }
+    }
+}
+
 /// Vendor name for the PCI vendor ids of the DX12 GPU makers.
 pub fn vendor_name(vendor_id: u32) -> &'static str {
     match vendor_id {
@@ -120,28 +209,73 @@ pub fn list_adapters() -> anyhow::Result<Vec<Adapter>> {
     )
 }
 
-/// Dedicated GPU memory the process uses on adapter `index` (DXGI `QueryVideoMemoryInfo`,
-/// local segment group), in bytes.
-#[cfg(windows)]
-pub fn gpu_memory_in_use(index: u32) -> Option<u64> {
-    use windows::core::Interface;
-    use windows::Win32::Graphics::Dxgi::{
-        CreateDXGIFactory1, IDXGIAdapter3, IDXGIFactory1, DXGI_MEMORY_SEGMENT_GROUP_LOCAL, DXGI_QUERY_VIDEO_MEMORY_INFO,
-    };
-    // SAFETY: COM calls on interfaces created here; `windows` manages their reference counts.
-    unsafe {
-        let factory: IDXGIFactory1 = CreateDXGIFactory1().ok()?;
-        let adapter: IDXGIAdapter3 = factory.EnumAdapters1(index).ok()?.cast().ok()?;
-        let mut info = DXGI_QUERY_VIDEO_MEMORY_INFO::default();
-        adapter.QueryVideoMemoryInfo(0, DXGI_MEMORY_SEGMENT_GROUP_LOCAL, &mut info).ok()?;
-        Some(info.CurrentUsage)
+/// Video memory this process uses on one adapter (DXGI `QueryVideoMemoryInfo`): the local
+/// segment group (the adapter's own memory) and the non-local one (system memory the adapter
+/// reaches over the bus), in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VideoMemory {
+    pub local_bytes: u64,
+    pub non_local_bytes: u64,
+}
+
+impl VideoMemory {
+    /// The larger of each segment group's figure.
+    pub fn max(self, other: VideoMemory) -> VideoMemory {
+        VideoMemory {
+            local_bytes: self.local_bytes.max(other.local_bytes),
+            non_local_bytes: self.non_local_bytes.max(other.non_local_bytes),
+        }
     }
 }
 
-/// GPU memory use is a DXGI query; there is none elsewhere.
+/// Reads one adapter's video memory use repeatedly: the adapter is looked up once, so a read
+/// costs one DXGI call and can sit between timed runs.
+pub struct VideoMemoryProbe {
+    #[cfg(windows)]
+    adapter: windows::Win32::Graphics::Dxgi::IDXGIAdapter3,
+}
+
+#[cfg(windows)]
+impl VideoMemoryProbe {
+    /// The probe for adapter `index`, when DXGI has one that answers memory queries.
+    pub fn open(index: u32) -> Option<VideoMemoryProbe> {
+        use windows::core::Interface;
+        use windows::Win32::Graphics::Dxgi::{CreateDXGIFactory1, IDXGIFactory1};
+        // SAFETY: COM calls on interfaces created here; `windows` manages their reference counts.
+        unsafe {
+            let factory: IDXGIFactory1 = CreateDXGIFactory1().ok()?;
+            let adapter = factory.EnumAdapters1(index).ok()?.cast().ok()?;
+            Some(VideoMemoryProbe { adapter })
+        }
+    }
+
+    pub fn read(&self) -> Option<VideoMemory> {
+        use windows::Win32::Graphics::Dxgi::{
+            DXGI_MEMORY_SEGMENT_GROUP, DXGI_MEMORY_SEGMENT_GROUP_LOCAL, DXGI_MEMORY_SEGMENT_GROUP_NON_LOCAL,
+            DXGI_QUERY_VIDEO_MEMORY_INFO,
+        };
+        let usage = |group: DXGI_MEMORY_SEGMENT_GROUP| {
+            let mut info = DXGI_QUERY_VIDEO_MEMORY_INFO::default();
+            // SAFETY: a query on a live adapter interface, writing into a local struct.
+            unsafe { self.adapter.QueryVideoMemoryInfo(0, group, &mut info) }.ok().map(|_| info.CurrentUsage)
+        };
+        Some(VideoMemory {
+            local_bytes: usage(DXGI_MEMORY_SEGMENT_GROUP_LOCAL)?,
+            non_local_bytes: usage(DXGI_MEMORY_SEGMENT_GROUP_NON_LOCAL)?,
+        })
+    }
+}
+
+/// Video memory is a DXGI query; there is none elsewhere.
 #[cfg(not(windows))]
-pub fn gpu_memory_in_use(_index: u32) -> Option<u64> {
-    None
+impl VideoMemoryProbe {
+    pub fn open(_index: u32) -> Option<VideoMemoryProbe> {
+        None
+    }
+
+    pub fn read(&self) -> Option<VideoMemory> {
+        None
+    }
 }
 
 /// The Wine version when this Windows build runs under Wine (ntdll's `wine_get_version`), so
@@ -223,6 +357,76 @@ mod tests {
             describe_hresult(0x80004005, "Unspecified error\r\n"),
             "HRESULT 0x80004005 (E_FAIL; Unspecified error)"
         );
+    }
+
+    fn adapter(index: u32, name: &str, luid: &str) -> Adapter {
+        Adapter {
+            index,
+            name: name.into(),
+            vendor_id: 0x10DE,
+            device_id: 0x2330,
+            dedicated_video_memory: 0,
+            shared_system_memory: 0,
+            luid: luid.into(),
+            software: false,
+        }
+    }
+
+    fn two_adapters() -> Vec<Adapter> {
+        vec![
+            adapter(0, "NVIDIA H100 80GB HBM3", "00000000-0000D2F1"),
+            adapter(1, "llvmpipe (LLVM 15.0.6, 256 bits)", "00000000-0000E0A4"),
+        ]
+    }
+
+    #[test]
+    fn device_selectors_parse() {
+        assert_eq!(DeviceSelector::parse("1"), Ok(DeviceSelector::Index(1)));
+        assert_eq!(DeviceSelector::parse("h100"), Ok(DeviceSelector::Name("h100".into())));
+        assert_eq!(DeviceSelector::parse("luid:0-d2f1"), Ok(DeviceSelector::Luid { high: 0, low: 0xD2F1 }));
+        assert_eq!(
+            DeviceSelector::parse("luid:0x00000001-0x0000D2F1"),
+            Ok(DeviceSelector::Luid { high: 1, low: 0xD2F1 })
+        );
+        assert!(DeviceSelector::parse("luid:12").unwrap_err().contains("luid:HIGH-LOW"));
+        assert!(DeviceSelector::parse("luid:zz-1").unwrap_err().contains("hex"));
+        assert!(DeviceSelector::parse("-1").unwrap_err().contains("0 or more"));
+        assert!(DeviceSelector::parse("").is_err());
+    }
+
+    #[test]
+    fn adapters_are_chosen_by_name_or_luid() {
+        let adapters = two_adapters();
+        assert_eq!(DeviceSelector::Name("h100".into()).select(&adapters).unwrap(), 0);
+        assert_eq!(DeviceSelector::Name("LLVMPIPE".into()).select(&adapters).unwrap(), 1);
+        assert_eq!(DeviceSelector::Luid { high: 0, low: 0xE0A4 }.select(&adapters).unwrap(), 1);
+        assert_eq!(DeviceSelector::Index(7).select(&adapters).unwrap(), 7, "indexes are checked when opened");
+    }
+
+    #[test]
+    fn an_ambiguous_or_unknown_adapter_lists_the_candidates() {
+        let adapters = two_adapters();
+        let err = DeviceSelector::Name("I".into()).select(&adapters).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "--device 'I': 2 adapters match (0: NVIDIA H100 80GB HBM3; 1: llvmpipe (LLVM 15.0.6, 256 bits)); give more of the name, the index or luid:HIGH-LOW"
+        );
+        let err = DeviceSelector::Name("radeon".into()).select(&adapters).unwrap_err().to_string();
+        assert!(
+            err.starts_with("--device 'radeon': no DirectML adapter matches; the adapters are: 0: NVIDIA H100"),
+            "{err}"
+        );
+        assert!(err.contains("(LUID 00000000-0000E0A4)"), "{err}");
+        let err = DeviceSelector::Luid { high: 0, low: 1 }.select(&adapters).unwrap_err().to_string();
+        assert!(err.starts_with("--device luid:00000000-00000001: no DirectML adapter matches"), "{err}");
+    }
+
+    #[cfg(not(windows))]
+    #[test]
+    fn a_name_cannot_be_looked_up_without_dxgi() {
+        let err = DeviceSelector::Name("h100".into()).resolve().unwrap_err().to_string();
+        assert!(err.starts_with("--device 'h100': DirectML adapters exist only on Windows"), "{err}");
+        assert_eq!(DeviceSelector::Index(3).resolve().unwrap(), 3);
     }
 
     #[test]

@@ -4,9 +4,7 @@ use clap::{CommandFactory, FromArgMatches};
 
 use dmlrun::cli::{Cli, ColorWhen, Command};
 use dmlrun::commands;
-
-/// Exit code for errors: bad input, usage, ONNX Runtime failures (clap uses 2 for usage too).
-const EXIT_ERROR: u8 = 2;
+use dmlrun::exit::ExitStatus;
 
 fn main() -> ExitCode {
     dmlrun::interrupt::install();
@@ -34,7 +32,7 @@ fn main() -> ExitCode {
         None => commands::run::execute(&cli.run),
     };
     match result {
-        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        Ok(status) => ExitCode::from(status.code()),
         Err(error) => {
             // One line: the outermost context first, then its causes.
             let chain: Vec<String> = error.chain().map(|e| e.to_string()).collect();
@@ -42,7 +40,7 @@ fn main() -> ExitCode {
             // one line per error.
             let message = chain.join(": ").split_whitespace().collect::<Vec<_>>().join(" ");
             eprintln!("dmlrun: error: {message}");
-            ExitCode::from(EXIT_ERROR)
+            ExitCode::from(ExitStatus::Error.code())
         }
     }
 }

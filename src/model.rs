@@ -11,6 +11,7 @@ use prost::Message;
 use serde::Serialize;
 
 use crate::onnx_proto::{ModelProto, ValueInfoProto};
+use crate::tensor::DType;
 
 /// One dimension of a graph input or output as declared in the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -77,33 +78,14 @@ pub struct ModelInfo {
     pub metadata: Vec<(String, String)>,
 }
 
-/// ONNX `TensorProto.DataType` code to its numpy-style name.
+/// ONNX `TensorProto.DataType` code to its numpy-style name: the names of [`DType`], so that
+/// `info` and the input checks never disagree, plus the complex types dmlrun does not carry.
 pub fn onnx_type_name(code: i32) -> &'static str {
-    match code {
-        1 => "float32",
-        2 => "uint8",
-        3 => "int8",
-        4 => "uint16",
-        5 => "int16",
-        6 => "int32",
-        7 => "int64",
-        8 => "string",
-        9 => "bool",
-        10 => "float16",
-        11 => "float64",
-        12 => "uint32",
-        13 => "uint64",
-        14 => "complex64",
-        15 => "complex128",
-        16 => "bfloat16",
-        17 => "float8e4m3fn",
-        18 => "float8e4m3fnuz",
-        19 => "float8e5m2",
-        20 => "float8e5m2fnuz",
-        21 => "uint4",
-        22 => "int4",
-        23 => "float4e2m1",
-        _ => "undefined",
+    match DType::from_onnx_code(code) {
+        Some(dtype) => dtype.name(),
+        None if code == 14 => "complex64",
+        None if code == 15 => "complex128",
+        None => "undefined",
     }
 }
 
@@ -122,6 +104,22 @@ impl ModelInfo {
         let Some(graph) = model.graph else {
             anyhow::bail!("not a valid ONNX model (it has no graph)");
         };
+        // Inputs are bound before ONNX Runtime sees the model, so what its checker would refuse
+        // about them is refused here, as the model's fault.
+        for (i, input) in graph.input.iter().enumerate() {
+            let name = input.name.as_deref().unwrap_or_default();
+            if name.is_empty() {
+                anyhow::bail!("not a valid ONNX model (graph input {i} has no name)");
+            }
+            let Some(ty) = &input.r#type else {
+                anyhow::bail!("not a valid ONNX model (graph input '{name}' has no type)");
+            };
+            if let Some(code) = ty.tensor_type.as_ref().and_then(|t| t.elem_type) {
+                if onnx_type_name(code) == "undefined" {
+                    anyhow::bail!("not a valid ONNX model (graph input '{name}' has element type {code}, which ONNX does not define)");
+                }
+            }
+        }
         Ok(ModelInfo {
             ir_version: model.ir_version,
             producer_name: model.producer_name.filter(|s| !s.is_empty()),
@@ -139,7 +137,12 @@ impl ModelInfo {
                     version: o.version.unwrap_or(0),
                 })
                 .collect(),
-            inputs: graph.input.iter().map(io_info).collect(),
+            inputs: graph
+                .input
+                .iter()
+                .filter(|i| !graph.initializer.iter().any(|init| init.name.is_some() && init.name == i.name))
+                .map(io_info)
+                .collect(),
             outputs: graph.output.iter().map(io_info).collect(),
             metadata: model
                 .metadata_props
@@ -218,6 +221,38 @@ fn io_info(value: &ValueInfoProto) -> IoInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_names_cover_every_dtype() {
+        for dtype in DType::ALL {
+            assert_eq!(onnx_type_name(dtype.onnx_code()), dtype.name());
+        }
+        assert_eq!(onnx_type_name(26), "int2");
+        assert_eq!(onnx_type_name(14), "complex64");
+        assert_eq!(onnx_type_name(99), "undefined");
+    }
+
+    #[test]
+    fn initializers_listed_as_inputs_are_not_inputs() {
+        use crate::onnx_proto::{GraphProto, InitializerName};
+        let float = crate::onnx_proto::TypeProto {
+            tensor_type: Some(crate::onnx_proto::TensorTypeProto { elem_type: Some(1), shape: None }),
+            ..Default::default()
+        };
+        let input =
+            |name: &str| ValueInfoProto { name: Some(name.into()), r#type: Some(float.clone()), doc_string: None };
+        let model = ModelProto {
+            ir_version: Some(3),
+            graph: Some(GraphProto {
+                input: vec![input("data"), input("conv_w")],
+                initializer: vec![InitializerName { name: Some("conv_w".into()) }],
+                ..GraphProto::default()
+            }),
+            ..ModelProto::default()
+        };
+        let info = ModelInfo::from_bytes(&model.encode_to_vec()).unwrap();
+        assert_eq!(info.inputs.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["data"]);
+    }
 
     #[test]
     fn empty_and_garbage_bytes_are_clear_errors() {

@@ -163,10 +163,21 @@ pub struct GraphProto {
     pub node: Vec<NodeProto>,
     #[prost(string, optional, tag = "2")]
     pub name: Option<String>,
+    /// Only the names: IR 3 models list their initializers among the graph inputs, and ONNX
+    /// Runtime does not count those as inputs to feed.
+    #[prost(message, repeated, tag = "5")]
+    pub initializer: Vec<InitializerName>,
     #[prost(message, repeated, tag = "11")]
     pub input: Vec<ValueInfoProto>,
     #[prost(message, repeated, tag = "12")]
     pub output: Vec<ValueInfoProto>,
+}
+
+/// A `TensorProto` read for its name alone; its payload is skipped, not allocated.
+#[derive(Clone, PartialEq, Message)]
+pub struct InitializerName {
+    #[prost(string, optional, tag = "8")]
+    pub name: Option<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -189,10 +200,4 @@ pub struct ModelProto {
     pub opset_import: Vec<OperatorSetIdProto>,
     #[prost(message, repeated, tag = "14")]
     pub metadata_props: Vec<StringStringEntryProto>,
-}
-
-impl ModelProto {
-    pub fn decode_bytes(bytes: &[u8]) -> Result<ModelProto, prost::DecodeError> {
-        ModelProto::decode(bytes)
-    }
 }

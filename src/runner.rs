@@ -8,8 +8,9 @@ use anyhow::{Context, Result};
 use ort::session::Session;
 use serde::Serialize;
 
+use crate::devices::{VideoMemory, VideoMemoryProbe};
 use crate::inputs::{DimSpec, InputSignature};
-use crate::model::ModelInfo;
+use crate::model::{ModelInfo, ValueKind};
 use crate::runtime::placement::{self, EpNodes};
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
 use crate::runtime::session::{self, BuildStep};
@@ -23,12 +24,57 @@ pub struct LoadedModel {
     pub session: Session,
     pub inputs: Vec<InputSignature>,
     pub output_names: Vec<String>,
-    /// Reading and decoding the model file.
+    /// Reading the model file's header (inputs, outputs, opsets) in dmlrun; ONNX Runtime's own
+    /// read and parse of the whole file is part of `session_time`.
     pub load_time: Duration,
     /// ONNX Runtime session creation (graph optimisation, EP compilation).
     pub session_time: Duration,
     /// Human-readable description of where it runs, e.g. `DmlExecutionProvider, adapter 1 (…)`.
     pub device: DeviceReport,
+    /// DirectML's adapter memory before and after the session was created, when it can be read.
+    pub memory: Option<GpuMemoryTracker>,
+}
+
+/// DirectML's adapter memory for this process in three phases of a run (DXGI
+/// `QueryVideoMemoryInfo`): what the model and its session cost on the GPU.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuMemory {
+    /// The adapter read (DirectML's `device_id`).
+    pub adapter: u32,
+    pub before_session: VideoMemory,
+    pub after_session: Option<VideoMemory>,
+    /// The largest reading between timed runs (one reading after each).
+    pub peak_timed_runs: Option<VideoMemory>,
+}
+
+/// Reads [`GpuMemory`] as a run goes on.
+pub struct GpuMemoryTracker {
+    pub memory: GpuMemory,
+    probe: VideoMemoryProbe,
+}
+
+impl GpuMemoryTracker {
+    /// Starts tracking when the plan runs DirectML on an adapter DXGI can be asked about.
+    fn start(plan: &SessionPlan) -> Option<GpuMemoryTracker> {
+        let adapter = plan.device_id()?;
+        let probe = VideoMemoryProbe::open(adapter)?;
+        let before_session = probe.read()?;
+        Some(GpuMemoryTracker {
+            memory: GpuMemory { adapter, before_session, after_session: None, peak_timed_runs: None },
+            probe,
+        })
+    }
+
+    fn session_created(&mut self) {
+        self.memory.after_session = self.probe.read();
+    }
+
+    /// One reading between timed runs, kept if it is the largest so far.
+    pub fn sample(&mut self) {
+        if let Some(now) = self.probe.read() {
+            self.memory.peak_timed_runs = Some(self.memory.peak_timed_runs.map_or(now, |p| p.max(now)));
+        }
+    }
 }
 
 /// Which execution provider and device actually run the model.
@@ -74,42 +120,84 @@ impl DeviceReport {
     }
 }
 
-/// Reads the model, resolves the plan, creates the session. With `print_plan` the plan goes to
-/// stderr first, even when it then cannot be applied; `on_plan` sees a plan that can, before
-/// the session is created.
-pub fn load(
+/// Resolves the plan for `request` and checks that the loaded ONNX Runtime can apply it.
+///
+/// With `print_plan` a plan that cannot be applied is printed before the error; one that can is
+/// printed by [`finish_plan`], once the inputs have fixed what they fix.
+pub fn resolve_plan(
     runtime: &Runtime,
-    model_path: &Path,
+    info: &ModelInfo,
     request: &PlanRequest,
     print_plan: bool,
-    on_plan: impl FnOnce(&SessionPlan),
-) -> Result<LoadedModel> {
-    let started = Instant::now();
-    let info = ModelInfo::read(model_path)?;
-    let load_time = started.elapsed();
+) -> Result<SessionPlan> {
+    let plan = plan::resolve(request, &runtime.library.providers, info)?;
+    if !print_plan {
+        plan::check_available(&plan, request, &runtime.library.providers)?;
+    }
+    Ok(plan)
+}
 
-    let plan = plan::resolve(request, &runtime.library.providers, &info)?;
+/// Completes the plan from the inputs about to be bound (DirectML's automatic dimension
+/// overrides) and, with `print_plan`, prints it; then checks it can be applied.
+pub fn finish_plan(
+    runtime: &Runtime,
+    plan: &mut SessionPlan,
+    info: &ModelInfo,
+    request: &PlanRequest,
+    bound: &[plan::BoundShape],
+    print_plan: bool,
+) -> Result<()> {
+    plan::fix_dims_from_inputs(plan, info, bound)?;
     if print_plan {
         eprintln!("session plan:\n{plan}");
+        plan::check_available(plan, request, &runtime.library.providers)?;
     }
-    plan::check_available(&plan, request, &runtime.library.providers)?;
-    on_plan(&plan);
+    Ok(())
+}
+
+/// Reads the model and opens a session for `request` as it stands: no automatic dimension
+/// overrides (used where no inputs are bound first: reference sessions).
+pub fn load(runtime: &Runtime, model_path: &Path, request: &PlanRequest) -> Result<LoadedModel> {
+    let (info, load_time) = read_model(model_path)?;
+    let mut plan = resolve_plan(runtime, &info, request, false)?;
+    plan.auto_dims = false;
+    open(runtime, model_path, info, load_time, plan)
+}
+
+/// Reads the model file's header (inputs, outputs, opsets; not the weights), timed.
+pub fn read_model(model_path: &Path) -> Result<(ModelInfo, Duration)> {
+    let started = Instant::now();
+    let info = ModelInfo::read(model_path)?;
+    Ok((info, started.elapsed()))
+}
+
+/// Creates the session `plan` describes.
+pub fn open(
+    runtime: &Runtime,
+    model_path: &Path,
+    info: ModelInfo,
+    load_time: Duration,
+    plan: SessionPlan,
+) -> Result<LoadedModel> {
     if let Some(id) = plan.device_id() {
         crate::devices::check_device_index(id)?;
     }
     if plan.uses_directml() {
         crate::devices::pin_wine_vulkan();
     }
-
+    let mut memory = GpuMemoryTracker::start(&plan);
     let started = Instant::now();
     let (session, placement) = session::build(runtime, &plan, model_path)
         .map_err(|(step, e)| session_error(&plan, model_path, step, &e.to_string()))?;
     let session_time = started.elapsed();
+    if let Some(tracker) = &mut memory {
+        tracker.session_created();
+    }
 
-    let inputs = signatures(&session, &plan, &info);
+    let inputs = input_signatures(&info, &plan);
     let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
     let device = DeviceReport { placement, ..device_report(&plan) };
-    Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device })
+    Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device, memory })
 }
 
 /// The one line a user sees when a session cannot be built: a DirectML device that cannot
@@ -162,51 +250,40 @@ fn device_report(plan: &SessionPlan) -> DeviceReport {
     }
 }
 
-/// The session's inputs with `--dim` overrides applied to their free dimensions.
-fn signatures(session: &Session, plan: &SessionPlan, info: &ModelInfo) -> Vec<InputSignature> {
-    session
-        .inputs()
+/// The model's inputs as the model file declares them, with the plan's dimension overrides
+/// applied to their free dimensions: what inputs are bound against, before any session exists.
+pub fn input_signatures(info: &ModelInfo, plan: &SessionPlan) -> Vec<InputSignature> {
+    info.inputs
         .iter()
-        .map(|outlet| {
-            let name = outlet.name().to_string();
-            let declared = info.input(&name);
-            match outlet.dtype() {
-                ort::value::ValueType::Tensor { ty, shape, dimension_symbols } => {
-                    let dims = shape
-                        .iter()
-                        .enumerate()
-                        .map(|(axis, &size)| {
-                            let declared_dim = declared.and_then(|d| d.dims.get(axis));
-                            // After an override ONNX Runtime reports the dimension as fixed and
-                            // drops its name; the model file still has it.
-                            let symbol = dimension_symbols
-                                .get(axis)
-                                .filter(|s| !s.is_empty())
-                                .cloned()
-                                .or_else(|| declared_dim.and_then(|d| d.param.clone()));
-                            let denotation = declared_dim.and_then(|d| d.denotation.clone());
-                            let fixed = (size >= 0).then_some(size as usize).or_else(|| {
-                                plan.dimension_overrides.iter().find_map(|o| {
-                                    let matches = match o.by {
-                                        DimKey::Name => symbol.as_deref() == Some(o.key.as_str()),
-                                        DimKey::Denotation => denotation.as_deref() == Some(o.key.as_str()),
-                                    };
-                                    matches.then_some(o.value as usize)
-                                })
-                            });
-                            DimSpec { size: fixed, symbol }
+        .map(|input| {
+            let dims = input
+                .dims
+                .iter()
+                .map(|d| {
+                    let fixed = d.value.filter(|v| *v >= 0).map(|v| v as usize).or_else(|| {
+                        plan.dimension_overrides.iter().find_map(|o| {
+                            let matches = match o.by {
+                                DimKey::Name => d.param.as_deref() == Some(o.key.as_str()),
+                                DimKey::Denotation => d.denotation.as_deref() == Some(o.key.as_str()),
+                            };
+                            matches.then_some(o.value as usize)
                         })
-                        .collect();
-                    let dtype = DType::from_ort(*ty);
-                    InputSignature {
-                        name,
-                        dtype,
-                        type_name: dtype.map_or_else(|| ty.to_string(), |d| d.name().to_string()),
-                        dims,
-                    }
-                }
-                other => InputSignature { name, dtype: None, type_name: other.to_string(), dims: Vec::new() },
-            }
+                    });
+                    DimSpec { size: fixed, symbol: d.param.clone() }
+                })
+                .collect();
+            let dtype = match input.kind {
+                ValueKind::Tensor => input.dtype.as_deref().and_then(DType::parse),
+                _ => None,
+            };
+            let element = input.dtype.as_deref().unwrap_or("unknown");
+            let type_name = match input.kind {
+                ValueKind::Tensor => element.to_string(),
+                ValueKind::Sequence => format!("sequence of {element} tensors"),
+                ValueKind::Optional => format!("optional {element} value"),
+                ValueKind::Other => "map or other non-tensor value".to_string(),
+            };
+            InputSignature { name: input.name.clone(), dtype, type_name, dims }
         })
         .collect()
 }
@@ -275,12 +352,14 @@ pub fn warm_up(session: &mut Session, inputs: &PreparedInputs, runs: u64) -> Res
 }
 
 /// Timed runs: one latency sample (ms) per run. Stops early on Ctrl-C (the samples so far are
-/// kept) or when the time box is spent.
+/// kept) or when the time box is spent. GPU memory, when tracked, is read after each run,
+/// outside the timed part.
 pub fn timed_runs(
     session: &mut Session,
     inputs: &PreparedInputs,
     budget: RunBudget,
     bar: &indicatif::ProgressBar,
+    mut memory: Option<&mut GpuMemoryTracker>,
 ) -> Result<Vec<f64>> {
     let mut samples = Vec::with_capacity(budget.max.min(1 << 20) as usize);
     let started = Instant::now();
@@ -294,6 +373,9 @@ pub fn timed_runs(
         let t = Instant::now();
         run(session, inputs)?;
         samples.push(t.elapsed().as_secs_f64() * 1000.0);
+        if let Some(memory) = memory.as_deref_mut() {
+            memory.sample();
+        }
         bar.inc(1);
     }
     Ok(samples)

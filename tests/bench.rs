@@ -221,10 +221,10 @@ fn ctrl_c_stops_a_long_bench_with_partial_statistics_and_exit_130() {
 }
 
 #[test]
-fn a_bench_that_fails_after_the_session_starts_leaves_no_partial_files() {
-    // ONNX Runtime writes the optimised model while creating the session (complete once the
-    // session exists, so it is kept as a cache entry) and the profile when the session is
-    // destroyed (on this failure path: removed). The input, a text file, fails in between.
+fn a_bench_whose_input_fails_leaves_no_partial_files() {
+    // ONNX Runtime writes the optimised model while creating the session and the profile when
+    // the session is destroyed. Inputs are bound before the session exists (their shapes can fix
+    // free dimensions), so an input that fails, a text file here, leaves neither behind.
     let dir = tempfile::tempdir().unwrap();
     let (cache, profile) = (dir.path().join("cache"), dir.path().join("profile"));
     let manifest = dir.path().join("bench.toml");
@@ -251,15 +251,20 @@ fn a_bench_that_fails_after_the_session_starts_leaves_no_partial_files() {
         std::fs::read_dir(folder).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect()
     };
     assert_eq!(names(&profile), Vec::<String>::new(), "no profile from a failed run");
-    let cached = names(&cache);
-    assert!(cached.len() == 1 && cached[0].starts_with("add_mul-") && cached[0].ends_with(".onnx"), "{cached:?}");
-    // The same bench with a generated input hits that cache entry and keeps its profile.
+    assert_eq!(names(&cache), Vec::<String>::new(), "no cache entry from a failed run");
+    // The same bench with a generated input writes the cache entry, and a second one hits it
+    // and keeps its profile.
     let manifest_ok = dir.path().join("ok.toml");
     std::fs::write(
         &manifest_ok,
         format!("[[model]]\npath = \"{}\"\ndims = {{ batch = 2 }}\n", test_model("add_mul.onnx").display()),
     )
     .unwrap();
+    let (report, _) =
+        bench_json(&[manifest_ok.to_str().unwrap(), "--iterations", "2", "--cache", cache.to_str().unwrap()]);
+    assert_eq!(report["models"][0]["cache"], "written");
+    let cached = names(&cache);
+    assert!(cached.len() == 1 && cached[0].starts_with("add_mul-") && cached[0].ends_with(".onnx"), "{cached:?}");
     let mut args = vec![manifest_ok.to_str().unwrap(), "--iterations", "2"];
     args.extend(["--cache", cache.to_str().unwrap(), "--profile", profile.to_str().unwrap()]);
     let (report, _) = bench_json(&args);

@@ -282,12 +282,73 @@ fn print_plan_shows_the_directml_rules_even_where_directml_is_missing() {
     assert!(stderr.contains("DmlExecutionProvider (device_id 1) -> CPUExecutionProvider"), "{stderr}");
     assert!(stderr.contains("execution mode      : Sequential"), "{stderr}");
     assert!(stderr.contains("memory pattern      : disabled"), "{stderr}");
-    assert!(stderr.contains("unfixed dimensions  : N"), "{stderr}");
+    // The generated input's batch of 1 fixes N, as it would on Windows.
+    assert!(
+        stderr.contains("dimension overrides : N=1 (automatic, from input 'input' axis 0 (generated))"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unfixed dimensions  : none"), "{stderr}");
     // And then, on Linux, the honest refusal.
     if !cfg!(windows) {
         assert_eq!(out.status.code(), Some(2));
         assert!(stderr.contains("DirectML exists only on Windows"), "{stderr}");
     }
+}
+
+fn plan_for(args: &[&str]) -> String {
+    let out =
+        dmlrun().arg(sample("squeezenet1.1.onnx")).args(["--ep", "dml", "--print-plan"]).args(args).output().unwrap();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn directml_fixes_the_batch_from_the_images_given() {
+    // The seed command: `dmlrun squeezenet1.1.onnx --device 0 --input cat.png` gets N=1 by itself.
+    let cat = sample("cat.png");
+    let cat = cat.to_str().unwrap();
+    let one = plan_for(&["--device", "0", "--input", cat]);
+    assert!(one.contains("dimension overrides : N=1 (automatic, from input 'input' axis 0 (1 image))"), "{one}");
+    let two = plan_for(&["--input", cat, "--input", cat]);
+    assert!(two.contains("dimension overrides : N=2 (automatic, from input 'input' axis 0 (2 images))"), "{two}");
+    // An explicit --dim wins: the batch is checked against it, not overridden.
+    let explicit = plan_for(&["--dim", "N=1", "--input", cat]);
+    assert!(explicit.contains("dimension overrides : N=1\n"), "{explicit}");
+    let wrong = plan_for(&["--dim", "N=2", "--input", cat]);
+    assert!(wrong.contains("has a batch of 2 but 1 image(s) were given"), "{wrong}");
+    // --no-auto-dims leaves N free, and the warning says why.
+    let off = plan_for(&["--no-auto-dims", "--input", cat]);
+    assert!(off.contains("dimension overrides : none") && off.contains("unfixed dimensions  : N"), "{off}");
+    assert!(off.contains("automatic dims      : off (--no-auto-dims)"), "{off}");
+}
+
+#[test]
+fn the_cpu_keeps_free_dimensions_free() {
+    let out = dmlrun()
+        .arg(sample("squeezenet1.1.onnx"))
+        .args(["--ep", "cpu", "--iterations", "1", "--json", "-"])
+        .arg("--input")
+        .arg(sample("cat.png"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["plan"]["dimension_overrides"], serde_json::json!([]));
+    assert_eq!(report["plan"]["auto_dims"], false);
+    assert_eq!(report["plan"]["unfixed_dims"], serde_json::json!(["N"]));
+}
+
+#[test]
+fn a_device_name_needs_dxgi() {
+    if cfg!(windows) {
+        return;
+    }
+    let out =
+        dmlrun().arg(sample("squeezenet1.1.onnx")).args(["--device", "H100", "--generate", "zeros"]).output().unwrap();
+    let err = assert_one_line_error(&out, "--device 'H100'");
+    assert!(err.contains("DirectML adapters exist only on Windows"), "{err}");
+    let out = dmlrun().arg(sample("squeezenet1.1.onnx")).args(["--device", "luid:1-zz"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a 32-bit hex number"));
 }
 
 #[test]

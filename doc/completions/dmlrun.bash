@@ -77,7 +77,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -h -V --color --input --generate --seed --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --help --version run test bench info devices doctor completions man help"
+            opts="-i -q -h -V --color --input --generate --seed --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --help --version run test bench info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -263,7 +263,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --json --csv --markdown --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --cache --quiet --max-tensor-bytes --ep --device --dml-performance-preference --dml-device-filter --dim --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --color --help"
+            opts="-q -h --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --json --csv --markdown --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --cache --quiet --max-tensor-bytes --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -659,7 +659,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__run)
-            opts="-i -q -h --input --generate --seed --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --color --help"
+            opts="-i -q -h --input --generate --seed --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -845,7 +845,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --junit --verbose --quiet --max-tensor-bytes --ep --device --dml-performance-preference --dml-device-filter --dim --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --color --help"
+            opts="-j -v -q -h --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --junit --verbose --quiet --max-tensor-bytes --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

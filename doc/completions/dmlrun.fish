@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= print-plan preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= print-plan preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -56,7 +56,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-image-pixels -d 'Refu
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
 dml\t'DirectML; an error where it is not available'
 cpu\t'The CPU execution provider only'"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l device -d 'DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML\'s device_id' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
 high-performance\t''
 minimum-power\t''"
@@ -101,6 +101,7 @@ error\t''
 fatal\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s q -l quiet -d 'Print only the outputs, no timings or progress'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s V -l version -d 'Print version'
@@ -142,7 +143,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-image-pixels -
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
 dml\t'DirectML; an error where it is not available'
 cpu\t'The CPU execution provider only'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l device -d 'DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML\'s device_id' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
 high-performance\t''
 minimum-power\t''"
@@ -190,6 +191,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s q -l quiet -d 'Print only the outputs, no timings or progress'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
@@ -212,7 +214,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
 dml\t'DirectML; an error where it is not available'
 cpu\t'The CPU execution provider only'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l device -d 'DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML\'s device_id' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
 high-performance\t''
 minimum-power\t''"
@@ -242,6 +244,7 @@ never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s v -l verbose -d 'List passing cases too'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s q -l quiet -d 'Print only the summary line'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
@@ -273,7 +276,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-tensor-bytes
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
 dml\t'DirectML; an error where it is not available'
 cpu\t'The CPU execution provider only'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l device -d 'DirectML adapter index (DXGI order, as `dmlrun devices` lists them): DirectML\'s device_id' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
 high-performance\t''
 minimum-power\t''"
@@ -301,6 +304,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l color -d 'When t
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s q -l quiet -d 'No progress bars'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F

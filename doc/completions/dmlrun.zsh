@@ -43,7 +43,7 @@ cpu\:"The CPU execution provider only"))' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
-'--device=[DirectML adapter index (DXGI order, as \`dmlrun devices\` lists them)\: DirectML'\''s device_id]:N:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
@@ -74,6 +74,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
 '-q[Print only the outputs, no timings or progress]' \
 '--quiet[Print only the outputs, no timings or progress]' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -118,7 +119,7 @@ cpu\:"The CPU execution provider only"))' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
-'--device=[DirectML adapter index (DXGI order, as \`dmlrun devices\` lists them)\: DirectML'\''s device_id]:N:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
@@ -150,6 +151,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
 '-q[Print only the outputs, no timings or progress]' \
 '--quiet[Print only the outputs, no timings or progress]' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -176,7 +178,7 @@ cpu\:"The CPU execution provider only"))' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
-'--device=[DirectML adapter index (DXGI order, as \`dmlrun devices\` lists them)\: DirectML'\''s device_id]:N:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
@@ -194,6 +196,7 @@ cpu\:"The CPU execution provider only"))' \
 '--verbose[List passing cases too]' \
 '-q[Print only the summary line]' \
 '--quiet[Print only the summary line]' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -228,7 +231,7 @@ cpu\:"The CPU execution provider only"))' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
-'--device=[DirectML adapter index (DXGI order, as \`dmlrun devices\` lists them)\: DirectML'\''s device_id]:N:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
@@ -243,6 +246,7 @@ cpu\:"The CPU execution provider only"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '-q[No progress bars]' \
 '--quiet[No progress bars]' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

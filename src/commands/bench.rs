@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+
+use crate::exit::ExitStatus;
 use indicatif::MultiProgress;
 use sha2::{Digest, Sha256};
 
@@ -20,13 +22,14 @@ use crate::report::ms;
 use crate::runner::{self, PreparedInputs};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
+use crate::settings;
 
 /// Default timed runs per model when neither --iterations nor --duration is given.
 const DEFAULT_ITERATIONS: u64 = 100;
 /// Above this coefficient of variation the numbers are too noisy to compare.
 const HIGH_COV: f64 = 0.10;
 
-pub fn execute(args: &BenchArgs) -> Result<i32> {
+pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     let targets = manifest::resolve(&args.targets)?;
     let baseline = match &args.baseline {
         Some(path) => Some(read_baseline(path)?),
@@ -36,7 +39,7 @@ pub fn execute(args: &BenchArgs) -> Result<i32> {
         crate::outputs::prepare_dir(dir, "--profile/--cache")?;
     }
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
-    let base_request = super::run::plan_request(&args.session, args.ort.ort_log_level);
+    let base_request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
 
     // A --dim applies to the models that have that dimension; one that no model has is a typo.
     let infos = targets.iter().map(|t| crate::model::ModelInfo::read(&t.path)).collect::<Result<Vec<_>>>()?;
@@ -104,13 +107,7 @@ pub fn execute(args: &BenchArgs) -> Result<i32> {
     }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| m.comparison.as_ref().is_some_and(|c| !c.is_empty()));
-    Ok(if report.interrupted {
-        crate::interrupt::EXIT_INTERRUPTED
-    } else if regressed || differs {
-        super::test::EXIT_FAILED
-    } else {
-        0
-    })
+    Ok(ExitStatus::of_checks(regressed || differs))
 }
 
 fn read_baseline(path: &Path) -> Result<StoredReport> {
@@ -162,12 +159,8 @@ fn bench_model(
         }
     }
 
-    let mut model = runner::load(runtime, &model_path, &request, false, |_| {})?;
-    if let Some(pending) = &cache_write {
-        pending.keep(&pending.partial_path()).context("--cache")?;
-        cache = Some("written".to_string());
-    }
-
+    let (info, model_load) = runner::read_model(&model_path)?;
+    let mut plan = runner::resolve_plan(runtime, &info, &request, args.session.print_plan)?;
     let options = LoadOptions {
         preprocess: crate::inputs::image::PreprocessRequest { max_pixels: 100_000_000, ..Default::default() },
         generate: Some(target.generate.unwrap_or(args.generate)),
@@ -175,7 +168,13 @@ fn bench_model(
         max_tensor_bytes: args.max_tensor_bytes,
     };
     let input_args: Vec<InputArg> = target.inputs.iter().cloned().map(InputArg).collect();
-    let bound = inputs::bind(&input_args, &model.inputs, &options)?;
+    let bound = inputs::bind(&input_args, &runner::input_signatures(&info, &plan), &options)?;
+    runner::finish_plan(runtime, &mut plan, &info, &request, &bound.shapes(), args.session.print_plan)?;
+    let mut model = runner::open(runtime, &model_path, info, model_load, plan)?;
+    if let Some(pending) = &cache_write {
+        pending.keep(&pending.partial_path()).context("--cache")?;
+        cache = Some("written".to_string());
+    }
     let prepared = PreparedInputs::new(&bound.tensors)?;
 
     let started = Instant::now();
@@ -193,7 +192,7 @@ fn bench_model(
         (None, None) => runner::RunBudget { max: DEFAULT_ITERATIONS, time_box: None, min: 0 },
     };
     let bar = bars.add(crate::progress::iterations(budget.max, &target.name, args.quiet));
-    let samples = runner::timed_runs(&mut model.session, &prepared, budget, &bar)?;
+    let samples = runner::timed_runs(&mut model.session, &prepared, budget, &bar, model.memory.as_mut())?;
     bar.finish_and_clear();
     bars.remove(&bar);
     if samples.is_empty() && crate::interrupt::interrupted() {
@@ -215,12 +214,13 @@ fn bench_model(
         Some(pending) => Some(finish_profile(&mut model.session, pending)?),
         None => None,
     };
-    let gpu_memory_bytes = model.plan.device_id().and_then(crate::devices::gpu_memory_in_use);
+    let gpu_memory = model.memory.as_ref().map(|m| m.memory.clone());
+    let gpu_memory_bytes = gpu_memory.as_ref().and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
     let comparison = match args.compare.compare_ep {
         Some(ep) => {
             let reference_request = request.reference(ep, args.compare.compare_opt_level);
-            let mut reference = runner::load(runtime, &model_path, &reference_request, false, |_| {})
-                .context("--compare-ep reference session")?;
+            let mut reference =
+                runner::load(runtime, &model_path, &reference_request).context("--compare-ep reference session")?;
             let want = runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
             let got = runner::run_to_host(&mut model.session, &prepared)?;
             let tol = Tolerance {
@@ -247,6 +247,7 @@ fn bench_model(
         items_per_s,
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
         gpu_memory_bytes,
+        gpu_memory,
         profile,
         comparison,
         warnings,

@@ -2,10 +2,12 @@
 
 use anyhow::Result;
 
+use crate::exit::ExitStatus;
+
 use crate::cli::DevicesArgs;
 use crate::devices::{list_adapters, vendor_name};
 
-pub fn execute(args: &DevicesArgs) -> Result<i32> {
+pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
     let adapters = match list_adapters() {
         Ok(list) => list,
         // Not a failure of this command: the honest answer on this platform is "none".
@@ -15,13 +17,13 @@ pub fn execute(args: &DevicesArgs) -> Result<i32> {
                 Some(path) if crate::report::write_json(path, &empty, "--json")? => eprintln!("dmlrun: {e}"),
                 _ => println!("{e}"),
             }
-            return Ok(0);
+            return Ok(ExitStatus::Success);
         }
         Err(e) => return Err(e),
     };
     if let Some(path) = &args.json {
         if crate::report::write_json(path, &adapters, "--json")? {
-            return Ok(0);
+            return Ok(ExitStatus::Success);
         }
     }
     if adapters.is_empty() {
@@ -40,5 +42,5 @@ pub fn execute(args: &DevicesArgs) -> Result<i32> {
             if a.software { "  (software adapter)" } else { "" }
         );
     }
-    Ok(0)
+    Ok(ExitStatus::Success)
 }

@@ -4,6 +4,8 @@
 use std::io::Write;
 
 use anyhow::Result;
+
+use crate::exit::ExitStatus;
 use clap::CommandFactory;
 
 use crate::cli::Cli;
@@ -22,12 +24,12 @@ pub fn man_page() -> Result<Vec<u8>> {
     Ok(out)
 }
 
-pub fn completions(shell: clap_complete::Shell) -> Result<i32> {
+pub fn completions(shell: clap_complete::Shell) -> Result<ExitStatus> {
     std::io::stdout().write_all(&completion_script(shell))?;
-    Ok(0)
+    Ok(ExitStatus::Success)
 }
 
-pub fn man() -> Result<i32> {
+pub fn man() -> Result<ExitStatus> {
     std::io::stdout().write_all(&man_page()?)?;
-    Ok(0)
+    Ok(ExitStatus::Success)
 }

@@ -1,13 +1,15 @@
 //! `dmlrun doctor`: which ONNX Runtime is loaded, from where, and what it offers.
 
 use anyhow::Result;
+
+use crate::exit::ExitStatus;
 use serde_json::json;
 
 use crate::cli::DoctorArgs;
 use crate::runtime::plan::DML_PROVIDER;
 use crate::runtime::{session, Runtime};
 
-pub fn execute(args: &DoctorArgs) -> Result<i32> {
+pub fn execute(args: &DoctorArgs) -> Result<ExitStatus> {
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
     let lib = &runtime.library;
     let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
@@ -23,7 +25,7 @@ pub fn execute(args: &DoctorArgs) -> Result<i32> {
             "adapters_error": adapters.as_ref().err().map(|e| e.to_string()),
         });
         if crate::report::write_json(path, &value, "--json")? {
-            return Ok(0);
+            return Ok(ExitStatus::Success);
         }
     }
     println!("dmlrun        {}", env!("CARGO_PKG_VERSION"));
@@ -49,5 +51,5 @@ pub fn execute(args: &DoctorArgs) -> Result<i32> {
         }
         Err(e) => println!("adapters      {e}"),
     }
-    Ok(0)
+    Ok(ExitStatus::Success)
 }

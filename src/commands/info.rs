@@ -2,14 +2,16 @@
 
 use anyhow::Result;
 
+use crate::exit::ExitStatus;
+
 use crate::cli::InfoArgs;
 use crate::model::{IoInfo, ModelInfo};
 
-pub fn execute(args: &InfoArgs) -> Result<i32> {
+pub fn execute(args: &InfoArgs) -> Result<ExitStatus> {
     let info = ModelInfo::read(&args.model)?;
     if let Some(path) = &args.json {
         if crate::report::write_json(path, &info, "--json")? {
-            return Ok(0);
+            return Ok(ExitStatus::Success);
         }
     }
     println!("model      {}", args.model.display());
@@ -44,7 +46,7 @@ pub fn execute(args: &InfoArgs) -> Result<i32> {
             println!("  {k} = {v}");
         }
     }
-    Ok(0)
+    Ok(ExitStatus::Success)
 }
 
 fn print_io(io: &IoInfo) {

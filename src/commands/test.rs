@@ -7,6 +7,8 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+
+use crate::exit::ExitStatus;
 use serde::Serialize;
 
 use crate::cli::TestArgs;
@@ -16,11 +18,9 @@ use crate::runner::{self, PreparedInputs};
 use crate::runtime::placement::EpNodes;
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::{LibraryInfo, Runtime};
+use crate::settings;
 use crate::tensor::HostValue;
 use crate::testdata::{self, Case};
-
-/// Exit code when a case failed (2 is for errors that stop the run itself).
-pub const EXIT_FAILED: i32 = 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -98,14 +98,14 @@ struct Settings<'a> {
     max_tensor_bytes: u64,
 }
 
-pub fn execute(args: &TestArgs) -> Result<i32> {
+pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     let cases = testdata::discover(&args.paths)?;
     let expectations = match &args.expect {
         Some(path) => read_expectations(path)?,
         None => BTreeMap::new(),
     };
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
-    let mut request = super::run::plan_request(&args.session, args.ort.ort_log_level);
+    let mut request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
     let jobs = args.jobs as usize;
     if jobs > 1 && request.intra_op_threads.is_none() {
         // Several sessions at once: one thread each, not one pool per core per session.
@@ -199,7 +199,7 @@ pub fn execute(args: &TestArgs) -> Result<i32> {
     } else {
         report.summary.failed + report.summary.errors > 0
     };
-    Ok(if failed { EXIT_FAILED } else { 0 })
+    Ok(ExitStatus::of_checks(failed))
 }
 
 fn describe_request(r: &PlanRequest) -> String {
@@ -259,10 +259,28 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
     if case.data_sets.is_empty() {
         bail!("no test_data_set_* folder");
     }
-    let mut model = runner::load(settings.runtime, &case.model, &settings.request, false, |_| {})?;
+    // Every data set is read before the session exists: with DirectML, the shapes they agree on
+    // fix the model's free dimensions.
+    let (info, model_load) = runner::read_model(&case.model)?;
+    let mut plan = runner::resolve_plan(settings.runtime, &info, &settings.request, false)?;
+    let signatures = runner::input_signatures(&info, &plan);
+    let input_names: Vec<String> = signatures.iter().map(|s| s.name.clone()).collect();
+    // File K of a data set has the type of the model's K-th input (or output) as the model file declares it.
+    let input_kinds: Vec<ValueKind> = info.inputs.iter().map(|i| i.kind).collect();
+    let mut sets = Vec::new();
+    for set in &case.data_sets {
+        let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let inputs = testdata::read_values(set, "input", &input_kinds, settings.max_tensor_bytes)?;
+        let inputs =
+            testdata::bind_by_name_or_position(inputs, &input_names).with_context(|| format!("{set_name} inputs"))?;
+        sets.push((set, set_name, inputs));
+    }
+    let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
+    runner::finish_plan(settings.runtime, &mut plan, &info, &settings.request, &shapes, false)?;
+    let mut model = runner::open(settings.runtime, &case.model, info, model_load, plan)?;
     placement.clone_from(&model.device.placement);
     let mut reference = match &settings.reference {
-        Some(r) => Some(runner::load(settings.runtime, &case.model, r, false, |_| {}).context("reference session")?),
+        Some(r) => Some(runner::load(settings.runtime, &case.model, r).context("reference session")?),
         None => None,
     };
     let tol_for = |output: &str| -> Tolerance {
@@ -271,10 +289,6 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
             rtol: case.rtol.unwrap_or(settings.default_tol.rtol),
         })
     };
-    let input_names: Vec<String> = model.inputs.iter().map(|s| s.name.clone()).collect();
-    // File K of a data set has the type of the model's K-th input (or output) as the model file declares it.
-    let input_kinds: Vec<ValueKind> =
-        input_names.iter().map(|n| model.info.input(n).map(|i| i.kind).unwrap_or_default()).collect();
     let output_kinds: Vec<ValueKind> = model
         .output_names
         .iter()
@@ -282,12 +296,8 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
         .collect();
     let mut mismatches = Vec::new();
     let mut max_abs_diff: Option<f64> = None;
-    for set in &case.data_sets {
-        let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let inputs = testdata::read_values(set, "input", &input_kinds, settings.max_tensor_bytes)?;
-        let inputs =
-            testdata::bind_by_name_or_position(inputs, &input_names).with_context(|| format!("{set_name} inputs"))?;
-        let prepared = PreparedInputs::from_values(settings.runtime, &inputs, &model.info)?;
+    for (set, set_name, inputs) in &sets {
+        let prepared = PreparedInputs::from_values(settings.runtime, inputs, &model.info)?;
         let actual = runner::run_to_host_values(&mut model.session, &prepared)?;
         let expected = match &mut reference {
             Some(r) => runner::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
@@ -328,6 +338,38 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
         }
     }
     Ok((mismatches, max_abs_diff))
+}
+
+/// The shape of each tensor input that is the same in every data set (an input whose sets
+/// differ is left out, so its free dimensions stay free), named after the first set.
+fn agreed_shapes<'a>(
+    mut sets: impl Iterator<Item = (&'a str, &'a [(String, HostValue)])>,
+) -> Vec<crate::runtime::plan::BoundShape> {
+    let Some((first_name, first)) = sets.next() else { return Vec::new() };
+    let mut shapes: Vec<crate::runtime::plan::BoundShape> = first
+        .iter()
+        .filter_map(|(name, value)| match value {
+            HostValue::Tensor(t) => Some(crate::runtime::plan::BoundShape {
+                input: name.clone(),
+                shape: t.shape.clone(),
+                from: first_name.to_string(),
+            }),
+            _ => None,
+        })
+        .collect();
+    let mut count = 1;
+    for (_, inputs) in sets {
+        count += 1;
+        shapes.retain(|s| {
+            inputs.iter().any(|(n, v)| n == &s.input && matches!(v, HostValue::Tensor(t) if t.shape == s.shape))
+        });
+    }
+    if count > 1 {
+        for s in &mut shapes {
+            s.from = format!("all {count} data sets");
+        }
+    }
+    shapes
 }
 
 fn read_expectations(path: &Path) -> Result<BTreeMap<String, Status>> {

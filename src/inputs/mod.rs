@@ -86,6 +86,26 @@ pub struct BoundInputs {
     pub sources: Vec<InputSource>,
 }
 
+impl BoundInputs {
+    /// Each input's shape and what it came from, for the plan's automatic dimension overrides.
+    pub fn shapes(&self) -> Vec<crate::runtime::plan::BoundShape> {
+        self.sources
+            .iter()
+            .map(|s| {
+                let from = match (s.kind.as_str(), s.files.as_slice()) {
+                    ("image", [_]) => "1 image".to_string(),
+                    ("image", files) => format!("{} images", files.len()),
+                    (_, [file, ..]) => file
+                        .file_name()
+                        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned()),
+                    (kind, []) => kind.to_string(),
+                };
+                crate::runtime::plan::BoundShape { input: s.name.clone(), shape: s.shape.clone(), from }
+            })
+            .collect()
+    }
+}
+
 enum Loaded {
     Tensor { tensor: HostTensor, kind: &'static str, file: PathBuf },
     Images(Vec<PathBuf>),
@@ -187,7 +207,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
     let mut tensors = Vec::new();
     let mut sources = Vec::new();
     // Values that symbolic dimensions take in the inputs given so far, to keep them consistent.
-    let mut symbols: BTreeMap<String, usize> = BTreeMap::new();
+    let mut symbols = Symbols::new();
     let mut missing = Vec::new();
     for sig in signatures {
         let Some(loaded) = assigned.remove(&sig.name) else {
@@ -264,7 +284,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
             .iter()
             .map(|d| match (d.size, &d.symbol) {
                 (Some(n), _) => n,
-                (None, Some(sym)) if symbols.contains_key(sym) => symbols[sym],
+                (None, Some(sym)) if symbols.contains_key(sym) => symbols[sym].0,
                 (None, sym) => {
                     defaulted.push(sym.clone().unwrap_or_else(|| "?".into()));
                     1
@@ -311,13 +331,12 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     })
 }
 
+/// The size each symbolic dimension took in the inputs checked so far, and which input (and
+/// axis) gave it.
+pub type Symbols = BTreeMap<String, (usize, String, usize)>;
+
 /// Checks dtype, rank and every dimension of `tensor` against `sig`.
-pub fn check_tensor(
-    sig: &InputSignature,
-    tensor: &HostTensor,
-    files: &[PathBuf],
-    symbols: &mut BTreeMap<String, usize>,
-) -> Result<()> {
+pub fn check_tensor(sig: &InputSignature, tensor: &HostTensor, files: &[PathBuf], symbols: &mut Symbols) -> Result<()> {
     let from = files.first().map(|f| format!(" ({})", f.display())).unwrap_or_default();
     if Some(tensor.dtype) != sig.dtype {
         bail!("input '{}' expects {}, got {}{from}", sig.name, sig.type_name, tensor.dtype);
@@ -348,12 +367,15 @@ pub fn check_tensor(
         }
         if let Some(sym) = &dim.symbol {
             match symbols.get(sym) {
-                Some(&seen) if seen != got => bail!(
-                    "input '{}' has {sym}={got} on axis {axis}{from}, but another input has {sym}={seen}",
-                    sig.name
-                ),
+                Some((seen, input, seen_axis)) if *seen != got => {
+                    let other = if *input == sig.name { "this input".to_string() } else { format!("input '{input}'") };
+                    bail!(
+                        "input '{}' has {sym}={got} on axis {axis}{from}, but {other} has {sym}={seen} on axis {seen_axis}",
+                        sig.name
+                    )
+                }
                 _ => {
-                    symbols.insert(sym.clone(), got);
+                    symbols.insert(sym.clone(), (got, sig.name.clone(), axis));
                 }
             }
         }
@@ -447,7 +469,7 @@ mod tests {
     fn shape_check_names_axis_and_override() {
         let s = sig("input", DType::Float32, &[(Some(2), Some("batch")), (Some(3), None)]);
         let t = HostTensor::from_f32(vec![1, 3], &[0.0; 3]).unwrap();
-        let err = check_tensor(&s, &t, &[], &mut BTreeMap::new()).unwrap_err().to_string();
+        let err = check_tensor(&s, &t, &[], &mut Symbols::new()).unwrap_err().to_string();
         assert!(err.contains("axis 0 must be 2") && err.contains("--dim batch=2"), "{err}");
     }
 
@@ -455,7 +477,7 @@ mod tests {
     fn dtype_mismatch_is_reported() {
         let s = sig("ids", DType::Int64, &[(Some(1), None)]);
         let t = HostTensor::from_f32(vec![1], &[0.0]).unwrap();
-        let err = check_tensor(&s, &t, &[], &mut BTreeMap::new()).unwrap_err().to_string();
+        let err = check_tensor(&s, &t, &[], &mut Symbols::new()).unwrap_err().to_string();
         assert_eq!(err, "input 'ids' expects int64, got float32");
     }
 
@@ -463,10 +485,10 @@ mod tests {
     fn symbolic_dims_must_agree_across_inputs() {
         let a = sig("a", DType::Float32, &[(None, Some("n"))]);
         let b = sig("b", DType::Float32, &[(None, Some("n"))]);
-        let mut symbols = BTreeMap::new();
+        let mut symbols = Symbols::new();
         check_tensor(&a, &HostTensor::from_f32(vec![2], &[0.0; 2]).unwrap(), &[], &mut symbols).unwrap();
         let err = check_tensor(&b, &HostTensor::from_f32(vec![3], &[0.0; 3]).unwrap(), &[], &mut symbols).unwrap_err();
-        assert!(err.to_string().contains("another input has n=2"), "{err}");
+        assert_eq!(err.to_string(), "input 'b' has n=3 on axis 0, but input 'a' has n=2 on axis 0");
     }
 
     #[test]

@@ -5,6 +5,41 @@ use std::fmt::Write;
 use super::RunReport;
 use crate::tensor::format_shape;
 
+/// `local 1.2 GiB before the session, 1.5 GiB after, 1.6 GiB peak in timed runs; non-local ...`
+pub fn describe_gpu_memory(memory: &crate::runner::GpuMemory) -> String {
+    let phases = |pick: fn(&crate::devices::VideoMemory) -> u64| {
+        let mut parts = vec![format!("{} before the session", bytes(pick(&memory.before_session)))];
+        if let Some(after) = &memory.after_session {
+            parts.push(format!("{} after", bytes(pick(after))));
+        }
+        if let Some(peak) = &memory.peak_timed_runs {
+            parts.push(format!("{} peak in timed runs", bytes(pick(peak))));
+        }
+        parts.join(", ")
+    };
+    format!(
+        "adapter {}: local {}; non-local {}",
+        memory.adapter,
+        phases(|m| m.local_bytes),
+        phases(|m| m.non_local_bytes)
+    )
+}
+
+/// Bytes in binary units with one decimal: `512 B`, `3.4 MiB`, `1.2 GiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 /// Renders the whole report. The first lines always say where the model ran.
 pub fn render(report: &RunReport, quiet: bool) -> String {
     let mut out = String::new();
@@ -30,9 +65,19 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             report.plan.optimization_level
         );
         if !report.plan.dimension_overrides.is_empty() {
-            let dims: Vec<String> =
-                report.plan.dimension_overrides.iter().map(|o| format!("{}={}", o.key, o.value)).collect();
+            let dims: Vec<String> = report
+                .plan
+                .dimension_overrides
+                .iter()
+                .map(|o| match &o.source {
+                    crate::runtime::plan::DimSource::Requested => format!("{}={}", o.key, o.value),
+                    automatic => format!("{}={} ({})", o.key, o.value, automatic.describe()),
+                })
+                .collect();
             let _ = writeln!(w, "dims        : {}", dims.join(", "));
+        }
+        if let Some(memory) = &report.gpu_memory {
+            let _ = writeln!(w, "gpu memory  : {}", describe_gpu_memory(memory));
         }
         let _ = writeln!(w);
         let _ = writeln!(w, "inputs:");

@@ -32,6 +32,10 @@ pub struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_k: Option<Vec<TopK>>,
     pub saved_outputs: Vec<PathBuf>,
+    /// DirectML's adapter memory before the session, after it, and at its peak during the timed
+    /// runs (DXGI; absent where it cannot be read: the CPU, non-Windows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_memory: Option<crate::runner::GpuMemory>,
     pub warnings: Vec<String>,
     /// With --compare-ep: the reference run and what differed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,9 +64,11 @@ pub struct ModelReport {
 pub struct Timings {
     /// Loading ONNX Runtime and creating its environment.
     pub runtime_load: f64,
-    /// Reading and decoding the model file.
+    /// dmlrun reading the model file's header (inputs, outputs, opsets); ONNX Runtime's own
+    /// read of the file is part of `session_create`.
     pub model_load: f64,
-    /// ONNX Runtime session creation (optimisation, EP compilation).
+    /// ONNX Runtime session creation: reading and parsing the model file, optimisation, EP
+    /// compilation.
     pub session_create: f64,
     /// Decoding and preprocessing the inputs into ONNX Runtime tensors.
     pub input_prepare: f64,

@@ -101,6 +101,29 @@ pub struct DimOverride {
     pub by: DimKey,
     pub key: String,
     pub value: i64,
+    /// Who chose the size: the user (`--dim`, `--dim-denotation`, a manifest's `dims`) or dmlrun,
+    /// from the inputs it was about to bind.
+    pub source: DimSource,
+}
+
+/// Where a dimension override came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DimSource {
+    /// `--dim`, `--dim-denotation` or a bench manifest's `dims`.
+    Requested,
+    /// Fixed by dmlrun because DirectML runs the model: the size of `axis` of the tensor bound
+    /// to `input`, which came `from` images, a file or generated data.
+    Automatic { input: String, axis: usize, from: String },
+}
+
+/// The shape of one input as it is about to be bound, and what it came from (`2 images`,
+/// `a.npy`, `generated`), for the plan's account of automatic overrides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundShape {
+    pub input: String,
+    pub shape: Vec<usize>,
+    pub from: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -129,6 +152,9 @@ pub struct PlanRequest {
     pub profile_prefix: Option<std::path::PathBuf>,
     /// Save the optimised model ONNX Runtime produces to this file.
     pub optimized_model_path: Option<std::path::PathBuf>,
+    /// With DirectML, fix the free dimensions no override fixes from the inputs about to be
+    /// bound (`--no-auto-dims` turns this off).
+    pub auto_dims: bool,
 }
 
 impl PlanRequest {
@@ -165,6 +191,7 @@ impl Default for PlanRequest {
             log_level: OrtLogLevel::Warning,
             profile_prefix: None,
             optimized_model_path: None,
+            auto_dims: true,
         }
     }
 }
@@ -179,6 +206,8 @@ pub struct SessionPlan {
     pub intra_op_threads: Option<usize>,
     pub inter_op_threads: Option<usize>,
     pub dimension_overrides: Vec<DimOverride>,
+    /// Whether free dimensions left free are fixed from the bound inputs (DirectML only).
+    pub auto_dims: bool,
     pub log_level: OrtLogLevel,
     /// Symbolic input dimensions no override fixes (DirectML compiles them dynamically: slow).
     pub unfixed_dims: Vec<String>,
@@ -188,9 +217,35 @@ pub struct SessionPlan {
     pub optimized_model_path: Option<std::path::PathBuf>,
 }
 
+impl DimSource {
+    /// `automatic, from input 'data' axis 0 (2 images)`.
+    pub fn describe(&self) -> String {
+        match self {
+            DimSource::Requested => "requested".to_string(),
+            DimSource::Automatic { input, axis, from } => {
+                format!("automatic, from input '{input}' axis {axis} ({from})")
+            }
+        }
+    }
+}
+
 impl SessionPlan {
     pub fn uses_directml(&self) -> bool {
         self.execution_providers.iter().any(|p| matches!(p, ProviderPlan::DirectML { .. }))
+    }
+
+    /// The warning DirectML users need when a free dimension stays free.
+    pub fn dynamic_shape_warning(&self) -> Option<String> {
+        if !self.uses_directml() || self.unfixed_dims.is_empty() {
+            return None;
+        }
+        let flags: Vec<String> = self.unfixed_dims.iter().map(|d| format!("--dim {d}=<size>")).collect();
+        Some(format!(
+            "DirectML is slow with dynamic shapes: free dimension(s) {} are not fixed{}; add {}",
+            self.unfixed_dims.join(", "),
+            if self.auto_dims { "" } else { " (--no-auto-dims)" },
+            flags.join(" ")
+        ))
     }
 
     /// The adapter index DirectML runs on, when one was chosen by index.
@@ -257,20 +312,7 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
     };
 
     let dimension_overrides = resolve_dims(request, model)?;
-    let unfixed_dims = model
-        .symbolic_dims()
-        .into_iter()
-        .filter(|name| !dimension_overrides.iter().any(|o| o.by == DimKey::Name && &o.key == name))
-        .filter(|name| {
-            // A dimension fixed through its denotation is fixed too.
-            !model.inputs.iter().flat_map(|i| &i.dims).any(|d| {
-                d.param.as_deref() == Some(name.as_str())
-                    && d.denotation.as_ref().is_some_and(|den| {
-                        dimension_overrides.iter().any(|o| o.by == DimKey::Denotation && &o.key == den)
-                    })
-            })
-        })
-        .collect();
+    let unfixed_dims = unfixed_dims(model, &dimension_overrides);
 
     Ok(SessionPlan {
         execution_providers,
@@ -284,7 +326,75 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
         unfixed_dims,
         profile_prefix: request.profile_prefix.clone(),
         optimized_model_path: request.optimized_model_path.clone(),
+        auto_dims: use_dml && request.auto_dims,
     })
+}
+
+/// The model's named free dimensions that `overrides` leave free.
+fn unfixed_dims(model: &ModelInfo, overrides: &[DimOverride]) -> Vec<String> {
+    model.symbolic_dims().into_iter().filter(|name| fixed_size(model, overrides, name).is_none()).collect()
+}
+
+/// The size `overrides` give the free dimension `name`: by name, or through the denotation of
+/// a dimension that has that name.
+fn fixed_size(model: &ModelInfo, overrides: &[DimOverride], name: &str) -> Option<i64> {
+    let by_name = overrides.iter().find(|o| o.by == DimKey::Name && o.key == name);
+    by_name
+        .or_else(|| {
+            model.inputs.iter().flat_map(|i| &i.dims).filter(|d| d.param.as_deref() == Some(name)).find_map(|d| {
+                let den = d.denotation.as_ref()?;
+                overrides.iter().find(|o| o.by == DimKey::Denotation && &o.key == den)
+            })
+        })
+        .map(|o| o.value)
+}
+
+/// Fixes the named free dimensions the plan leaves free from the shapes of the inputs about to
+/// be bound, when the plan asks for it (DirectML, and not `--no-auto-dims`).
+///
+/// DirectML compiles a graph with free dimensions for dynamic shapes, which is several times
+/// slower per run and costs seconds in the first; the inputs already say the sizes. A name two
+/// inputs give different sizes is an error naming both: one session cannot serve both shapes.
+pub fn fix_dims_from_inputs(plan: &mut SessionPlan, model: &ModelInfo, bound: &[BoundShape]) -> Result<()> {
+    if !plan.auto_dims {
+        return Ok(());
+    }
+    let mut automatic: Vec<DimOverride> = Vec::new();
+    for input in &model.inputs {
+        let Some(shape) = bound.iter().find(|b| b.input == input.name) else { continue };
+        if shape.shape.len() != input.dims.len() {
+            continue; // the input check reports the rank
+        }
+        for (axis, (dim, &size)) in input.dims.iter().zip(&shape.shape).enumerate() {
+            let (None, Some(name)) = (dim.value, &dim.param) else { continue };
+            if fixed_size(model, &plan.dimension_overrides, name).is_some() {
+                continue;
+            }
+            let size = i64::try_from(size)?;
+            match automatic.iter().find(|o| &o.key == name) {
+                Some(DimOverride {
+                    value,
+                    source: DimSource::Automatic { input: first, axis: first_axis, .. },
+                    ..
+                }) if *value != size => {
+                    bail!(
+                        "free dimension '{name}' is {value} in input '{first}' (axis {first_axis}) but {size} in input '{}' (axis {axis}): one session cannot fix it to both; make the inputs agree, or pass --dim {name}=<size>",
+                        input.name
+                    )
+                }
+                Some(_) => {}
+                None => automatic.push(DimOverride {
+                    by: DimKey::Name,
+                    key: name.clone(),
+                    value: size,
+                    source: DimSource::Automatic { input: input.name.clone(), axis, from: shape.from.clone() },
+                }),
+            }
+        }
+    }
+    plan.dimension_overrides.extend(automatic);
+    plan.unfixed_dims = unfixed_dims(model, &plan.dimension_overrides);
+    Ok(())
 }
 
 /// Fails when the plan needs an execution provider the loaded ONNX Runtime does not have.
@@ -327,7 +437,12 @@ fn resolve_dims(request: &PlanRequest, model: &ModelInfo) -> Result<Vec<DimOverr
                 list_or_none(&symbolic)
             );
         }
-        overrides.push(DimOverride { by: DimKey::Name, key: name.clone(), value: *value });
+        overrides.push(DimOverride {
+            by: DimKey::Name,
+            key: name.clone(),
+            value: *value,
+            source: DimSource::Requested,
+        });
     }
     let denotations = model.dim_denotations();
     for (denotation, value) in &request.dim_denotations {
@@ -337,7 +452,12 @@ fn resolve_dims(request: &PlanRequest, model: &ModelInfo) -> Result<Vec<DimOverr
                 list_or_none(&denotations)
             );
         }
-        overrides.push(DimOverride { by: DimKey::Denotation, key: denotation.clone(), value: *value });
+        overrides.push(DimOverride {
+            by: DimKey::Denotation,
+            key: denotation.clone(),
+            value: *value,
+            source: DimSource::Requested,
+        });
     }
     Ok(overrides)
 }
@@ -377,12 +497,22 @@ impl fmt::Display for SessionPlan {
         let dims: Vec<String> = self
             .dimension_overrides
             .iter()
-            .map(|o| match o.by {
-                DimKey::Name => format!("{}={}", o.key, o.value),
-                DimKey::Denotation => format!("denotation {}={}", o.key, o.value),
+            .map(|o| {
+                let set = match o.by {
+                    DimKey::Name => format!("{}={}", o.key, o.value),
+                    DimKey::Denotation => format!("denotation {}={}", o.key, o.value),
+                };
+                match &o.source {
+                    DimSource::Requested => set,
+                    DimSource::Automatic { .. } => format!("{set} ({})", o.source.describe()),
+                }
             })
             .collect();
         writeln!(f, "dimension overrides : {}", if dims.is_empty() { "none".to_string() } else { dims.join(", ") })?;
+        if self.uses_directml() {
+            let auto = if self.auto_dims { "on (from the inputs)" } else { "off (--no-auto-dims)" };
+            writeln!(f, "automatic dims      : {auto}")?;
+        }
         write!(f, "unfixed dimensions  : {}", list_or_none(&self.unfixed_dims))
     }
 }
@@ -500,5 +630,107 @@ mod tests {
         assert!(resolve(&by_name, &available, &model_with_batch()).unwrap().unfixed_dims.is_empty());
         let by_denotation = PlanRequest { dim_denotations: vec![("DATA_BATCH".into(), 1)], ..PlanRequest::default() };
         assert!(resolve(&by_denotation, &available, &model_with_batch()).unwrap().unfixed_dims.is_empty());
+    }
+
+    #[test]
+    fn warns_about_unfixed_dims_only_with_directml() {
+        let available = providers(&[DML_PROVIDER, CPU_PROVIDER]);
+        let model = model_with_batch();
+        let dml = resolve(&PlanRequest { ep: EpRequest::Dml, ..PlanRequest::default() }, &available, &model).unwrap();
+        let warning = dml.dynamic_shape_warning().unwrap();
+        assert!(warning.contains("DirectML is slow with dynamic shapes") && warning.contains("--dim batch=<size>"));
+        let cpu = resolve(&PlanRequest { ep: EpRequest::Cpu, ..PlanRequest::default() }, &available, &model).unwrap();
+        assert_eq!(cpu.dynamic_shape_warning(), None);
+        let fixed = PlanRequest { ep: EpRequest::Dml, dims: vec![("batch".into(), 1)], ..PlanRequest::default() };
+        assert_eq!(resolve(&fixed, &available, &model).unwrap().dynamic_shape_warning(), None);
+    }
+
+    fn bound(input: &str, shape: &[usize], from: &str) -> BoundShape {
+        BoundShape { input: input.into(), shape: shape.to_vec(), from: from.into() }
+    }
+
+    fn two_inputs_sharing_batch() -> ModelInfo {
+        let dim = |param: &str| DimInfo { param: Some(param.into()), ..DimInfo::default() };
+        let io = |name: &str, dims: Vec<DimInfo>| IoInfo {
+            kind: Default::default(),
+            name: name.into(),
+            dtype: Some("float32".into()),
+            dims,
+        };
+        ModelInfo {
+            inputs: vec![
+                io("image", vec![dim("N"), DimInfo { value: Some(3), ..DimInfo::default() }, dim("H"), dim("W")]),
+                io("scale", vec![dim("N")]),
+            ],
+            ..ModelInfo::default()
+        }
+    }
+
+    #[test]
+    fn directml_fixes_free_dims_from_the_bound_inputs() {
+        let model = two_inputs_sharing_batch();
+        let available = providers(&[DML_PROVIDER, CPU_PROVIDER]);
+        let mut plan =
+            resolve(&PlanRequest { ep: EpRequest::Dml, ..PlanRequest::default() }, &available, &model).unwrap();
+        assert_eq!(plan.unfixed_dims, ["N", "H", "W"]);
+        fix_dims_from_inputs(
+            &mut plan,
+            &model,
+            &[bound("image", &[2, 3, 224, 224], "2 images"), bound("scale", &[2], "generated")],
+        )
+        .unwrap();
+        let fixed: Vec<(&str, i64)> = plan.dimension_overrides.iter().map(|o| (o.key.as_str(), o.value)).collect();
+        assert_eq!(fixed, [("N", 2), ("H", 224), ("W", 224)]);
+        assert!(plan.unfixed_dims.is_empty());
+        assert_eq!(plan.dynamic_shape_warning(), None);
+        assert_eq!(
+            plan.dimension_overrides[0].source,
+            DimSource::Automatic { input: "image".into(), axis: 0, from: "2 images".into() }
+        );
+        assert!(plan.to_string().contains("N=2 (automatic, from input 'image' axis 0 (2 images))"), "{plan}");
+    }
+
+    #[test]
+    fn an_explicit_dim_wins_and_the_cpu_is_left_alone() {
+        let model = two_inputs_sharing_batch();
+        let available = providers(&[DML_PROVIDER, CPU_PROVIDER]);
+        let shapes = [bound("image", &[1, 3, 64, 64], "1 image")];
+        let request = PlanRequest { ep: EpRequest::Dml, dims: vec![("N".into(), 1)], ..PlanRequest::default() };
+        let mut plan = resolve(&request, &available, &model).unwrap();
+        fix_dims_from_inputs(&mut plan, &model, &shapes).unwrap();
+        let n: Vec<&DimOverride> = plan.dimension_overrides.iter().filter(|o| o.key == "N").collect();
+        assert_eq!(n.len(), 1);
+        assert_eq!(n[0].source, DimSource::Requested);
+
+        let mut cpu =
+            resolve(&PlanRequest { ep: EpRequest::Cpu, ..PlanRequest::default() }, &available, &model).unwrap();
+        fix_dims_from_inputs(&mut cpu, &model, &shapes).unwrap();
+        assert!(cpu.dimension_overrides.is_empty(), "{:?}", cpu.dimension_overrides);
+
+        let off = PlanRequest { ep: EpRequest::Dml, auto_dims: false, ..PlanRequest::default() };
+        let mut off = resolve(&off, &available, &model).unwrap();
+        fix_dims_from_inputs(&mut off, &model, &shapes).unwrap();
+        assert!(off.dimension_overrides.is_empty());
+        assert!(off.dynamic_shape_warning().unwrap().contains("(--no-auto-dims)"));
+        assert!(off.to_string().contains("automatic dims      : off (--no-auto-dims)"), "{off}");
+    }
+
+    #[test]
+    fn two_inputs_giving_one_dim_different_sizes_is_an_error_naming_both() {
+        let model = two_inputs_sharing_batch();
+        let available = providers(&[DML_PROVIDER, CPU_PROVIDER]);
+        let mut plan =
+            resolve(&PlanRequest { ep: EpRequest::Dml, ..PlanRequest::default() }, &available, &model).unwrap();
+        let err = fix_dims_from_inputs(
+            &mut plan,
+            &model,
+            &[bound("image", &[2, 3, 8, 8], "2 images"), bound("scale", &[3], "s.npy")],
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "free dimension 'N' is 2 in input 'image' (axis 0) but 3 in input 'scale' (axis 0): one session cannot fix it to both; make the inputs agree, or pass --dim N=<size>"
+        );
     }
 }

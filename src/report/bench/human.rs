@@ -37,8 +37,8 @@ pub fn render(report: &BenchReport) -> String {
         if let Some(cache) = &m.cache {
             let _ = writeln!(w, "{:<24} optimised-model cache: {cache}", "");
         }
-        if let Some(gpu) = m.gpu_memory_bytes {
-            let _ = writeln!(w, "{:<24} GPU memory in use: {} MiB", "", gpu >> 20);
+        if let Some(memory) = &m.gpu_memory {
+            let _ = writeln!(w, "{:<24} gpu memory: {}", "", crate::report::human::describe_gpu_memory(memory));
         }
         if let Some(c) = &m.comparison {
             let _ = writeln!(

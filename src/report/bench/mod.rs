@@ -50,8 +50,12 @@ pub struct ModelBench {
     pub items_per_s: Option<f64>,
     /// Peak resident memory of the process after this model (bytes).
     pub peak_rss_bytes: Option<u64>,
-    /// Dedicated GPU memory in use on the adapter after the runs (Windows, DirectML).
+    /// Local (dedicated) GPU memory at its peak during the timed runs (Windows, DirectML); the
+    /// same figure as `gpu_memory.peak_timed_runs.local_bytes`, kept for the CSV column.
     pub gpu_memory_bytes: Option<u64>,
+    /// DirectML's adapter memory before the session, after it, and at its peak in the timed runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_memory: Option<crate::runner::GpuMemory>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileSummary>,
     /// With --compare-ep: outputs that differ from the reference run (empty = all match).
@@ -191,6 +195,7 @@ pub(crate) mod tests {
                 items_per_s: None,
                 peak_rss_bytes: Some(1 << 20),
                 gpu_memory_bytes: None,
+                gpu_memory: None,
                 profile: None,
                 comparison: None,
                 warnings: vec![],

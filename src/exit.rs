@@ -1,0 +1,37 @@
+//! The exit status contract, in one place: 0 success, 1 a check failed (a test case, a
+//! comparison, a regression gate), 2 an error stopped the command (bad input, usage, ONNX
+//! Runtime), 130 interrupted by Ctrl-C (128 + SIGINT, as shells report it).
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    Success,
+    /// The command ran, and something it checks did not pass.
+    Failed,
+    /// The command could not do its work (clap uses 2 for usage errors too).
+    Error,
+    /// Ctrl-C stopped it; what was measured was reported.
+    Interrupted,
+}
+
+impl ExitStatus {
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Failed => 1,
+            ExitStatus::Error => 2,
+            ExitStatus::Interrupted => 130,
+        }
+    }
+
+    /// Interrupted wins over failed, which wins over success.
+    pub fn of_checks(failed: bool) -> ExitStatus {
+        if crate::interrupt::interrupted() {
+            ExitStatus::Interrupted
+        } else if failed {
+            ExitStatus::Failed
+        } else {
+            ExitStatus::Success
+        }
+    }
+}

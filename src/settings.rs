@@ -1,0 +1,49 @@
+//! Flags resolved once into the values the engine takes: the session plan request and the
+//! image preprocessing request, shared by run, test and bench.
+
+use anyhow::Result;
+
+use crate::cli::{PreprocessArgs, SessionArgs};
+use crate::inputs::image::PreprocessRequest;
+use crate::runtime::plan::PlanRequest;
+use crate::runtime::OrtLogLevel;
+
+/// Turns the session flags into a plan request; a `--device` given by name or LUID is looked up
+/// among the DXGI adapters here, once.
+pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRequest> {
+    let device = args.device.as_ref().map(|d| d.resolve()).transpose()?;
+    Ok(PlanRequest {
+        ep: args.ep,
+        device,
+        performance_preference: args.dml_performance_preference,
+        device_filter: args.dml_device_filter,
+        execution_mode: args.execution_mode,
+        memory_pattern: args.memory_pattern,
+        optimization_level: args.opt_level,
+        intra_op_threads: args.intra_threads.filter(|n| *n > 0),
+        inter_op_threads: args.inter_threads.filter(|n| *n > 0),
+        dims: args.dims.clone(),
+        dim_denotations: args.dim_denotations.clone(),
+        log_level,
+        profile_prefix: None,
+        optimized_model_path: None,
+        auto_dims: !args.no_auto_dims,
+    })
+}
+
+pub fn preprocess_request(args: &PreprocessArgs, max_pixels: u64) -> PreprocessRequest {
+    PreprocessRequest {
+        preset: args.preset,
+        resize: args.resize,
+        resize_to: args.resize_to,
+        filter: args.filter,
+        scale: args.scale,
+        mean: args.mean.clone(),
+        std: args.std.clone(),
+        channel_order: args.channel_order,
+        layout: args.layout,
+        pad_value: args.pad_value,
+        size: args.image_size,
+        max_pixels,
+    }
+}
