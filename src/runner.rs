@@ -45,6 +45,9 @@ pub struct GpuMemory {
     pub after_session: Option<VideoMemory>,
     /// The largest reading between timed runs (one reading after each).
     pub peak_timed_runs: Option<VideoMemory>,
+    /// Why the figures may not be DirectML's use (under Wine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Reads [`GpuMemory`] as a run goes on.
@@ -60,7 +63,17 @@ impl GpuMemoryTracker {
         let probe = VideoMemoryProbe::open(adapter)?;
         let before_session = probe.read()?;
         Some(GpuMemoryTracker {
-            memory: GpuMemory { adapter, before_session, after_session: None, peak_timed_runs: None },
+            memory: GpuMemory {
+                adapter,
+                before_session,
+                after_session: None,
+                peak_timed_runs: None,
+                // Seen with Wine 8 on lavapipe and on NVIDIA's driver: its DXGI answers, with 0
+                // bytes whatever Direct3D 12 (vkd3d) allocates.
+                note: crate::devices::wine_version().map(|v| {
+                    format!("under Wine {v}, DXGI's QueryVideoMemoryInfo does not count Direct3D 12 (vkd3d) allocations")
+                }),
+            },
             probe,
         })
     }

@@ -17,8 +17,9 @@ pub fn describe_gpu_memory(memory: &crate::runner::GpuMemory) -> String {
         }
         parts.join(", ")
     };
+    let note = memory.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
     format!(
-        "adapter {}: local {}; non-local {}",
+        "adapter {}: local {}; non-local {}{note}",
         memory.adapter,
         phases(|m| m.local_bytes),
         phases(|m| m.non_local_bytes)

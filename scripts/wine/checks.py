@@ -1,0 +1,127 @@
+"""The verdicts scripts/wine-check reads from dmlrun.exe's JSON reports, one subcommand each.
+
+    python3 scripts/wine/checks.py SUBCOMMAND ARGS...
+
+Each prints what it found and exits non-zero (with an assertion message) when the report says
+something is wrong. Kept apart from the shell script so each check reads as the claim it makes.
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def lavapipe_icd(mesa):
+    """Writes MESA/lvp.json: Mesa's lavapipe ICD manifest, pointing at the unpacked library."""
+    icd = load(f"{mesa}/root/usr/share/vulkan/icd.d/lvp_icd.json")
+    icd["ICD"]["library_path"] = f"{mesa}/root/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"
+    with open(f"{mesa}/lvp.json", "w", encoding="utf-8") as f:
+        json.dump(icd, f)
+
+
+def cpu_report(path):
+    """The Windows build on the CPU EP loaded onnxruntime-directml 1.24.4."""
+    r = load(path)
+    version, ep = r["onnxruntime"]["version"], r["device"]["execution_provider"]
+    print(f"onnxruntime {version} from {r['onnxruntime']['path']}; {ep}")
+    assert version == "1.24.4", f"expected onnxruntime-directml 1.24.4, got {version}"
+    assert ep == "CPUExecutionProvider", ep
+
+
+def devices(oracle_tsv, devices_json):
+    """`dmlrun devices` lists exactly what DXGI itself reports (dxgi-adapters.exe)."""
+    with open(oracle_tsv, encoding="utf-8") as f:
+        oracle = [line.rstrip("\r\n").split("\t") for line in f if line.strip()]
+    ours = load(devices_json)
+    assert oracle, "DXGI lists no adapter under Wine"
+    assert len(ours) == len(oracle), (ours, oracle)
+    for o, a in zip(oracle, ours):
+        want = [int(o[0]), o[1], int(o[2]), int(o[3]), int(o[4]), o[5]]
+        got = [a["index"], a["name"], a["vendor_id"], a["device_id"], a["dedicated_video_memory"], a["luid"]]
+        assert want == got, f"DXGI says {want}, dmlrun says {got}"
+        print(f"adapter {a['index']}: {a['name']} (vendor {a['vendor_id']:#06x}, LUID {a['luid']}) matches DXGI")
+
+
+def adapter_field(devices_json, index, field):
+    """Prints one field of adapter INDEX from `dmlrun devices --json` (for --device NAME/LUID)."""
+    print(load(devices_json)[int(index)][field])
+
+
+def dml_sample(path):
+    """The seed command on DirectML: N fixed automatically from the one image, the whole model
+    one fused node on DirectML, outputs within tolerance of the CPU and not bit-identical, and
+    the adapter's memory read in every phase."""
+    r = load(path)
+    assert r["device"]["execution_provider"] == "DmlExecutionProvider", r["device"]
+    c = r["comparison"]
+    assert not c["mismatches"], c["mismatches"]
+    (d,) = c["differences"]
+    top = [i["index"] for i in r["top_k"][0]["items"][0]]
+    print(f"DirectML on {r['device']['adapter_name']}: top-3 {top}, max |diff| vs CPU {d['max_abs']:.3e} (rel {d['max_rel']:.3e})")
+    assert top[0] == 282, top
+    # Bit-identical outputs would mean the CPU computed them (or DirectML returned the input).
+    assert not d["identical"], "DirectML's outputs are bit-identical to the CPU's"
+    overrides = r["plan"]["dimension_overrides"]
+    print(f"dimension overrides: {overrides}")
+    assert [(o["key"], o["value"], o["source"]["kind"]) for o in overrides] == [("N", 1, "automatic")], overrides
+    assert r["plan"]["unfixed_dims"] == [], r["plan"]["unfixed_dims"]
+    # ONNX Runtime's own placement log: with static shapes DirectML's graph fusion makes the
+    # whole of SqueezeNet one fused node, and none is left to the CPU EP.
+    placement = {p["execution_provider"]: p["nodes"] for p in r["device"]["placement"]}
+    print(f"placement: {placement}")
+    assert placement == {"DmlExecutionProvider": 1}, placement
+    memory = r["gpu_memory"]
+    print(f"gpu memory: {memory}")
+    for phase in ("before_session", "after_session", "peak_timed_runs"):
+        assert memory[phase] is not None and memory[phase]["local_bytes"] >= 0, (phase, memory)
+    t = r["timings_ms"]
+    print(f"session create {t['session_create']:.0f} ms, first run {t['first_run']:.0f} ms")
+
+
+def dml_device(path, index, name):
+    """A run given --device by name or LUID ran on adapter INDEX, named NAME."""
+    d = load(path)["device"]
+    print(f"ran on adapter {d['device_id']} ({d['adapter_name']})")
+    assert d["device_id"] == int(index) and d["adapter_name"] == name, d
+
+
+def dml_conformance(path, simple_dir):
+    """No unexpected status; outside 'simple' every passing case ran all its nodes on DirectML."""
+    report = load(path)
+    assert not report["summary"]["unexpected"], f"DirectML conformance changed: {report['summary']['unexpected']}"
+    simple = set(os.listdir(simple_dir))
+    passes = [c for c in report["cases"] if c["status"] == "pass" and c["name"] not in simple]
+    off = [(c["name"], c["placement"]) for c in passes
+           if {p["execution_provider"] for p in c["placement"]} != {"DmlExecutionProvider"}]
+    assert passes and not off, off
+    print(f"{len(passes)} passing cases outside 'simple', every node of each on DirectML")
+
+
+def crash_case(report, case, rc):
+    """Records CASE, which killed dmlrun.exe when run alone, as a crash in REPORT."""
+    reason = f"dmlrun.exe died running this case alone: exit {rc}, no report"
+    with open(report, "w", encoding="utf-8") as f:
+        json.dump({"cases": [{"name": os.path.basename(case), "status": "crash", "reason": reason}]}, f)
+
+
+def merge_cases(report, *parts):
+    """Concatenates the cases of PARTS into REPORT."""
+    cases = [c for p in parts for c in load(p)["cases"]]
+    with open(report, "w", encoding="utf-8") as f:
+        json.dump({"cases": cases}, f)
+
+
+def not_passed(report, set_dir):
+    """Prints the path of every case in REPORT that did not pass."""
+    for c in load(report)["cases"]:
+        if c["status"] != "pass":
+            print(os.path.join(set_dir, c["name"]))
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    globals()[command.replace("-", "_")](*args)
