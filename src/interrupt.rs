@@ -11,7 +11,7 @@ pub fn install() {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
             std::process::exit(crate::exit::ExitStatus::Interrupted.code().into());
         }
-        eprintln!("\ndmlrun: interrupted; finishing the current run and reporting what was measured (Ctrl-C again to quit now)");
+        crate::errln!("\ndmlrun: interrupted; finishing the current run and reporting what was measured (Ctrl-C again to quit now)");
     });
 }
 

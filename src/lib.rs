@@ -22,6 +22,7 @@ pub mod runner;
 pub mod runtime;
 pub mod settings;
 pub mod stats;
+pub mod stdio;
 pub mod sysinfo;
 pub mod tensor;
 pub mod testdata;

@@ -39,7 +39,7 @@ fn main() -> ExitCode {
             // Causes from libraries can span lines (parser diagnostics); keep the contract of
             // one line per error.
             let message = chain.join(": ").split_whitespace().collect::<Vec<_>>().join(" ");
-            eprintln!("dmlrun: error: {message}");
+            dmlrun::errln!("dmlrun: error: {message}");
             ExitCode::from(ExitStatus::Error.code())
         }
     }

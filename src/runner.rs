@@ -71,7 +71,9 @@ impl GpuMemoryTracker {
                 // Seen with Wine 8 on lavapipe and on NVIDIA's driver: its DXGI answers, with 0
                 // bytes whatever Direct3D 12 (vkd3d) allocates.
                 note: crate::devices::wine_version().map(|v| {
-                    format!("under Wine {v}, DXGI's QueryVideoMemoryInfo does not count Direct3D 12 (vkd3d) allocations")
+                    format!(
+                        "under Wine {v}, DXGI's QueryVideoMemoryInfo does not count Direct3D 12 (vkd3d) allocations"
+                    )
                 }),
             },
             probe,
@@ -162,7 +164,7 @@ pub fn finish_plan(
 ) -> Result<()> {
     plan::fix_dims_from_inputs(plan, info, bound)?;
     if print_plan {
-        eprintln!("session plan:\n{plan}");
+        crate::errln!("session plan:\n{plan}");
         plan::check_available(plan, request, &runtime.library.providers)?;
     }
     Ok(())

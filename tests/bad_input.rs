@@ -438,3 +438,63 @@ fn generated_input_over_the_size_limit() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    // The reader is gone before dmlrun starts (`dmlrun info m | head -0`), so its first write to
+    // stdout fails: each command ends with status 0 and says nothing, as ripgrep does; no panic.
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("golden");
+    std::fs::create_dir_all(case.join("test_data_set_0")).unwrap();
+    std::fs::copy(sample("squeezenet1.1.onnx"), case.join("model.onnx")).unwrap();
+    for f in ["input_0.pb", "output_0.pb"] {
+        std::fs::copy(data("golden").join("test_data_set_0").join(f), case.join("test_data_set_0").join(f)).unwrap();
+    }
+    let model = sample("squeezenet1.1.onnx");
+    let (model, cat, case) = (model.to_str().unwrap(), sample("cat.png"), case.to_str().unwrap().to_string());
+    let cat = cat.to_str().unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec![model, "--input", cat, "--iterations", "1"],
+        vec![model, "--input", cat, "--iterations", "1", "--json", "-"],
+        vec!["test", &case],
+        vec!["test", &case, "--json", "-"],
+        vec!["bench", model, "--iterations", "2"],
+        vec!["bench", model, "--iterations", "2", "--csv", "-"],
+        vec!["info", model],
+        vec!["info", model, "--json", "-"],
+        vec!["devices"],
+        vec!["doctor"],
+        vec!["completions", "bash"],
+        vec!["man"],
+        vec!["--help"],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
+            .args(&args)
+            .env("RUST_BACKTRACE", "1")
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?} wrote to stderr: {stderr}");
+    }
+}
+
+#[test]
+fn a_full_disk_on_stdout_is_a_one_line_error() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
+        .arg("info")
+        .arg(sample("squeezenet1.1.onnx"))
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "dmlrun: error: writing to stdout: No space left on device");
+}

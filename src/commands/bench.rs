@@ -93,7 +93,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         let Some(path) = path else { continue };
         let text = exporter.render(&report)?;
         if path == Path::new("-") {
-            print!("{text}");
+            crate::out!("{text}");
             table_to_stdout = false;
         } else {
             crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;
@@ -101,9 +101,9 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     }
     let table = bench::human::render(&report);
     if table_to_stdout {
-        print!("{table}");
+        crate::out!("{table}");
     } else {
-        eprint!("{table}");
+        crate::err!("{table}");
     }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| m.comparison.as_ref().is_some_and(|c| !c.is_empty()));

@@ -14,8 +14,8 @@ pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
         Err(e) if !cfg!(windows) => {
             let empty: Vec<crate::devices::Adapter> = Vec::new();
             match &args.json {
-                Some(path) if crate::report::write_json(path, &empty, "--json")? => eprintln!("dmlrun: {e}"),
-                _ => println!("{e}"),
+                Some(path) if crate::report::write_json(path, &empty, "--json")? => crate::errln!("dmlrun: {e}"),
+                _ => crate::outln!("{e}"),
             }
             return Ok(ExitStatus::Success);
         }
@@ -27,10 +27,10 @@ pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
         }
     }
     if adapters.is_empty() {
-        println!("no DXGI adapters found");
+        crate::outln!("no DXGI adapters found");
     }
     for a in &adapters {
-        println!(
+        crate::outln!(
             "{:>2}  {}  [{} {:#06x}:{:#06x}]  {} MiB dedicated, LUID {}{}",
             a.index,
             a.name,

@@ -1,8 +1,6 @@
 //! `dmlrun completions SHELL` and `dmlrun man`: generated from the same clap definitions as
 //! the parser, so they cannot drift from it (`doc/` holds committed copies that a test checks).
 
-use std::io::Write;
-
 use anyhow::Result;
 
 use crate::exit::ExitStatus;
@@ -25,11 +23,11 @@ pub fn man_page() -> Result<Vec<u8>> {
 }
 
 pub fn completions(shell: clap_complete::Shell) -> Result<ExitStatus> {
-    std::io::stdout().write_all(&completion_script(shell))?;
+    crate::out!("{}", String::from_utf8_lossy(&completion_script(shell)));
     Ok(ExitStatus::Success)
 }
 
 pub fn man() -> Result<ExitStatus> {
-    std::io::stdout().write_all(&man_page()?)?;
+    crate::out!("{}", String::from_utf8_lossy(&man_page()?));
     Ok(ExitStatus::Success)
 }

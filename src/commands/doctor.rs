@@ -28,14 +28,14 @@ pub fn execute(args: &DoctorArgs) -> Result<ExitStatus> {
             return Ok(ExitStatus::Success);
         }
     }
-    println!("dmlrun        {}", env!("CARGO_PKG_VERSION"));
+    crate::outln!("dmlrun        {}", env!("CARGO_PKG_VERSION"));
     if let Some(version) = &wine {
-        println!("wine          {version} (a Windows build running under Wine, not Windows)");
+        crate::outln!("wine          {version} (a Windows build running under Wine, not Windows)");
     }
-    println!("onnxruntime   {}", lib.version);
-    println!("library       {} ({})", lib.path.display(), lib.source.describe());
-    println!("providers     {}", lib.providers.join(", "));
-    println!(
+    crate::outln!("onnxruntime   {}", lib.version);
+    crate::outln!("library       {} ({})", lib.path.display(), lib.source.describe());
+    crate::outln!("providers     {}", lib.providers.join(", "));
+    crate::outln!(
         "directml      {}",
         if directml {
             "available"
@@ -46,10 +46,10 @@ pub fn execute(args: &DoctorArgs) -> Result<ExitStatus> {
     match adapters {
         Ok(list) => {
             for a in list {
-                println!("adapter {:>2}    {}{}", a.index, a.name, if a.software { " (software)" } else { "" });
+                crate::outln!("adapter {:>2}    {}{}", a.index, a.name, if a.software { " (software)" } else { "" });
             }
         }
-        Err(e) => println!("adapters      {e}"),
+        Err(e) => crate::outln!("adapters      {e}"),
     }
     Ok(ExitStatus::Success)
 }

@@ -14,36 +14,36 @@ pub fn execute(args: &InfoArgs) -> Result<ExitStatus> {
             return Ok(ExitStatus::Success);
         }
     }
-    println!("model      {}", args.model.display());
+    crate::outln!("model      {}", args.model.display());
     if let Some(p) = &info.producer_name {
-        println!("producer   {p} {}", info.producer_version.as_deref().unwrap_or(""));
+        crate::outln!("producer   {p} {}", info.producer_version.as_deref().unwrap_or(""));
     }
     if let Some(v) = info.ir_version {
-        println!("ir version {v}");
+        crate::outln!("ir version {v}");
     }
     let opsets: Vec<String> = info.opsets.iter().map(|o| format!("{} {}", o.domain, o.version)).collect();
-    println!("opsets     {}", opsets.join(", "));
-    println!("nodes      {}", info.node_count);
+    crate::outln!("opsets     {}", opsets.join(", "));
+    crate::outln!("nodes      {}", info.node_count);
     if let Some(doc) = &info.doc_string {
-        println!("doc        {}", doc.lines().next().unwrap_or(""));
+        crate::outln!("doc        {}", doc.lines().next().unwrap_or(""));
     }
-    println!("inputs:");
+    crate::outln!("inputs:");
     for io in &info.inputs {
         print_io(io);
     }
-    println!("outputs:");
+    crate::outln!("outputs:");
     for io in &info.outputs {
         print_io(io);
     }
     let symbolic = info.symbolic_dims();
     if !symbolic.is_empty() {
         let flags: Vec<String> = symbolic.iter().map(|s| format!("--dim {s}=<size>")).collect();
-        println!("symbolic dimensions: {} (fix with {})", symbolic.join(", "), flags.join(" "));
+        crate::outln!("symbolic dimensions: {} (fix with {})", symbolic.join(", "), flags.join(" "));
     }
     if !info.metadata.is_empty() {
-        println!("metadata:");
+        crate::outln!("metadata:");
         for (k, v) in &info.metadata {
-            println!("  {k} = {v}");
+            crate::outln!("  {k} = {v}");
         }
     }
     Ok(ExitStatus::Success)
@@ -58,5 +58,5 @@ fn print_io(io: &IoInfo) {
             None => d.label(),
         })
         .collect();
-    println!("  {:<20} {} [{}]", io.name, io.dtype.as_deref().unwrap_or("non-tensor"), dims.join(", "));
+    crate::outln!("  {:<20} {} [{}]", io.name, io.dtype.as_deref().unwrap_or("non-tensor"), dims.join(", "));
 }

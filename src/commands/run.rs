@@ -60,12 +60,12 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let mut warnings = Vec::new();
     if let Some(w) = plan.dynamic_shape_warning() {
         // Said before the (possibly long) session creation, once.
-        eprintln!("warning: {w}");
+        crate::errln!("warning: {w}");
         warnings.push(w);
     }
     let mut model = runner::open(&runtime, model_path, info, model_load, plan)?;
     if let Some(w) = model.device.placement_warning() {
-        eprintln!("warning: {w}");
+        crate::errln!("warning: {w}");
         warnings.push(w);
     }
     let started = Instant::now();
@@ -165,7 +165,7 @@ fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {
         None => false,
     };
     if !json_on_stdout {
-        print!("{}", report::human::render(report, quiet));
+        crate::out!("{}", report::human::render(report, quiet));
     }
     Ok(())
 }

@@ -190,9 +190,9 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     };
     // With JSON on stdout, the human summary moves to stderr.
     if json_on_stdout {
-        eprint!("{human}");
+        crate::err!("{human}");
     } else {
-        print!("{human}");
+        crate::out!("{human}");
     }
     let failed = if args.expect.is_some() {
         !report.summary.unexpected.is_empty()

@@ -97,7 +97,7 @@ pub fn write_json(path: &std::path::Path, value: &impl Serialize, flag: &str) ->
     use anyhow::Context;
     let text = serde_json::to_string_pretty(value)? + "\n";
     if path == std::path::Path::new("-") {
-        print!("{text}");
+        crate::out!("{text}");
         return Ok(true);
     }
     crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;

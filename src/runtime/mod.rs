@@ -69,7 +69,7 @@ impl Runtime {
                 PLACEMENTS.lock().unwrap_or_else(|e| e.into_inner()).entry(id.to_string()).or_default().feed(message);
             }
             if level_rank(level) >= LOG_THRESHOLD.load(Ordering::Relaxed) {
-                eprintln!("onnxruntime: [{level:?}] {category} {location}: {message}");
+                crate::errln!("onnxruntime: [{level:?}] {category} {location}: {message}");
             }
         });
         let environment = ort::init_from(&path)
