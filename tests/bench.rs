@@ -278,3 +278,24 @@ fn a_bench_whose_input_fails_leaves_no_partial_files() {
     let file = report["models"][0]["profile"]["file"].as_str().unwrap();
     assert_eq!(std::path::Path::new(file), profile.join(&profiled[0]));
 }
+
+#[test]
+fn bench_fixes_free_dimensions_for_directml_per_model() {
+    // On Linux DirectML is refused after the plan is printed: the plan shows what a DirectML
+    // bench would apply, N=1 from the generated input.
+    let out = dmlrun()
+        .arg("bench")
+        .arg(sample("squeezenet1.1.onnx"))
+        .args(["--ep", "dml", "--print-plan", "--iterations", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("dimension overrides : N=1 (automatic, from input 'input' axis 0 (generated))"),
+        "{stderr}"
+    );
+    if !cfg!(windows) {
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("DirectML exists only on Windows"), "{stderr}");
+    }
+}

@@ -28,17 +28,22 @@ pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
     }
     if adapters.is_empty() {
         crate::outln!("no DXGI adapters found");
+        return Ok(ExitStatus::Success);
     }
+    crate::outln!(
+        "The index is DirectML's device_id (IDXGIFactory::EnumAdapters order): --device INDEX; --device NAME and --device luid:HIGH-LOW pick the same adapter by name or LUID."
+    );
     for a in &adapters {
         crate::outln!(
-            "{:>2}  {}  [{} {:#06x}:{:#06x}]  {} MiB dedicated, LUID {}{}",
+            "{:>2}  {}  [{} {:#06x}:{:#06x}]  LUID {}  {} MiB dedicated, {} MiB shared{}",
             a.index,
             a.name,
             vendor_name(a.vendor_id),
             a.vendor_id,
             a.device_id,
-            a.dedicated_video_memory / (1 << 20),
             a.luid,
+            a.dedicated_video_memory / (1 << 20),
+            a.shared_system_memory / (1 << 20),
             if a.software { "  (software adapter)" } else { "" }
         );
     }

@@ -462,6 +462,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_shapes_every_data_set_agrees_on_fix_dimensions() {
+        let tensor = |shape: &[usize]| {
+            HostValue::Tensor(
+                crate::tensor::HostTensor::from_f32(shape.to_vec(), &vec![0.0; shape.iter().product()]).unwrap(),
+            )
+        };
+        let set0 = vec![("x".to_string(), tensor(&[1, 4])), ("y".to_string(), tensor(&[2]))];
+        let set1 = vec![("x".to_string(), tensor(&[1, 4])), ("y".to_string(), tensor(&[3]))];
+        let shapes =
+            agreed_shapes([("test_data_set_0", set0.as_slice()), ("test_data_set_1", set1.as_slice())].into_iter());
+        assert_eq!(shapes.len(), 1, "{shapes:?}");
+        assert_eq!((shapes[0].input.as_str(), shapes[0].shape.as_slice()), ("x", [1, 4].as_slice()));
+        assert_eq!(shapes[0].from, "all 2 data sets");
+        let one = agreed_shapes([("test_data_set_0", set0.as_slice())].into_iter());
+        assert_eq!(one.len(), 2);
+        assert_eq!(one[1].from, "test_data_set_0");
+    }
+
+    #[test]
     fn expectations_parse_with_comments() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("expect.txt");
