@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::devices::DeviceSelector;
 use crate::inputs::generate::Fill;
 use crate::inputs::image::{ChannelOrder, Layout, Preset, ResizeMode};
 use crate::inputs::resample::Filter;
 use crate::outputs::SaveFormat;
+use crate::runtime::adapters::DeviceSelector;
 use crate::runtime::plan::{
     DeviceFilter, EpRequest, ExecutionMode, OptimizationLevel, OrtLogLevel, PerformancePreference,
 };

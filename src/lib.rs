@@ -6,7 +6,6 @@
 pub mod cli;
 pub mod commands;
 pub mod compare;
-pub mod devices;
 pub mod exit;
 pub mod fsutil;
 pub mod inputs;
@@ -18,7 +17,6 @@ pub mod outputs;
 pub mod profile;
 pub mod progress;
 pub mod report;
-pub mod runner;
 pub mod runtime;
 pub mod settings;
 pub mod stats;

@@ -19,7 +19,7 @@ use crate::report::bench::{
     ProfileSummary, StoredReport,
 };
 use crate::report::ms;
-use crate::runner::{self, PreparedInputs};
+use crate::runtime::engine::{self, PreparedInputs};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
@@ -159,8 +159,8 @@ fn bench_model(
         }
     }
 
-    let (info, model_load) = runner::read_model(&model_path)?;
-    let mut plan = runner::resolve_plan(runtime, &info, &request, args.session.print_plan)?;
+    let (info, model_load) = engine::read_model(&model_path)?;
+    let mut plan = engine::resolve_plan(runtime, &info, &request, args.session.print_plan)?;
     let options = LoadOptions {
         preprocess: crate::inputs::image::PreprocessRequest { max_pixels: 100_000_000, ..Default::default() },
         generate: Some(target.generate.unwrap_or(args.generate)),
@@ -168,9 +168,9 @@ fn bench_model(
         max_tensor_bytes: args.max_tensor_bytes,
     };
     let input_args: Vec<InputArg> = target.inputs.iter().cloned().map(InputArg).collect();
-    let bound = inputs::bind(&input_args, &runner::input_signatures(&info, &plan), &options)?;
-    runner::finish_plan(runtime, &mut plan, &info, &request, &bound.shapes(), args.session.print_plan)?;
-    let mut model = runner::open(runtime, &model_path, info, model_load, plan)?;
+    let bound = inputs::bind(&input_args, &engine::input_signatures(&info, &plan), &options)?;
+    engine::finish_plan(runtime, &mut plan, &info, &request, &bound.shapes(), args.session.print_plan)?;
+    let mut model = engine::open(runtime, &model_path, info, model_load, plan)?;
     if let Some(pending) = &cache_write {
         pending.keep(&pending.partial_path()).context("--cache")?;
         cache = Some("written".to_string());
@@ -178,21 +178,21 @@ fn bench_model(
     let prepared = PreparedInputs::new(&bound.tensors)?;
 
     let started = Instant::now();
-    runner::run(&mut model.session, &prepared)?;
+    engine::run(&mut model.session, &prepared)?;
     let first_run = started.elapsed();
-    runner::warm_up(&mut model.session, &prepared, args.warmup)?;
+    engine::warm_up(&mut model.session, &prepared, args.warmup)?;
 
     let budget = match (args.iterations, args.duration) {
-        (Some(n), _) => runner::RunBudget { max: n, time_box: None, min: 0 },
-        (None, Some(d)) => runner::RunBudget {
+        (Some(n), _) => engine::RunBudget { max: n, time_box: None, min: 0 },
+        (None, Some(d)) => engine::RunBudget {
             max: args.max_iterations.max(args.min_iterations),
             time_box: Some(d),
             min: args.min_iterations,
         },
-        (None, None) => runner::RunBudget { max: DEFAULT_ITERATIONS, time_box: None, min: 0 },
+        (None, None) => engine::RunBudget { max: DEFAULT_ITERATIONS, time_box: None, min: 0 },
     };
     let bar = bars.add(crate::progress::iterations(budget.max, &target.name, args.quiet));
-    let samples = runner::timed_runs(&mut model.session, &prepared, budget, &bar, model.memory.as_mut())?;
+    let samples = engine::timed_runs(&mut model.session, &prepared, budget, &bar, model.memory.as_mut())?;
     bar.finish_and_clear();
     bars.remove(&bar);
     if samples.is_empty() && crate::interrupt::interrupted() {
@@ -208,10 +208,10 @@ fn bench_model(
             latency.cov * 100.0
         ));
     }
-    let batch_size = runner::batch_size(&model, &bound);
+    let batch_size = engine::batch_size(&model, &bound);
     let items_per_s = batch_size.filter(|b| *b > 1).map(|b| latency.throughput_per_s * b as f64);
     let profile = match &profile_file {
-        Some(pending) => Some(finish_profile(&mut model.session, pending)?),
+        Some(pending) => Some(finish_profile(&mut model, pending)?),
         None => None,
     };
     let gpu_memory = model.memory.as_ref().map(|m| m.memory.clone());
@@ -220,9 +220,9 @@ fn bench_model(
         Some(ep) => {
             let reference_request = request.reference(ep, args.compare.compare_opt_level);
             let mut reference =
-                runner::load(runtime, &model_path, &reference_request).context("--compare-ep reference session")?;
-            let want = runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
-            let got = runner::run_to_host(&mut model.session, &prepared)?;
+                engine::load(runtime, &model_path, &reference_request).context("--compare-ep reference session")?;
+            let want = engine::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
+            let got = engine::run_to_host(&mut model.session, &prepared)?;
             let tol = Tolerance {
                 atol: target.atol.unwrap_or(args.compare.atol),
                 rtol: target.rtol.unwrap_or(args.compare.rtol),
@@ -254,8 +254,8 @@ fn bench_model(
     }))
 }
 
-fn finish_profile(session: &mut ort::session::Session, pending: &OrtWritten) -> Result<ProfileSummary> {
-    let written = session.end_profiling().map_err(|e| anyhow::anyhow!("ending the ONNX Runtime profile: {e}"))?;
+fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Result<ProfileSummary> {
+    let written = model.end_profiling()?;
     // ONNX Runtime names the file after the prefix plus a timestamp.
     let file = pending.keep(Path::new(&written)).context("--profile")?;
     let top_ops = crate::profile::read_op_times(&file)?.into_iter().take(10).collect();

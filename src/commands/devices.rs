@@ -5,14 +5,14 @@ use anyhow::Result;
 use crate::exit::ExitStatus;
 
 use crate::cli::DevicesArgs;
-use crate::devices::{list_adapters, vendor_name};
+use crate::runtime::adapters::{list_adapters, vendor_name};
 
 pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
     let adapters = match list_adapters() {
         Ok(list) => list,
         // Not a failure of this command: the honest answer on this platform is "none".
         Err(e) if !cfg!(windows) => {
-            let empty: Vec<crate::devices::Adapter> = Vec::new();
+            let empty: Vec<crate::runtime::adapters::Adapter> = Vec::new();
             match &args.json {
                 Some(path) if crate::report::write_json(path, &empty, "--json")? => crate::errln!("dmlrun: {e}"),
                 _ => crate::outln!("{e}"),

@@ -13,8 +13,8 @@ pub fn execute(args: &DoctorArgs) -> Result<ExitStatus> {
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
     let lib = &runtime.library;
     let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
-    let adapters = crate::devices::list_adapters();
-    let wine = crate::devices::wine_version();
+    let adapters = crate::runtime::adapters::list_adapters();
+    let wine = crate::runtime::adapters::wine_version();
     if let Some(path) = &args.json {
         let value = json!({
             "dmlrun_version": env!("CARGO_PKG_VERSION"),

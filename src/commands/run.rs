@@ -12,7 +12,7 @@ use crate::compare::{self, Tolerance};
 use crate::inputs::{self, InputArg, LoadOptions};
 use crate::outputs::{self, TensorRole};
 use crate::report::{self, ms, Comparison, Iterations, ModelReport, RunReport, Timings};
-use crate::runner::{self, PreparedInputs};
+use crate::runtime::engine::{self, PreparedInputs};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::stats;
@@ -40,8 +40,8 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let runtime_load = started.elapsed();
 
     let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
-    let (info, model_load) = runner::read_model(model_path)?;
-    let mut plan = runner::resolve_plan(&runtime, &info, &request, args.session.print_plan)?;
+    let (info, model_load) = engine::read_model(model_path)?;
+    let mut plan = engine::resolve_plan(&runtime, &info, &request, args.session.print_plan)?;
 
     // The inputs are bound before the session exists: with DirectML their shapes fix the
     // model's free dimensions, so it compiles for static shapes.
@@ -53,9 +53,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         max_tensor_bytes: args.max_tensor_bytes,
     };
     let input_args: Vec<InputArg> = args.inputs.iter().cloned().map(InputArg).collect();
-    let bound = inputs::bind(&input_args, &runner::input_signatures(&info, &plan), &options)?;
+    let bound = inputs::bind(&input_args, &engine::input_signatures(&info, &plan), &options)?;
     let input_prepare = started.elapsed();
-    runner::finish_plan(&runtime, &mut plan, &info, &request, &bound.shapes(), args.session.print_plan)?;
+    engine::finish_plan(&runtime, &mut plan, &info, &request, &bound.shapes(), args.session.print_plan)?;
 
     let mut warnings = Vec::new();
     if let Some(w) = plan.dynamic_shape_warning() {
@@ -63,7 +63,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         crate::errln!("warning: {w}");
         warnings.push(w);
     }
-    let mut model = runner::open(&runtime, model_path, info, model_load, plan)?;
+    let mut model = engine::open(&runtime, model_path, info, model_load, plan)?;
     if let Some(w) = model.device.placement_warning() {
         crate::errln!("warning: {w}");
         warnings.push(w);
@@ -73,16 +73,16 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let input_prepare = input_prepare + started.elapsed();
 
     let started = Instant::now();
-    let results = runner::run_to_host(&mut model.session, &prepared)?;
+    let results = engine::run_to_host(&mut model.session, &prepared)?;
     let first_run = started.elapsed();
 
-    runner::warm_up(&mut model.session, &prepared, args.warmup)?;
+    engine::warm_up(&mut model.session, &prepared, args.warmup)?;
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
-    let budget = runner::RunBudget { max: args.iterations, time_box: None, min: 0 };
-    let samples = runner::timed_runs(&mut model.session, &prepared, budget, &bar, model.memory.as_mut())?;
+    let budget = engine::RunBudget { max: args.iterations, time_box: None, min: 0 };
+    let samples = engine::timed_runs(&mut model.session, &prepared, budget, &bar, model.memory.as_mut())?;
     bar.finish_and_clear();
     let latency = stats::summarize(&samples);
-    let batch_size = runner::batch_size(&model, &bound);
+    let batch_size = engine::batch_size(&model, &bound);
     let items_per_s = match (&latency, batch_size) {
         (Some(l), Some(b)) if b > 1 => Some(l.throughput_per_s * b as f64),
         _ => None,
@@ -92,9 +92,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         Some(ep) => {
             let reference_request = request.reference(ep, args.compare.compare_opt_level);
             let mut reference =
-                runner::load(&runtime, model_path, &reference_request).context("--compare-ep reference session")?;
+                engine::load(&runtime, model_path, &reference_request).context("--compare-ep reference session")?;
             let expected =
-                runner::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
+                engine::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
             let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
             let mismatches = compare::compare_outputs(&expected, &results, tolerance);
             Some(Comparison {

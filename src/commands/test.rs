@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::cli::TestArgs;
 use crate::compare::{self, Mismatch, Tolerance};
 use crate::model::ValueKind;
-use crate::runner::{self, PreparedInputs};
+use crate::runtime::engine::{self, PreparedInputs};
 use crate::runtime::placement::EpNodes;
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::{LibraryInfo, Runtime};
@@ -261,9 +261,9 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
     }
     // Every data set is read before the session exists: with DirectML, the shapes they agree on
     // fix the model's free dimensions.
-    let (info, model_load) = runner::read_model(&case.model)?;
-    let mut plan = runner::resolve_plan(settings.runtime, &info, &settings.request, false)?;
-    let signatures = runner::input_signatures(&info, &plan);
+    let (info, model_load) = engine::read_model(&case.model)?;
+    let mut plan = engine::resolve_plan(settings.runtime, &info, &settings.request, false)?;
+    let signatures = engine::input_signatures(&info, &plan);
     let input_names: Vec<String> = signatures.iter().map(|s| s.name.clone()).collect();
     // File K of a data set has the type of the model's K-th input (or output) as the model file declares it.
     let input_kinds: Vec<ValueKind> = info.inputs.iter().map(|i| i.kind).collect();
@@ -276,11 +276,11 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
         sets.push((set, set_name, inputs));
     }
     let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
-    runner::finish_plan(settings.runtime, &mut plan, &info, &settings.request, &shapes, false)?;
-    let mut model = runner::open(settings.runtime, &case.model, info, model_load, plan)?;
+    engine::finish_plan(settings.runtime, &mut plan, &info, &settings.request, &shapes, false)?;
+    let mut model = engine::open(settings.runtime, &case.model, info, model_load, plan)?;
     placement.clone_from(&model.device.placement);
     let mut reference = match &settings.reference {
-        Some(r) => Some(runner::load(settings.runtime, &case.model, r).context("reference session")?),
+        Some(r) => Some(engine::load(settings.runtime, &case.model, r).context("reference session")?),
         None => None,
     };
     let tol_for = |output: &str| -> Tolerance {
@@ -298,9 +298,9 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
     let mut max_abs_diff: Option<f64> = None;
     for (set, set_name, inputs) in &sets {
         let prepared = PreparedInputs::from_values(settings.runtime, inputs, &model.info)?;
-        let actual = runner::run_to_host_values(&mut model.session, &prepared)?;
+        let actual = engine::run_to_host_values(&mut model.session, &prepared)?;
         let expected = match &mut reference {
-            Some(r) => runner::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
+            Some(r) => engine::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
             None => {
                 let files = testdata::read_values(set, "output", &output_kinds, settings.max_tensor_bytes)?;
                 testdata::bind_by_name_or_position(files, &model.output_names)

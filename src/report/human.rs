@@ -6,8 +6,8 @@ use super::RunReport;
 use crate::tensor::format_shape;
 
 /// `local 1.2 GiB before the session, 1.5 GiB after, 1.6 GiB peak in timed runs; non-local ...`
-pub fn describe_gpu_memory(memory: &crate::runner::GpuMemory) -> String {
-    let phases = |pick: fn(&crate::devices::VideoMemory) -> u64| {
+pub fn describe_gpu_memory(memory: &crate::runtime::engine::GpuMemory) -> String {
+    let phases = |pick: fn(&crate::runtime::adapters::VideoMemory) -> u64| {
         let mut parts = vec![format!("{} before the session", bytes(pick(&memory.before_session)))];
         if let Some(after) = &memory.after_session {
             parts.push(format!("{} after", bytes(pick(after))));

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::inputs::InputSource;
 use crate::outputs::{OutputSummary, TopK};
-use crate::runner::DeviceReport;
+use crate::runtime::engine::DeviceReport;
 use crate::runtime::plan::SessionPlan;
 use crate::runtime::LibraryInfo;
 use crate::stats::LatencyStats;
@@ -35,7 +35,7 @@ pub struct RunReport {
     /// DirectML's adapter memory before the session, after it, and at its peak during the timed
     /// runs (DXGI; absent where it cannot be read: the CPU, non-Windows).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gpu_memory: Option<crate::runner::GpuMemory>,
+    pub gpu_memory: Option<crate::runtime::engine::GpuMemory>,
     pub warnings: Vec<String>,
     /// With --compare-ep: the reference run and what differed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -44,7 +44,7 @@ pub struct RunReport {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
-    pub reference: crate::runner::DeviceReport,
+    pub reference: crate::runtime::engine::DeviceReport,
     pub reference_optimization_level: crate::runtime::plan::OptimizationLevel,
     pub tolerance: crate::compare::Tolerance,
     pub outputs_compared: usize,

@@ -1,10 +1,13 @@
 //! Everything that touches ONNX Runtime: loading the library, the environment and its logger,
 //! the execution providers on offer, and building sessions from a [`plan::SessionPlan`].
 
+pub mod adapters;
+pub mod engine;
 pub mod library;
 pub mod placement;
 pub mod plan;
 pub mod session;
+pub mod values;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -35,7 +35,7 @@ pub struct BenchReport {
 pub struct ModelBench {
     pub name: String,
     pub path: PathBuf,
-    pub device: crate::runner::DeviceReport,
+    pub device: crate::runtime::engine::DeviceReport,
     pub plan: crate::runtime::plan::SessionPlan,
     pub inputs: Vec<crate::inputs::InputSource>,
     pub model_load_ms: f64,
@@ -55,7 +55,7 @@ pub struct ModelBench {
     pub gpu_memory_bytes: Option<u64>,
     /// DirectML's adapter memory before the session, after it, and at its peak in the timed runs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gpu_memory: Option<crate::runner::GpuMemory>,
+    pub gpu_memory: Option<crate::runtime::engine::GpuMemory>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileSummary>,
     /// With --compare-ep: outputs that differ from the reference run (empty = all match).
@@ -177,7 +177,7 @@ pub(crate) mod tests {
             models: vec![ModelBench {
                 name: "squeeze, \"net\"".into(),
                 path: "m.onnx".into(),
-                device: crate::runner::DeviceReport {
+                device: crate::runtime::engine::DeviceReport {
                     execution_provider: "CPUExecutionProvider".into(),
                     device_id: None,
                     adapter_name: None,

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use ort::session::Session;
 use serde::Serialize;
 
-use crate::devices::{VideoMemory, VideoMemoryProbe};
+use super::adapters::{VideoMemory, VideoMemoryProbe};
 use crate::inputs::{DimSpec, InputSignature};
 use crate::model::{ModelInfo, ValueKind};
 use crate::runtime::placement::{self, EpNodes};
@@ -33,6 +33,14 @@ pub struct LoadedModel {
     pub device: DeviceReport,
     /// DirectML's adapter memory before and after the session was created, when it can be read.
     pub memory: Option<GpuMemoryTracker>,
+}
+
+impl LoadedModel {
+    /// Ends ONNX Runtime's profile of this session; returns the file ONNX Runtime wrote (its
+    /// prefix plus a timestamp).
+    pub fn end_profiling(&mut self) -> Result<String> {
+        self.session.end_profiling().map_err(|e| anyhow::anyhow!("ending the ONNX Runtime profile: {e}"))
+    }
 }
 
 /// DirectML's adapter memory for this process in three phases of a run (DXGI
@@ -70,7 +78,7 @@ impl GpuMemoryTracker {
                 peak_timed_runs: None,
                 // Seen with Wine 8 on lavapipe and on NVIDIA's driver: its DXGI answers, with 0
                 // bytes whatever Direct3D 12 (vkd3d) allocates.
-                note: crate::devices::wine_version().map(|v| {
+                note: crate::runtime::adapters::wine_version().map(|v| {
                     format!(
                         "under Wine {v}, DXGI's QueryVideoMemoryInfo does not count Direct3D 12 (vkd3d) allocations"
                     )
@@ -195,10 +203,10 @@ pub fn open(
     plan: SessionPlan,
 ) -> Result<LoadedModel> {
     if let Some(id) = plan.device_id() {
-        crate::devices::check_device_index(id)?;
+        crate::runtime::adapters::check_device_index(id)?;
     }
     if plan.uses_directml() {
-        crate::devices::pin_wine_vulkan();
+        crate::runtime::adapters::pin_wine_vulkan();
     }
     let mut memory = GpuMemoryTracker::start(&plan);
     let started = Instant::now();
@@ -220,7 +228,7 @@ pub fn open(
 fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &str) -> anyhow::Error {
     let lower = message.to_ascii_lowercase();
     let names_directml = ["dml", "directml", "dxgi", "d3d12"].iter().any(|w| lower.contains(w));
-    let hresult = crate::devices::named_hresult_in(message);
+    let hresult = crate::runtime::adapters::named_hresult_in(message);
     let named = hresult.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
     let adapter =
         || plan.device_id().map_or_else(|| "the adapter DirectML chose".to_string(), |id| format!("adapter {id}"));
@@ -247,7 +255,7 @@ fn device_report(plan: &SessionPlan) -> DeviceReport {
         Some(ProviderPlan::DirectML { .. }) => {
             let device_id = plan.device_id();
             let adapter_name = device_id.and_then(|id| {
-                crate::devices::list_adapters().ok()?.into_iter().find(|a| a.index == id).map(|a| a.name)
+                crate::runtime::adapters::list_adapters().ok()?.into_iter().find(|a| a.index == id).map(|a| a.name)
             });
             DeviceReport {
                 execution_provider: plan::DML_PROVIDER.to_string(),
@@ -320,7 +328,9 @@ impl PreparedInputs {
     pub fn new(tensors: &[(String, HostTensor)]) -> Result<PreparedInputs> {
         let values = tensors
             .iter()
-            .map(|(name, t)| Ok((name.clone(), t.to_ort_value().map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?)))
+            .map(|(name, t)| {
+                Ok((name.clone(), super::values::tensor_to_ort(t).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?))
+            })
             .collect::<Result<_>>()?;
         Ok(PreparedInputs { values })
     }
@@ -337,7 +347,7 @@ impl PreparedInputs {
                         .ok_or_else(|| anyhow::anyhow!("input '{name}': unknown element type for an empty sequence"))?;
                     Some(session::empty_sequence(runtime, dtype).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?)
                 }
-                other => other.to_ort_value().map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
+                other => super::values::value_to_ort(other).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
             };
             if let Some(v) = value {
                 prepared.push((name.clone(), v));
@@ -409,7 +419,7 @@ pub fn run_to_host_values(session: &mut Session, inputs: &PreparedInputs) -> Res
     outputs
         .iter()
         .map(|(name, value)| {
-            let host = HostValue::from_ort_value(&value).with_context(|| format!("output '{name}'"))?;
+            let host = super::values::value_from_ort(&value).with_context(|| format!("output '{name}'"))?;
             Ok((name.to_string(), host))
         })
         .collect()
@@ -421,7 +431,7 @@ pub fn run_to_host(session: &mut Session, inputs: &PreparedInputs) -> Result<Vec
     outputs
         .iter()
         .map(|(name, value)| {
-            let tensor = HostTensor::from_ort_value(&value).with_context(|| format!("output '{name}'"))?;
+            let tensor = super::values::tensor_from_ort(&value).with_context(|| format!("output '{name}'"))?;
             Ok((name.to_string(), tensor))
         })
         .collect()
