@@ -1,7 +1,6 @@
 //! `dmlrun test PATH…`: run ONNX test-data folders and compare outputs, for CI.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -9,83 +8,18 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use crate::exit::ExitStatus;
-use serde::Serialize;
 
 use crate::cli::TestArgs;
 use crate::compare::{self, Mismatch, Tolerance};
 use crate::model::ValueKind;
+use crate::report::test::{expectations, human, junit, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::{self, PreparedInputs};
 use crate::runtime::placement::EpNodes;
 use crate::runtime::plan::PlanRequest;
-use crate::runtime::{LibraryInfo, Runtime};
+use crate::runtime::Runtime;
 use crate::settings;
 use crate::tensor::HostValue;
 use crate::testdata::{self, Case};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    Pass,
-    Fail,
-    Error,
-}
-
-impl Status {
-    fn word(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::Error => "error",
-        }
-    }
-}
-
-/// The outcome of one case.
-#[derive(Debug, Clone, Serialize)]
-pub struct CaseResult {
-    pub name: String,
-    pub status: Status,
-    /// One line: why it failed or could not run.
-    pub reason: Option<String>,
-    pub mismatches: Vec<Mismatch>,
-    pub data_sets: usize,
-    pub duration_ms: f64,
-    /// Largest |expected - actual| over the float tensor outputs that could be compared
-    /// element by element (with --compare-ep: how far the two execution providers are apart).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_abs_diff: Option<f64>,
-    /// Where ONNX Runtime placed the model's nodes (with DirectML: how many DirectML took).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub placement: Vec<EpNodes>,
-    /// The status --expect predicted, when it was not `pass`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expected_status: Option<Status>,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Summary {
-    pub total: usize,
-    pub passed: usize,
-    pub failed: usize,
-    pub errors: usize,
-    /// Cases whose status differs from --expect for the worse (these fail the run).
-    pub unexpected: Vec<String>,
-    /// Cases --expect lists as failing that now pass.
-    pub now_passing: Vec<String>,
-    pub duration_ms: f64,
-}
-
-/// The JSON report of `dmlrun test` (schema `dmlrun.test/1`).
-#[derive(Debug, Clone, Serialize)]
-pub struct TestReport {
-    pub schema: &'static str,
-    pub dmlrun_version: &'static str,
-    pub onnxruntime: LibraryInfo,
-    pub plan_request: String,
-    pub reference: Option<String>,
-    pub summary: Summary,
-    pub cases: Vec<CaseResult>,
-}
 
 /// Everything a case run needs besides the case.
 struct Settings<'a> {
@@ -101,7 +35,7 @@ struct Settings<'a> {
 pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     let cases = testdata::discover(&args.paths)?;
     let expectations = match &args.expect {
-        Some(path) => read_expectations(path)?,
+        Some(path) => expectations::read(path)?,
         None => BTreeMap::new(),
     };
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
@@ -147,27 +81,9 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     let mut results: Vec<CaseResult> =
         results.into_inner().expect("threads finished").into_iter().map(|r| r.expect("every case ran")).collect();
 
-    let mut summary =
-        Summary { total: results.len(), duration_ms: started.elapsed().as_secs_f64() * 1000.0, ..Summary::default() };
-    for r in &mut results {
-        match r.status {
-            Status::Pass => summary.passed += 1,
-            Status::Fail => summary.failed += 1,
-            Status::Error => summary.errors += 1,
-        }
-        let expected = expectations.get(&r.name).copied().unwrap_or(Status::Pass);
-        if expected != Status::Pass {
-            r.expected_status = Some(expected);
-        }
-        if r.status == Status::Pass && expected != Status::Pass {
-            summary.now_passing.push(r.name.clone());
-        } else if r.status != expected {
-            summary.unexpected.push(r.name.clone());
-        }
-    }
-
+    let summary = Summary::of(&mut results, &expectations, started.elapsed().as_secs_f64() * 1000.0);
     let report = TestReport {
-        schema: "dmlrun.test/1",
+        schema: TEST_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
         onnxruntime: runtime.library.clone(),
         plan_request: describe_request(&request),
@@ -176,14 +92,14 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         cases: results,
     };
     if let Some(path) = &args.write_expect {
-        crate::fsutil::write_atomic(path, render_expectations(&report).as_bytes())
+        crate::fsutil::write_atomic(path, expectations::render(&report).as_bytes())
             .with_context(|| format!("--write-expect {}", path.display()))?;
     }
     if let Some(path) = &args.junit {
-        crate::fsutil::write_atomic(path, crate::report::junit::render(&report)?.as_bytes())
+        crate::fsutil::write_atomic(path, junit::render(&report)?.as_bytes())
             .with_context(|| format!("--junit {}", path.display()))?;
     }
-    let human = render_human(&report, args.verbose, args.quiet, args.expect.as_deref());
+    let human = human::render(&report, args.verbose, args.quiet, args.expect.as_deref());
     let json_on_stdout = match args.json.as_deref() {
         Some(path) => crate::report::write_json(path, &report, "--json")?,
         None => false,
@@ -372,91 +288,6 @@ fn agreed_shapes<'a>(
     shapes
 }
 
-fn read_expectations(path: &Path) -> Result<BTreeMap<String, Status>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading --expect {}", path.display()))?;
-    let mut map = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let (status, name) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        let status = match status {
-            "fail" => Status::Fail,
-            "error" => Status::Error,
-            "pass" => Status::Pass,
-            other => {
-                bail!("--expect {} line {}: unknown status '{other}' (fail, error or pass)", path.display(), n + 1)
-            }
-        };
-        let name = name.trim();
-        if name.is_empty() {
-            bail!("--expect {} line {}: no case name", path.display(), n + 1);
-        }
-        map.insert(name.to_string(), status);
-    }
-    Ok(map)
-}
-
-fn render_expectations(report: &TestReport) -> String {
-    let mut out = format!(
-        "# dmlrun test expectations: cases that do not pass ({}; ONNX Runtime {}).\n# Every other case must pass. Format: STATUS NAME  # reason\n",
-        report.plan_request, report.onnxruntime.version
-    );
-    for c in report.cases.iter().filter(|c| c.status != Status::Pass) {
-        let reason: String = c.reason.as_deref().unwrap_or("").chars().take(160).collect();
-        out.push_str(&format!("{} {}  # {}\n", c.status.word(), c.name, reason.replace('#', "")));
-    }
-    out
-}
-
-fn render_human(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&Path>) -> String {
-    let mut out = String::new();
-    if !quiet {
-        for c in &report.cases {
-            let known = c.expected_status == Some(c.status);
-            if c.status == Status::Pass && !verbose {
-                continue;
-            }
-            if known && !verbose {
-                continue;
-            }
-            let tag = match c.status {
-                Status::Pass => "PASS ",
-                Status::Fail => "FAIL ",
-                Status::Error => "ERROR",
-            };
-            let note = if known { " (known)" } else { "" };
-            out.push_str(&format!("{tag} {}{note}", c.name));
-            if let Some(reason) = &c.reason {
-                out.push_str(&format!(": {reason}"));
-            }
-            out.push('\n');
-        }
-    }
-    let s = &report.summary;
-    if let Some(path) = expect {
-        for name in &s.now_passing {
-            out.push_str(&format!("now passes (listed in {}): {name}\n", path.display()));
-        }
-        out.push_str(&format!(
-            "{} unexpected, {} known failures, {} now passing\n",
-            s.unexpected.len(),
-            s.failed + s.errors - s.unexpected.len().min(s.failed + s.errors),
-            s.now_passing.len()
-        ));
-    }
-    out.push_str(&format!(
-        "{} cases: {} passed, {} failed, {} errors ({:.1} s)\n",
-        s.total,
-        s.passed,
-        s.failed,
-        s.errors,
-        s.duration_ms / 1000.0
-    ));
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -478,17 +309,5 @@ mod tests {
         let one = agreed_shapes([("test_data_set_0", set0.as_slice())].into_iter());
         assert_eq!(one.len(), 2);
         assert_eq!(one[1].from, "test_data_set_0");
-    }
-
-    #[test]
-    fn expectations_parse_with_comments() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("expect.txt");
-        std::fs::write(&path, "# header\nfail node/test_a  # why\n\nerror node/test_b\n").unwrap();
-        let map = read_expectations(&path).unwrap();
-        assert_eq!(map.get("node/test_a"), Some(&Status::Fail));
-        assert_eq!(map.get("node/test_b"), Some(&Status::Error));
-        std::fs::write(&path, "broken node/x\n").unwrap();
-        assert!(read_expectations(&path).unwrap_err().to_string().contains("line 1"));
     }
 }

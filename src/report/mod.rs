@@ -3,7 +3,7 @@
 pub mod bench;
 pub mod human;
 pub mod json;
-pub mod junit;
+pub mod test;
 
 use std::path::PathBuf;
 

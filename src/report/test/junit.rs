@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::Result;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::commands::test::{Status, TestReport};
+use super::{Status, TestReport};
 
 /// One test suite named `dmlrun`; each case is a test case classed by its folder
 /// (`node/test_abs` becomes class `node`, name `test_abs`).

@@ -1,0 +1,53 @@
+//! The test report people read: failing cases (all with `--verbose`) and the totals.
+
+use std::path::Path;
+
+use super::{Status, TestReport};
+
+/// The report as text; `expect` is the `--expect` file, when one was given.
+pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&Path>) -> String {
+    let mut out = String::new();
+    if !quiet {
+        for c in &report.cases {
+            let known = c.expected_status == Some(c.status);
+            if c.status == Status::Pass && !verbose {
+                continue;
+            }
+            if known && !verbose {
+                continue;
+            }
+            let tag = match c.status {
+                Status::Pass => "PASS ",
+                Status::Fail => "FAIL ",
+                Status::Error => "ERROR",
+            };
+            let note = if known { " (known)" } else { "" };
+            out.push_str(&format!("{tag} {}{note}", c.name));
+            if let Some(reason) = &c.reason {
+                out.push_str(&format!(": {reason}"));
+            }
+            out.push('\n');
+        }
+    }
+    let s = &report.summary;
+    if let Some(path) = expect {
+        for name in &s.now_passing {
+            out.push_str(&format!("now passes (listed in {}): {name}\n", path.display()));
+        }
+        out.push_str(&format!(
+            "{} unexpected, {} known failures, {} now passing\n",
+            s.unexpected.len(),
+            s.failed + s.errors - s.unexpected.len().min(s.failed + s.errors),
+            s.now_passing.len()
+        ));
+    }
+    out.push_str(&format!(
+        "{} cases: {} passed, {} failed, {} errors ({:.1} s)\n",
+        s.total,
+        s.passed,
+        s.failed,
+        s.errors,
+        s.duration_ms / 1000.0
+    ));
+    out
+}
