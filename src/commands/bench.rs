@@ -1,7 +1,6 @@
 //! `dmlrun bench`: many models, trustworthy statistics, exports, a regression gate.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
@@ -10,16 +9,16 @@ use indicatif::MultiProgress;
 use sha2::{Digest, Sha256};
 
 use crate::cli::BenchArgs;
-use crate::compare::{self, Tolerance};
+use crate::compare::Tolerance;
 use crate::fsutil::OrtWritten;
-use crate::inputs::{self, InputArg, LoadOptions};
+use crate::inputs::{InputArg, LoadOptions};
 use crate::manifest::{self, BenchTarget};
 use crate::report::bench::{
     self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, ModelBench,
     ProfileSummary, StoredReport,
 };
 use crate::report::ms;
-use crate::runtime::engine::{self, PreparedInputs};
+use crate::runtime::engine::{self};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
@@ -62,9 +61,6 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         let result = bench_model(&runtime, &request, target, args, &bars)
             .with_context(|| format!("model {} ({})", target.name, target.path.display()))?;
         let Some(result) = result else { break };
-        for w in &result.warnings {
-            let _ = bars.println(format!("warning: {}: {w}", result.name));
-        }
         models.push(result);
         model_bar.inc(1);
     }
@@ -159,29 +155,13 @@ fn bench_model(
         }
     }
 
-    let (info, model_load) = engine::read_model(&model_path)?;
-    let mut plan = engine::resolve_plan(runtime, &info, &request, args.session.print_plan)?;
-    let options = LoadOptions {
+    let load = LoadOptions {
         preprocess: crate::inputs::image::PreprocessRequest { max_pixels: 100_000_000, ..Default::default() },
         generate: Some(target.generate.unwrap_or(args.generate)),
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
     };
     let input_args: Vec<InputArg> = target.inputs.iter().cloned().map(InputArg).collect();
-    let bound = inputs::bind(&input_args, &engine::input_signatures(&info, &plan), &options)?;
-    engine::finish_plan(runtime, &mut plan, &info, &request, &bound.shapes(), args.session.print_plan)?;
-    let mut model = engine::open(runtime, &model_path, info, model_load, plan)?;
-    if let Some(pending) = &cache_write {
-        pending.keep(&pending.partial_path()).context("--cache")?;
-        cache = Some("written".to_string());
-    }
-    let prepared = PreparedInputs::new(&bound.tensors)?;
-
-    let started = Instant::now();
-    engine::run(&mut model.session, &prepared)?;
-    let first_run = started.elapsed();
-    engine::warm_up(&mut model.session, &prepared, args.warmup)?;
-
     let budget = match (args.iterations, args.duration) {
         (Some(n), _) => engine::RunBudget { max: n, time_box: None, min: 0 },
         (None, Some(d)) => engine::RunBudget {
@@ -191,22 +171,47 @@ fn bench_model(
         },
         (None, None) => engine::RunBudget { max: DEFAULT_ITERATIONS, time_box: None, min: 0 },
     };
+    let reference = args.compare.compare_ep.map(|ep| {
+        let tolerance = Tolerance {
+            atol: target.atol.unwrap_or(args.compare.atol),
+            rtol: target.rtol.unwrap_or(args.compare.rtol),
+        };
+        (request.reference(ep, args.compare.compare_opt_level), tolerance)
+    });
+    let measure = engine::MeasureRequest {
+        model_path: &model_path,
+        plan: &request,
+        print_plan: args.session.print_plan,
+        inputs: &input_args,
+        load: &load,
+        warmup: args.warmup,
+        budget,
+        reference,
+    };
     let bar = bars.add(crate::progress::iterations(budget.max, &target.name, args.quiet));
-    let samples = engine::timed_runs(&mut model.session, &prepared, budget, &bar, model.memory.as_mut())?;
-    bar.finish_and_clear();
+    let measured = engine::measure(runtime, &measure, &bar);
     bars.remove(&bar);
+    let engine::Measurement { mut model, bound, first_run, samples, comparison, warnings: said, .. } = measured?;
+    if let Some(pending) = &cache_write {
+        // ONNX Runtime wrote the optimised model while creating the session.
+        pending.keep(&pending.partial_path()).context("--cache")?;
+        cache = Some("written".to_string());
+    }
     if samples.is_empty() && crate::interrupt::interrupted() {
         // Interrupted before the first timed run: nothing to report for this model.
         return Ok(None);
     }
     let latency = crate::stats::summarize(&samples).context("no timed runs")?;
 
-    let mut warnings: Vec<String> = model.device.placement_warning().into_iter().collect();
+    let mut warnings = said;
     if latency.cov > HIGH_COV {
-        warnings.push(format!(
+        let w = format!(
             "high variation (CoV {:.1}%): the machine is noisy or throttling; use more --iterations or a longer --duration",
             latency.cov * 100.0
-        ));
+        );
+        // The engine said its own warnings as they arose; this one is bench's.
+        let _ = bars.println(format!("warning: {}: {w}", target.name));
+        warnings.push(w);
     }
     let batch_size = engine::batch_size(&model, &bound);
     let items_per_s = batch_size.filter(|b| *b > 1).map(|b| latency.throughput_per_s * b as f64);
@@ -216,21 +221,7 @@ fn bench_model(
     };
     let gpu_memory = model.memory.as_ref().map(|m| m.memory.clone());
     let gpu_memory_bytes = gpu_memory.as_ref().and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
-    let comparison = match args.compare.compare_ep {
-        Some(ep) => {
-            let reference_request = request.reference(ep, args.compare.compare_opt_level);
-            let mut reference =
-                engine::load(runtime, &model_path, &reference_request).context("--compare-ep reference session")?;
-            let want = engine::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
-            let got = engine::run_to_host(&mut model.session, &prepared)?;
-            let tol = Tolerance {
-                atol: target.atol.unwrap_or(args.compare.atol),
-                rtol: target.rtol.unwrap_or(args.compare.rtol),
-            };
-            Some(compare::compare_outputs(&want, &got, tol))
-        }
-        None => None,
-    };
+    let comparison = comparison.map(|c| c.mismatches);
     Ok(Some(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),

@@ -3,16 +3,16 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use crate::exit::ExitStatus;
 
 use crate::cli::RunArgs;
-use crate::compare::{self, Tolerance};
-use crate::inputs::{self, InputArg, LoadOptions};
+use crate::compare::Tolerance;
+use crate::inputs::{InputArg, LoadOptions};
 use crate::outputs::{self, TensorRole};
-use crate::report::{self, ms, Comparison, Iterations, ModelReport, RunReport, Timings};
-use crate::runtime::engine::{self, PreparedInputs};
+use crate::report::{self, ms, Iterations, ModelReport, RunReport, Timings};
+use crate::runtime::engine::{self};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::stats;
@@ -40,47 +40,30 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let runtime_load = started.elapsed();
 
     let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
-    let (info, model_load) = engine::read_model(model_path)?;
-    let mut plan = engine::resolve_plan(&runtime, &info, &request, args.session.print_plan)?;
-
-    // The inputs are bound before the session exists: with DirectML their shapes fix the
-    // model's free dimensions, so it compiles for static shapes.
-    let started = Instant::now();
-    let options = LoadOptions {
+    let load = LoadOptions {
         preprocess: settings::preprocess_request(&args.preprocess, args.max_image_pixels),
         generate: args.generate,
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
     };
     let input_args: Vec<InputArg> = args.inputs.iter().cloned().map(InputArg).collect();
-    let bound = inputs::bind(&input_args, &engine::input_signatures(&info, &plan), &options)?;
-    let input_prepare = started.elapsed();
-    engine::finish_plan(&runtime, &mut plan, &info, &request, &bound.shapes(), args.session.print_plan)?;
-
-    let mut warnings = Vec::new();
-    if let Some(w) = plan.dynamic_shape_warning() {
-        // Said before the (possibly long) session creation, once.
-        crate::errln!("warning: {w}");
-        warnings.push(w);
-    }
-    let mut model = engine::open(&runtime, model_path, info, model_load, plan)?;
-    if let Some(w) = model.device.placement_warning() {
-        crate::errln!("warning: {w}");
-        warnings.push(w);
-    }
-    let started = Instant::now();
-    let prepared = PreparedInputs::new(&bound.tensors)?;
-    let input_prepare = input_prepare + started.elapsed();
-
-    let started = Instant::now();
-    let results = engine::run_to_host(&mut model.session, &prepared)?;
-    let first_run = started.elapsed();
-
-    engine::warm_up(&mut model.session, &prepared, args.warmup)?;
+    let reference = args.compare.compare_ep.map(|ep| {
+        let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
+        (request.reference(ep, args.compare.compare_opt_level), tolerance)
+    });
+    let measure = engine::MeasureRequest {
+        model_path,
+        plan: &request,
+        print_plan: args.session.print_plan,
+        inputs: &input_args,
+        load: &load,
+        warmup: args.warmup,
+        budget: engine::RunBudget { max: args.iterations, time_box: None, min: 0 },
+        reference,
+    };
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
-    let budget = engine::RunBudget { max: args.iterations, time_box: None, min: 0 };
-    let samples = engine::timed_runs(&mut model.session, &prepared, budget, &bar, model.memory.as_mut())?;
-    bar.finish_and_clear();
+    let engine::Measurement { model, bound, input_prepare, first_run, outputs: results, samples, comparison, warnings } =
+        engine::measure(&runtime, &measure, &bar)?;
     let latency = stats::summarize(&samples);
     let batch_size = engine::batch_size(&model, &bound);
     let items_per_s = match (&latency, batch_size) {
@@ -88,26 +71,6 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         _ => None,
     };
 
-    let comparison = match args.compare.compare_ep {
-        Some(ep) => {
-            let reference_request = request.reference(ep, args.compare.compare_opt_level);
-            let mut reference =
-                engine::load(&runtime, model_path, &reference_request).context("--compare-ep reference session")?;
-            let expected =
-                engine::run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
-            let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
-            let mismatches = compare::compare_outputs(&expected, &results, tolerance);
-            Some(Comparison {
-                reference: reference.device.clone(),
-                reference_optimization_level: reference_request.optimization_level,
-                tolerance,
-                outputs_compared: expected.len(),
-                mismatches,
-                differences: compare::differences(&expected, &results),
-            })
-        }
-        None => None,
-    };
     let summaries = results.iter().map(|(n, t)| outputs::summarize(n, t)).collect();
     let top_k = match args.top_k {
         Some(k) => Some(outputs::top_k(&results, k, labels.as_ref().map(|(p, l)| (p.as_path(), l.as_slice())))?),

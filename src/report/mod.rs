@@ -42,16 +42,7 @@ pub struct RunReport {
     pub comparison: Option<Comparison>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
-    pub reference: crate::runtime::engine::DeviceReport,
-    pub reference_optimization_level: crate::runtime::plan::OptimizationLevel,
-    pub tolerance: crate::compare::Tolerance,
-    pub outputs_compared: usize,
-    pub mismatches: Vec<crate::compare::Mismatch>,
-    /// Largest absolute and relative differences per float output, passing or not.
-    pub differences: Vec<crate::compare::Difference>,
-}
+pub use crate::runtime::engine::Comparison;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelReport {

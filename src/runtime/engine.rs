@@ -9,7 +9,8 @@ use ort::session::Session;
 use serde::Serialize;
 
 use super::adapters::{VideoMemory, VideoMemoryProbe};
-use crate::inputs::{DimSpec, InputSignature};
+use crate::compare::Tolerance;
+use crate::inputs::{BoundInputs, DimSpec, InputArg, InputSignature, LoadOptions};
 use crate::model::{ModelInfo, ValueKind};
 use crate::runtime::placement::{self, EpNodes};
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
@@ -355,6 +356,102 @@ impl PreparedInputs {
         }
         Ok(PreparedInputs { values: prepared })
     }
+}
+
+/// A `--compare-ep` reference run's outcome: where it ran and how far apart the outputs are.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub reference: DeviceReport,
+    pub reference_optimization_level: plan::OptimizationLevel,
+    pub tolerance: Tolerance,
+    pub outputs_compared: usize,
+    pub mismatches: Vec<crate::compare::Mismatch>,
+    /// Largest absolute and relative differences per float output, passing or not.
+    pub differences: Vec<crate::compare::Difference>,
+}
+
+/// What `run` and `bench` measure of one model: which model, which plan, which inputs, how many
+/// runs, and what to compare with.
+pub struct MeasureRequest<'a> {
+    pub model_path: &'a Path,
+    pub plan: &'a PlanRequest,
+    pub print_plan: bool,
+    pub inputs: &'a [InputArg],
+    pub load: &'a LoadOptions,
+    pub warmup: u64,
+    pub budget: RunBudget,
+    /// `--compare-ep`: the reference plan and the tolerance.
+    pub reference: Option<(PlanRequest, Tolerance)>,
+}
+
+/// One model measured: the open session, the bound inputs, the first run's outputs, the timed
+/// runs' latencies (ms), and the comparison with the reference, if asked.
+pub struct Measurement {
+    pub model: LoadedModel,
+    pub bound: BoundInputs,
+    /// Decoding, preprocessing or generating the inputs, and copying them into ONNX Runtime.
+    pub input_prepare: Duration,
+    pub first_run: Duration,
+    pub outputs: Vec<(String, HostTensor)>,
+    pub samples: Vec<f64>,
+    pub comparison: Option<Comparison>,
+    /// Said on stderr as they arose, and kept for the report.
+    pub warnings: Vec<String>,
+}
+
+/// The open, bind, run, warm up, time and compare sequence `run` and `bench` share.
+///
+/// Inputs are bound before the session is created, so DirectML's automatic dimension overrides
+/// can use their shapes; the first run's outputs are the ones reported and compared.
+pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::ProgressBar) -> Result<Measurement> {
+    let (info, model_load) = read_model(request.model_path)?;
+    let mut plan = resolve_plan(runtime, &info, request.plan, request.print_plan)?;
+    let started = Instant::now();
+    let bound = crate::inputs::bind(request.inputs, &input_signatures(&info, &plan), request.load)?;
+    let mut input_prepare = started.elapsed();
+    finish_plan(runtime, &mut plan, &info, request.plan, &bound.shapes(), request.print_plan)?;
+
+    let mut warnings = Vec::new();
+    let mut warn = |w: String| {
+        crate::errln!("warning: {w}");
+        warnings.push(w);
+    };
+    // Said before the (possibly long) session creation.
+    if let Some(w) = plan.dynamic_shape_warning() {
+        warn(w);
+    }
+    let mut model = open(runtime, request.model_path, info, model_load, plan)?;
+    if let Some(w) = model.device.placement_warning() {
+        warn(w);
+    }
+    let started = Instant::now();
+    let prepared = PreparedInputs::new(&bound.tensors)?;
+    input_prepare += started.elapsed();
+
+    let started = Instant::now();
+    let outputs = run_to_host(&mut model.session, &prepared)?;
+    let first_run = started.elapsed();
+    warm_up(&mut model.session, &prepared, request.warmup)?;
+    let samples = timed_runs(&mut model.session, &prepared, request.budget, bar, model.memory.as_mut())?;
+    bar.finish_and_clear();
+
+    let comparison = match &request.reference {
+        Some((reference_plan, tolerance)) => {
+            let mut reference =
+                load(runtime, request.model_path, reference_plan).context("--compare-ep reference session")?;
+            let expected = run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
+            Some(Comparison {
+                reference: reference.device.clone(),
+                reference_optimization_level: reference_plan.optimization_level,
+                tolerance: *tolerance,
+                outputs_compared: expected.len(),
+                mismatches: crate::compare::compare_outputs(&expected, &outputs, *tolerance),
+                differences: crate::compare::differences(&expected, &outputs),
+            })
+        }
+        None => None,
+    };
+    Ok(Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, warnings })
 }
 
 /// How many timed runs to make: up to `max`, or until `time_box` is spent once `min` are done.
