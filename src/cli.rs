@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::formats::image::{ChannelOrder, Layout, Preset, ResizeMode};
+use crate::formats::resample::Filter;
 use crate::inputs::generate::Fill;
-use crate::inputs::image::{ChannelOrder, Layout, Preset, ResizeMode};
-use crate::inputs::resample::Filter;
 use crate::outputs::SaveFormat;
 use crate::runtime::adapters::DeviceSelector;
 use crate::runtime::plan::{

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::inputs::{npy, tensor_proto};
+use crate::formats::{npy, tensor_proto};
 use crate::tensor::HostTensor;
 
 /// How many leading values each output summary shows.

@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use crate::cli::{PreprocessArgs, SessionArgs};
-use crate::inputs::image::PreprocessRequest;
+use crate::formats::image::PreprocessRequest;
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::OrtLogLevel;
 

@@ -45,12 +45,6 @@ pub fn peak_rss_bytes() -> Option<u64> {
     proc_status_kib("VmHWM:").map(|k| k * 1024)
 }
 
-/// The process's current resident set size in bytes.
-#[cfg(target_os = "linux")]
-pub fn current_rss_bytes() -> Option<u64> {
-    proc_status_kib("VmRSS:").map(|k| k * 1024)
-}
-
 #[cfg(target_os = "linux")]
 fn proc_status_kib(key: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -79,18 +73,8 @@ pub fn peak_rss_bytes() -> Option<u64> {
     process_memory().map(|c| c.PeakWorkingSetSize as u64)
 }
 
-#[cfg(windows)]
-pub fn current_rss_bytes() -> Option<u64> {
-    process_memory().map(|c| c.WorkingSetSize as u64)
-}
-
 #[cfg(not(any(target_os = "linux", windows)))]
 pub fn peak_rss_bytes() -> Option<u64> {
-    None
-}
-
-#[cfg(not(any(target_os = "linux", windows)))]
-pub fn current_rss_bytes() -> Option<u64> {
     None
 }
 

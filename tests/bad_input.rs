@@ -246,9 +246,9 @@ fn tensor_proto_with_raw_data_shorter_than_dims() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("short.pb");
     let t = HostTensor::from_f32(vec![1, 4], &[0.0; 4]).unwrap();
-    let mut bytes = dmlrun::inputs::tensor_proto::write("x", &t);
+    let mut bytes = dmlrun::formats::tensor_proto::write("x", &t);
     // Re-encode with dims claiming 2x4: the payload stays 16 bytes.
-    let mut proto = <dmlrun::onnx_proto::TensorProto as prost::Message>::decode(bytes.as_slice()).unwrap();
+    let mut proto = <dmlrun::formats::onnx_proto::TensorProto as prost::Message>::decode(bytes.as_slice()).unwrap();
     proto.dims = vec![2, 4];
     bytes = prost::Message::encode_to_vec(&proto);
     std::fs::write(&f, bytes).unwrap();
@@ -390,7 +390,7 @@ fn npz_missing_the_named_key() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("pair.npz");
     let t = HostTensor::from_f32(vec![1, 4], &[0.0; 4]).unwrap();
-    let archive = dmlrun::inputs::npy::write_npz(&[("a".into(), t.clone()), ("b".into(), t)]).unwrap();
+    let archive = dmlrun::formats::npy::write_npz(&[("a".into(), t.clone()), ("b".into(), t)]).unwrap();
     std::fs::write(&f, archive).unwrap();
     let out = add_mul_with_x(&f);
     let err = assert_one_line_error(&out, "pair.npz: has no array 'x' (it has: a, b)");

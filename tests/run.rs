@@ -135,7 +135,7 @@ fn npz_inputs_bind_by_array_name() {
     let dir = tempfile::tempdir().unwrap();
     let x = HostTensor::from_f32(vec![1, 4], &[1.0, 2.0, 3.0, 4.0]).unwrap();
     let y = HostTensor::from_f32(vec![1, 4], &[2.0; 4]).unwrap();
-    let npz = dmlrun::inputs::npy::write_npz(&[("x".into(), x), ("y".into(), y)]).unwrap();
+    let npz = dmlrun::formats::npy::write_npz(&[("x".into(), x), ("y".into(), y)]).unwrap();
     std::fs::write(dir.path().join("in.npz"), npz).unwrap();
     let report = run_json(&[
         test_model("add_mul.onnx").to_str().unwrap(),
@@ -410,7 +410,8 @@ fn reports_where_onnx_runtime_placed_the_nodes() {
     use prost::Message;
     let model = sample("squeezenet1.1.onnx");
     let bytes = std::fs::read(&model).unwrap();
-    let graph_nodes = dmlrun::onnx_proto::ModelProto::decode(bytes.as_slice()).unwrap().graph.unwrap().node.len();
+    let graph_nodes =
+        dmlrun::formats::onnx_proto::ModelProto::decode(bytes.as_slice()).unwrap().graph.unwrap().node.len();
     // Without graph optimisation ONNX Runtime places exactly the file's nodes.
     let report = run_json(&[model.to_str().unwrap(), "--generate", "zeros", "--opt-level", "disable"]);
     let placement = &report["device"]["placement"];

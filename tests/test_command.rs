@@ -78,7 +78,7 @@ fn golden_round_trip_passes_and_a_changed_output_fails() {
     if let dmlrun::tensor::TensorData::Bytes(b) = &mut t.data {
         b[4..8].copy_from_slice(&0.6f32.to_le_bytes());
     }
-    std::fs::write(&product, dmlrun::inputs::tensor_proto::write("product", &t)).unwrap();
+    std::fs::write(&product, dmlrun::formats::tensor_proto::write("product", &t)).unwrap();
     let out = dmlrun().arg("test").arg(&case).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -3,7 +3,7 @@
 //! crop, and free spatial dims (the picture keeps its size) as uint8 NHWC.
 #![no_main]
 
-use dmlrun::inputs::image::{Preprocess, PreprocessRequest};
+use dmlrun::formats::image::{Preprocess, PreprocessRequest};
 use dmlrun::tensor::DType;
 use libfuzzer_sys::fuzz_target;
 

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use dmlrun::manifest;
+use dmlrun::suites::manifest;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

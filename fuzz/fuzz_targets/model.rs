@@ -2,7 +2,7 @@
 //! denotations) before ONNX Runtime sees it.
 #![no_main]
 
-use dmlrun::model::ModelInfo;
+use dmlrun::formats::model::ModelInfo;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

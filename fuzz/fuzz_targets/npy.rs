@@ -2,7 +2,7 @@
 //! allocation the file's own size does not justify (libFuzzer's -rss_limit_mb catches those).
 #![no_main]
 
-use dmlrun::inputs::npy;
+use dmlrun::formats::npy;
 use libfuzzer_sys::fuzz_target;
 
 const MAX_TENSOR_BYTES: u64 = 64 << 20;

@@ -1,8 +1,8 @@
 //! The ONNX TensorProto/SequenceProto/OptionalProto reader used for `.pb` inputs and test data.
 #![no_main]
 
-use dmlrun::inputs::tensor_proto;
-use dmlrun::model::ValueKind;
+use dmlrun::formats::tensor_proto;
+use dmlrun::formats::model::ValueKind;
 use libfuzzer_sys::fuzz_target;
 
 const MAX_TENSOR_BYTES: u64 = 64 << 20;

@@ -12,7 +12,6 @@ use crate::cli::BenchArgs;
 use crate::compare::Tolerance;
 use crate::fsutil::OrtWritten;
 use crate::inputs::{InputArg, LoadOptions};
-use crate::manifest::{self, BenchTarget};
 use crate::report::bench::{
     self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, ModelBench,
     ProfileSummary, StoredReport,
@@ -22,6 +21,7 @@ use crate::runtime::engine::{self};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
+use crate::suites::manifest::{self, BenchTarget};
 
 /// Default timed runs per model when neither --iterations nor --duration is given.
 const DEFAULT_ITERATIONS: u64 = 100;
@@ -41,7 +41,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     let base_request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
 
     // A --dim applies to the models that have that dimension; one that no model has is a typo.
-    let infos = targets.iter().map(|t| crate::model::ModelInfo::read(&t.path)).collect::<Result<Vec<_>>>()?;
+    let infos = targets.iter().map(|t| crate::formats::model::ModelInfo::read(&t.path)).collect::<Result<Vec<_>>>()?;
     for (name, value) in &base_request.dims {
         if !infos.iter().any(|i| i.symbolic_dims().contains(name)) {
             bail!("--dim {name}={value}: none of the {} model(s) has a dimension named '{name}'", targets.len());
@@ -156,7 +156,7 @@ fn bench_model(
     }
 
     let load = LoadOptions {
-        preprocess: crate::inputs::image::PreprocessRequest { max_pixels: 100_000_000, ..Default::default() },
+        preprocess: crate::formats::image::PreprocessRequest { max_pixels: 100_000_000, ..Default::default() },
         generate: Some(target.generate.unwrap_or(args.generate)),
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
@@ -249,7 +249,7 @@ fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Resu
     let written = model.end_profiling()?;
     // ONNX Runtime names the file after the prefix plus a timestamp.
     let file = pending.keep(Path::new(&written)).context("--profile")?;
-    let top_ops = crate::profile::read_op_times(&file)?.into_iter().take(10).collect();
+    let top_ops = crate::runtime::profile::read_op_times(&file)?.into_iter().take(10).collect();
     Ok(ProfileSummary { file, top_ops })
 }
 

@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::exit::ExitStatus;
 
 use crate::cli::InfoArgs;
-use crate::model::{IoInfo, ModelInfo};
+use crate::formats::model::{IoInfo, ModelInfo};
 
 pub fn execute(args: &InfoArgs) -> Result<ExitStatus> {
     let info = ModelInfo::read(&args.model)?;

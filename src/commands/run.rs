@@ -77,7 +77,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         None => None,
     };
     let mut saved_outputs = match &args.save_outputs {
-        Some(dir) if args.as_test_data => crate::testdata::write_case(dir, model_path, &bound.tensors, &results)?,
+        Some(dir) if args.as_test_data => {
+            crate::suites::testdata::write_case(dir, model_path, &bound.tensors, &results)?
+        }
         Some(dir) => outputs::save(dir, &results, args.save_format, TensorRole::Output)?,
         None => Vec::new(),
     };

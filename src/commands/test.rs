@@ -11,15 +11,15 @@ use crate::exit::ExitStatus;
 
 use crate::cli::TestArgs;
 use crate::compare::{self, Mismatch, Tolerance};
-use crate::model::ValueKind;
+use crate::formats::model::ValueKind;
 use crate::report::test::{expectations, human, junit, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::{self, PreparedInputs};
 use crate::runtime::placement::EpNodes;
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::Runtime;
 use crate::settings;
+use crate::suites::testdata::{self, Case};
 use crate::tensor::HostValue;
-use crate::testdata::{self, Case};
 
 /// Everything a case run needs besides the case.
 struct Settings<'a> {

@@ -2,10 +2,6 @@
 //! the model's declared dtype and shape.
 
 pub mod generate;
-pub mod image;
-pub mod npy;
-pub mod resample;
-pub mod tensor_proto;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+use crate::formats::{image, npy, tensor_proto};
 use crate::tensor::{format_shape, DType, HostTensor};
 use generate::Fill;
 use image::{Preprocess, PreprocessRequest};

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::adapters::{VideoMemory, VideoMemoryProbe};
 use crate::compare::Tolerance;
+use crate::formats::model::{ModelInfo, ValueKind};
 use crate::inputs::{BoundInputs, DimSpec, InputArg, InputSignature, LoadOptions};
-use crate::model::{ModelInfo, ValueKind};
 use crate::runtime::placement::{self, EpNodes};
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
 use crate::runtime::session::{self, BuildStep};

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod library;
 pub mod placement;
 pub mod plan;
+pub mod profile;
 pub mod session;
 pub mod values;
 
@@ -18,7 +19,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 pub use library::LibrarySource;
-pub use plan::{OrtLogLevel, SessionPlan};
+pub use plan::OrtLogLevel;
 
 /// The loaded ONNX Runtime: where it came from, what it is, what it offers.
 pub struct Runtime {

@@ -10,7 +10,7 @@ use std::fmt;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::model::ModelInfo;
+use crate::formats::model::ModelInfo;
 
 /// ONNX Runtime's name for the DirectML execution provider.
 pub const DML_PROVIDER: &str = "DmlExecutionProvider";
@@ -520,7 +520,7 @@ impl fmt::Display for SessionPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DimInfo, IoInfo};
+    use crate::formats::model::{DimInfo, IoInfo};
 
     fn model_with_batch() -> ModelInfo {
         ModelInfo {

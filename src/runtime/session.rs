@@ -118,7 +118,7 @@ pub fn directml_api_present() -> bool {
 /// one), yet models take them as inputs. A one-node `SequenceEmpty` model run on the CPU
 /// produces a genuine one.
 pub fn empty_sequence(runtime: &Runtime, dtype: crate::tensor::DType) -> ort::Result<ort::value::DynValue> {
-    use crate::onnx_proto::{
+    use crate::formats::onnx_proto::{
         AttributeProto, ContainerTypeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorTypeProto,
         TypeProto, ValueInfoProto,
     };

@@ -52,15 +52,15 @@ pub fn assert_one_line_error(output: &std::process::Output, needle: &str) -> Str
 
 /// Reads a TensorProto file into a host tensor with the library's own reader.
 pub fn read_pb(path: &Path) -> dmlrun::tensor::HostTensor {
-    dmlrun::inputs::tensor_proto::read(&std::fs::read(path).unwrap(), u64::MAX).unwrap().1
+    dmlrun::formats::tensor_proto::read(&std::fs::read(path).unwrap(), u64::MAX).unwrap().1
 }
 
 pub fn read_npy(path: &Path) -> dmlrun::tensor::HostTensor {
-    dmlrun::inputs::npy::read_npy(&std::fs::read(path).unwrap(), u64::MAX).unwrap()
+    dmlrun::formats::npy::read_npy(&std::fs::read(path).unwrap(), u64::MAX).unwrap()
 }
 
 pub fn write_npy(path: &Path, tensor: &dmlrun::tensor::HostTensor) {
-    std::fs::write(path, dmlrun::inputs::npy::write_npy(tensor).unwrap()).unwrap();
+    std::fs::write(path, dmlrun::formats::npy::write_npy(tensor).unwrap()).unwrap();
 }
 
 /// Class indices of the top-k list of output 0, batch item `item`.

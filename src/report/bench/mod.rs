@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::profile::OpTime;
+use crate::runtime::profile::OpTime;
 use crate::stats::LatencyStats;
 
 /// Schema identifier of bench reports; fields are only added within a version.
@@ -161,7 +161,7 @@ pub(crate) mod tests {
         let plan = crate::runtime::plan::resolve(
             &crate::runtime::plan::PlanRequest::default(),
             &["CPUExecutionProvider".to_string()],
-            &crate::model::ModelInfo::default(),
+            &crate::formats::model::ModelInfo::default(),
         )
         .unwrap();
         BenchReport {

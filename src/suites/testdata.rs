@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::inputs::tensor_proto;
-use crate::model::ValueKind;
+use crate::formats::model::ValueKind;
+use crate::formats::tensor_proto;
 use crate::tensor::{HostTensor, HostValue};
 
 /// One model folder.

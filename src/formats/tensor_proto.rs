@@ -3,8 +3,8 @@
 use anyhow::{bail, Result};
 use prost::Message;
 
-use crate::model::ValueKind;
-use crate::onnx_proto::{OptionalProto, SequenceProto, TensorProto};
+use crate::formats::model::ValueKind;
+use crate::formats::onnx_proto::{OptionalProto, SequenceProto, TensorProto};
 use crate::tensor::{element_count, format_shape, DType, HostTensor, HostValue};
 
 /// Decodes a serialized `TensorProto`; returns its name (may be empty) and the tensor.
@@ -50,7 +50,7 @@ fn sequence(proto: &SequenceProto, max_bytes: u64) -> Result<Vec<HostTensor>> {
 pub fn from_proto(proto: &TensorProto, max_bytes: u64) -> Result<HostTensor> {
     let code = proto.data_type.unwrap_or(0);
     let Some(dtype) = DType::from_onnx_code(code) else {
-        bail!("unsupported data_type {code} ({})", crate::model::onnx_type_name(code));
+        bail!("unsupported data_type {code} ({})", crate::formats::model::onnx_type_name(code));
     };
     if proto.data_location == Some(1) {
         bail!("tensor data stored externally (data_location EXTERNAL) is not supported");

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use prost::Message;
 use serde::Serialize;
 
-use crate::onnx_proto::{ModelProto, ValueInfoProto};
+use crate::formats::onnx_proto::{ModelProto, ValueInfoProto};
 use crate::tensor::DType;
 
 /// One dimension of a graph input or output as declared in the model.
@@ -234,9 +234,9 @@ mod tests {
 
     #[test]
     fn initializers_listed_as_inputs_are_not_inputs() {
-        use crate::onnx_proto::{GraphProto, InitializerName};
-        let float = crate::onnx_proto::TypeProto {
-            tensor_type: Some(crate::onnx_proto::TensorTypeProto { elem_type: Some(1), shape: None }),
+        use crate::formats::onnx_proto::{GraphProto, InitializerName};
+        let float = crate::formats::onnx_proto::TypeProto {
+            tensor_type: Some(crate::formats::onnx_proto::TensorTypeProto { elem_type: Some(1), shape: None }),
             ..Default::default()
         };
         let input =

@@ -1,0 +1,10 @@
+//! File formats dmlrun reads and writes: images (decode, resize, crop, normalise, lay out), numpy
+//! `.npy`/`.npz`, ONNX `TensorProto` tensors, and the ONNX model header (inputs, outputs,
+//! opsets), each a codec with no knowledge of commands or ONNX Runtime.
+
+pub mod image;
+pub mod model;
+pub mod npy;
+pub mod onnx_proto;
+pub mod resample;
+pub mod tensor_proto;

@@ -1,0 +1,5 @@
+//! Collections of work: ONNX test-data folders (`dmlrun test`) and bench manifests and folders
+//! (`dmlrun bench`).
+
+pub mod manifest;
+pub mod testdata;
