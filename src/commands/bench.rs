@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::cli::BenchArgs;
 use crate::compare::Tolerance;
+use crate::formats::model::ModelFile;
 use crate::fsutil::OrtWritten;
 use crate::inputs::{InputArg, LoadOptions};
 use crate::report::bench::{
@@ -41,9 +42,11 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     let base_request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
 
     // A --dim applies to the models that have that dimension; one that no model has is a typo.
-    let infos = targets.iter().map(|t| crate::formats::model::ModelInfo::read(&t.path)).collect::<Result<Vec<_>>>()?;
+    // Each model file is read once, here: its header for the --dim check and the plan, its hash
+    // for the cache key.
+    let files = targets.iter().map(|t| ModelFile::read(&t.path)).collect::<Result<Vec<_>>>()?;
     for (name, value) in &base_request.dims {
-        if !infos.iter().any(|i| i.symbolic_dims().contains(name)) {
+        if !files.iter().any(|f| f.info.symbolic_dims().contains(name)) {
             bail!("--dim {name}={value}: none of the {} model(s) has a dimension named '{name}'", targets.len());
         }
     }
@@ -51,14 +54,14 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     let bars = MultiProgress::new();
     let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet));
     let mut models = Vec::new();
-    for (target, info) in targets.iter().zip(&infos) {
+    for (target, file) in targets.iter().zip(&files) {
         if crate::interrupt::interrupted() {
             break;
         }
         model_bar.set_message(target.name.clone());
         let mut request = base_request.clone();
-        request.dims.retain(|(name, _)| info.symbolic_dims().contains(name));
-        let result = bench_model(&runtime, &request, target, args, &bars)
+        request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
+        let result = bench_model(&runtime, &request, target, file, args, &bars)
             .with_context(|| format!("model {} ({})", target.name, target.path.display()))?;
         let Some(result) = result else { break };
         models.push(result);
@@ -120,6 +123,7 @@ fn bench_model(
     runtime: &Runtime,
     base: &PlanRequest,
     target: &BenchTarget,
+    file: &ModelFile,
     args: &BenchArgs,
     bars: &MultiProgress,
 ) -> Result<Option<ModelBench>> {
@@ -135,12 +139,14 @@ fn bench_model(
     }
     // The optimised-model cache: load the cached file if there is one, else have ONNX Runtime write it.
     let mut model_path = target.path.clone();
+    let mut cached_file = None;
     let mut cache = None;
     let mut cache_write = None;
     if let Some(dir) = &args.cache {
-        let key = cache_key(&target.path, &request, &runtime.library.version)?;
+        let key = cache_key(&file.sha256, &request, &runtime.library.version);
         let cached = dir.join(format!("{}-{key}.onnx", sanitize(&target.name)));
         if cached.is_file() {
+            cached_file = Some(ModelFile::read(&cached)?);
             model_path = cached;
             // Already optimised for this EP with these dims fixed in the graph: do not optimise
             // or override again (the dims no longer exist as free dimensions).
@@ -180,6 +186,7 @@ fn bench_model(
     });
     let measure = engine::MeasureRequest {
         model_path: &model_path,
+        model: cached_file.as_ref().unwrap_or(file),
         plan: &request,
         print_plan: args.session.print_plan,
         inputs: &input_args,
@@ -254,10 +261,9 @@ fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Resu
 }
 
 /// The cache key: everything that changes the optimised model.
-fn cache_key(model: &Path, request: &PlanRequest, ort_version: &str) -> Result<String> {
-    let bytes = std::fs::read(model).with_context(|| format!("reading {}", model.display()))?;
+fn cache_key(model_sha256: &[u8; 32], request: &PlanRequest, ort_version: &str) -> String {
     let mut hasher = Sha256::new();
-    hasher.update(&bytes);
+    hasher.update(model_sha256);
     let mut dims = request.dims.clone();
     dims.sort();
     let mut denotations = request.dim_denotations.clone();
@@ -274,7 +280,7 @@ fn cache_key(model: &Path, request: &PlanRequest, ort_version: &str) -> Result<S
         .as_bytes(),
     );
     let digest = hasher.finalize();
-    Ok(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 fn sanitize(name: &str) -> String {

@@ -9,6 +9,7 @@ use crate::exit::ExitStatus;
 
 use crate::cli::RunArgs;
 use crate::compare::Tolerance;
+use crate::formats::model::ModelFile;
 use crate::inputs::{InputArg, LoadOptions};
 use crate::outputs::{self, TensorRole};
 use crate::report::{self, ms, Iterations, ModelReport, RunReport, Timings};
@@ -51,8 +52,10 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
         (request.reference(ep, args.compare.compare_opt_level), tolerance)
     });
+    let model_file = ModelFile::read(model_path)?;
     let measure = engine::MeasureRequest {
         model_path,
+        model: &model_file,
         plan: &request,
         print_plan: args.session.print_plan,
         inputs: &input_args,
@@ -90,10 +93,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let report = RunReport {
         schema: report::json::RUN_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: ModelReport {
-            path: model_path.to_path_buf(),
-            size_bytes: std::fs::metadata(model_path).map(|m| m.len()).unwrap_or(0),
-        },
+        model: ModelReport { path: model_path.to_path_buf(), size_bytes: model_file.size_bytes },
         onnxruntime: runtime.library.clone(),
         device: model.device.clone(),
         plan: model.plan.clone(),

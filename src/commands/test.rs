@@ -11,7 +11,7 @@ use crate::exit::ExitStatus;
 
 use crate::cli::TestArgs;
 use crate::compare::{self, Mismatch, Tolerance};
-use crate::formats::model::ValueKind;
+use crate::formats::model::{ModelFile, ValueKind};
 use crate::report::test::{expectations, human, junit, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::{self, PreparedInputs};
 use crate::runtime::placement::EpNodes;
@@ -177,7 +177,7 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
     }
     // Every data set is read before the session exists: with DirectML, the shapes they agree on
     // fix the model's free dimensions.
-    let (info, model_load) = engine::read_model(&case.model)?;
+    let ModelFile { info, read_time: model_load, .. } = ModelFile::read(&case.model)?;
     let mut plan = engine::resolve_plan(settings.runtime, &info, &settings.request, false)?;
     let signatures = engine::input_signatures(&info, &plan);
     let input_names: Vec<String> = signatures.iter().map(|s| s.name.clone()).collect();
@@ -196,7 +196,7 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
     let mut model = engine::open(settings.runtime, &case.model, info, model_load, plan)?;
     placement.clone_from(&model.device.placement);
     let mut reference = match &settings.reference {
-        Some(r) => Some(engine::load(settings.runtime, &case.model, r).context("reference session")?),
+        Some(r) => Some(engine::load(settings.runtime, &case.model, &model.info, r).context("reference session")?),
         None => None,
     };
     let tol_for = |output: &str| -> Tolerance {

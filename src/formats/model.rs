@@ -62,6 +62,32 @@ pub struct Opset {
     pub version: i64,
 }
 
+/// A model file read once: what its header says, its SHA-256 (for cache keys) and its size.
+#[derive(Debug, Clone)]
+pub struct ModelFile {
+    pub info: ModelInfo,
+    pub sha256: [u8; 32],
+    pub size_bytes: u64,
+    /// Reading, hashing and decoding the header.
+    pub read_time: std::time::Duration,
+}
+
+impl ModelFile {
+    /// Reads the file once, hashing the bytes read and decoding the header from them.
+    pub fn read(path: &Path) -> Result<ModelFile> {
+        use sha2::Digest;
+        let started = std::time::Instant::now();
+        let bytes = std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        let info = ModelInfo::from_bytes(&bytes).with_context(|| format!("model {}", path.display()))?;
+        Ok(ModelFile {
+            info,
+            sha256: sha2::Sha256::digest(&bytes).into(),
+            size_bytes: bytes.len() as u64,
+            read_time: started.elapsed(),
+        })
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ModelInfo {
     pub ir_version: Option<i64>,
@@ -92,8 +118,7 @@ pub fn onnx_type_name(code: i32) -> &'static str {
 impl ModelInfo {
     /// Reads and decodes the model file's header (graph structure, not weights).
     pub fn read(path: &Path) -> Result<ModelInfo> {
-        let bytes = std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
-        ModelInfo::from_bytes(&bytes).with_context(|| format!("model {}", path.display()))
+        Ok(ModelFile::read(path)?.info)
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<ModelInfo> {

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::adapters::{VideoMemory, VideoMemoryProbe};
 use crate::compare::Tolerance;
-use crate::formats::model::{ModelInfo, ValueKind};
+use crate::formats::model::{ModelFile, ModelInfo, ValueKind};
 use crate::inputs::{BoundInputs, DimSpec, InputArg, InputSignature, LoadOptions};
 use crate::runtime::placement::{self, EpNodes};
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
@@ -179,20 +179,12 @@ pub fn finish_plan(
     Ok(())
 }
 
-/// Reads the model and opens a session for `request` as it stands: no automatic dimension
+/// Opens a session for `request` as it stands on a model already read: no automatic dimension
 /// overrides (used where no inputs are bound first: reference sessions).
-pub fn load(runtime: &Runtime, model_path: &Path, request: &PlanRequest) -> Result<LoadedModel> {
-    let (info, load_time) = read_model(model_path)?;
-    let mut plan = resolve_plan(runtime, &info, request, false)?;
+pub fn load(runtime: &Runtime, model_path: &Path, info: &ModelInfo, request: &PlanRequest) -> Result<LoadedModel> {
+    let mut plan = resolve_plan(runtime, info, request, false)?;
     plan.auto_dims = false;
-    open(runtime, model_path, info, load_time, plan)
-}
-
-/// Reads the model file's header (inputs, outputs, opsets; not the weights), timed.
-pub fn read_model(model_path: &Path) -> Result<(ModelInfo, Duration)> {
-    let started = Instant::now();
-    let info = ModelInfo::read(model_path)?;
-    Ok((info, started.elapsed()))
+    open(runtime, model_path, info.clone(), Duration::ZERO, plan)
 }
 
 /// Creates the session `plan` describes.
@@ -374,6 +366,8 @@ pub struct Comparison {
 /// runs, and what to compare with.
 pub struct MeasureRequest<'a> {
     pub model_path: &'a Path,
+    /// The model file as dmlrun read it (once).
+    pub model: &'a ModelFile,
     pub plan: &'a PlanRequest,
     pub print_plan: bool,
     pub inputs: &'a [InputArg],
@@ -404,7 +398,7 @@ pub struct Measurement {
 /// Inputs are bound before the session is created, so DirectML's automatic dimension overrides
 /// can use their shapes; the first run's outputs are the ones reported and compared.
 pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::ProgressBar) -> Result<Measurement> {
-    let (info, model_load) = read_model(request.model_path)?;
+    let (info, model_load) = (request.model.info.clone(), request.model.read_time);
     let mut plan = resolve_plan(runtime, &info, request.plan, request.print_plan)?;
     let started = Instant::now();
     let bound = crate::inputs::bind(request.inputs, &input_signatures(&info, &plan), request.load)?;
@@ -437,8 +431,8 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
 
     let comparison = match &request.reference {
         Some((reference_plan, tolerance)) => {
-            let mut reference =
-                load(runtime, request.model_path, reference_plan).context("--compare-ep reference session")?;
+            let mut reference = load(runtime, request.model_path, &request.model.info, reference_plan)
+                .context("--compare-ep reference session")?;
             let expected = run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
             Some(Comparison {
                 reference: reference.device.clone(),
