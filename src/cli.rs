@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::formats::image::{ChannelOrder, Layout, Preset, ResizeMode};
 use crate::formats::resample::Filter;
 use crate::inputs::generate::Fill;
+use crate::inputs::InputSpec;
 use crate::outputs::SaveFormat;
 use crate::runtime::adapters::DeviceSelector;
 use crate::runtime::plan::{
@@ -331,8 +332,8 @@ pub struct RunArgs {
     /// TensorProto .pb. dtype and shape must match the model.
     ///
     /// Example: --input cat.png, or --input input_ids=ids.npy --input attention_mask=mask.npy
-    #[arg(short, long = "input", value_name = "[NAME=]FILE")]
-    pub inputs: Vec<String>,
+    #[arg(short, long = "input", value_name = "[NAME=]FILE", value_parser = parse_input)]
+    pub inputs: Vec<InputSpec>,
 
     /// Fill inputs no --input gives: random (seeded), zeros or ones.
     ///
@@ -760,6 +761,11 @@ pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
         return Err(format!("'{text}': a dimension must be at least 1"));
     }
     Ok((name.to_string(), n))
+}
+
+/// Parses `--input [NAME=]FILE`.
+pub fn parse_input(text: &str) -> Result<InputSpec, String> {
+    InputSpec::parse(text)
 }
 
 /// Parses `--device`: an index, `luid:HIGH-LOW`, or part of an adapter's name.

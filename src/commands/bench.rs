@@ -12,7 +12,7 @@ use crate::cli::BenchArgs;
 use crate::compare::Tolerance;
 use crate::formats::model::ModelFile;
 use crate::fsutil::OrtWritten;
-use crate::inputs::{InputArg, LoadOptions};
+use crate::inputs::LoadOptions;
 use crate::report::bench::{
     self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, ModelBench,
     ProfileSummary, StoredReport,
@@ -167,7 +167,6 @@ fn bench_model(
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
     };
-    let input_args: Vec<InputArg> = target.inputs.iter().cloned().map(InputArg).collect();
     let budget = match (args.iterations, args.duration) {
         (Some(n), _) => engine::RunBudget { max: n, time_box: None, min: 0 },
         (None, Some(d)) => engine::RunBudget {
@@ -189,7 +188,7 @@ fn bench_model(
         model: cached_file.as_ref().unwrap_or(file),
         plan: &request,
         print_plan: args.session.print_plan,
-        inputs: &input_args,
+        inputs: &target.inputs,
         load: &load,
         warmup: args.warmup,
         budget,

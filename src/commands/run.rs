@@ -10,7 +10,7 @@ use crate::exit::ExitStatus;
 use crate::cli::RunArgs;
 use crate::compare::Tolerance;
 use crate::formats::model::ModelFile;
-use crate::inputs::{InputArg, LoadOptions};
+use crate::inputs::LoadOptions;
 use crate::outputs::{self, TensorRole};
 use crate::report::{self, ms, Iterations, ModelReport, RunReport, Timings};
 use crate::runtime::engine::{self};
@@ -47,7 +47,6 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
     };
-    let input_args: Vec<InputArg> = args.inputs.iter().cloned().map(InputArg).collect();
     let reference = args.compare.compare_ep.map(|ep| {
         let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
         (request.reference(ep, args.compare.compare_opt_level), tolerance)
@@ -58,7 +57,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         model: &model_file,
         plan: &request,
         print_plan: args.session.print_plan,
-        inputs: &input_args,
+        inputs: &args.inputs,
         load: &load,
         warmup: args.warmup,
         budget: engine::RunBudget { max: args.iterations, time_box: None, min: 0 },

@@ -50,9 +50,42 @@ impl InputSignature {
     }
 }
 
-/// `--input [NAME=]FILE` as typed.
+/// One input file and the model input it is for: `--input [NAME=]FILE`, or a manifest's
+/// `inputs = { NAME = FILE }`. Without a name, a file binds to the model's first input (a
+/// TensorProto to the input it names, an `.npz` to the inputs its arrays name).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputArg(pub String);
+pub struct InputSpec {
+    pub name: Option<String>,
+    pub path: PathBuf,
+}
+
+impl InputSpec {
+    /// Parses `--input`: `NAME=FILE` names the input, unless the whole text is an existing file
+    /// (a path that contains `=`).
+    pub fn parse(text: &str) -> Result<InputSpec, String> {
+        if text.is_empty() {
+            return Err("a file is required: --input [NAME=]FILE".into());
+        }
+        match text.split_once('=') {
+            Some((name, file)) if !name.is_empty() && !Path::new(text).exists() => {
+                if file.is_empty() {
+                    return Err(format!("'{text}' names input '{name}' but no file"));
+                }
+                Ok(InputSpec { name: Some(name.to_string()), path: PathBuf::from(file) })
+            }
+            _ => Ok(InputSpec { name: None, path: PathBuf::from(text) }),
+        }
+    }
+}
+
+impl std::fmt::Display for InputSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.name {
+            Some(name) => write!(f, "{name}={}", self.path.display()),
+            None => write!(f, "{}", self.path.display()),
+        }
+    }
+}
 
 /// Settings for loading inputs.
 #[derive(Debug, Clone)]
@@ -108,9 +141,41 @@ enum Loaded {
     Images(Vec<PathBuf>),
 }
 
-/// Loads every `--input`, binds it to a model input, generates what is missing (if asked),
-/// and checks dtypes and shapes.
-pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOptions) -> Result<BoundInputs> {
+/// Binds inputs in three steps: loads every file and assigns it to a model input ([`load`]),
+/// turns what was assigned into checked tensors (images preprocessed for the input they fill),
+/// and generates what no file gives, if asked ([`generate_missing`]).
+pub fn bind(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOptions) -> Result<BoundInputs> {
+    let mut assigned = load(specs, signatures, options)?;
+    let mut tensors = Vec::new();
+    let mut sources = Vec::new();
+    // Values that symbolic dimensions take in the inputs given so far, to keep them consistent.
+    let mut symbols = Symbols::new();
+    let mut missing = Vec::new();
+    for sig in signatures {
+        let Some(loaded) = assigned.remove(&sig.name) else {
+            missing.push(sig);
+            continue;
+        };
+        let (tensor, source) = materialize(sig, loaded, options)?;
+        check_tensor(sig, &tensor, &source.files, &mut symbols)?;
+        tensors.push((sig.name.clone(), tensor));
+        sources.push(source);
+    }
+    for sig in missing {
+        let (tensor, source) = generate_missing(sig, options, tensors.len() as u64, &mut symbols)?;
+        tensors.push((sig.name.clone(), tensor));
+        sources.push(source);
+    }
+    // Keep the model's input order in the report and the run.
+    let order = |name: &str| signatures.iter().position(|s| s.name == name).unwrap_or(usize::MAX);
+    tensors.sort_by_key(|(n, _)| order(n));
+    sources.sort_by_key(|s| order(&s.name));
+    Ok(BoundInputs { tensors, sources })
+}
+
+/// Reads every file and assigns it to a model input (images are only collected: how they are
+/// preprocessed depends on the input they fill).
+fn load(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOptions) -> Result<BTreeMap<String, Loaded>> {
     let names: Vec<&str> = signatures.iter().map(|s| s.name.as_str()).collect();
     let known = || names.join(", ");
     let mut assigned: BTreeMap<String, Loaded> = BTreeMap::new();
@@ -134,11 +199,11 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
         }
     };
 
-    for arg in args {
-        let (explicit, path) = split_input_arg(&arg.0, &names);
+    for spec in specs {
+        let (explicit, path) = (spec.name.clone(), spec.path.clone());
         if let Some(name) = &explicit {
             if !names.contains(&name.as_str()) {
-                bail!("--input {}: the model has no input '{name}' (its inputs: {})", arg.0, known());
+                bail!("--input {spec}: the model has no input '{name}' (its inputs: {})", known());
             }
         }
         let kind = detect_kind(&path)?;
@@ -146,7 +211,7 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
             signatures
                 .first()
                 .map(|s| s.name.clone())
-                .ok_or_else(|| anyhow::anyhow!("--input {}: the model has no inputs", arg.0))
+                .ok_or_else(|| anyhow::anyhow!("--input {spec}: the model has no inputs"))
         };
         match kind {
             FileKind::Image => put(explicit.map_or_else(first, Ok)?, Loaded::Images(vec![path]))?,
@@ -201,116 +266,109 @@ pub fn bind(args: &[InputArg], signatures: &[InputSignature], options: &LoadOpti
         }
     }
 
-    let mut tensors = Vec::new();
-    let mut sources = Vec::new();
-    // Values that symbolic dimensions take in the inputs given so far, to keep them consistent.
-    let mut symbols = Symbols::new();
-    let mut missing = Vec::new();
-    for sig in signatures {
-        let Some(loaded) = assigned.remove(&sig.name) else {
-            missing.push(sig);
-            continue;
-        };
-        let Some(dtype) = sig.dtype else {
-            bail!("input '{}' is a {}, which dmlrun cannot feed from a file", sig.name, sig.type_name);
-        };
-        let (tensor, source) = match loaded {
-            Loaded::Tensor { tensor, kind, file } => {
-                let source = InputSource {
-                    name: sig.name.clone(),
-                    dtype: tensor.dtype,
-                    shape: tensor.shape.clone(),
-                    kind: kind.to_string(),
-                    files: vec![file],
-                    detail: None,
-                };
-                (tensor, source)
-            }
-            Loaded::Images(files) => {
-                let dims: Vec<Option<usize>> = sig.dims.iter().map(|d| d.size).collect();
-                let pre = Preprocess::resolve(&options.preprocess, &sig.name, dtype, &dims)?;
-                if let (true, Some(batch)) = (pre.batched, sig.dims[0].size) {
-                    if batch != files.len() {
-                        bail!(
-                            "input '{}' has a batch of {batch} but {} image(s) were given (give {batch}, or fix the batch with --dim {}={})",
-                            sig.name,
-                            files.len(),
-                            sig.dims[0].symbol.as_deref().unwrap_or("batch"),
-                            files.len()
-                        );
-                    }
-                }
-                if !pre.batched && files.len() > 1 {
-                    bail!("input '{}' has no batch dimension; give one image, not {}", sig.name, files.len());
-                }
-                let parts = parallel_map(&files, |f| pre.load(f)).into_iter().collect::<Result<Vec<_>>>()?;
-                let tensor = HostTensor::concat_batch(parts).with_context(|| {
-                    format!("stacking images for input '{}' (they must give the same size)", sig.name)
-                })?;
-                let source = InputSource {
-                    name: sig.name.clone(),
-                    dtype: tensor.dtype,
-                    shape: tensor.shape.clone(),
-                    kind: "image".into(),
-                    files,
-                    detail: Some(pre.describe()),
-                };
-                (tensor, source)
-            }
-        };
-        check_tensor(sig, &tensor, &source.files, &mut symbols)?;
-        tensors.push((sig.name.clone(), tensor));
-        sources.push(source);
-    }
+    Ok(assigned)
+}
 
-    for sig in missing {
-        let Some(fill) = options.generate else {
-            bail!(
-                "missing input '{}' ({}); give it with --input {}=FILE, or fill it with --generate random",
-                sig.name,
-                sig.describe(),
-                sig.name
-            );
-        };
-        let Some(dtype) = sig.dtype else {
-            bail!("input '{}' is a {}, which dmlrun cannot generate", sig.name, sig.type_name);
-        };
-        let mut defaulted = Vec::new();
-        let shape: Vec<usize> = sig
-            .dims
-            .iter()
-            .map(|d| match (d.size, &d.symbol) {
-                (Some(n), _) => n,
-                (None, Some(sym)) if symbols.contains_key(sym) => symbols[sym].0,
-                (None, sym) => {
-                    defaulted.push(sym.clone().unwrap_or_else(|| "?".into()));
-                    1
-                }
-            })
-            .collect();
-        let seed = options.seed.wrapping_add(tensors.len() as u64);
-        let tensor = generate::generate(dtype, &shape, fill, seed, options.max_tensor_bytes)
-            .with_context(|| format!("generating input '{}'", sig.name))?;
-        let mut detail = format!("{fill:?} (seed {seed})").to_lowercase();
-        if !defaulted.is_empty() {
-            detail.push_str(&format!("; free dimension(s) {} set to 1 (fix with --dim)", defaulted.join(", ")));
+/// The tensor for one input from what was assigned to it: a file's tensor as read, or images
+/// preprocessed for this input and stacked into its batch.
+fn materialize(sig: &InputSignature, loaded: Loaded, options: &LoadOptions) -> Result<(HostTensor, InputSource)> {
+    let Some(dtype) = sig.dtype else {
+        bail!("input '{}' is a {}, which dmlrun cannot feed from a file", sig.name, sig.type_name);
+    };
+    Ok(match loaded {
+        Loaded::Tensor { tensor, kind, file } => {
+            let source = InputSource {
+                name: sig.name.clone(),
+                dtype: tensor.dtype,
+                shape: tensor.shape.clone(),
+                kind: kind.to_string(),
+                files: vec![file],
+                detail: None,
+            };
+            (tensor, source)
         }
-        check_tensor(sig, &tensor, &[], &mut symbols)?;
-        sources.push(InputSource {
-            name: sig.name.clone(),
-            dtype,
-            shape: tensor.shape.clone(),
-            kind: "generated".into(),
-            files: vec![],
-            detail: Some(detail),
-        });
-        tensors.push((sig.name.clone(), tensor));
+        Loaded::Images(files) => {
+            let dims: Vec<Option<usize>> = sig.dims.iter().map(|d| d.size).collect();
+            let pre = Preprocess::resolve(&options.preprocess, &sig.name, dtype, &dims)?;
+            if let (true, Some(batch)) = (pre.batched, sig.dims[0].size) {
+                if batch != files.len() {
+                    bail!(
+                        "input '{}' has a batch of {batch} but {} image(s) were given (give {batch}, or fix the batch with --dim {}={})",
+                        sig.name,
+                        files.len(),
+                        sig.dims[0].symbol.as_deref().unwrap_or("batch"),
+                        files.len()
+                    );
+                }
+            }
+            if !pre.batched && files.len() > 1 {
+                bail!("input '{}' has no batch dimension; give one image, not {}", sig.name, files.len());
+            }
+            let parts = parallel_map(&files, |f| pre.load(f)).into_iter().collect::<Result<Vec<_>>>()?;
+            let tensor = HostTensor::concat_batch(parts)
+                .with_context(|| format!("stacking images for input '{}' (they must give the same size)", sig.name))?;
+            let source = InputSource {
+                name: sig.name.clone(),
+                dtype: tensor.dtype,
+                shape: tensor.shape.clone(),
+                kind: "image".into(),
+                files,
+                detail: Some(pre.describe()),
+            };
+            (tensor, source)
+        }
+    })
+}
+
+/// Generated data for an input no file gives (`--generate`): free dimensions take the size
+/// another input gave the same name, else 1. `index` varies the seed per input.
+fn generate_missing(
+    sig: &InputSignature,
+    options: &LoadOptions,
+    index: u64,
+    symbols: &mut Symbols,
+) -> Result<(HostTensor, InputSource)> {
+    let Some(fill) = options.generate else {
+        bail!(
+            "missing input '{}' ({}); give it with --input {}=FILE, or fill it with --generate random",
+            sig.name,
+            sig.describe(),
+            sig.name
+        );
+    };
+    let Some(dtype) = sig.dtype else {
+        bail!("input '{}' is a {}, which dmlrun cannot generate", sig.name, sig.type_name);
+    };
+    let mut defaulted = Vec::new();
+    let shape: Vec<usize> = sig
+        .dims
+        .iter()
+        .map(|d| match (d.size, &d.symbol) {
+            (Some(n), _) => n,
+            (None, Some(sym)) if symbols.contains_key(sym) => symbols[sym].0,
+            (None, sym) => {
+                defaulted.push(sym.clone().unwrap_or_else(|| "?".into()));
+                1
+            }
+        })
+        .collect();
+    let seed = options.seed.wrapping_add(index);
+    let tensor = generate::generate(dtype, &shape, fill, seed, options.max_tensor_bytes)
+        .with_context(|| format!("generating input '{}'", sig.name))?;
+    let mut detail = format!("{fill:?} (seed {seed})").to_lowercase();
+    if !defaulted.is_empty() {
+        detail.push_str(&format!("; free dimension(s) {} set to 1 (fix with --dim)", defaulted.join(", ")));
     }
-    // Keep the model's input order in the report and the run.
-    let order = |name: &str| signatures.iter().position(|s| s.name == name).unwrap_or(usize::MAX);
-    tensors.sort_by_key(|(n, _)| order(n));
-    sources.sort_by_key(|s| order(&s.name));
-    Ok(BoundInputs { tensors, sources })
+    check_tensor(sig, &tensor, &[], symbols)?;
+    let source = InputSource {
+        name: sig.name.clone(),
+        dtype,
+        shape: tensor.shape.clone(),
+        kind: "generated".into(),
+        files: vec![],
+        detail: Some(detail),
+    };
+    Ok((tensor, source))
 }
 
 /// Applies `f` to every item on all cores, keeping the order (image decoding is the costly
@@ -432,17 +490,6 @@ fn array_names(arrays: &[(String, HostTensor)]) -> String {
     arrays.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
 }
 
-/// Splits `NAME=FILE`. The text before `=` counts as a name only when the model has such an
-/// input or the remainder is an existing file, so paths containing `=` still work.
-fn split_input_arg(text: &str, names: &[&str]) -> (Option<String>, PathBuf) {
-    if let Some((name, file)) = text.split_once('=') {
-        if names.contains(&name) || (!Path::new(text).exists() && !name.is_empty()) {
-            return (Some(name.to_string()), PathBuf::from(file));
-        }
-    }
-    (None, PathBuf::from(text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,9 +504,19 @@ mod tests {
     }
 
     #[test]
-    fn splits_named_inputs() {
-        assert_eq!(split_input_arg("x=a.npy", &["x"]), (Some("x".into()), PathBuf::from("a.npy")));
-        assert_eq!(split_input_arg("a.npy", &["x"]), (None, PathBuf::from("a.npy")));
+    fn input_specs_parse_once() {
+        let spec =
+            |name: Option<&str>, path: &str| InputSpec { name: name.map(String::from), path: PathBuf::from(path) };
+        assert_eq!(InputSpec::parse("x=a.npy"), Ok(spec(Some("x"), "a.npy")));
+        assert_eq!(InputSpec::parse("a.npy"), Ok(spec(None, "a.npy")));
+        assert_eq!(InputSpec::parse("=a.npy"), Ok(spec(None, "=a.npy")));
+        assert!(InputSpec::parse("x=").unwrap_err().contains("no file"));
+        // An existing file whose name holds '=' is a file, not NAME=FILE.
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a=b.npy");
+        std::fs::write(&odd, b"").unwrap();
+        assert_eq!(InputSpec::parse(odd.to_str().unwrap()), Ok(spec(None, odd.to_str().unwrap())));
+        assert_eq!(spec(Some("x"), "a.npy").to_string(), "x=a.npy");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::adapters::{VideoMemory, VideoMemoryProbe};
 use crate::compare::Tolerance;
 use crate::formats::model::{ModelFile, ModelInfo, ValueKind};
-use crate::inputs::{BoundInputs, DimSpec, InputArg, InputSignature, LoadOptions};
+use crate::inputs::{BoundInputs, DimSpec, InputSignature, InputSpec, LoadOptions};
 use crate::runtime::placement::{self, EpNodes};
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
 use crate::runtime::session::{self, BuildStep};
@@ -370,7 +370,7 @@ pub struct MeasureRequest<'a> {
     pub model: &'a ModelFile,
     pub plan: &'a PlanRequest,
     pub print_plan: bool,
-    pub inputs: &'a [InputArg],
+    pub inputs: &'a [InputSpec],
     pub load: &'a LoadOptions,
     pub warmup: u64,
     pub budget: RunBudget,

@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use crate::inputs::generate::Fill;
+use crate::inputs::InputSpec;
 
 /// One model to benchmark.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,8 +18,8 @@ pub struct BenchTarget {
     pub path: PathBuf,
     /// Free-dimension overrides for this model, added to `--dim`.
     pub dims: Vec<(String, i64)>,
-    /// `NAME=FILE` inputs; the others are generated.
-    pub inputs: Vec<String>,
+    /// Input files by model input; the others are generated.
+    pub inputs: Vec<InputSpec>,
     pub generate: Option<Fill>,
     /// Tolerances for `--compare-ep` output checks of this model.
     pub rtol: Option<f64>,
@@ -145,7 +146,11 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             }),
             path: model_path,
             dims: m.dims.into_iter().collect(),
-            inputs: m.inputs.into_iter().map(|(name, file)| format!("{name}={}", base.join(file).display())).collect(),
+            inputs: m
+                .inputs
+                .into_iter()
+                .map(|(name, file)| InputSpec { name: Some(name), path: base.join(file) })
+                .collect(),
             generate,
             rtol: m.rtol,
             atol: m.atol,
@@ -179,7 +184,7 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a[0].path, PathBuf::from("/m/a/squeeze.onnx"));
         assert_eq!(a[0].dims, vec![("N".to_string(), 4)]);
-        assert_eq!(a[0].inputs, vec!["input=/m/cat.png".to_string()]);
+        assert_eq!(a[0].inputs, vec![InputSpec { name: Some("input".into()), path: "/m/cat.png".into() }]);
         assert_eq!(a[0].generate, Some(Fill::Zeros));
         assert_eq!((a[0].rtol, a[0].atol), (Some(0.01), None));
     }
