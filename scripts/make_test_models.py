@@ -88,6 +88,25 @@ def nhwc_channel_mean():
     save(helper.make_model(graph, opset_imports=opset(18), producer_name="dmlrun-tests"), "nhwc_channel_mean.onnx")
 
 
+def split_rows():
+    """float [rows, 2] split into a sequence of its rows (a sequence output), plus their sum."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["rows", 2])
+    rows = helper.make_tensor_sequence_value_info("rows_seq", TensorProto.FLOAT, None)
+    total = helper.make_tensor_value_info("total", TensorProto.FLOAT, [1, 2])
+    axes = helper.make_tensor("axes", TensorProto.INT64, [1], [0])
+    graph = helper.make_graph(
+        [
+            helper.make_node("SplitToSequence", ["x"], ["rows_seq"], axis=0, keepdims=1),
+            helper.make_node("ReduceSum", ["x", "axes"], ["total"], keepdims=1),
+        ],
+        "split_rows",
+        [x],
+        [rows, total],
+        initializer=[axes],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "split_rows.onnx")
+
+
 def unknown_op():
     """Uses an operator from a domain ONNX Runtime has no kernels for."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
@@ -169,5 +188,6 @@ if __name__ == "__main__":
     add_mul()
     int64_ids()
     nhwc_channel_mean()
+    split_rows()
     unknown_op()
     tensor_fixtures()

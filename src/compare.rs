@@ -185,19 +185,18 @@ pub fn compare(output: &str, expected: &HostTensor, actual: &HostTensor, tol: To
     })
 }
 
-/// Compares every expected output with the actual output of the same name (outputs the
-/// reference has and the run lacks are skipped: both come from the same model).
+/// Compares every expected output (tensor, sequence or empty optional) with the actual output
+/// of the same name (outputs the reference has and the run lacks are skipped: both come from
+/// the same model).
 pub fn compare_outputs(
-    expected: &[(String, HostTensor)],
-    actual: &[(String, HostTensor)],
+    expected: &[(String, HostValue)],
+    actual: &[(String, HostValue)],
     tol: Tolerance,
 ) -> Vec<Mismatch> {
     expected
         .iter()
-        .filter_map(|(name, want)| {
-            let got = &actual.iter().find(|(n, _)| n == name)?.1;
-            compare(name, want, got, tol).err()
-        })
+        .filter_map(|(name, want)| Some((name, want, &actual.iter().find(|(n, _)| n == name)?.1)))
+        .flat_map(|(name, want, got)| compare_values(name, want, got, tol))
         .collect()
 }
 

@@ -457,6 +457,22 @@ pub enum HostValue {
     Absent,
 }
 
+/// The tensors in `values`, each named after its value; a sequence's items are `name[i]` and an
+/// empty optional has none: what summaries, top-k, saved files and differences take.
+pub fn flatten(values: &[(String, HostValue)]) -> Vec<(String, HostTensor)> {
+    let mut tensors = Vec::new();
+    for (name, value) in values {
+        match value {
+            HostValue::Tensor(t) => tensors.push((name.clone(), t.clone())),
+            HostValue::Sequence(items) => {
+                tensors.extend(items.iter().enumerate().map(|(i, t)| (format!("{name}[{i}]"), t.clone())))
+            }
+            HostValue::Absent => {}
+        }
+    }
+    tensors
+}
+
 impl HostValue {
     pub fn kind(&self) -> &'static str {
         match self {

@@ -424,3 +424,38 @@ fn reports_where_onnx_runtime_placed_the_nodes() {
     assert!(fused > 0 && fused < graph_nodes, "{line} ({graph_nodes} nodes in the file)");
     assert!(line.ends_with(" nodes on CPUExecutionProvider"), "{line}");
 }
+
+#[test]
+fn a_sequence_output_is_reported_compared_and_saved_item_by_item() {
+    // run, test and bench share one value pipeline: a sequence output (SplitToSequence) is
+    // summarised, compared with --compare-ep and saved as its items, `rows_seq[i]`.
+    let dir = tempfile::tempdir().unwrap();
+    let model = test_model("split_rows.onnx");
+    let out = dir.path().join("out");
+    let report = run_json(&[
+        model.to_str().unwrap(),
+        "--generate",
+        "random",
+        "--dim",
+        "rows=3",
+        "--iterations",
+        "1",
+        "--compare-ep",
+        "cpu",
+        "--save-outputs",
+        out.to_str().unwrap(),
+    ]);
+    let names: Vec<&str> = report["outputs"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["rows_seq[0]", "rows_seq[1]", "rows_seq[2]", "total"]);
+    assert_eq!(report["outputs"][1]["shape"], serde_json::json!([1, 2]));
+    // The rows add up to the total the model computes.
+    let row = |i: usize| read_npy(&out.join(format!("rows_seq_{i}_.npy"))).to_f64().unwrap();
+    let total = read_npy(&out.join("total.npy")).to_f64().unwrap();
+    for col in 0..2 {
+        let sum: f64 = (0..3).map(|i| row(i)[col]).sum();
+        assert!((sum - total[col]).abs() < 1e-5, "column {col}: rows sum to {sum}, total {}", total[col]);
+    }
+    let comparison = &report["comparison"];
+    assert_eq!(comparison["mismatches"], serde_json::json!([]));
+    assert_eq!(comparison["differences"].as_array().unwrap().len(), 4);
+}

@@ -17,6 +17,7 @@ use crate::runtime::engine::{self};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::stats;
+use crate::tensor::flatten;
 
 pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let Some(model_path) = args.model.as_deref() else {
@@ -64,8 +65,11 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         reference,
     };
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
-    let engine::Measurement { model, bound, input_prepare, first_run, outputs: results, samples, comparison, warnings } =
+    let engine::Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, warnings } =
         engine::measure(&runtime, &measure, &bar)?;
+    // Summaries, top-k and saved files take tensors: a sequence output's items count as
+    // tensors named `output[i]`.
+    let results = flatten(&outputs);
     let latency = stats::summarize(&samples);
     let batch_size = engine::batch_size(&model, &bound);
     let items_per_s = match (&latency, batch_size) {

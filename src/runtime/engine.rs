@@ -16,7 +16,7 @@ use crate::runtime::placement::{self, EpNodes};
 use crate::runtime::plan::{self, DimKey, PlanRequest, ProviderPlan, SessionPlan};
 use crate::runtime::session::{self, BuildStep};
 use crate::runtime::Runtime;
-use crate::tensor::{DType, HostTensor, HostValue};
+use crate::tensor::{flatten, DType, HostTensor, HostValue};
 
 /// A model ready to run, with what it took to get there.
 pub struct LoadedModel {
@@ -386,7 +386,7 @@ pub struct Measurement {
     /// Decoding, preprocessing or generating the inputs, and copying them into ONNX Runtime.
     pub input_prepare: Duration,
     pub first_run: Duration,
-    pub outputs: Vec<(String, HostTensor)>,
+    pub outputs: Vec<(String, HostValue)>,
     pub samples: Vec<f64>,
     pub comparison: Option<Comparison>,
     /// Said on stderr as they arose, and kept for the report.
@@ -423,7 +423,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     input_prepare += started.elapsed();
 
     let started = Instant::now();
-    let outputs = run_to_host(&mut model.session, &prepared)?;
+    let outputs = run_to_host_values(&mut model.session, &prepared)?;
     let first_run = started.elapsed();
     warm_up(&mut model.session, &prepared, request.warmup)?;
     let samples = timed_runs(&mut model.session, &prepared, request.budget, bar, model.memory.as_mut())?;
@@ -433,14 +433,15 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         Some((reference_plan, tolerance)) => {
             let mut reference = load(runtime, request.model_path, &request.model.info, reference_plan)
                 .context("--compare-ep reference session")?;
-            let expected = run_to_host(&mut reference.session, &prepared).context("--compare-ep reference run")?;
+            let expected =
+                run_to_host_values(&mut reference.session, &prepared).context("--compare-ep reference run")?;
             Some(Comparison {
                 reference: reference.device.clone(),
                 reference_optimization_level: reference_plan.optimization_level,
                 tolerance: *tolerance,
                 outputs_compared: expected.len(),
                 mismatches: crate::compare::compare_outputs(&expected, &outputs, *tolerance),
-                differences: crate::compare::differences(&expected, &outputs),
+                differences: crate::compare::differences(&flatten(&expected), &flatten(&outputs)),
             })
         }
         None => None,
@@ -512,18 +513,6 @@ pub fn run_to_host_values(session: &mut Session, inputs: &PreparedInputs) -> Res
         .map(|(name, value)| {
             let host = super::values::value_from_ort(&value).with_context(|| format!("output '{name}'"))?;
             Ok((name.to_string(), host))
-        })
-        .collect()
-}
-
-/// One `Run`, with the outputs copied to the host in the session's output order.
-pub fn run_to_host(session: &mut Session, inputs: &PreparedInputs) -> Result<Vec<(String, HostTensor)>> {
-    let outputs = run(session, inputs)?;
-    outputs
-        .iter()
-        .map(|(name, value)| {
-            let tensor = super::values::tensor_from_ort(&value).with_context(|| format!("output '{name}'"))?;
-            Ok((name.to_string(), tensor))
         })
         .collect()
 }
