@@ -451,9 +451,9 @@ fn a_sequence_output_is_reported_compared_and_saved_item_by_item() {
     // The rows add up to the total the model computes.
     let row = |i: usize| read_npy(&out.join(format!("rows_seq_{i}_.npy"))).to_f64().unwrap();
     let total = read_npy(&out.join("total.npy")).to_f64().unwrap();
-    for col in 0..2 {
+    for (col, want) in total.iter().enumerate() {
         let sum: f64 = (0..3).map(|i| row(i)[col]).sum();
-        assert!((sum - total[col]).abs() < 1e-5, "column {col}: rows sum to {sum}, total {}", total[col]);
+        assert!((sum - want).abs() < 1e-5, "column {col}: rows sum to {sum}, total {want}");
     }
     let comparison = &report["comparison"];
     assert_eq!(comparison["mismatches"], serde_json::json!([]));

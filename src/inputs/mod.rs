@@ -116,26 +116,6 @@ pub struct BoundInputs {
     pub sources: Vec<InputSource>,
 }
 
-impl BoundInputs {
-    /// Each input's shape and what it came from, for the plan's automatic dimension overrides.
-    pub fn shapes(&self) -> Vec<crate::runtime::plan::BoundShape> {
-        self.sources
-            .iter()
-            .map(|s| {
-                let from = match (s.kind.as_str(), s.files.as_slice()) {
-                    ("image", [_]) => "1 image".to_string(),
-                    ("image", files) => format!("{} images", files.len()),
-                    (_, [file, ..]) => file
-                        .file_name()
-                        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned()),
-                    (kind, []) => kind.to_string(),
-                };
-                crate::runtime::plan::BoundShape { input: s.name.clone(), shape: s.shape.clone(), from }
-            })
-            .collect()
-    }
-}
-
 enum Loaded {
     Tensor { tensor: HostTensor, kind: &'static str, file: PathBuf },
     Images(Vec<PathBuf>),

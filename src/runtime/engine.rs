@@ -187,6 +187,25 @@ pub fn load(runtime: &Runtime, model_path: &Path, info: &ModelInfo, request: &Pl
     open(runtime, model_path, info.clone(), Duration::ZERO, plan)
 }
 
+/// Each bound input's shape and what it came from, for the plan's automatic dimension overrides.
+pub fn bound_shapes(bound: &BoundInputs) -> Vec<plan::BoundShape> {
+    bound
+        .sources
+        .iter()
+        .map(|s| {
+            let from = match (s.kind.as_str(), s.files.as_slice()) {
+                ("image", [_]) => "1 image".to_string(),
+                ("image", files) => format!("{} images", files.len()),
+                (_, [file, ..]) => {
+                    file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned())
+                }
+                (kind, []) => kind.to_string(),
+            };
+            plan::BoundShape { input: s.name.clone(), shape: s.shape.clone(), from }
+        })
+        .collect()
+}
+
 /// Creates the session `plan` describes.
 pub fn open(
     runtime: &Runtime,
@@ -403,7 +422,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     let started = Instant::now();
     let bound = crate::inputs::bind(request.inputs, &input_signatures(&info, &plan), request.load)?;
     let mut input_prepare = started.elapsed();
-    finish_plan(runtime, &mut plan, &info, request.plan, &bound.shapes(), request.print_plan)?;
+    finish_plan(runtime, &mut plan, &info, request.plan, &bound_shapes(&bound), request.print_plan)?;
 
     let mut warnings = Vec::new();
     let mut warn = |w: String| {
