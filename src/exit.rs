@@ -35,3 +35,10 @@ impl ExitStatus {
         }
     }
 }
+
+/// An error as the one line dmlrun prints: the outermost context first, then its causes, with
+/// the line breaks some libraries put in their messages (parser diagnostics) folded.
+pub fn one_line(error: &anyhow::Error) -> String {
+    let chain: Vec<String> = error.chain().map(|e| e.to_string()).collect();
+    chain.join(": ").split_whitespace().collect::<Vec<_>>().join(" ")
+}

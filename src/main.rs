@@ -34,12 +34,7 @@ fn main() -> ExitCode {
     match result {
         Ok(status) => ExitCode::from(status.code()),
         Err(error) => {
-            // One line: the outermost context first, then its causes.
-            let chain: Vec<String> = error.chain().map(|e| e.to_string()).collect();
-            // Causes from libraries can span lines (parser diagnostics); keep the contract of
-            // one line per error.
-            let message = chain.join(": ").split_whitespace().collect::<Vec<_>>().join(" ");
-            dmlrun::errln!("dmlrun: error: {message}");
+            dmlrun::errln!("dmlrun: error: {}", dmlrun::exit::one_line(&error));
             ExitCode::from(ExitStatus::Error.code())
         }
     }

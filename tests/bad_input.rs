@@ -480,7 +480,8 @@ fn a_closed_stdout_ends_every_command_quietly() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
-        assert!(stderr.is_empty(), "{args:?} wrote to stderr: {stderr}");
+        // Nothing on stderr but warnings (bench warns of a noisy machine when two runs differ).
+        assert!(stderr.lines().all(|l| l.starts_with("warning: ")), "{args:?} wrote to stderr: {stderr}");
     }
 }
 

@@ -58,10 +58,10 @@ fn csv_and_markdown_exports_are_written() {
         .assert()
         .success();
     let csv = std::fs::read_to_string(csv).unwrap();
-    assert!(csv.starts_with("model,execution_provider,device_id,iterations,"));
-    assert!(csv.lines().nth(1).unwrap().starts_with("add_mul,CPUExecutionProvider,,3,"));
+    assert!(csv.starts_with("model,status,error,execution_provider,device_id,iterations,"));
+    assert!(csv.lines().nth(1).unwrap().starts_with("add_mul,ok,,CPUExecutionProvider,,3,"));
     let md = std::fs::read_to_string(md).unwrap();
-    assert!(md.lines().nth(2).unwrap().starts_with("| add_mul | CPUExecutionProvider |"));
+    assert!(md.lines().nth(2).unwrap().starts_with("| add_mul | ok | CPUExecutionProvider |"));
 }
 
 #[test]
@@ -246,7 +246,12 @@ fn a_bench_whose_input_fails_leaves_no_partial_files() {
         .arg(&profile)
         .output()
         .unwrap();
-    assert_one_line_error(&out, "imagenet_classes.txt");
+    // The model fails (exit 1, as a failed check), with one line naming the file, and is
+    // recorded as failed rather than ending the bench.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("dmlrun: model add_mul failed: ") && stderr.contains("imagenet_classes.txt"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 model(s): 0 measured, 1 failed"));
     let names = |folder: &std::path::Path| -> Vec<String> {
         std::fs::read_dir(folder).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect()
     };
@@ -298,4 +303,60 @@ fn bench_fixes_free_dimensions_for_directml_per_model() {
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains("DirectML exists only on Windows"), "{stderr}");
     }
+}
+
+#[test]
+fn one_bad_model_is_recorded_and_the_others_are_measured() {
+    // A folder as a new user has one: a model that runs, one that is not a model, one with an
+    // operator ONNX Runtime does not know, and another that runs. Every one is reported.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("models");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(test_model("add_mul.onnx"), folder.join("a_add_mul.onnx")).unwrap();
+    std::fs::write(folder.join("b_not_a_model.onnx"), b"hello, I am text\n").unwrap();
+    std::fs::copy(test_model("unknown_op.onnx"), folder.join("c_unknown_op.onnx")).unwrap();
+    std::fs::copy(test_model("nhwc_channel_mean.onnx"), folder.join("d_channel_mean.onnx")).unwrap();
+    let (json, csv) = (dir.path().join("r.json"), dir.path().join("r.csv"));
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&folder)
+        .args(["--iterations", "2", "--ort-log-level", "fatal", "--json"])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stdout.ends_with("4 model(s): 2 measured, 2 failed\n"), "{stdout}");
+    assert!(
+        stderr.contains("dmlrun: model b_not_a_model failed: model ") && stderr.contains("not a valid ONNX model"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("dmlrun: model c_unknown_op failed: "), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names = |key: &str| -> Vec<String> {
+        report[key].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(names("models"), ["a_add_mul", "d_channel_mean"]);
+    assert_eq!(names("failed"), ["b_not_a_model", "c_unknown_op"]);
+    assert!(report["models"].as_array().unwrap().iter().all(|m| m["status"] == "ok"));
+    assert!(report["failed"].as_array().unwrap().iter().all(|m| m["status"] == "failed" && m["error"].is_string()));
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let statuses: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
+    assert_eq!(statuses, ["ok", "ok", "failed", "failed"]);
+}
+
+#[test]
+fn directml_missing_stops_the_bench_as_an_error_not_a_model_failure() {
+    if cfg!(windows) {
+        return;
+    }
+    let out = dmlrun()
+        .arg("bench")
+        .arg(test_model("add_mul.onnx"))
+        .args(["--ep", "dml", "--iterations", "1"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "DirectML exists only on Windows");
 }

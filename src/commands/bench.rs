@@ -14,8 +14,8 @@ use crate::formats::model::ModelFile;
 use crate::fsutil::OrtWritten;
 use crate::inputs::LoadOptions;
 use crate::report::bench::{
-    self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, ModelBench,
-    ProfileSummary, StoredReport,
+    self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, FailedModel,
+    ModelBench, ModelStatus, ProfileSummary, StoredReport,
 };
 use crate::report::ms;
 use crate::runtime::engine::{self};
@@ -43,61 +43,67 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
 
     // A --dim applies to the models that have that dimension; one that no model has is a typo.
     // Each model file is read once, here: its header for the --dim check and the plan, its hash
-    // for the cache key.
-    let files = targets.iter().map(|t| ModelFile::read(&t.path)).collect::<Result<Vec<_>>>()?;
+    // for the cache key. One that cannot be read is that model's failure, not the session's.
+    let files: Vec<Result<ModelFile>> = targets.iter().map(|t| ModelFile::read(&t.path)).collect();
+    let readable: Vec<&ModelFile> = files.iter().filter_map(|f| f.as_ref().ok()).collect();
     for (name, value) in &base_request.dims {
-        if !files.iter().any(|f| f.info.symbolic_dims().contains(name)) {
+        if !readable.is_empty() && !readable.iter().any(|f| f.info.symbolic_dims().contains(name)) {
             bail!("--dim {name}={value}: none of the {} model(s) has a dimension named '{name}'", targets.len());
         }
     }
-
-    let bars = MultiProgress::new();
-    let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet));
-    let mut models = Vec::new();
-    for (target, file) in targets.iter().zip(&files) {
-        if crate::interrupt::interrupted() {
-            break;
-        }
-        model_bar.set_message(target.name.clone());
-        let mut request = base_request.clone();
-        request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
-        let result = bench_model(&runtime, &request, target, file, args, &bars)
-            .with_context(|| format!("model {} ({})", target.name, target.path.display()))?;
-        let Some(result) = result else { break };
-        models.push(result);
-        model_bar.inc(1);
-    }
-    model_bar.finish_and_clear();
 
     let mut report = BenchReport {
         schema: bench::BENCH_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
         machine: crate::sysinfo::machine(),
         onnxruntime: runtime.library.clone(),
-        models,
+        models: Vec::new(),
+        failed: Vec::new(),
         baseline: None,
-        interrupted: crate::interrupt::interrupted(),
+        interrupted: false,
     };
-    if let (Some(stored), Some(path)) = (&baseline, &args.baseline) {
-        report.baseline = Some(bench::compare_with_baseline(&report, stored, path.clone(), args.max_regression));
-    }
-
-    let mut table_to_stdout = true;
-    let exports: [(&Option<PathBuf>, &dyn Exporter, &str); 3] = [
-        (&args.json, &JsonExporter, "--json"),
-        (&args.csv, &CsvExporter, "--csv"),
-        (&args.markdown, &MarkdownExporter, "--markdown"),
-    ];
-    for (path, exporter, flag) in exports {
-        let Some(path) = path else { continue };
-        let text = exporter.render(&report)?;
-        if path == Path::new("-") {
-            crate::out!("{text}");
-            table_to_stdout = false;
-        } else {
-            crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;
+    let bars = MultiProgress::new();
+    let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet));
+    for (target, file) in targets.iter().zip(&files) {
+        if crate::interrupt::interrupted() {
+            break;
         }
+        model_bar.set_message(target.name.clone());
+        let measured = file.as_ref().map_err(|e| anyhow::anyhow!("{}", crate::exit::one_line(e))).and_then(|file| {
+            let mut request = base_request.clone();
+            request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
+            bench_model(&runtime, &request, target, file, args, &bars)
+        });
+        match measured {
+            Ok(Some(result)) => report.models.push(result),
+            // Interrupted before its first timed run: nothing to report for it.
+            Ok(None) => break,
+            Err(e) => {
+                // What fails every model (DirectML missing, an adapter that does not exist) is
+                // the session's error, not this model's: it stops the bench (exit 2).
+                engine::check_request(&runtime, &base_request)?;
+                let error = crate::exit::one_line(&e);
+                // suspend, not println: a hidden bar (stderr not a terminal) drops println.
+                bars.suspend(|| crate::errln!("dmlrun: model {} failed: {error}", target.name));
+                report.failed.push(FailedModel {
+                    name: target.name.clone(),
+                    path: target.path.clone(),
+                    status: ModelStatus::Failed,
+                    error,
+                });
+            }
+        }
+        model_bar.inc(1);
+        // The exports hold every model so far: a bench killed after model k keeps k results.
+        report.interrupted = crate::interrupt::interrupted();
+        settle_baseline(&mut report, baseline.as_ref(), args);
+        write_exports(&report, args, false)?;
     }
+    model_bar.finish_and_clear();
+    report.interrupted = crate::interrupt::interrupted();
+    settle_baseline(&mut report, baseline.as_ref(), args);
+
+    let table_to_stdout = !write_exports(&report, args, true)?;
     let table = bench::human::render(&report);
     if table_to_stdout {
         crate::out!("{table}");
@@ -106,7 +112,37 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| m.comparison.as_ref().is_some_and(|c| !c.is_empty()));
-    Ok(ExitStatus::of_checks(regressed || differs))
+    Ok(ExitStatus::of_checks(regressed || differs || !report.failed.is_empty()))
+}
+
+fn settle_baseline(report: &mut BenchReport, baseline: Option<&StoredReport>, args: &BenchArgs) {
+    if let (Some(stored), Some(path)) = (baseline, &args.baseline) {
+        report.baseline = Some(bench::compare_with_baseline(report, stored, path.clone(), args.max_regression));
+    }
+}
+
+/// Writes every export file the flags ask for, each atomically; with `to_stdout`, also the one
+/// asked for as `-`. Returns whether one went to stdout.
+fn write_exports(report: &BenchReport, args: &BenchArgs, to_stdout: bool) -> Result<bool> {
+    let exports: [(&Option<PathBuf>, &dyn Exporter, &str); 3] = [
+        (&args.json, &JsonExporter, "--json"),
+        (&args.csv, &CsvExporter, "--csv"),
+        (&args.markdown, &MarkdownExporter, "--markdown"),
+    ];
+    let mut on_stdout = false;
+    for (path, exporter, flag) in exports {
+        let Some(path) = path else { continue };
+        if path == Path::new("-") {
+            if to_stdout {
+                crate::out!("{}", exporter.render(report)?);
+            }
+            on_stdout = true;
+        } else {
+            let text = exporter.render(report)?;
+            crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;
+        }
+    }
+    Ok(on_stdout)
 }
 
 fn read_baseline(path: &Path) -> Result<StoredReport> {
@@ -216,7 +252,7 @@ fn bench_model(
             latency.cov * 100.0
         );
         // The engine said its own warnings as they arose; this one is bench's.
-        let _ = bars.println(format!("warning: {}: {w}", target.name));
+        bars.suspend(|| crate::errln!("warning: {}: {w}", target.name));
         warnings.push(w);
     }
     let batch_size = engine::batch_size(&model, &bound);
@@ -231,6 +267,7 @@ fn bench_model(
     Ok(Some(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
+        status: ModelStatus::Ok,
         device: model.device.clone(),
         plan: model.plan.clone(),
         inputs: bound.sources,

@@ -130,11 +130,6 @@ fn describe_request(r: &PlanRequest) -> String {
     parts.join(", ")
 }
 
-fn one_line(e: &anyhow::Error) -> String {
-    let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-    chain.join(": ").split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn run_case(settings: &Settings, case: &Case) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult {
@@ -161,7 +156,7 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
             result.status = Status::Error;
             // The case name already says where; keep the reason about what.
             let dir = case.dir.display().to_string();
-            result.reason = Some(one_line(&e).replace(&format!("{dir}/"), "").replace(&dir, "."));
+            result.reason = Some(crate::exit::one_line(&e).replace(&format!("{dir}/"), "").replace(&dir, "."));
         }
     }
     result.duration_ms = started.elapsed().as_secs_f64() * 1000.0;

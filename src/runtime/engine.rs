@@ -161,6 +161,17 @@ pub fn resolve_plan(
     Ok(plan)
 }
 
+/// Checks what `request` asks of every model: that the loaded ONNX Runtime has its execution
+/// providers and that its adapter exists. Fails with the error every model would fail with.
+pub fn check_request(runtime: &Runtime, request: &PlanRequest) -> Result<()> {
+    let plan = plan::resolve(request, &runtime.library.providers, &ModelInfo::default())?;
+    plan::check_available(&plan, request, &runtime.library.providers)?;
+    if let Some(id) = plan.device_id() {
+        super::adapters::check_device_index(id)?;
+    }
+    Ok(())
+}
+
 /// Completes the plan from the inputs about to be bound (DirectML's automatic dimension
 /// overrides) and, with `print_plan`, prints it; then checks it can be applied.
 pub fn finish_plan(

@@ -6,7 +6,7 @@ use super::{BenchReport, Exporter};
 
 pub struct CsvExporter;
 
-pub const HEADER: &str = "model,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes";
+pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes";
 
 /// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
 fn field(text: &str) -> String {
@@ -29,6 +29,8 @@ impl Exporter for CsvExporter {
             let s = &m.latency_ms;
             let row = [
                 field(&m.name),
+                "ok".to_string(),
+                String::new(),
                 m.device.execution_provider.clone(),
                 opt(m.device.device_id),
                 s.count.to_string(),
@@ -51,6 +53,11 @@ impl Exporter for CsvExporter {
             out.push_str(&row.join(","));
             out.push('\n');
         }
+        // A failed model has its name, status and error; its figures are empty.
+        let empty_figures = HEADER.split(',').count() - 3;
+        for f in &report.failed {
+            out.push_str(&format!("{},failed,{}{}\n", field(&f.name), field(&f.error), ",".repeat(empty_figures)));
+        }
         Ok(out)
     }
 }
@@ -64,8 +71,15 @@ mod tests {
     fn csv_has_one_quoted_row_per_model() {
         let text = CsvExporter.render(&sample_report()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].split(',').count(), 19);
-        assert!(lines[1].starts_with("\"squeeze, \"\"net\"\"\",CPUExecutionProvider,,4,1,2.5,2.5,"), "{}", lines[1]);
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].split(',').count(), 21);
+        assert!(
+            lines[1].starts_with("\"squeeze, \"\"net\"\"\",ok,,CPUExecutionProvider,,4,1,2.5,2.5,"),
+            "{}",
+            lines[1]
+        );
+        // The failed model: name, status, error, and as many empty figures as the header has.
+        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(18)));
+        assert_eq!(lines[2].split(',').count(), 21);
     }
 }

@@ -62,23 +62,35 @@ pub fn render(report: &BenchReport) -> String {
             }
         }
     }
+    for f in &report.failed {
+        let _ = writeln!(w, "{:<24} FAILED: {}", f.name, f.error);
+    }
     if let Some(b) = &report.baseline {
         let _ = writeln!(w);
         let _ = writeln!(w, "against {} (max regression {:.1}%):", b.file.display(), b.max_regression * 100.0);
         for r in &b.models {
             let verdict = match (r.ratio, r.regression) {
+                _ if r.status == super::ModelStatus::Failed => "failed this time".to_string(),
                 (None, _) => "new (not in baseline)".to_string(),
                 (Some(x), true) => format!("{x:.3}x  REGRESSION"),
                 (Some(x), false) => format!("{x:.3}x"),
             };
             let _ = writeln!(
                 w,
-                "  {:<24} p50 {:.3} ms vs {}  {verdict}",
+                "  {:<24} p50 {} vs {}  {verdict}",
                 r.name,
-                r.p50_ms,
+                r.p50_ms.map_or("-".into(), |v| format!("{v:.3} ms")),
                 r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3} ms"))
             );
         }
     }
+    let _ = writeln!(
+        w,
+        "{} model(s): {} measured, {} failed{}",
+        report.models.len() + report.failed.len(),
+        report.models.len(),
+        report.failed.len(),
+        if report.interrupted { " (interrupted)" } else { "" }
+    );
     out
 }

@@ -9,13 +9,13 @@ pub struct MarkdownExporter;
 impl Exporter for MarkdownExporter {
     fn render(&self, report: &BenchReport) -> Result<String> {
         let mut out = String::from(
-            "| model | EP | p50 ms | mean ms | p90 ms | p99 ms | stddev ms | CoV | inferences/s | session ms | first run ms |\n",
+            "| model | status | EP | p50 ms | mean ms | p90 ms | p99 ms | stddev ms | CoV | inferences/s | session ms | first run ms |\n",
         );
-        out.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        out.push_str("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for m in &report.models {
             let s = &m.latency_ms;
             out.push_str(&format!(
-                "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1}% | {:.1} | {:.1} | {:.3} |\n",
+                "| {} | ok | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1}% | {:.1} | {:.1} | {:.3} |\n",
                 m.name.replace('|', "\\|"),
                 m.device.execution_provider,
                 s.p50,
@@ -27,6 +27,13 @@ impl Exporter for MarkdownExporter {
                 s.throughput_per_s,
                 m.session_create_ms,
                 m.first_run_ms
+            ));
+        }
+        for f in &report.failed {
+            out.push_str(&format!(
+                "| {} | failed: {} | | | | | | | | | | |\n",
+                f.name.replace('|', "\\|"),
+                f.error.replace('|', "\\|")
             ));
         }
         Ok(out)
@@ -42,7 +49,12 @@ mod tests {
     fn markdown_table_has_a_row_per_model() {
         let text = MarkdownExporter.render(&sample_report()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 3);
-        assert!(lines[2].starts_with("| squeeze, \"net\" | CPUExecutionProvider | 2.500 | 2.500 |"), "{}", lines[2]);
+        assert_eq!(lines.len(), 4);
+        assert!(
+            lines[2].starts_with("| squeeze, \"net\" | ok | CPUExecutionProvider | 2.500 | 2.500 |"),
+            "{}",
+            lines[2]
+        );
+        assert_eq!(lines[3], "| broken | failed: model broken.onnx: not a valid ONNX model | | | | | | | | | | |");
     }
 }

@@ -23,11 +23,35 @@ pub struct BenchReport {
     pub dmlrun_version: &'static str,
     pub machine: crate::sysinfo::Machine,
     pub onnxruntime: crate::runtime::LibraryInfo,
+    /// The models measured, in order (`status: "ok"`).
     pub models: Vec<ModelBench>,
+    /// The models that could not be measured (`status: "failed"`), each with its error; the
+    /// others were measured all the same.
+    pub failed: Vec<FailedModel>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineComparison>,
     /// Ctrl-C stopped the session: the last model's statistics cover the runs made until then.
     pub interrupted: bool,
+}
+
+/// A model's status in a bench session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModelStatus {
+    /// Measured.
+    Ok,
+    /// Could not be measured: unreadable, inputs that do not fit, a session or a run that failed.
+    Failed,
+}
+
+/// A model that could not be measured, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedModel {
+    pub name: String,
+    pub path: PathBuf,
+    pub status: ModelStatus,
+    /// One line, as dmlrun would print it.
+    pub error: String,
 }
 
 /// One model's measurements.
@@ -35,6 +59,7 @@ pub struct BenchReport {
 pub struct ModelBench {
     pub name: String,
     pub path: PathBuf,
+    pub status: ModelStatus,
     pub device: crate::runtime::engine::DeviceReport,
     pub plan: crate::runtime::plan::SessionPlan,
     pub inputs: Vec<crate::inputs::InputSource>,
@@ -82,8 +107,10 @@ pub struct BaselineComparison {
 #[derive(Debug, Clone, Serialize)]
 pub struct BaselineRow {
     pub name: String,
+    pub status: ModelStatus,
     pub baseline_p50_ms: Option<f64>,
-    pub p50_ms: f64,
+    /// Absent for a model that failed this time.
+    pub p50_ms: Option<f64>,
     /// new / old median latency; above 1 + max_regression is a regression.
     pub ratio: Option<f64>,
     pub regression: bool,
@@ -114,21 +141,33 @@ pub fn compare_with_baseline(
     file: PathBuf,
     max_regression: f64,
 ) -> BaselineComparison {
-    let models: Vec<BaselineRow> = report
+    let old = |name: &str| baseline.models.iter().find(|b| b.name == name).map(|b| b.latency_ms.p50);
+    let mut models: Vec<BaselineRow> = report
         .models
         .iter()
         .map(|m| {
-            let old = baseline.models.iter().find(|b| b.name == m.name).map(|b| b.latency_ms.p50);
+            let old = old(&m.name);
             let ratio = old.filter(|o| *o > 0.0).map(|o| m.latency_ms.p50 / o);
             BaselineRow {
                 name: m.name.clone(),
+                status: ModelStatus::Ok,
                 baseline_p50_ms: old,
-                p50_ms: m.latency_ms.p50,
+                p50_ms: Some(m.latency_ms.p50),
                 ratio,
                 regression: ratio.is_some_and(|r| r > 1.0 + max_regression),
             }
         })
         .collect();
+    // A model that fails now has no figure to compare; it is listed, and fails the run as a
+    // failure (exit 1), not as a regression.
+    models.extend(report.failed.iter().map(|f| BaselineRow {
+        name: f.name.clone(),
+        status: ModelStatus::Failed,
+        baseline_p50_ms: old(&f.name),
+        p50_ms: None,
+        ratio: None,
+        regression: false,
+    }));
     let regressions = models.iter().filter(|r| r.regression).count();
     BaselineComparison { file, max_regression, models, regressions }
 }
@@ -177,6 +216,7 @@ pub(crate) mod tests {
             models: vec![ModelBench {
                 name: "squeeze, \"net\"".into(),
                 path: "m.onnx".into(),
+                status: ModelStatus::Ok,
                 device: crate::runtime::engine::DeviceReport {
                     execution_provider: "CPUExecutionProvider".into(),
                     device_id: None,
@@ -199,6 +239,12 @@ pub(crate) mod tests {
                 profile: None,
                 comparison: None,
                 warnings: vec![],
+            }],
+            failed: vec![FailedModel {
+                name: "broken".into(),
+                path: "broken.onnx".into(),
+                status: ModelStatus::Failed,
+                error: "model broken.onnx: not a valid ONNX model".into(),
             }],
             baseline: None,
             interrupted: false,
@@ -224,6 +270,12 @@ pub(crate) mod tests {
             0.05,
         );
         assert_eq!((missing.regressions, missing.models[0].ratio), (0, None));
+        // The failed model is listed with its status and no figure, and is no regression.
+        let failed = &slower.models[1];
+        assert_eq!(
+            (failed.name.as_str(), failed.status, failed.p50_ms, failed.regression),
+            ("broken", ModelStatus::Failed, None, false)
+        );
     }
 
     #[test]
