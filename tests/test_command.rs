@@ -223,7 +223,7 @@ fn missing_path_is_an_error_exit_2() {
     assert_one_line_error(&out, "/nonexistent/suite: not a directory");
     let dir = tempfile::tempdir().unwrap();
     let out = dmlrun().arg("test").arg(dir.path()).output().unwrap();
-    assert_one_line_error(&out, "no model.onnx found");
+    assert_one_line_error(&out, "no model.onnx or test_data_set_* folder found");
 }
 
 #[test]
@@ -237,4 +237,77 @@ fn jobs_run_cases_in_parallel_with_the_same_results() {
     let out = dmlrun().arg("test").arg(dir.path()).args(["--jobs", "2"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("3 cases: 3 passed"));
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_test_run_after_the_current_case_with_the_partial_report_and_exit_130() {
+    // One real case (written by dmlrun itself), copied 3000 times: a run far longer than a second.
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one");
+    dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .args([
+            "--generate",
+            "random",
+            "--dim",
+            "batch=1",
+            "--iterations",
+            "1",
+            "--quiet",
+            "--as-test-data",
+            "--save-outputs",
+        ])
+        .arg(&one)
+        .assert()
+        .success();
+    let suite = dir.path().join("suite");
+    for i in 0..3000 {
+        let case = suite.join(format!("case_{i:04}"));
+        std::fs::create_dir_all(case.join("test_data_set_0")).unwrap();
+        for entry in std::fs::read_dir(&one).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::fs::hard_link(&path, case.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        for entry in std::fs::read_dir(one.join("test_data_set_0")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::hard_link(&path, case.join("test_data_set_0").join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
+        .arg("test")
+        .arg(&suite)
+        .args(["--jobs", "1", "--json", "-", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the partial report is complete JSON");
+    assert_eq!(report["interrupted"], true);
+    let ran = report["cases"].as_array().unwrap().len();
+    assert!(ran > 0 && ran < 3000, "{ran} cases in the report");
+    assert_eq!(report["summary"]["total"].as_u64(), Some(ran as u64));
+    assert_eq!(report["summary"]["passed"].as_u64(), Some(ran as u64), "{stderr}");
+    assert!(stderr.contains(&format!("interrupted after {ran} of 3000 cases")), "{stderr}");
+}
+
+#[test]
+fn a_folder_with_test_data_but_no_model_is_reported_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let orphan = dir.path().join("suite").join("orphan");
+    std::fs::create_dir_all(orphan.join("test_data_set_0")).unwrap();
+    let out = dmlrun().arg("test").arg(dir.path().join("suite")).args(["--json", "-"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["cases"][0]["name"], "orphan");
+    assert_eq!(report["cases"][0]["status"], "error");
+    assert_eq!(report["cases"][0]["reason"], "has test_data_set_* folders but no model.onnx");
 }

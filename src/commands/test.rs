@@ -69,6 +69,10 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(cases.len()).max(1) {
             scope.spawn(|| loop {
+                // Ctrl-C: finish the cases under way, start no more; the report covers those run.
+                if crate::interrupt::interrupted() {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(case) = cases.get(i) else { break };
                 let result = run_case(&settings, case);
@@ -78,8 +82,8 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         }
     });
     bar.finish_and_clear();
-    let mut results: Vec<CaseResult> =
-        results.into_inner().expect("threads finished").into_iter().map(|r| r.expect("every case ran")).collect();
+    let mut results: Vec<CaseResult> = results.into_inner().expect("threads finished").into_iter().flatten().collect();
+    let interrupted = crate::interrupt::interrupted();
 
     let summary = Summary::of(&mut results, &expectations, started.elapsed().as_secs_f64() * 1000.0);
     let report = TestReport {
@@ -90,6 +94,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         reference: reference.as_ref().map(describe_request),
         summary,
         cases: results,
+        interrupted,
     };
     if let Some(path) = &args.write_expect {
         crate::fsutil::write_atomic(path, expectations::render(&report).as_bytes())
@@ -109,6 +114,13 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         crate::err!("{human}");
     } else {
         crate::out!("{human}");
+    }
+    if interrupted {
+        crate::errln!(
+            "dmlrun: interrupted after {} of {} cases; the report covers those",
+            report.cases.len(),
+            cases.len()
+        );
     }
     let failed = if args.expect.is_some() {
         !report.summary.unexpected.is_empty()
@@ -169,6 +181,9 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
 fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) -> Result<(Vec<Mismatch>, Option<f64>)> {
     if case.data_sets.is_empty() {
         bail!("no test_data_set_* folder");
+    }
+    if !case.model.is_file() {
+        bail!("has test_data_set_* folders but no model.onnx");
     }
     // Every data set is read before the session exists: with DirectML, the shapes they agree on
     // fix the model's free dimensions.

@@ -35,7 +35,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<Case>> {
         let base = if root.join("model.onnx").is_file() { root.parent().unwrap_or(root) } else { root.as_path() };
         walk(root, base, &mut cases)?;
         if cases.len() == before {
-            bail!("{}: no model.onnx found in it or below it", root.display());
+            bail!("{}: no model.onnx or test_data_set_* folder found in it or below it", root.display());
         }
     }
     cases.sort_by(|a, b| a.name.cmp(&b.name));
@@ -53,6 +53,11 @@ fn walk(dir: &Path, base: &Path, cases: &mut Vec<Case>) -> Result<()> {
         .filter(|p| p.is_dir())
         .collect();
     entries.sort();
+    // Test data without a model is a case that cannot run, reported as such, not skipped.
+    if entries.iter().any(|e| e.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("test_data_set_"))) {
+        cases.push(load_case(dir, base)?);
+        return Ok(());
+    }
     for entry in entries {
         walk(&entry, base, cases)?;
     }

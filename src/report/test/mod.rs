@@ -80,6 +80,8 @@ pub struct TestReport {
     pub reference: Option<String>,
     pub summary: Summary,
     pub cases: Vec<CaseResult>,
+    /// Ctrl-C stopped the run: `cases` holds the cases that ran, the others are not in it.
+    pub interrupted: bool,
 }
 
 impl Summary {
