@@ -107,6 +107,40 @@ def split_rows():
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "split_rows.onnx")
 
 
+def endless_loop():
+    """A Loop with 2^63-1 iterations that adds 1 each time: a model that runs for days, for the
+    tests of --timeout and of a child killed mid-run."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Add", ["acc_in", "one"], ["acc_out"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [1]),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [1]),
+        ],
+        initializer=[helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])],
+    )
+    trips = helper.make_tensor("trips", TensorProto.INT64, [], [2**63 - 1])
+    cond = helper.make_tensor("cond", TensorProto.BOOL, [], [True])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "cond", "x"], ["y"], body=body)],
+        "endless_loop",
+        [x],
+        [y],
+        initializer=[trips, cond],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "endless_loop.onnx")
+
+
 def unknown_op():
     """Uses an operator from a domain ONNX Runtime has no kernels for."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
@@ -189,5 +223,6 @@ if __name__ == "__main__":
     int64_ids()
     nhwc_channel_mean()
     split_rows()
+    endless_loop()
     unknown_op()
     tensor_fixtures()

@@ -8,6 +8,7 @@ use crate::formats::image::{ChannelOrder, Layout, Preset, ResizeMode};
 use crate::formats::resample::Filter;
 use crate::inputs::generate::Fill;
 use crate::inputs::InputSpec;
+use crate::isolation::Isolation;
 use crate::outputs::SaveFormat;
 use crate::runtime::adapters::DeviceSelector;
 use crate::runtime::plan::{
@@ -568,6 +569,37 @@ pub struct TestArgs {
     /// Example: --max-tensor-bytes 17179869184
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
     pub max_tensor_bytes: u64,
+
+    /// Run the cases in child dmlrun processes (auto: when DirectML is in the plan), so a case
+    /// that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as
+    /// `crash` and the others still run.
+    ///
+    /// Cases run 100 to a child; a child that dies is split in halves until the case that kills
+    /// it runs alone. Costs one process start (and ONNX Runtime's load) per 100 cases.
+    ///
+    /// Example: --isolation process
+    #[arg(long, value_name = "WHERE", default_value = "auto")]
+    pub isolation: Isolation,
+
+    /// With isolation: kill a case (its child) after this long and record it as `timeout`.
+    ///
+    /// A child running N cases gets N times this.
+    ///
+    /// Example: --timeout 60s
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Internal: run as an isolation child, writing the JSON report to FILE and nothing else.
+    ///
+    /// Example: --child-report /tmp/dmlrun-child.json
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub child_report: Option<PathBuf>,
+
+    /// Internal: run only the case (or model) of this name. Repeatable.
+    ///
+    /// Example: --only node/test_abs
+    #[arg(long, value_name = "NAME", hide = true)]
+    pub only: Vec<String>,
 
     #[command(flatten)]
     pub session: SessionArgs,

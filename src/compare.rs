@@ -3,12 +3,12 @@
 //! NaN equals NaN, infinities of the same sign are equal; integers, bools and strings must be
 //! exact; dtype and shape must match.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::tensor::{format_shape, HostTensor, HostValue};
 
 /// Absolute and relative tolerance.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Tolerance {
     pub atol: f64,
     pub rtol: f64,
@@ -22,7 +22,7 @@ impl Default for Tolerance {
 }
 
 /// Why an output did not match.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Mismatch {
     pub output: String,
     /// One-line explanation.
@@ -31,7 +31,7 @@ pub struct Mismatch {
     pub values: Option<Box<ValueMismatch>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ValueMismatch {
     pub first_index: usize,
     pub expected: String,

@@ -11,6 +11,7 @@ pub mod formats;
 pub(crate) mod fsutil;
 pub(crate) mod inputs;
 pub mod interrupt;
+pub(crate) mod isolation;
 pub(crate) mod outputs;
 pub(crate) mod progress;
 pub(crate) mod report;

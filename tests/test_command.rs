@@ -113,7 +113,7 @@ fn json_and_junit_reports_describe_each_case() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(report["schema"], "dmlrun.test/1");
+    assert_eq!(report["schema"], "dmlrun.test/2");
     assert_eq!(report["summary"]["passed"], 1);
     assert_eq!(report["summary"]["errors"], 1);
     let statuses: Vec<&str> =
@@ -310,4 +310,92 @@ fn a_folder_with_test_data_but_no_model_is_reported_not_skipped() {
     assert_eq!(report["cases"][0]["name"], "orphan");
     assert_eq!(report["cases"][0]["status"], "error");
     assert_eq!(report["cases"][0]["reason"], "has test_data_set_* folders but no model.onnx");
+}
+
+/// A suite of two cases: `good` (add_mul, frozen by dmlrun) and `hangs` (a Loop of 2^63-1
+/// iterations, which runs for days).
+fn suite_with_a_hanging_case(dir: &Path) -> PathBuf {
+    let suite = dir.join("suite");
+    std::fs::create_dir_all(&suite).unwrap();
+    let good = frozen_case(dir);
+    std::fs::rename(&good, suite.join("good")).unwrap();
+    let hangs = suite.join("hangs");
+    std::fs::create_dir_all(hangs.join("test_data_set_0")).unwrap();
+    std::fs::copy(test_model("endless_loop.onnx"), hangs.join("model.onnx")).unwrap();
+    let x = HostTensor::from_f32(vec![1], &[0.0]).unwrap();
+    let proto = dmlrun::formats::tensor_proto::write("x", &x);
+    std::fs::write(hangs.join("test_data_set_0").join("input_0.pb"), &proto).unwrap();
+    std::fs::write(hangs.join("test_data_set_0").join("output_0.pb"), dmlrun::formats::tensor_proto::write("y", &x))
+        .unwrap();
+    suite
+}
+
+fn case_status<'a>(report: &'a serde_json::Value, name: &str) -> (&'a str, &'a str) {
+    let case = report["cases"].as_array().unwrap().iter().find(|c| c["name"] == name).expect(name);
+    (case["status"].as_str().unwrap(), case["reason"].as_str().unwrap_or(""))
+}
+
+#[test]
+fn isolation_records_a_hanging_case_as_a_timeout_and_runs_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_with_a_hanging_case(dir.path());
+    let out = dmlrun()
+        .arg("test")
+        .arg(&suite)
+        .args(["--isolation", "process", "--timeout", "2s", "--json", "-"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["schema"], "dmlrun.test/2");
+    assert_eq!(case_status(&report, "good"), ("pass", ""));
+    assert_eq!(case_status(&report, "hangs"), ("timeout", "ran past --timeout 2s: killed"));
+    assert_eq!(report["summary"]["timed_out"], 1);
+    assert!(stderr.contains("1 timed out"), "{stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn isolation_records_a_child_killed_mid_run_as_a_crash_with_its_signal() {
+    // Each child that runs the hanging case is sent SIGSEGV, as a crash inside ONNX Runtime or
+    // a driver would: the chunk is split until the case runs alone, and only it is lost.
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_with_a_hanging_case(dir.path());
+    let mut parent = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
+        .arg("test")
+        .arg(&suite)
+        .args(["--isolation", "process", "--json", "-"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let marker = suite.to_str().unwrap().to_string();
+    let mut killed = 0;
+    let status = loop {
+        if let Some(status) = parent.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        // The children are the processes whose command line names the suite and --child-report.
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(&marker) && cmdline.contains("--child-report") && cmdline.contains("--only hangs") {
+                let pid = entry.file_name().to_string_lossy().into_owned();
+                if std::process::Command::new("kill").args(["-SEGV", &pid]).status().unwrap().success() {
+                    killed += 1;
+                }
+            }
+        }
+        assert!(killed < 20, "the parent keeps starting children");
+    };
+    let out = parent.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(killed >= 2, "killed {killed} children: one with both cases, then the one with the hanging case alone");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(case_status(&report, "good"), ("pass", ""));
+    assert_eq!(case_status(&report, "hangs"), ("crash", "the process running it died: signal 11 (SIGSEGV)"));
+    assert_eq!(report["summary"]["crashed"], 1);
 }

@@ -845,7 +845,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --junit --verbose --quiet --max-tensor-bytes --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --color --help"
+            opts="-j -v -q -h --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -900,6 +900,22 @@ _dmlrun() {
                     return 0
                     ;;
                 --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --isolation)
+                    COMPREPLY=($(compgen -W "auto process none" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --child-report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --only)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

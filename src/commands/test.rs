@@ -1,9 +1,11 @@
 //! `dmlrun test PATH…`: run ONNX test-data folders and compare outputs, for CI.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -12,6 +14,7 @@ use crate::exit::ExitStatus;
 use crate::cli::TestArgs;
 use crate::compare::{self, Mismatch, Tolerance};
 use crate::formats::model::{ModelFile, ValueKind};
+use crate::isolation::{self, ChildOutcome};
 use crate::report::test::{expectations, human, junit, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::{self, PreparedInputs};
 use crate::runtime::placement::EpNodes;
@@ -32,8 +35,15 @@ struct Settings<'a> {
     max_tensor_bytes: u64,
 }
 
+/// Cases per child process under isolation: few enough that a child's death re-runs little,
+/// many enough that process starts (seconds each under Wine) stay a small share.
+const CASES_PER_CHILD: usize = 100;
+
 pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
-    let cases = testdata::discover(&args.paths)?;
+    let mut cases = testdata::discover(&args.paths)?;
+    if !args.only.is_empty() {
+        cases.retain(|c| args.only.contains(&c.name));
+    }
     let expectations = match &args.expect {
         Some(path) => expectations::read(path)?,
         None => BTreeMap::new(),
@@ -59,30 +69,19 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         max_tensor_bytes: args.max_tensor_bytes,
     };
     // DirectML sessions share one device queue: never run them concurrently.
-    let uses_dml = |r: &PlanRequest| r.ep == crate::runtime::plan::EpRequest::Dml || r.device.is_some();
-    let jobs = if uses_dml(&request) || reference.as_ref().is_some_and(uses_dml) { 1 } else { jobs };
+    let directml = engine::plans_directml(&runtime, &request)
+        || reference.as_ref().is_some_and(|r| engine::plans_directml(&runtime, r));
+    let jobs = if directml { 1 } else { jobs };
 
     let started = Instant::now();
-    let bar = crate::progress::iterations(cases.len() as u64, "cases", args.quiet);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(cases.len()).max(1) {
-            scope.spawn(|| loop {
-                // Ctrl-C: finish the cases under way, start no more; the report covers those run.
-                if crate::interrupt::interrupted() {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(case) = cases.get(i) else { break };
-                let result = run_case(&settings, case);
-                bar.inc(1);
-                results.lock().expect("no panics while holding the lock")[i] = Some(result);
-            });
-        }
-    });
+    let bar = crate::progress::iterations(cases.len() as u64, "cases", args.quiet || args.child_report.is_some());
+    let in_children = args.child_report.is_none() && args.isolation.in_children(directml);
+    let mut results = if in_children {
+        run_in_children(&cases, args.timeout, &bar)?
+    } else {
+        run_here(&settings, &cases, jobs, &bar)
+    };
     bar.finish_and_clear();
-    let mut results: Vec<CaseResult> = results.into_inner().expect("threads finished").into_iter().flatten().collect();
     let interrupted = crate::interrupt::interrupted();
 
     let summary = Summary::of(&mut results, &expectations, started.elapsed().as_secs_f64() * 1000.0);
@@ -96,6 +95,11 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         cases: results,
         interrupted,
     };
+    if let Some(path) = &args.child_report {
+        // An isolation child: its report is its only output.
+        crate::report::write_json(path, &report, "--child-report")?;
+        return Ok(ExitStatus::Success);
+    }
     if let Some(path) = &args.write_expect {
         crate::fsutil::write_atomic(path, expectations::render(&report).as_bytes())
             .with_context(|| format!("--write-expect {}", path.display()))?;
@@ -122,12 +126,85 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
             cases.len()
         );
     }
-    let failed = if args.expect.is_some() {
-        !report.summary.unexpected.is_empty()
-    } else {
-        report.summary.failed + report.summary.errors > 0
-    };
+    let failed =
+        if args.expect.is_some() { !report.summary.unexpected.is_empty() } else { report.summary.not_passed() > 0 };
     Ok(ExitStatus::of_checks(failed))
+}
+
+/// Runs the cases in this process, `jobs` at a time.
+fn run_here(settings: &Settings, cases: &[Case], jobs: usize, bar: &indicatif::ProgressBar) -> Vec<CaseResult> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(cases.len()).max(1) {
+            scope.spawn(|| loop {
+                // Ctrl-C: finish the cases under way, start no more; the report covers those run.
+                if crate::interrupt::interrupted() {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(case) = cases.get(i) else { break };
+                let result = run_case(settings, case);
+                bar.inc(1);
+                results.lock().expect("no panics while holding the lock")[i] = Some(result);
+            });
+        }
+    });
+    results.into_inner().expect("threads finished").into_iter().flatten().collect()
+}
+
+/// Runs the cases in child dmlrun processes, `CASES_PER_CHILD` to a child; a child that dies or
+/// runs out of time is split in halves until the case responsible runs alone.
+fn run_in_children(cases: &[Case], timeout: Option<Duration>, bar: &indicatif::ProgressBar) -> Result<Vec<CaseResult>> {
+    let dir = tempfile::tempdir().context("a temporary folder for the children's reports")?;
+    let mut results = Vec::new();
+    for chunk in cases.chunks(CASES_PER_CHILD) {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        run_chunk(chunk, dir.path(), timeout, &mut results)?;
+        bar.inc(chunk.len() as u64);
+    }
+    Ok(results)
+}
+
+fn run_chunk(chunk: &[Case], dir: &Path, timeout: Option<Duration>, results: &mut Vec<CaseResult>) -> Result<()> {
+    #[derive(serde::Deserialize)]
+    struct ChildReport {
+        cases: Vec<CaseResult>,
+    }
+    let report = dir.join("child-report.json");
+    let mut extra: Vec<OsString> = ["--isolation", "none", "--child-report"].into_iter().map(OsString::from).collect();
+    extra.push(report.clone().into_os_string());
+    for case in chunk {
+        extra.extend([OsString::from("--only"), OsString::from(&case.name)]);
+    }
+    let limit = timeout.map(|t| t.saturating_mul(chunk.len() as u32));
+    let ended = match isolation::run_child(&isolation::child_args(&extra), &report, limit)? {
+        ChildOutcome::Report(text) => {
+            let child: ChildReport = serde_json::from_str(&text).context("reading an isolation child's report")?;
+            results.extend(child.cases);
+            return Ok(());
+        }
+        ended => ended,
+    };
+    if let [case] = chunk {
+        let (status, reason) = match ended {
+            ChildOutcome::TimedOut(t) => {
+                (Status::Timeout, format!("ran past --timeout {}: killed", humantime::format_duration(t)))
+            }
+            ChildOutcome::Died(how) => (Status::Crash, format!("the process running it died: {how}")),
+            ChildOutcome::Report(_) => unreachable!("handled above"),
+        };
+        results.push(CaseResult::ended(&case.name, status, reason, case.data_sets.len()));
+        return Ok(());
+    }
+    if crate::interrupt::interrupted() {
+        return Ok(());
+    }
+    let (first, second) = chunk.split_at(chunk.len() / 2);
+    run_chunk(first, dir, timeout, results)?;
+    run_chunk(second, dir, timeout, results)
 }
 
 fn describe_request(r: &PlanRequest) -> String {

@@ -172,6 +172,11 @@ pub fn check_request(runtime: &Runtime, request: &PlanRequest) -> Result<()> {
     Ok(())
 }
 
+/// Whether `request` puts DirectML in the plan (for any model) on the loaded ONNX Runtime.
+pub fn plans_directml(runtime: &Runtime, request: &PlanRequest) -> bool {
+    plan::resolve(request, &runtime.library.providers, &ModelInfo::default()).is_ok_and(|p| p.uses_directml())
+}
+
 /// Completes the plan from the inputs about to be bound (DirectML's automatic dimension
 /// overrides) and, with `print_plan`, prints it; then checks it can be applied.
 pub fn finish_plan(

@@ -5,23 +5,23 @@
 //! only `All nodes placed on [EP]` when one provider takes every node). dmlrun reads those lines
 //! because a DirectML request whose nodes all land on the CPU must not pass for a DirectML run.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The function whose log lines carry the placement.
 pub const LOG_LOCATION: &str = "VerifyEachNodeIsAssignedToAnEp";
 
 /// The nodes ONNX Runtime placed on one execution provider.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EpNodes {
     pub execution_provider: String,
     pub nodes: usize,
     /// Operator types of the listed nodes, most frequent first (ONNX Runtime lists none when one
     /// provider takes every node).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub op_types: Vec<OpCount>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpCount {
     pub op_type: String,
     pub count: usize,

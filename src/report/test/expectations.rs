@@ -18,13 +18,12 @@ pub fn read(path: &Path) -> Result<BTreeMap<String, Status>> {
             continue;
         }
         let (status, name) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        let status = match status {
-            "fail" => Status::Fail,
-            "error" => Status::Error,
-            "pass" => Status::Pass,
-            other => {
-                bail!("--expect {} line {}: unknown status '{other}' (fail, error or pass)", path.display(), n + 1)
-            }
+        let Some(status) = Status::from_word(status) else {
+            bail!(
+                "--expect {} line {}: unknown status '{status}' (fail, error, crash, timeout or pass)",
+                path.display(),
+                n + 1
+            );
         };
         let name = name.trim();
         if name.is_empty() {

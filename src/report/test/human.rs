@@ -20,6 +20,8 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
                 Status::Pass => "PASS ",
                 Status::Fail => "FAIL ",
                 Status::Error => "ERROR",
+                Status::Crash => "CRASH",
+                Status::Timeout => "TIMEOUT",
             };
             let note = if known { " (known)" } else { "" };
             out.push_str(&format!("{tag} {}{note}", c.name));
@@ -37,12 +39,17 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
         out.push_str(&format!(
             "{} unexpected, {} known failures, {} now passing\n",
             s.unexpected.len(),
-            s.failed + s.errors - s.unexpected.len().min(s.failed + s.errors),
+            s.not_passed() - s.unexpected.len().min(s.not_passed()),
             s.now_passing.len()
         ));
     }
+    let died = if s.crashed + s.timed_out > 0 {
+        format!(", {} crashed, {} timed out", s.crashed, s.timed_out)
+    } else {
+        String::new()
+    };
     out.push_str(&format!(
-        "{} cases: {} passed, {} failed, {} errors ({:.1} s)\n",
+        "{} cases: {} passed, {} failed, {} errors{died} ({:.1} s)\n",
         s.total,
         s.passed,
         s.failed,

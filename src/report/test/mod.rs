@@ -1,5 +1,5 @@
 //! The report of `dmlrun test`: its values (one result per case, the summary), rendered for
-//! people (`human`), as JSON (schema `dmlrun.test/1`), as JUnit XML (`junit`), and as an
+//! people (`human`), as JSON (schema [`TEST_SCHEMA`]), as JUnit XML (`junit`), and as an
 //! expectations file (`expectations`).
 
 pub mod expectations;
@@ -8,21 +8,30 @@ pub mod junit;
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::compare::Mismatch;
 use crate::runtime::placement::EpNodes;
 use crate::runtime::LibraryInfo;
 
 /// Schema identifier of the test report: fields are only added within a version.
-pub const TEST_SCHEMA: &str = "dmlrun.test/1";
+/// Version 2 added the `crash` and `timeout` statuses and their summary counts (`crashed`,
+/// `timed_out`), and `interrupted`.
+pub const TEST_SCHEMA: &str = "dmlrun.test/2";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Pass,
+    /// Ran, and an output did not match.
     Fail,
+    /// Could not run: dmlrun or ONNX Runtime reported an error.
     Error,
+    /// Killed the process running it (`--isolation process`: an abort, a segfault, a lost
+    /// device); the reason says how it ended.
+    Crash,
+    /// Ran past `--timeout` and was killed (`--isolation process`).
+    Timeout,
 }
 
 impl Status {
@@ -31,12 +40,21 @@ impl Status {
             Status::Pass => "pass",
             Status::Fail => "fail",
             Status::Error => "error",
+            Status::Crash => "crash",
+            Status::Timeout => "timeout",
         }
+    }
+
+    /// The status a word in an expectations file names.
+    pub fn from_word(word: &str) -> Option<Status> {
+        [Status::Pass, Status::Fail, Status::Error, Status::Crash, Status::Timeout]
+            .into_iter()
+            .find(|s| s.word() == word)
     }
 }
 
 /// The outcome of one case.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CaseResult {
     pub name: String,
     pub status: Status,
@@ -47,13 +65,13 @@ pub struct CaseResult {
     pub duration_ms: f64,
     /// Largest |expected - actual| over the float tensor outputs that could be compared
     /// element by element (with --compare-ep: how far the two execution providers are apart).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub max_abs_diff: Option<f64>,
     /// Where ONNX Runtime placed the model's nodes (with DirectML: how many DirectML took).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub placement: Vec<EpNodes>,
     /// The status --expect predicted, when it was not `pass`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub expected_status: Option<Status>,
 }
 
@@ -63,6 +81,8 @@ pub struct Summary {
     pub passed: usize,
     pub failed: usize,
     pub errors: usize,
+    pub crashed: usize,
+    pub timed_out: usize,
     /// Cases whose status differs from --expect for the worse (these fail the run).
     pub unexpected: Vec<String>,
     /// Cases --expect lists as failing that now pass.
@@ -70,7 +90,7 @@ pub struct Summary {
     pub duration_ms: f64,
 }
 
-/// The JSON report of `dmlrun test` (schema `dmlrun.test/1`).
+/// The JSON report of `dmlrun test` (schema [`TEST_SCHEMA`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct TestReport {
     pub schema: &'static str,
@@ -94,6 +114,8 @@ impl Summary {
                 Status::Pass => summary.passed += 1,
                 Status::Fail => summary.failed += 1,
                 Status::Error => summary.errors += 1,
+                Status::Crash => summary.crashed += 1,
+                Status::Timeout => summary.timed_out += 1,
             }
             let expected = expectations.get(&r.name).copied().unwrap_or(Status::Pass);
             if expected != Status::Pass {
@@ -106,5 +128,29 @@ impl Summary {
             }
         }
         summary
+    }
+}
+
+impl CaseResult {
+    /// The result of a case that ended without a verdict of its own (a crash, a timeout).
+    pub fn ended(name: &str, status: Status, reason: String, data_sets: usize) -> CaseResult {
+        CaseResult {
+            name: name.to_string(),
+            status,
+            reason: Some(reason),
+            mismatches: Vec::new(),
+            data_sets,
+            duration_ms: 0.0,
+            max_abs_diff: None,
+            placement: Vec::new(),
+            expected_status: None,
+        }
+    }
+}
+
+impl Summary {
+    /// Cases that did not pass, whatever the reason.
+    pub fn not_passed(&self) -> usize {
+        self.failed + self.errors + self.crashed + self.timed_out
     }
 }
