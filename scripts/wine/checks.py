@@ -101,20 +101,6 @@ def dml_conformance(path, simple_dir):
     print(f"{len(passes)} passing cases outside 'simple', every node of each on DirectML")
 
 
-def crash_case(report, case, rc):
-    """Records CASE, which killed dmlrun.exe when run alone, as a crash in REPORT."""
-    reason = f"dmlrun.exe died running this case alone: exit {rc}, no report"
-    with open(report, "w", encoding="utf-8") as f:
-        json.dump({"cases": [{"name": os.path.basename(case), "status": "crash", "reason": reason}]}, f)
-
-
-def merge_cases(report, *parts):
-    """Concatenates the cases of PARTS into REPORT."""
-    cases = [c for p in parts for c in load(p)["cases"]]
-    with open(report, "w", encoding="utf-8") as f:
-        json.dump({"cases": cases}, f)
-
-
 def not_passed(report, set_dir):
     """Prints the path of every case in REPORT that did not pass."""
     for c in load(report)["cases"]:
