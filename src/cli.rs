@@ -570,18 +570,33 @@ pub struct TestArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
     pub max_tensor_bytes: u64,
 
-    /// Run the cases in child dmlrun processes (auto: when DirectML is in the plan), so a case
-    /// that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}
+
+/// Running the items of a batch in child processes (`test`, `bench`).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Isolation")]
+pub struct IsolationArgs {
+    /// Run the items in child dmlrun processes (auto: when DirectML is in the plan), so one that
+    /// kills its process (an abort in DirectML, a segfault, a lost device) is recorded as
     /// `crash` and the others still run.
     ///
-    /// Cases run 100 to a child; a child that dies is split in halves until the case that kills
-    /// it runs alone. Costs one process start (and ONNX Runtime's load) per 100 cases.
+    /// test: 100 cases to a child; a child that dies is split in halves until the case that
+    /// kills it runs alone. bench: one model to a child. Costs a process start (and ONNX
+    /// Runtime's load) per child.
     ///
     /// Example: --isolation process
     #[arg(long, value_name = "WHERE", default_value = "auto")]
     pub isolation: Isolation,
 
-    /// With isolation: kill a case (its child) after this long and record it as `timeout`.
+    /// With isolation: kill a case or model (its child) after this long; record it as `timeout`.
     ///
     /// A child running N cases gets N times this.
     ///
@@ -600,12 +615,6 @@ pub struct TestArgs {
     /// Example: --only node/test_abs
     #[arg(long, value_name = "NAME", hide = true)]
     pub only: Vec<String>,
-
-    #[command(flatten)]
-    pub session: SessionArgs,
-
-    #[command(flatten)]
-    pub ort: OrtArgs,
 }
 
 /// `dmlrun bench`.
@@ -717,6 +726,9 @@ pub struct BenchArgs {
     /// Example: --max-tensor-bytes 17179869184
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
     pub max_tensor_bytes: u64,
+
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
 
     #[command(flatten)]
     pub session: SessionArgs,

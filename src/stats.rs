@@ -1,9 +1,9 @@
 //! Latency statistics: pure functions over samples in milliseconds.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Summary of a set of latency samples (milliseconds).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencyStats {
     pub count: usize,
     pub min: f64,

@@ -8,10 +8,10 @@ use std::fmt;
 
 use anyhow::{bail, Result};
 use half::{bf16, f16};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Element types dmlrun can carry. Names follow numpy (`float32`, `int64`, ...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DType {
     Float32,

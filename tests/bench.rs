@@ -360,3 +360,34 @@ fn directml_missing_stops_the_bench_as_an_error_not_a_model_failure() {
         .unwrap();
     assert_one_line_error(&out, "DirectML exists only on Windows");
 }
+
+#[test]
+fn isolated_bench_records_a_hanging_model_as_a_timeout_and_measures_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("models");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(test_model("add_mul.onnx"), folder.join("a_add_mul.onnx")).unwrap();
+    std::fs::copy(test_model("endless_loop.onnx"), folder.join("b_endless_loop.onnx")).unwrap();
+    std::fs::copy(test_model("nhwc_channel_mean.onnx"), folder.join("c_channel_mean.onnx")).unwrap();
+    let csv = dir.path().join("r.csv");
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&folder)
+        .args(["--iterations", "3", "--isolation", "process", "--timeout", "3s", "--json", "-", "--csv"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let measured: Vec<&str> =
+        report["models"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(measured, ["a_add_mul", "c_channel_mean"]);
+    assert_eq!(report["models"][0]["latency_ms"]["count"], 3, "the child's statistics come through whole");
+    let failed = &report["failed"][0];
+    assert_eq!((failed["name"].as_str(), failed["status"].as_str()), (Some("b_endless_loop"), Some("timeout")));
+    assert_eq!(failed["error"], "ran past --timeout 3s: killed");
+    assert!(stderr.contains("dmlrun: model b_endless_loop failed: ran past --timeout 3s: killed"), "{stderr}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv.lines().any(|l| l.starts_with("b_endless_loop,timeout,ran past --timeout 3s: killed,")), "{csv}");
+}

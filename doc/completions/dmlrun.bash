@@ -263,7 +263,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --json --csv --markdown --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --cache --quiet --max-tensor-bytes --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --color --help"
+            opts="-q -h --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --json --csv --markdown --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --cache --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --print-plan --ort-lib --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -342,6 +342,22 @@ _dmlrun() {
                     return 0
                     ;;
                 --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --isolation)
+                    COMPREPLY=($(compgen -W "auto process none" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --child-report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --only)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -211,10 +211,10 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l write-expect -d '
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l json -d 'Write the results as JSON to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l junit -d 'Write the results as JUnit XML to FILE' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse tensors larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run the cases in child dmlrun processes (auto: when DirectML is in the plan), so a case that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash` and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan, in this process otherwise'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run the items in child dmlrun processes (auto: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash` and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan, in this process otherwise'
 process\t'Always in child processes'
 none\t'In this process'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'With isolation: kill a case (its child) after this long and record it as `timeout`' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'With isolation: kill a case or model (its child) after this long; record it as `timeout`' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
@@ -279,6 +279,12 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l atol -d 'Absolut
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l profile -d 'Save ONNX Runtime\'s per-operator profile of each model into DIR and print the top 10 operators' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l cache -d 'Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-tensor-bytes -d 'Refuse input tensors larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l isolation -d 'Run the items in child dmlrun processes (auto: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash` and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan, in this process otherwise'
+process\t'Always in child processes'
+none\t'In this process'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'With isolation: kill a case or model (its child) after this long; record it as `timeout`' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
 dml\t'DirectML; an error where it is not available'
 cpu\t'The CPU execution provider only'"

@@ -175,10 +175,10 @@ cpu\:"The CPU execution provider only"))' \
 '--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
 '--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
 '--max-tensor-bytes=[Refuse tensors larger than this many bytes]:BYTES:_default' \
-'--isolation=[Run the cases in child dmlrun processes (auto\: when DirectML is in the plan), so a case that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\` and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan, in this process otherwise"
+'--isolation=[Run the items in child dmlrun processes (auto\: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\` and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan, in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[With isolation\: kill a case (its child) after this long and record it as \`timeout\`]:TIME:_default' \
+'--timeout=[With isolation\: kill a case or model (its child) after this long; record it as \`timeout\`]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
@@ -234,6 +234,12 @@ cpu\:"The CPU execution provider only"))' \
 '--profile=[Save ONNX Runtime'\''s per-operator profile of each model into DIR and print the top 10 operators]:DIR:_files' \
 '--cache=[Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time]:DIR:_files' \
 '--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
+'--isolation=[Run the items in child dmlrun processes (auto\: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\` and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan, in this process otherwise"
+process\:"Always in child processes"
+none\:"In this process"))' \
+'--timeout=[With isolation\: kill a case or model (its child) after this long; record it as \`timeout\`]:TIME:_default' \
+'--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
+'*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \

@@ -1,5 +1,6 @@
 //! `dmlrun bench`: many models, trustworthy statistics, exports, a regression gate.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -13,6 +14,7 @@ use crate::compare::Tolerance;
 use crate::formats::model::ModelFile;
 use crate::fsutil::OrtWritten;
 use crate::inputs::LoadOptions;
+use crate::isolation::{self, ChildOutcome, Isolation};
 use crate::report::bench::{
     self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, FailedModel,
     ModelBench, ModelStatus, ProfileSummary, StoredReport,
@@ -30,7 +32,11 @@ const DEFAULT_ITERATIONS: u64 = 100;
 const HIGH_COV: f64 = 0.10;
 
 pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
-    let targets = manifest::resolve(&args.targets)?;
+    let mut targets = manifest::resolve(&args.targets)?;
+    if !args.isolation.only.is_empty() {
+        targets.retain(|t| args.isolation.only.contains(&t.name));
+    }
+    let child = args.isolation.child_report.as_deref();
     let baseline = match &args.baseline {
         Some(path) => Some(read_baseline(path)?),
         None => None,
@@ -62,13 +68,34 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         baseline: None,
         interrupted: false,
     };
+    // --print-plan prints from this process: under `auto` it keeps the models here.
+    let isolation = match args.isolation.isolation {
+        Isolation::Auto if args.session.print_plan => Isolation::None,
+        other => other,
+    };
+    let in_children = child.is_none() && isolation.in_children(engine::plans_directml(&runtime, &base_request));
+    if in_children {
+        // What would fail every child is said once, here, as the session's error.
+        engine::check_request(&runtime, &base_request)?;
+    }
+    let children = tempfile::tempdir().context("a temporary folder for the children's reports")?;
     let bars = MultiProgress::new();
-    let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet));
+    let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet || child.is_some()));
     for (target, file) in targets.iter().zip(&files) {
         if crate::interrupt::interrupted() {
             break;
         }
         model_bar.set_message(target.name.clone());
+        if in_children {
+            if !bench_in_child(target, children.path(), args, &mut report)? {
+                break;
+            }
+            model_bar.inc(1);
+            report.interrupted = crate::interrupt::interrupted();
+            settle_baseline(&mut report, baseline.as_ref(), args);
+            write_exports(&report, args, false)?;
+            continue;
+        }
         let measured = file.as_ref().map_err(|e| anyhow::anyhow!("{}", crate::exit::one_line(e))).and_then(|file| {
             let mut request = base_request.clone();
             request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
@@ -96,11 +123,18 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         model_bar.inc(1);
         // The exports hold every model so far: a bench killed after model k keeps k results.
         report.interrupted = crate::interrupt::interrupted();
-        settle_baseline(&mut report, baseline.as_ref(), args);
-        write_exports(&report, args, false)?;
+        if child.is_none() {
+            settle_baseline(&mut report, baseline.as_ref(), args);
+            write_exports(&report, args, false)?;
+        }
     }
     model_bar.finish_and_clear();
     report.interrupted = crate::interrupt::interrupted();
+    if let Some(path) = child {
+        // An isolation child: its report is its only output.
+        crate::report::write_json(path, &report, "--child-report")?;
+        return Ok(ExitStatus::Success);
+    }
     settle_baseline(&mut report, baseline.as_ref(), args);
 
     let table_to_stdout = !write_exports(&report, args, true)?;
@@ -113,6 +147,47 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| m.comparison.as_ref().is_some_and(|c| !c.is_empty()));
     Ok(ExitStatus::of_checks(regressed || differs || !report.failed.is_empty()))
+}
+
+/// Benchmarks one model in a child dmlrun and adds what it reports (or how it ended) to
+/// `report`. Returns false when the child was interrupted, so the session stops.
+fn bench_in_child(target: &BenchTarget, dir: &Path, args: &BenchArgs, report: &mut BenchReport) -> Result<bool> {
+    #[derive(serde::Deserialize)]
+    struct ChildReport {
+        models: Vec<ModelBench>,
+        failed: Vec<FailedModel>,
+        interrupted: bool,
+    }
+    let path = dir.join("child-report.json");
+    let mut extra: Vec<OsString> =
+        ["--isolation", "none", "--quiet", "--only"].into_iter().map(OsString::from).collect();
+    extra.push(OsString::from(&target.name));
+    extra.push(OsString::from("--child-report"));
+    extra.push(path.clone().into_os_string());
+    let (status, error) = match isolation::run_child(&isolation::child_args(&extra), &path, args.isolation.timeout)? {
+        ChildOutcome::Report(text) => {
+            let child: ChildReport = serde_json::from_str(&text).context("reading an isolation child's report")?;
+            // The child's stderr is not shown: what it said is in its report.
+            for m in &child.models {
+                for w in &m.warnings {
+                    crate::errln!("warning: {}: {w}", m.name);
+                }
+            }
+            for f in &child.failed {
+                crate::errln!("dmlrun: model {} failed: {}", f.name, f.error);
+            }
+            report.models.extend(child.models);
+            report.failed.extend(child.failed);
+            return Ok(!child.interrupted);
+        }
+        ChildOutcome::Died(how) => (ModelStatus::Crash, format!("the process benchmarking it died: {how}")),
+        ChildOutcome::TimedOut(t) => {
+            (ModelStatus::Timeout, format!("ran past --timeout {}: killed", humantime::format_duration(t)))
+        }
+    };
+    crate::errln!("dmlrun: model {} failed: {error}", target.name);
+    report.failed.push(FailedModel { name: target.name.clone(), path: target.path.clone(), status, error });
+    Ok(!crate::interrupt::interrupted())
 }
 
 fn settle_baseline(report: &mut BenchReport, baseline: Option<&StoredReport>, args: &BenchArgs) {

@@ -41,8 +41,8 @@ const CASES_PER_CHILD: usize = 100;
 
 pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     let mut cases = testdata::discover(&args.paths)?;
-    if !args.only.is_empty() {
-        cases.retain(|c| args.only.contains(&c.name));
+    if !args.isolation.only.is_empty() {
+        cases.retain(|c| args.isolation.only.contains(&c.name));
     }
     let expectations = match &args.expect {
         Some(path) => expectations::read(path)?,
@@ -74,10 +74,11 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     let jobs = if directml { 1 } else { jobs };
 
     let started = Instant::now();
-    let bar = crate::progress::iterations(cases.len() as u64, "cases", args.quiet || args.child_report.is_some());
-    let in_children = args.child_report.is_none() && args.isolation.in_children(directml);
+    let bar =
+        crate::progress::iterations(cases.len() as u64, "cases", args.quiet || args.isolation.child_report.is_some());
+    let in_children = args.isolation.child_report.is_none() && args.isolation.isolation.in_children(directml);
     let mut results = if in_children {
-        run_in_children(&cases, args.timeout, &bar)?
+        run_in_children(&cases, args.isolation.timeout, &bar)?
     } else {
         run_here(&settings, &cases, jobs, &bar)
     };
@@ -95,7 +96,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         cases: results,
         interrupted,
     };
-    if let Some(path) = &args.child_report {
+    if let Some(path) = &args.isolation.child_report {
         // An isolation child: its report is its only output.
         crate::report::write_json(path, &report, "--child-report")?;
         return Ok(ExitStatus::Success);

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::formats::{image, npy, tensor_proto};
 use crate::tensor::{format_shape, DType, HostTensor};
@@ -97,7 +97,7 @@ pub struct LoadOptions {
 }
 
 /// Where one bound input came from, for the report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InputSource {
     pub name: String,
     pub dtype: DType,

@@ -3,7 +3,7 @@
 //! The index of an adapter here is the `device_id` DirectML takes (`--device`): ONNX Runtime's
 //! DirectML provider opens adapter N of `IDXGIFactory1::EnumAdapters1`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One DXGI adapter.
 #[derive(Debug, Clone, Serialize)]
@@ -212,7 +212,7 @@ pub fn list_adapters() -> anyhow::Result<Vec<Adapter>> {
 /// Video memory this process uses on one adapter (DXGI `QueryVideoMemoryInfo`): the local
 /// segment group (the adapter's own memory) and the non-local one (system memory the adapter
 /// reaches over the bus), in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VideoMemory {
     pub local_bytes: u64,
     pub non_local_bytes: u64,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use ort::session::Session;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::adapters::{VideoMemory, VideoMemoryProbe};
 use crate::compare::Tolerance;
@@ -46,7 +46,7 @@ impl LoadedModel {
 
 /// DirectML's adapter memory for this process in three phases of a run (DXGI
 /// `QueryVideoMemoryInfo`): what the model and its session cost on the GPU.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GpuMemory {
     /// The adapter read (DirectML's `device_id`).
     pub adapter: u32,
@@ -55,7 +55,7 @@ pub struct GpuMemory {
     /// The largest reading between timed runs (one reading after each).
     pub peak_timed_runs: Option<VideoMemory>,
     /// Why the figures may not be DirectML's use (under Wine).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub note: Option<String>,
 }
 
@@ -102,14 +102,14 @@ impl GpuMemoryTracker {
 }
 
 /// Which execution provider and device actually run the model.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeviceReport {
     pub execution_provider: String,
     pub device_id: Option<u32>,
     pub adapter_name: Option<String>,
     /// Where ONNX Runtime placed the model's nodes: DirectML takes what it supports, the CPU
     /// execution provider the rest.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub placement: Vec<EpNodes>,
 }
 

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use anyhow::{bail, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::formats::model::ModelInfo;
 
@@ -30,7 +30,7 @@ pub enum EpRequest {
 }
 
 /// DirectML's `performance_preference` (DXGI GPU preference when no `device_id` is given).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PerformancePreference {
     Default,
@@ -39,7 +39,7 @@ pub enum PerformancePreference {
 }
 
 /// DirectML's `device_filter`: which kinds of adapter it may pick when no `device_id` is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceFilter {
     Gpu,
@@ -47,14 +47,14 @@ pub enum DeviceFilter {
     Any,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExecutionMode {
     Sequential,
     Parallel,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OptimizationLevel {
     Disable,
@@ -64,7 +64,7 @@ pub enum OptimizationLevel {
 }
 
 /// How ONNX Runtime's logging is filtered (`--ort-log-level`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OrtLogLevel {
     Verbose,
@@ -75,7 +75,7 @@ pub enum OrtLogLevel {
 }
 
 /// How the DirectML adapter is chosen.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "by", rename_all = "snake_case")]
 pub enum AdapterSelection {
     /// A DXGI adapter index (`device_id`), as `dmlrun devices` lists them.
@@ -85,7 +85,7 @@ pub enum AdapterSelection {
 }
 
 /// One execution provider, in registration order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "name")]
 pub enum ProviderPlan {
     #[serde(rename = "DmlExecutionProvider")]
@@ -95,7 +95,7 @@ pub enum ProviderPlan {
 }
 
 /// A free-dimension override, applied at session creation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DimOverride {
     /// `name` (AddFreeDimensionOverrideByName) or `denotation` (AddFreeDimensionOverride).
     pub by: DimKey,
@@ -107,7 +107,7 @@ pub struct DimOverride {
 }
 
 /// Where a dimension override came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DimSource {
     /// `--dim`, `--dim-denotation` or a bench manifest's `dims`.
@@ -126,7 +126,7 @@ pub struct BoundShape {
     pub from: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DimKey {
     Name,
@@ -197,7 +197,7 @@ impl Default for PlanRequest {
 }
 
 /// Every setting dmlrun applies to an ONNX Runtime session, in one printable value.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionPlan {
     pub execution_providers: Vec<ProviderPlan>,
     pub execution_mode: ExecutionMode,
@@ -211,9 +211,9 @@ pub struct SessionPlan {
     pub log_level: OrtLogLevel,
     /// Symbolic input dimensions no override fixes (DirectML compiles them dynamically: slow).
     pub unfixed_dims: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub profile_prefix: Option<std::path::PathBuf>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub optimized_model_path: Option<std::path::PathBuf>,
 }
 

@@ -63,14 +63,19 @@ pub fn render(report: &BenchReport) -> String {
         }
     }
     for f in &report.failed {
-        let _ = writeln!(w, "{:<24} FAILED: {}", f.name, f.error);
+        let tag = match f.status {
+            super::ModelStatus::Crash => "CRASHED",
+            super::ModelStatus::Timeout => "TIMED OUT",
+            _ => "FAILED",
+        };
+        let _ = writeln!(w, "{:<24} {tag}: {}", f.name, f.error);
     }
     if let Some(b) = &report.baseline {
         let _ = writeln!(w);
         let _ = writeln!(w, "against {} (max regression {:.1}%):", b.file.display(), b.max_regression * 100.0);
         for r in &b.models {
             let verdict = match (r.ratio, r.regression) {
-                _ if r.status == super::ModelStatus::Failed => "failed this time".to_string(),
+                _ if r.status != super::ModelStatus::Ok => "failed this time".to_string(),
                 (None, _) => "new (not in baseline)".to_string(),
                 (Some(x), true) => format!("{x:.3}x  REGRESSION"),
                 (Some(x), false) => format!("{x:.3}x"),

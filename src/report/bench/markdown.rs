@@ -30,9 +30,11 @@ impl Exporter for MarkdownExporter {
             ));
         }
         for f in &report.failed {
+            let status = serde_json::to_value(f.status)?;
             out.push_str(&format!(
-                "| {} | failed: {} | | | | | | | | | | |\n",
+                "| {} | {}: {} | | | | | | | | | | |\n",
                 f.name.replace('|', "\\|"),
+                status.as_str().unwrap_or("failed"),
                 f.error.replace('|', "\\|")
             ));
         }

@@ -25,27 +25,31 @@ pub struct BenchReport {
     pub onnxruntime: crate::runtime::LibraryInfo,
     /// The models measured, in order (`status: "ok"`).
     pub models: Vec<ModelBench>,
-    /// The models that could not be measured (`status: "failed"`), each with its error; the
-    /// others were measured all the same.
+    /// The models that could not be measured (`status` `failed`, `crash` or `timeout`), each
+    /// with its error; the others were measured all the same.
     pub failed: Vec<FailedModel>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub baseline: Option<BaselineComparison>,
     /// Ctrl-C stopped the session: the last model's statistics cover the runs made until then.
     pub interrupted: bool,
 }
 
 /// A model's status in a bench session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ModelStatus {
     /// Measured.
     Ok,
     /// Could not be measured: unreadable, inputs that do not fit, a session or a run that failed.
     Failed,
+    /// Killed the process measuring it (`--isolation process`): an abort, a segfault, a lost device.
+    Crash,
+    /// Ran past `--timeout` and was killed (`--isolation process`).
+    Timeout,
 }
 
-/// A model that could not be measured, and why.
-#[derive(Debug, Clone, Serialize)]
+/// A model that could not be measured, and why (`failed`, `crash` or `timeout`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FailedModel {
     pub name: String,
     pub path: PathBuf,
@@ -55,7 +59,7 @@ pub struct FailedModel {
 }
 
 /// One model's measurements.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelBench {
     pub name: String,
     pub path: PathBuf,
@@ -66,7 +70,7 @@ pub struct ModelBench {
     pub model_load_ms: f64,
     pub session_create_ms: f64,
     /// `hit` (loaded the cached optimised model), `written` (created it), or absent without --cache.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cache: Option<String>,
     pub first_run_ms: f64,
     pub warmup: u64,
@@ -79,17 +83,17 @@ pub struct ModelBench {
     /// same figure as `gpu_memory.peak_timed_runs.local_bytes`, kept for the CSV column.
     pub gpu_memory_bytes: Option<u64>,
     /// DirectML's adapter memory before the session, after it, and at its peak in the timed runs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub gpu_memory: Option<crate::runtime::engine::GpuMemory>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub profile: Option<ProfileSummary>,
     /// With --compare-ep: outputs that differ from the reference run (empty = all match).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub comparison: Option<Vec<crate::compare::Mismatch>>,
     pub warnings: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProfileSummary {
     pub file: PathBuf,
     pub top_ops: Vec<OpTime>,
@@ -162,7 +166,7 @@ pub fn compare_with_baseline(
     // failure (exit 1), not as a regression.
     models.extend(report.failed.iter().map(|f| BaselineRow {
         name: f.name.clone(),
-        status: ModelStatus::Failed,
+        status: f.status,
         baseline_p50_ms: old(&f.name),
         p50_ms: None,
         ratio: None,
