@@ -141,6 +141,25 @@ def endless_loop():
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "endless_loop.onnx")
 
 
+def conv_free_hw():
+    """A 3x3 convolution (no padding) of an image [1, 3, height, width] with free height and
+    width: generated at 1x1 it cannot run, at 8x8 it gives [1, 2, 6, 6]."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    x = helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, "height", "width"])
+    y = helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 2, None, None])
+    w = numpy_helper.from_array(np.full((2, 3, 3, 3), 0.1, dtype=np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["image", "w"], ["features"], kernel_shape=[3, 3])],
+        "conv_free_hw",
+        [x],
+        [y],
+        initializer=[w],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "conv_free_hw.onnx")
+
+
 def unknown_op():
     """Uses an operator from a domain ONNX Runtime has no kernels for."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
@@ -224,5 +243,6 @@ if __name__ == "__main__":
     nhwc_channel_mean()
     split_rows()
     endless_loop()
+    conv_free_hw()
     unknown_op()
     tensor_fixtures()

@@ -348,6 +348,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
 
+    /// Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no
+    /// other input with the same dimension name). Default 1.
+    ///
+    /// A folder of image models whose height and width are free needs more than 1 (a
+    /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
+    ///
+    /// Example: --generate random --free-dim-size 224
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub free_dim_size: u64,
+
     /// Untimed runs after the first run and before the timed iterations.
     ///
     /// Example: --warmup 10
@@ -668,6 +678,16 @@ pub struct BenchArgs {
     /// Example: --seed 42
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
+
+    /// Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no
+    /// other input with the same dimension name). Default 1.
+    ///
+    /// A folder of image models whose height and width are free needs more than 1 (a
+    /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
+    ///
+    /// Example: --generate random --free-dim-size 224
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub free_dim_size: u64,
 
     /// Write the JSON report to FILE ("-" for stdout instead of the table).
     ///

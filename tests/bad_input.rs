@@ -499,3 +499,15 @@ fn a_full_disk_on_stdout_is_a_one_line_error() {
         .unwrap();
     assert_one_line_error(&out, "dmlrun: error: writing to stdout: No space left on device");
 }
+
+#[test]
+fn a_run_that_fails_on_generated_data_names_the_sizes_chosen_and_how_to_change_them() {
+    let out = dmlrun()
+        .arg(test_model("conv_free_hw.onnx"))
+        .args(["--generate", "random", "--iterations", "1", "--ort-log-level", "fatal"])
+        .output()
+        .unwrap();
+    let err = assert_one_line_error(&out, "on generated input(s) 'image' float32 [1, 3, 1, 1]");
+    assert!(err.contains("--dim NAME=N, --free-dim-size N or a manifest's dims"), "{err}");
+    assert!(err.contains("Invalid input shape"), "{err}");
+}

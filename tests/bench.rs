@@ -391,3 +391,30 @@ fn isolated_bench_records_a_hanging_model_as_a_timeout_and_measures_the_others()
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert!(csv.lines().any(|l| l.starts_with("b_endless_loop,timeout,ran past --timeout 3s: killed,")), "{csv}");
 }
+
+#[test]
+fn free_dim_size_sizes_a_folder_of_models_with_free_spatial_dims() {
+    // At the default size 1 the 3x3 convolution cannot run; --free-dim-size 8 benchmarks it.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(test_model("conv_free_hw.onnx"), dir.path().join("conv.onnx")).unwrap();
+    std::fs::copy(test_model("add_mul.onnx"), dir.path().join("add_mul.onnx")).unwrap();
+    let run = |extra: &[&str]| {
+        dmlrun()
+            .arg("bench")
+            .arg(dir.path())
+            .args(["--iterations", "2", "--ort-log-level", "fatal", "--json", "-"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["failed"][0]["name"], "conv");
+    assert!(report["failed"][0]["error"].as_str().unwrap().contains("--free-dim-size"));
+    let out = run(&["--free-dim-size", "8"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let conv = report["models"].as_array().unwrap().iter().find(|m| m["name"] == "conv").unwrap();
+    assert_eq!(conv["inputs"][0]["shape"], serde_json::json!([1, 3, 8, 8]));
+}

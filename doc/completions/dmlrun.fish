@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= print-plan preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= print-plan preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -32,6 +32,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate -d 'Fill inputs 
 zeros\t''
 ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l seed -d 'Seed for --generate random' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
@@ -119,6 +120,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l generate -d 'Fill 
 zeros\t''
 ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l seed -d 'Seed for --generate random' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
@@ -262,6 +264,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate -d 'How
 zeros\t''
 ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l seed -d 'Seed for generated inputs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the table)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a CSV table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F

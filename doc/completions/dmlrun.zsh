@@ -22,6 +22,7 @@ _dmlrun() {
 zeros\:""
 ones\:""))' \
 '--seed=[Seed for --generate random]:N:_default' \
+'--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
@@ -98,6 +99,7 @@ _arguments "${_arguments_options[@]}" : \
 zeros\:""
 ones\:""))' \
 '--seed=[Seed for --generate random]:N:_default' \
+'--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
@@ -220,6 +222,7 @@ _arguments "${_arguments_options[@]}" : \
 zeros\:""
 ones\:""))' \
 '--seed=[Seed for generated inputs]:N:_default' \
+'--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '--json=[Write the JSON report to FILE ("-" for stdout instead of the table)]:FILE:_files' \
 '--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \

@@ -277,6 +277,7 @@ fn bench_model(
         generate: Some(target.generate.unwrap_or(args.generate)),
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
+        free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
     };
     let budget = match (args.iterations, args.duration) {
         (Some(n), _) => engine::RunBudget { max: n, time_box: None, min: 0 },

@@ -47,6 +47,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         generate: args.generate,
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
+        free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
     };
     let reference = args.compare.compare_ep.map(|ep| {
         let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };

@@ -94,6 +94,8 @@ pub struct LoadOptions {
     pub generate: Option<Fill>,
     pub seed: u64,
     pub max_tensor_bytes: u64,
+    /// The size generated inputs give a free dimension nothing else sizes (`--free-dim-size`).
+    pub free_dim_size: usize,
 }
 
 /// Where one bound input came from, for the report.
@@ -328,7 +330,7 @@ fn generate_missing(
             (None, Some(sym)) if symbols.contains_key(sym) => symbols[sym].0,
             (None, sym) => {
                 defaulted.push(sym.clone().unwrap_or_else(|| "?".into()));
-                1
+                options.free_dim_size
             }
         })
         .collect();
@@ -337,7 +339,11 @@ fn generate_missing(
         .with_context(|| format!("generating input '{}'", sig.name))?;
     let mut detail = format!("{fill:?} (seed {seed})").to_lowercase();
     if !defaulted.is_empty() {
-        detail.push_str(&format!("; free dimension(s) {} set to 1 (fix with --dim)", defaulted.join(", ")));
+        detail.push_str(&format!(
+            "; free dimension(s) {} set to {} (--free-dim-size; or --dim NAME=N, a manifest's dims)",
+            defaulted.join(", "),
+            options.free_dim_size
+        ));
     }
     check_tensor(sig, &tensor, &[], symbols)?;
     let source = InputSource {
@@ -533,6 +539,7 @@ mod tests {
             generate: None,
             seed: 0,
             max_tensor_bytes: 1 << 30,
+            free_dim_size: 1,
         };
         let err = bind(&[], std::slice::from_ref(&s), &options).unwrap_err().to_string();
         assert!(err.contains("missing input 'x'") && err.contains("--generate"), "{err}");

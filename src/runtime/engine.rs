@@ -458,7 +458,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     input_prepare += started.elapsed();
 
     let started = Instant::now();
-    let outputs = run_to_host_values(&mut model.session, &prepared)?;
+    let outputs = run_to_host_values(&mut model.session, &prepared).map_err(|e| generated_hint(e, &bound))?;
     let first_run = started.elapsed();
     warm_up(&mut model.session, &prepared, request.warmup)?;
     let samples = timed_runs(&mut model.session, &prepared, request.budget, bar, model.memory.as_mut())?;
@@ -482,6 +482,24 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         None => None,
     };
     Ok(Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, warnings })
+}
+
+/// A failed run on generated data says what dmlrun chose and how to change it: the model may
+/// simply not take those sizes (a 1x1 image for a convolution).
+fn generated_hint(error: anyhow::Error, bound: &BoundInputs) -> anyhow::Error {
+    let generated: Vec<String> = bound
+        .sources
+        .iter()
+        .filter(|s| s.kind == "generated")
+        .map(|s| format!("'{}' {} {}", s.name, s.dtype, crate::tensor::format_shape(&s.shape)))
+        .collect();
+    if generated.is_empty() {
+        return error;
+    }
+    error.context(format!(
+        "on generated input(s) {}: if the model takes other sizes, set them with --dim NAME=N, --free-dim-size N or a manifest's dims, or give the inputs with --input",
+        generated.join(", ")
+    ))
 }
 
 /// How many timed runs to make: up to `max`, or until `time_box` is spent once `min` are done.
