@@ -118,7 +118,13 @@ pub fn run_child(args: &[OsString], report: &Path, timeout: Option<Duration>) ->
         let _ = std::fs::remove_file(report);
         return Ok(ChildOutcome::Report(text));
     }
-    let last_error = stderr.lines().rev().find(|l| l.starts_with("dmlrun: error:")).map(str::to_string);
+    // Its own error line, or else the last thing it said (clap's usage errors, a runtime's abort).
+    let last_error = stderr
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("dmlrun: error:"))
+        .or_else(|| stderr.lines().rev().find(|l| !l.trim().is_empty()))
+        .map(|l| l.trim().to_string());
     Ok(ChildOutcome::Died(match last_error {
         Some(line) => format!("{}: {line}", describe_exit(&status)),
         None => describe_exit(&status),

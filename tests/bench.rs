@@ -373,7 +373,7 @@ fn isolated_bench_records_a_hanging_model_as_a_timeout_and_measures_the_others()
     let out = dmlrun()
         .arg("bench")
         .arg(&folder)
-        .args(["--iterations", "3", "--isolation", "process", "--timeout", "3s", "--json", "-", "--csv"])
+        .args(["--iterations", "3", "--isolation", "process", "--timeout", "3s", "--quiet", "--json", "-", "--csv"])
         .arg(&csv)
         .output()
         .unwrap();

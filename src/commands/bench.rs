@@ -159,8 +159,7 @@ fn bench_in_child(target: &BenchTarget, dir: &Path, args: &BenchArgs, report: &m
         interrupted: bool,
     }
     let path = dir.join("child-report.json");
-    let mut extra: Vec<OsString> =
-        ["--isolation", "none", "--quiet", "--only"].into_iter().map(OsString::from).collect();
+    let mut extra: Vec<OsString> = ["--isolation", "none", "--only"].into_iter().map(OsString::from).collect();
     extra.push(OsString::from(&target.name));
     extra.push(OsString::from("--child-report"));
     extra.push(path.clone().into_os_string());
