@@ -200,18 +200,9 @@ fn compare_ep_uses_the_manifests_tolerances() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_a_long_bench_with_partial_statistics_and_exit_130() {
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
-        .arg("bench")
-        .arg(test_model("add_mul.onnx"))
-        .args(["--iterations", "1000000000", "--json", "-", "--quiet"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
+    let model = test_model("add_mul.onnx");
+    let args = ["bench", model.to_str().unwrap(), "--iterations", "1000000000", "--json", "-", "--quiet"];
+    let out = interrupted_after_a_while(&args.map(std::ffi::OsStr::new));
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the partial report is complete JSON");
     assert_eq!(report["interrupted"], true);

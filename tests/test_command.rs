@@ -276,18 +276,8 @@ fn ctrl_c_stops_a_test_run_after_the_current_case_with_the_partial_report_and_ex
             std::fs::hard_link(&path, case.join("test_data_set_0").join(path.file_name().unwrap())).unwrap();
         }
     }
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
-        .arg("test")
-        .arg(&suite)
-        .args(["--jobs", "1", "--json", "-", "--quiet"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
+    let args = ["test", suite.to_str().unwrap(), "--jobs", "1", "--json", "-", "--quiet"];
+    let out = interrupted_after_a_while(&args.map(std::ffi::OsStr::new));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the partial report is complete JSON");

@@ -67,3 +67,18 @@ pub fn write_npy(path: &Path, tensor: &dmlrun::tensor::HostTensor) {
 pub fn top_indices(report: &serde_json::Value, item: usize) -> Vec<u64> {
     report["top_k"][0]["items"][item].as_array().unwrap().iter().map(|c| c["index"].as_u64().unwrap()).collect()
 }
+
+/// Runs dmlrun with `args`, presses Ctrl-C (SIGINT) after 1.5 s, and returns what it wrote.
+#[cfg(unix)]
+pub fn interrupted_after_a_while(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    child.wait_with_output().unwrap()
+}
