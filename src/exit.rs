@@ -25,8 +25,8 @@ impl ExitStatus {
     }
 
     /// Interrupted wins over failed, which wins over success.
-    pub fn of_checks(failed: bool) -> ExitStatus {
-        if crate::interrupt::interrupted() {
+    pub fn of_checks(failed: bool, interrupted: bool) -> ExitStatus {
+        if interrupted {
             ExitStatus::Interrupted
         } else if failed {
             ExitStatus::Failed

@@ -146,7 +146,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| m.comparison.as_ref().is_some_and(|c| !c.is_empty()));
-    Ok(ExitStatus::of_checks(regressed || differs || !report.failed.is_empty()))
+    Ok(ExitStatus::of_checks(regressed || differs || !report.failed.is_empty(), report.interrupted))
 }
 
 /// Benchmarks one model in a child dmlrun and adds what it reports (or how it ended) to

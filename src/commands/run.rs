@@ -125,7 +125,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     };
     emit(&report, args.json.as_deref(), args.quiet)?;
     let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty());
-    Ok(ExitStatus::of_checks(differs))
+    Ok(ExitStatus::of_checks(differs, crate::interrupt::interrupted()))
 }
 
 fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {

@@ -129,7 +129,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     }
     let failed =
         if args.expect.is_some() { !report.summary.unexpected.is_empty() } else { report.summary.not_passed() > 0 };
-    Ok(ExitStatus::of_checks(failed))
+    Ok(ExitStatus::of_checks(failed, interrupted))
 }
 
 /// Runs the cases in this process, `jobs` at a time.
