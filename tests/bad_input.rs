@@ -511,3 +511,110 @@ fn a_run_that_fails_on_generated_data_names_the_sizes_chosen_and_how_to_change_t
     assert!(err.contains("--dim NAME=N, --free-dim-size N or a manifest's dims"), "{err}");
     assert!(err.contains("Invalid input shape"), "{err}");
 }
+
+/// One bad input for the matrix: the arguments (`{dir}` is a scratch folder holding the files
+/// below), the exit code, and a piece of the one line on stderr.
+struct BadInput {
+    args: &'static str,
+    code: i32,
+    needle: &'static str,
+}
+
+#[test]
+fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("notes.txt"), "not a tensor\n").unwrap();
+    std::fs::write(d.join("empty.png"), b"").unwrap();
+    std::fs::write(d.join("afile"), b"").unwrap();
+    std::fs::create_dir(d.join("empty_dir")).unwrap();
+    std::fs::write(d.join("garbage.npz"), b"PK\x03\x04 this is no zip").unwrap();
+    std::fs::write(d.join("garbage.pb"), b"\xff\xff\xff\xff\xff").unwrap();
+    std::fs::write(d.join("bad_expect.txt"), "crashed node/test_x\n").unwrap();
+    std::fs::write(d.join("bad.toml"), "[[model]]\npath = 3\n").unwrap();
+    std::fs::write(d.join("unknown_key.toml"), "[[model]]\npath = \"a.onnx\"\nbatch = 2\n").unwrap();
+    let add_mul = test_model("add_mul.onnx");
+    std::fs::write(
+        d.join("dup.toml"),
+        format!(
+            "[[model]]\npath = \"{0}\"\nname = \"a\"\n[[model]]\npath = \"{0}\"\nname = \"a\"\n",
+            add_mul.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(d.join("baseline.json"), "{\"schema\": \"something/9\", \"models\": []}").unwrap();
+    std::fs::create_dir_all(d.join("suite").join("case").join("test_data_set_0")).unwrap();
+    std::fs::copy(&add_mul, d.join("suite").join("case").join("model.onnx")).unwrap();
+    let sq = sample("squeezenet1.1.onnx");
+    let am = add_mul.to_str().unwrap();
+    let sq = sq.to_str().unwrap();
+    let matrix = [
+        // Flags clap refuses: exit 2, its usage error.
+        BadInput { args: "{sq} --free-dim-size 0 --generate zeros", code: 2, needle: "--free-dim-size" },
+        BadInput { args: "test {dir} --timeout soon", code: 2, needle: "--timeout" },
+        BadInput { args: "test {dir} --isolation sometimes", code: 2, needle: "--isolation" },
+        BadInput { args: "{sq} --generate lots", code: 2, needle: "--generate" },
+        BadInput { args: "{sq} --input x=", code: 2, needle: "names input 'x' but no file" },
+        BadInput { args: "{sq} --device luid:12", code: 2, needle: "luid:HIGH-LOW" },
+        BadInput { args: "{sq} --device ''", code: 2, needle: "--device" },
+        BadInput { args: "bench {sq} --max-regression lots", code: 2, needle: "--max-regression" },
+        // Files that are not what they claim.
+        BadInput { args: "{dir}/empty_dir", code: 2, needle: "empty_dir" },
+        BadInput { args: "info {dir}/notes.txt", code: 2, needle: "notes.txt" },
+        BadInput { args: "{sq} --input {dir}/empty.png", code: 2, needle: "empty.png" },
+        BadInput { args: "{sq} --input {dir}/notes.txt", code: 2, needle: "notes.txt" },
+        BadInput { args: "{am} --input {dir}/garbage.npz", code: 2, needle: "garbage.npz" },
+        BadInput { args: "{am} --input x={dir}/garbage.pb --generate zeros", code: 2, needle: "garbage.pb" },
+        BadInput {
+            args: "{sq} --generate zeros --labels {dir}/missing_labels.txt --top-k 3",
+            code: 2,
+            needle: "missing_labels.txt",
+        },
+        // Report destinations that cannot be written: nothing is left behind.
+        BadInput { args: "{sq} --generate zeros --iterations 1 --json {dir}/afile/r.json", code: 2, needle: "--json" },
+        BadInput { args: "bench {am} {sq} --iterations 1 --json {dir}/afile/r.json", code: 2, needle: "--json" },
+        BadInput { args: "bench {am} --iterations 1 --csv {dir}/afile/r.csv", code: 2, needle: "--csv" },
+        // Suites and manifests.
+        BadInput { args: "test {dir}/empty_dir", code: 2, needle: "no model.onnx or test_data_set_* folder" },
+        BadInput { args: "test {dir}/afile", code: 2, needle: "not a directory" },
+        BadInput { args: "bench {dir}/empty_dir", code: 2, needle: "no .onnx files" },
+        BadInput { args: "bench {dir}/dup.toml", code: 2, needle: "two models are both named" },
+        BadInput { args: "bench {dir}/bad.toml", code: 2, needle: "bad.toml" },
+        BadInput { args: "bench {dir}/unknown_key.toml", code: 2, needle: "unknown_key.toml" },
+        BadInput { args: "bench {am} --baseline {dir}/baseline.json --iterations 1", code: 2, needle: "baseline.json" },
+        BadInput {
+            args: "bench {am} --baseline {dir}/notes.txt --iterations 1",
+            code: 2,
+            needle: "not a dmlrun bench JSON report",
+        },
+        BadInput {
+            args: "test {dir}/suite --expect {dir}/bad_expect.txt",
+            code: 2,
+            needle: "unknown status 'crashed'",
+        },
+        BadInput { args: "bench {am} --dim nosuchdim=2 --iterations 1", code: 2, needle: "nosuchdim" },
+    ];
+    for case in &matrix {
+        let args: Vec<String> = case
+            .args
+            .split(' ')
+            .map(|a| a.replace("{dir}", d.to_str().unwrap()).replace("{sq}", sq).replace("{am}", am).replace("''", ""))
+            .collect();
+        let before: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let out = dmlrun().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(case.code), "{}: {stderr}", case.args);
+        assert!(!stderr.contains("panicked"), "{}: {stderr}", case.args);
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        // clap's usage errors end with a usage hint and a help line; dmlrun's own are one line.
+        let error = lines.iter().find(|l| l.starts_with("dmlrun: error:") || l.starts_with("error:"));
+        let error = error.unwrap_or_else(|| panic!("{}: no error line in: {stderr}", case.args));
+        assert!(error.contains(case.needle), "{}: expected {:?} in: {stderr}", case.args, case.needle);
+        if error.starts_with("dmlrun: error:") {
+            assert_eq!(lines.len(), 1, "{}: one line, got: {stderr}", case.args);
+        }
+        let after: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(before, after, "{}: files appeared in the scratch folder", case.args);
+    }
+    assert!(matrix.len() >= 28);
+}

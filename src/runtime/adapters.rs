@@ -171,8 +171,8 @@ pub fn describe_hresult(code: u32, system_message: &str) -> String {
         0x887A0001 => Some("DXGI_ERROR_INVALID_CALL"),
         0x887A0002 => Some("DXGI_ERROR_NOT_FOUND: no adapter with that index"),
         0x887A0005 => Some("DXGI_ERROR_DEVICE_REMOVED: the GPU was removed or its driver was updated or crashed"),
-        0x887A0006 => Some("DXGI_ERROR_DEVICE_HUNG"),
-        0x887A0007 => Some("DXGI_ERROR_DEVICE_RESET"),
+        0x887A0006 => Some("DXGI_ERROR_DEVICE_HUNG: the GPU took too long on a command (a removal reason)"),
+        0x887A0007 => Some("DXGI_ERROR_DEVICE_RESET: a badly formed command reset the GPU (a removal reason)"),
         0x887A0020 => Some("DXGI_ERROR_DRIVER_INTERNAL_ERROR: update the GPU driver"),
         0x80004001 => Some("E_NOTIMPL: the Direct3D 12 implementation lacks something DirectML needs"),
         0x80004005 => Some("E_FAIL"),
@@ -427,6 +427,14 @@ mod tests {
         let err = DeviceSelector::Name("h100".into()).resolve().unwrap_err().to_string();
         assert!(err.starts_with("--device 'h100': DirectML adapters exist only on Windows"), "{err}");
         assert_eq!(DeviceSelector::Index(3).resolve().unwrap(), 3);
+    }
+
+    #[test]
+    fn a_removed_device_and_its_reasons_are_named() {
+        let ort = r"DmlCommandRecorder.cpp(373)\onnxruntime.dll!00007FF9: Exception(2) tid(1f) 887A0005 The GPU device instance has been suspended.";
+        assert!(named_hresult_in(ort).unwrap().contains("DXGI_ERROR_DEVICE_REMOVED"));
+        assert!(describe_hresult(0x887A0006, "").contains("DXGI_ERROR_DEVICE_HUNG"));
+        assert!(describe_hresult(0x887A0007, "").contains("DXGI_ERROR_DEVICE_RESET"));
     }
 
     #[test]

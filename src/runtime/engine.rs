@@ -555,7 +555,15 @@ pub fn timed_runs(
 /// DirectML requires.
 pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {
     let feed: Vec<(&str, &ort::value::DynValue)> = inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
-    session.run(feed).map_err(|e| anyhow::anyhow!("ONNX Runtime Run failed: {}", e.to_string().trim()))
+    session.run(feed).map_err(|e| {
+        // DirectML reports a lost GPU as DXGI_ERROR_DEVICE_REMOVED (887A0005) and its reasons as
+        // HRESULTs inside ONNX Runtime's message: name them. (ONNX Runtime owns the D3D12
+        // device, so GetDeviceRemovedReason cannot be asked; the device stays lost for this
+        // process, and isolation runs the next item in a fresh one.)
+        let message = e.to_string();
+        let named = super::adapters::named_hresult_in(&message).map(|h| format!(" [{h}]")).unwrap_or_default();
+        anyhow::anyhow!("ONNX Runtime Run failed: {}{named}", message.trim())
+    })
 }
 
 /// One `Run`, with every output (tensor or sequence) copied to the host.

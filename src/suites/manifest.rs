@@ -80,6 +80,17 @@ pub fn resolve(targets: &[PathBuf]) -> Result<Vec<BenchTarget>> {
             }
         }
     }
+    // Names key the reports, the baseline gate and isolation: they must differ.
+    for (i, m) in models.iter().enumerate() {
+        if let Some(other) = models[..i].iter().find(|o| o.name == m.name) {
+            bail!(
+                "two models are both named '{}' ({} and {}): give them different names (a manifest's `name`)",
+                m.name,
+                other.path.display(),
+                m.path.display()
+            );
+        }
+    }
     Ok(models)
 }
 
