@@ -409,3 +409,45 @@ fn free_dim_size_sizes_a_folder_of_models_with_free_spatial_dims() {
     let conv = report["models"].as_array().unwrap().iter().find(|m| m["name"] == "conv").unwrap();
     assert_eq!(conv["inputs"][0]["shape"], serde_json::json!([1, 3, 8, 8]));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_bench_killed_after_its_first_model_leaves_exports_with_that_model() {
+    // The second model runs for days; the exports written after the first one survive a
+    // SIGKILL, complete and parseable.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("models");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(test_model("add_mul.onnx"), folder.join("a_add_mul.onnx")).unwrap();
+    std::fs::copy(test_model("endless_loop.onnx"), folder.join("b_endless_loop.onnx")).unwrap();
+    let (json, csv) = (dir.path().join("r.json"), dir.path().join("r.csv"));
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
+        .arg("bench")
+        .arg(&folder)
+        .args(["--iterations", "3", "--isolation", "none", "--quiet", "--json"])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !json.exists() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "no export after the first model");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = report["models"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["a_add_mul"]);
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 2, "header and the first model");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
