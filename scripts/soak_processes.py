@@ -5,15 +5,16 @@ be left in the output folder.
     python3 scripts/soak_processes.py LEFTOVER_FILES PEAK_KIB...
 """
 import statistics, sys
+
+from soak_growth import first_and_last_tenth, grew_too_much, mib
+
 leftovers, peaks = int(sys.argv[1]), [int(p) * 1024 for p in sys.argv[2:]]
-tenth = max(1, len(peaks) // 10)
-first, last = statistics.median(peaks[:tenth]), statistics.median(peaks[-tenth:])
-mib = lambda b: b / 2**20
+first, last = first_and_last_tenth(peaks)
 growth = last - first
 print(f"  peak RSS per process: first tenth {mib(first):.1f} MiB, last tenth {mib(last):.1f} MiB, "
       f"growth {mib(growth):+.2f} MiB, ratio last/first {last / first:.3f}; min {mib(min(peaks)):.1f}, max {mib(max(peaks)):.1f}, "
       f"stdev {mib(statistics.pstdev(peaks)):.2f} MiB; files besides the outputs left in the folder: {leftovers}")
-if growth > max(4 * 2**20, 0.03 * first):
+if grew_too_much(first, last):
     sys.exit(f"soak: per-process peak RSS grew by {mib(growth):.2f} MiB over {len(peaks)} processes")
 if leftovers:
     sys.exit(f"soak: {leftovers} stray files in the output folder")
