@@ -78,7 +78,8 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         // What would fail every child is said once, here, as the session's error.
         engine::check_request(&runtime, &base_request)?;
     }
-    let children = tempfile::tempdir().context("a temporary folder for the children's reports")?;
+    let children =
+        in_children.then(tempfile::tempdir).transpose().context("a temporary folder for the children's reports")?;
     let bars = MultiProgress::new();
     let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet || child.is_some()));
     for (target, file) in targets.iter().zip(&files) {
@@ -86,38 +87,35 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
             break;
         }
         model_bar.set_message(target.name.clone());
-        if in_children {
+        if let Some(children) = &children {
             if !bench_in_child(target, children.path(), args, &mut report)? {
                 break;
             }
-            model_bar.inc(1);
-            report.interrupted = crate::interrupt::interrupted();
-            settle_baseline(&mut report, baseline.as_ref(), args);
-            write_exports(&report, args, false)?;
-            continue;
-        }
-        let measured = file.as_ref().map_err(|e| anyhow::anyhow!("{}", crate::exit::one_line(e))).and_then(|file| {
-            let mut request = base_request.clone();
-            request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
-            bench_model(&runtime, &request, target, file, args, &bars)
-        });
-        match measured {
-            Ok(Some(result)) => report.models.push(result),
-            // Interrupted before its first timed run: nothing to report for it.
-            Ok(None) => break,
-            Err(e) => {
-                // What fails every model (DirectML missing, an adapter that does not exist) is
-                // the session's error, not this model's: it stops the bench (exit 2).
-                engine::check_request(&runtime, &base_request)?;
-                let error = crate::exit::one_line(&e);
-                // suspend, not println: a hidden bar (stderr not a terminal) drops println.
-                bars.suspend(|| crate::errln!("dmlrun: model {} failed: {error}", target.name));
-                report.failed.push(FailedModel {
-                    name: target.name.clone(),
-                    path: target.path.clone(),
-                    status: ModelStatus::Failed,
-                    error,
+        } else {
+            let measured =
+                file.as_ref().map_err(|e| anyhow::anyhow!("{}", crate::exit::one_line(e))).and_then(|file| {
+                    let mut request = base_request.clone();
+                    request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
+                    bench_model(&runtime, &request, target, file, args, &bars)
                 });
+            match measured {
+                Ok(Some(result)) => report.models.push(result),
+                // Interrupted before its first timed run: nothing to report for it.
+                Ok(None) => break,
+                Err(e) => {
+                    // What fails every model (DirectML missing, an adapter that does not exist)
+                    // is the session's error, not this model's: it stops the bench (exit 2).
+                    engine::check_request(&runtime, &base_request)?;
+                    let error = crate::exit::one_line(&e);
+                    // suspend, not println: a hidden bar (stderr not a terminal) drops println.
+                    bars.suspend(|| crate::errln!("dmlrun: model {} failed: {error}", target.name));
+                    report.failed.push(FailedModel {
+                        name: target.name.clone(),
+                        path: target.path.clone(),
+                        status: ModelStatus::Failed,
+                        error,
+                    });
+                }
             }
         }
         model_bar.inc(1);

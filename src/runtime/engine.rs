@@ -1,5 +1,6 @@
-//! Loading a model into a session by plan, binding inputs, and running it: the steps every
-//! command (run, and later test and bench) shares. Timings are taken here.
+//! The steps run, test and bench share: resolving the plan, binding inputs against the model's
+//! declared inputs, opening the session, running and timing it (`measure`), and comparing with
+//! a reference execution provider. Timings and GPU memory are taken here.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -56,9 +56,13 @@ impl Exporter for CsvExporter {
         // A failed model has its name, status and error; its figures are empty.
         let empty_figures = HEADER.split(',').count() - 3;
         for f in &report.failed {
-            let status = serde_json::to_value(f.status)?;
-            let status = status.as_str().unwrap_or("failed");
-            out.push_str(&format!("{},{status},{}{}\n", field(&f.name), field(&f.error), ",".repeat(empty_figures)));
+            out.push_str(&format!(
+                "{},{},{}{}\n",
+                field(&f.name),
+                f.status.word(),
+                field(&f.error),
+                ",".repeat(empty_figures)
+            ));
         }
         Ok(out)
     }

@@ -30,11 +30,10 @@ impl Exporter for MarkdownExporter {
             ));
         }
         for f in &report.failed {
-            let status = serde_json::to_value(f.status)?;
             out.push_str(&format!(
                 "| {} | {}: {} | | | | | | | | | | |\n",
                 f.name.replace('|', "\\|"),
-                status.as_str().unwrap_or("failed"),
+                f.status.word(),
                 f.error.replace('|', "\\|")
             ));
         }

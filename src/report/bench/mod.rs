@@ -48,6 +48,18 @@ pub enum ModelStatus {
     Timeout,
 }
 
+impl ModelStatus {
+    /// The word the JSON, CSV and Markdown reports use.
+    pub fn word(self) -> &'static str {
+        match self {
+            ModelStatus::Ok => "ok",
+            ModelStatus::Failed => "failed",
+            ModelStatus::Crash => "crash",
+            ModelStatus::Timeout => "timeout",
+        }
+    }
+}
+
 /// A model that could not be measured, and why (`failed`, `crash` or `timeout`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FailedModel {
