@@ -238,12 +238,66 @@ pub struct SessionArgs {
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     pub memory_pattern: Option<bool>,
 
+    /// DirectML's disable_metacommands provider option: run DirectML's own compute shaders
+    /// instead of the driver's metacommands (vendor-tuned kernels for convolution, GEMM).
+    ///
+    /// Useful to tell a driver metacommand bug or speed-up from DirectML's own. Implies DirectML.
+    ///
+    /// Example: --dml-disable-metacommands
+    #[arg(long)]
+    pub dml_disable_metacommands: bool,
+
+    /// A DirectML provider option passed through to ONNX Runtime as given. Repeatable.
+    ///
+    /// For options dmlrun has no flag for; the plan and the JSON report list them. A value
+    /// ONNX Runtime rejects is an error naming it; a key it does not read is warned about.
+    /// Implies DirectML.
+    ///
+    /// Example: --ep-option disable_metacommands=true
+    #[arg(long = "ep-option", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub ep_options: Vec<(String, String)>,
+
+    /// A session config entry (ONNX Runtime's AddSessionConfigEntry), passed as given. Repeatable.
+    ///
+    /// DirectML's own entries start with ep.dml. (ep.dml.disable_graph_fusion=1,
+    /// ep.dml.enable_cpu_sync_spinning=1, ...) and imply DirectML.
+    ///
+    /// Example: --session-config ep.dml.disable_graph_fusion=1
+    #[arg(long = "session-config", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub session_config: Vec<(String, String)>,
+
     /// Print the resolved session plan (providers, device, execution mode, memory pattern, dims,
     /// threads) to stderr before creating the session.
     ///
     /// Example: dmlrun model.onnx --ep dml --dim batch=1 --print-plan
     #[arg(long)]
     pub print_plan: bool,
+}
+
+/// Where the inputs and outputs of the timed runs live (run and bench).
+#[derive(Debug, Clone, Args)]
+pub struct DeviceIoArgs {
+    /// Upload the inputs to DirectML's device memory once and keep the outputs there (IoBinding),
+    /// so the timed runs measure the GPU's work without the host<->GPU copies.
+    ///
+    /// Each timed run still waits until the GPU has finished. The upload and the download are
+    /// timed apart and reported; the outputs are brought back once and checked against the
+    /// first, unbound run's. Implies DirectML; refused with --ep cpu, where there is no device
+    /// memory to keep them in.
+    ///
+    /// Example: dmlrun model.onnx --device 0 --io-on-device
+    #[arg(long)]
+    pub io_on_device: bool,
+
+    /// DirectML graph capture (ep.dml.enable_graph_capture): the first run's GPU work is recorded
+    /// and replayed, saving the CPU's per-run dispatch.
+    ///
+    /// Needs every node on DirectML, static shapes (every free dimension fixed) and bound device
+    /// IO, which it implies (--io-on-device).
+    ///
+    /// Example: dmlrun model.onnx --device 0 --dml-graph-capture
+    #[arg(long)]
+    pub dml_graph_capture: bool,
 }
 
 /// Image preprocessing settings.
@@ -438,6 +492,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub device_io: DeviceIoArgs,
 
     #[command(flatten)]
     pub preprocess: PreprocessArgs,
@@ -724,9 +781,33 @@ pub struct BenchArgs {
 
     /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
     ///
+    /// Under DirectML with graph fusion (the default) the profile shows one DmlFusedNode: add
+    /// --profile-unfused to see the operators.
+    ///
     /// Example: --profile profiles/
     #[arg(long, value_name = "DIR")]
     pub profile: Option<PathBuf>,
+
+    /// With --profile on DirectML: turn DirectML's graph fusion off (ep.dml.disable_graph_fusion=1)
+    /// so the profile lists each operator with its time and share.
+    ///
+    /// This changes what is measured: every latency of the run is the unfused graph's, and the
+    /// report labels it so. Implies DirectML.
+    ///
+    /// Example: dmlrun bench resnet50.onnx --device 0 --profile prof/ --profile-unfused
+    #[arg(long, requires = "profile")]
+    pub profile_unfused: bool,
+
+    /// Also run N sessions of each model at once, each by its own thread, and report their
+    /// aggregate throughput and each one's latency percentiles.
+    ///
+    /// The N sessions are opened fresh beside the one measured alone (whose figures stay in the
+    /// report for comparison) and released together after their warm-up; each runs the same
+    /// --iterations or --duration. DirectML's rule of one Run at a time holds per session.
+    ///
+    /// Example: dmlrun bench resnet50.onnx --device 0 --sessions 4
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub sessions: Option<u32>,
 
     /// Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device,
     /// dims, optimisation level and ONNX Runtime version) and load it next time.
@@ -752,6 +833,9 @@ pub struct BenchArgs {
 
     #[command(flatten)]
     pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub device_io: DeviceIoArgs,
 
     #[command(flatten)]
     pub ort: OrtArgs,
@@ -825,6 +909,15 @@ pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
         return Err(format!("'{text}': a dimension must be at least 1"));
     }
     Ok((name.to_string(), n))
+}
+
+/// Parses `KEY=VALUE` (`--ep-option`, `--session-config`); the value may hold '='.
+pub fn parse_key_value(text: &str) -> Result<(String, String), String> {
+    let (key, value) = text.split_once('=').ok_or_else(|| format!("'{text}' is not KEY=VALUE"))?;
+    if key.trim().is_empty() || value.is_empty() {
+        return Err(format!("'{text}' needs a key and a value"));
+    }
+    Ok((key.trim().to_string(), value.to_string()))
 }
 
 /// Parses `--input [NAME=]FILE`.

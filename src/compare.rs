@@ -202,7 +202,7 @@ pub fn compare_outputs(
 
 /// How far apart two runs of one float output are, whether or not they pass: the numbers a
 /// DirectML-vs-CPU check records.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Difference {
     pub output: String,
     /// Largest |expected - actual| over finite element pairs.

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use crate::cli::{PreprocessArgs, SessionArgs};
+use crate::cli::{DeviceIoArgs, PreprocessArgs, SessionArgs};
 use crate::formats::image::PreprocessRequest;
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::OrtLogLevel;
@@ -28,6 +28,21 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
         profile_prefix: None,
         optimized_model_path: None,
         auto_dims: !args.no_auto_dims,
+        dml_disable_metacommands: args.dml_disable_metacommands,
+        dml_graph_capture: false,
+        ep_options: args.ep_options.clone(),
+        session_config: args.session_config.clone(),
+        io_on_device: false,
+    })
+}
+
+/// The plan request of `run` and `bench`, whose timed runs may keep their inputs and outputs on
+/// the device.
+pub fn run_plan_request(args: &SessionArgs, device_io: &DeviceIoArgs, log_level: OrtLogLevel) -> Result<PlanRequest> {
+    Ok(PlanRequest {
+        io_on_device: device_io.io_on_device || device_io.dml_graph_capture,
+        dml_graph_capture: device_io.dml_graph_capture,
+        ..plan_request(args, log_level)?
     })
 }
 

@@ -451,3 +451,55 @@ fn a_bench_killed_after_its_first_model_leaves_exports_with_that_model() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn several_sessions_run_at_once_and_report_each_one() {
+    let model = sample("squeezenet1.1.onnx");
+    let (report, _) = bench_json(&[
+        model.to_str().unwrap(),
+        "--ep",
+        "cpu",
+        "--iterations",
+        "6",
+        "--warmup",
+        "1",
+        "--intra-threads",
+        "1",
+        "--sessions",
+        "3",
+    ]);
+    let m = &report["models"][0];
+    // The session measured alone keeps its figures beside the concurrent ones.
+    assert_eq!(m["latency_ms"]["count"], 6);
+    let c = &m["sessions"];
+    assert_eq!(c["sessions"], 3);
+    assert_eq!(c["runs"], 18, "each session makes the --iterations: {c}");
+    let per = c["per_session"].as_array().unwrap();
+    assert_eq!(per.len(), 3);
+    assert!(per.iter().all(|s| s["count"] == 6 && s["p50"].as_f64().unwrap() > 0.0), "{c}");
+    let wall = c["wall_s"].as_f64().unwrap();
+    let throughput = c["throughput_per_s"].as_f64().unwrap();
+    assert!(wall > 0.0 && (throughput - 18.0 / wall).abs() < 1e-6 * throughput, "{c}");
+}
+
+#[test]
+fn the_unfused_profile_is_refused_on_the_cpu() {
+    let model = sample("squeezenet1.1.onnx");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&model)
+        .args(["--ep", "cpu", "--iterations", "1", "--profile"])
+        .arg(dir.path())
+        .arg("--profile-unfused")
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &out,
+        "--profile-unfused turns DirectML's graph fusion off and cannot be combined with --ep cpu",
+    );
+    // --profile-unfused means nothing without --profile: a usage error.
+    let out = dmlrun().arg("bench").arg(&model).args(["--ep", "cpu", "--profile-unfused"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--profile"));
+}

@@ -459,3 +459,79 @@ fn a_sequence_output_is_reported_compared_and_saved_item_by_item() {
     assert_eq!(comparison["mismatches"], serde_json::json!([]));
     assert_eq!(comparison["differences"].as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn directml_only_flags_are_refused_on_the_cpu_and_where_directml_is_missing() {
+    let model = sample("squeezenet1.1.onnx");
+    for flags in [
+        vec!["--io-on-device"],
+        vec!["--dml-graph-capture"],
+        vec!["--dml-disable-metacommands"],
+        vec!["--ep-option", "disable_metacommands=true"],
+        vec!["--session-config", "ep.dml.disable_graph_fusion=1"],
+    ] {
+        let named = if flags.len() == 1 { flags[0].to_string() } else { flags.join(" ") };
+        let out = dmlrun().arg(&model).args(["--ep", "cpu"]).args(&flags).output().unwrap();
+        assert_one_line_error(&out, &format!("{named} applies to DirectML and cannot be combined with --ep cpu"));
+        // Without --ep they ask for DirectML, which this ONNX Runtime lacks: an error naming the flag.
+        let out = dmlrun().arg(&model).args(&flags).output().unwrap();
+        assert_one_line_error(&out, &format!("{named} asks for DirectML, but the loaded ONNX Runtime offers only"));
+    }
+}
+
+#[test]
+fn session_config_entries_reach_onnx_runtime_and_its_refusals_name_them() {
+    let model = sample("squeezenet1.1.onnx");
+    let report = run_json(&[
+        model.to_str().unwrap(),
+        "--ep",
+        "cpu",
+        "--iterations",
+        "1",
+        "--generate",
+        "random",
+        "--session-config",
+        "session.disable_prepacking=1",
+    ]);
+    assert_eq!(report["plan"]["session_config"]["session.disable_prepacking"], "1");
+    assert_eq!(report["plan"]["io_on_device"], false);
+    // ONNX Runtime refuses config values of thousands of characters; the error quotes the start.
+    let long = format!("session.x={}", "v".repeat(10_000));
+    let out = dmlrun()
+        .arg(&model)
+        .args(["--ep", "cpu", "--iterations", "1", "--generate", "random", "--session-config", &long])
+        .output()
+        .unwrap();
+    let err = assert_one_line_error(&out, "--session-config session.x=vvvv");
+    assert!(err.contains("…: ONNX Runtime rejected it") && err.len() < 400, "{err}");
+    // A value ONNX Runtime reads only when it builds the session names the entries in play.
+    let out = dmlrun()
+        .arg(&model)
+        .args(["--ep", "cpu", "--generate", "random", "--session-config", "session.graph_optimizations_loop_level=x"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("with session config session.graph_optimizations_loop_level=x"), "{err}");
+    // A key given twice with two values is a contradiction, said before any session.
+    let out = dmlrun()
+        .arg(&model)
+        .args(["--ep", "cpu", "--session-config", "a.b=1", "--session-config", "a.b=2"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--session-config: 'a.b' is given twice, as '1' and as '2'");
+}
+
+#[test]
+fn graph_capture_cannot_be_asked_for_through_the_test_command_nor_the_adapter_through_ep_option() {
+    let model = sample("squeezenet1.1.onnx");
+    let out = dmlrun()
+        .arg("test")
+        .arg(root().join("tests/data/golden"))
+        .args(["--session-config", "ep.dml.enable_graph_capture=1"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "every run must be bound on the device: use --dml-graph-capture (run and bench)");
+    let out = dmlrun().arg(&model).args(["--ep-option", "device_id=1"]).output().unwrap();
+    assert_one_line_error(&out, "--ep-option device_id=1: the adapter is chosen with --device");
+}

@@ -149,3 +149,74 @@ for m in ("resnet50", "vgg19"):
             speed = f"{cpu['iterations']['latency_ms']['p50'] / dml['iterations']['latency_ms']['p50']:.1f}x"
         print(f"| {m} | {b} | {dml_t} | {cpu_t} | {speed} | {placement(dml)} | {max_diff(dml)} | "
               f"{fmt(smi_peak(f'{m}-b{b}-dml'), 0)} | {dxgi_memory(dml)} |")
+
+print()
+
+
+def p50(r):
+    lat = r and (r.get("iterations", {}).get("latency_ms") or r.get("latency_ms"))
+    return lat and lat.get("p50")
+
+
+print("## ResNet-50 on DirectML: inputs and outputs on the device, graph capture, metacommands\n")
+print("| batch | host IO p50 (ms) | `--io-on-device` p50 | upload (ms) | download (ms) | outputs checked | "
+      "`--dml-graph-capture` p50 | capture outputs checked | p50 host / device / capture |")
+print("|---|---|---|---|---|---|---|---|---|")
+for b in (1, 8):
+    host, io, cap = report(f"resnet50-b{b}-host"), report(f"resnet50-b{b}-io"), report(f"resnet50-b{b}-capture")
+    d = (io or {}).get("device_io") or {}
+    c = (cap or {}).get("device_io") or {}
+
+    def check(x):
+        if not x:
+            return "-"
+        return "equal" if not x["mismatches"] else f"{len(x['mismatches'])} differ"
+
+    ratio = "-"
+    if p50(host) and p50(io):
+        ratio = f"1 / {p50(io) / p50(host):.3f} / " + (f"{p50(cap) / p50(host):.3f}" if p50(cap) else "-")
+    print(f"| {b} | {fmt(p50(host), 3)} | {fmt(p50(io), 3)} | {fmt(d.get('upload_ms'), 3)} | {fmt(d.get('download_ms'), 3)} | "
+          f"{check(d)} | {fmt(p50(cap), 3)} | {check(c)} | {ratio} |")
+for name in ("resnet50-b1-capture", "resnet50-b8-capture", "resnet50-capture-free"):
+    if name in STEPS and STEPS[name][2] != 0:
+        err = os.path.join(R, f"{name}.err")
+        line = open(err, encoding="utf-8", errors="replace").read().strip().splitlines() if os.path.exists(err) else []
+        print(f"\n{name}: exit {STEPS[name][2]}: {line[-1] if line else ''}")
+nometa = report("resnet50-b1-nometa")
+if nometa and p50(report("resnet50-b1-host")):
+    print(f"\n`--dml-disable-metacommands`, batch 1: p50 {p50(nometa):.3f} ms "
+          f"({p50(nometa) / p50(report('resnet50-b1-host')):.2f}x the default)")
+print()
+
+print("## ResNet-50 per-operator profile on DirectML (bench --profile, 20 runs)\n")
+for name, label in (("resnet50-profile-fused", "graph fusion on (default)"),
+                    ("resnet50-profile-unfused", "`--profile-unfused`: graph fusion off")):
+    r = report(name)
+    m = (r or {}).get("models", [None])[0] if r else None
+    if not m or not m.get("profile"):
+        print(f"{label}: no profile (exit {STEPS.get(name, (0, 0, None))[2]})\n")
+        continue
+    print(f"{label}: p50 {m['latency_ms']['p50']:.3f} ms\n")
+    print("| operator | calls | total (ms) | share |")
+    print("|---|---|---|---|")
+    for op in m["profile"]["top_ops"]:
+        print(f"| {op['op_type']} | {op['calls']} | {op['total_ms']:.3f} | {op['percent']:.1f}% |")
+    print()
+
+print("## Several sessions at once (bench --sessions N, ResNet-50 batch 1)\n")
+print("| EP | N | alone p50 (ms) | aggregate inferences/s | vs N=1 | per-session p50 (ms) | per-session p99 (ms) |")
+print("|---|---|---|---|---|---|---|")
+for ep in ("dml", "cpu"):
+    base = None
+    for n in (1, 2, 4):
+        r = report(f"sessions-{n}-{ep}")
+        m = (r or {}).get("models", [None])[0] if r else None
+        c = m and m.get("sessions")
+        if not c:
+            continue
+        if n == 1:
+            base = c["throughput_per_s"]
+        rel = f"{c['throughput_per_s'] / base:.2f}x" if base else "-"
+        print(f"| {ep} | {n} | {m['latency_ms']['p50']:.3f} | {c['throughput_per_s']:.1f} | {rel} | "
+              f"{' / '.join(format(s['p50'], '.2f') for s in c['per_session'])} | "
+              f"{' / '.join(format(s['p99'], '.2f') for s in c['per_session'])} |")

@@ -45,7 +45,13 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         crate::outputs::prepare_dir(dir, "--profile/--cache")?;
     }
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
-    let base_request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
+    let mut base_request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
+    if args.profile_unfused {
+        if base_request.ep == crate::runtime::plan::EpRequest::Cpu {
+            bail!("--profile-unfused turns DirectML's graph fusion off and cannot be combined with --ep cpu, which has none");
+        }
+        base_request.session_config.push((crate::runtime::plan::DML_DISABLE_FUSION.to_string(), "1".to_string()));
+    }
 
     // A --dim applies to the models that have that dimension; one that no model has is a typo.
     // Each model file is read once, here: its header for the --dim check and the plan, its hash
@@ -143,7 +149,10 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         crate::err!("{table}");
     }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
-    let differs = report.models.iter().any(|m| m.comparison.as_ref().is_some_and(|c| !c.is_empty()));
+    let differs = report.models.iter().any(|m| {
+        m.comparison.as_ref().is_some_and(|c| !c.is_empty())
+            || m.device_io.as_ref().is_some_and(|io| !io.outputs_match())
+    });
     Ok(ExitStatus::of_checks(regressed || differs || !report.failed.is_empty(), report.interrupted))
 }
 
@@ -245,6 +254,7 @@ fn bench_model(
     if let Some(profile) = &profile_file {
         request.profile_prefix = Some(profile.partial_path());
     }
+
     // The optimised-model cache: load the cached file if there is one, else have ONNX Runtime write it.
     let mut model_path = target.path.clone();
     let mut cached_file = None;
@@ -306,7 +316,14 @@ fn bench_model(
     let bar = bars.add(crate::progress::iterations(budget.max, &target.name, args.quiet));
     let measured = engine::measure(runtime, &measure, &bar);
     bars.remove(&bar);
-    let engine::Measurement { mut model, bound, first_run, samples, comparison, warnings: said, .. } = measured?;
+    let engine::Measurement { mut model, bound, first_run, samples, comparison, device_io, warnings: said, .. } =
+        measured?;
+    let sessions = match args.sessions {
+        Some(n) if !crate::interrupt::interrupted() => {
+            Some(engine::measure_sessions(runtime, &measure, &model, &bound, n as usize)?)
+        }
+        _ => None,
+    };
     if let Some(pending) = &cache_write {
         // ONNX Runtime wrote the optimised model while creating the session.
         pending.keep(&pending.partial_path()).context("--cache")?;
@@ -356,6 +373,8 @@ fn bench_model(
         gpu_memory_bytes,
         gpu_memory,
         profile,
+        device_io,
+        sessions,
         comparison,
         warnings,
     }))
@@ -366,7 +385,8 @@ fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Resu
     // ONNX Runtime names the file after the prefix plus a timestamp.
     let file = pending.keep(Path::new(&written)).context("--profile")?;
     let top_ops = crate::runtime::profile::read_op_times(&file)?.into_iter().take(10).collect();
-    Ok(ProfileSummary { file, top_ops })
+    let graph_fusion = if model.plan.fusion_disabled() { "off" } else { "on" }.to_string();
+    Ok(ProfileSummary { file, graph_fusion, top_ops })
 }
 
 /// The cache key: everything that changes the optimised model.
@@ -379,12 +399,15 @@ fn cache_key(model_sha256: &[u8; 32], request: &PlanRequest, ort_version: &str) 
     denotations.sort();
     hasher.update(
         format!(
-            "ep={:?};device={:?};pref={:?};filter={:?};dims={dims:?};den={denotations:?};opt={:?};ort={ort_version}",
+            "ep={:?};device={:?};pref={:?};filter={:?};dims={dims:?};den={denotations:?};opt={:?};ort={ort_version};config={:?};ep_options={:?};metacommands={}",
             request.ep,
             request.device,
             request.performance_preference,
             request.device_filter,
-            request.optimization_level
+            request.optimization_level,
+            request.session_config,
+            request.ep_options,
+            !request.dml_disable_metacommands
         )
         .as_bytes(),
     );

@@ -41,7 +41,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
     let runtime_load = started.elapsed();
 
-    let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
+    let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
     let load = LoadOptions {
         preprocess: settings::preprocess_request(&args.preprocess, args.max_image_pixels),
         generate: args.generate,
@@ -66,8 +66,17 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         reference,
     };
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
-    let engine::Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, warnings } =
-        engine::measure(&runtime, &measure, &bar)?;
+    let engine::Measurement {
+        model,
+        bound,
+        input_prepare,
+        first_run,
+        outputs,
+        samples,
+        comparison,
+        device_io,
+        warnings,
+    } = engine::measure(&runtime, &measure, &bar)?;
     // Summaries, top-k and saved files take tensors: a sequence output's items count as
     // tensors named `output[i]`.
     let results = flatten(&outputs);
@@ -122,9 +131,11 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         gpu_memory: model.memory.as_ref().map(|m| m.memory.clone()),
         warnings,
         comparison,
+        device_io,
     };
     emit(&report, args.json.as_deref(), args.quiet)?;
-    let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty());
+    let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty())
+        || report.device_io.as_ref().is_some_and(|io| !io.outputs_match());
     Ok(ExitStatus::of_checks(differs, crate::interrupt::interrupted()))
 }
 

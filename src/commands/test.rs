@@ -55,6 +55,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         // Several sessions at once: one thread each, not one pool per core per session.
         request.intra_op_threads = Some(1);
     }
+    engine::check_flags(&runtime, &request)?;
     let reference = args.compare_ep.map(|ep| PlanRequest {
         intra_op_threads: args.compare_intra_threads.or(request.intra_op_threads),
         ..request.reference(ep, args.compare_opt_level)

@@ -148,6 +148,10 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             let _ = writeln!(w, "  {m}");
         }
     }
+    if let Some(io) = &report.device_io {
+        let _ = writeln!(w);
+        let _ = writeln!(w, "{}", describe_device_io(io));
+    }
     if !report.saved_outputs.is_empty() {
         let _ = writeln!(w);
         for path in &report.saved_outputs {
@@ -182,6 +186,23 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         }
     }
     out
+}
+
+/// The copies `--io-on-device` took out of the timed runs, and its check of the outputs.
+pub fn describe_device_io(io: &crate::runtime::engine::DeviceIo) -> String {
+    let download = io.download_ms.map_or_else(|| "not measured".to_string(), |d| format!("{d:.3} ms"));
+    let check = if io.outputs_match() {
+        format!(
+            "all {} equal {} (rtol {:e}, atol {:e})",
+            io.outputs_checked, io.checked_against, io.tolerance.rtol, io.tolerance.atol
+        )
+    } else {
+        format!("{} of {} DIFFER from {}", io.mismatches.len(), io.outputs_checked, io.checked_against)
+    };
+    format!(
+        "inputs and outputs on the device: upload {:.3} ms (median of {} binds), download {download} (a run with the outputs to the host, median {:.3} ms, minus the timed p50); outputs: {check}",
+        io.upload_ms, io.upload_binds, io.host_output_run_ms
+    )
 }
 
 fn element_total(shape: &[usize]) -> usize {

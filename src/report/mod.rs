@@ -40,6 +40,9 @@ pub struct RunReport {
     /// With --compare-ep: the reference run and what differed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
+    /// With --io-on-device: the upload and download timed apart, and the bound outputs' check.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_io: Option<crate::runtime::engine::DeviceIo>,
 }
 
 pub use crate::runtime::engine::Comparison;

@@ -173,6 +173,12 @@ pub fn check_request(runtime: &Runtime, request: &PlanRequest) -> Result<()> {
     Ok(())
 }
 
+/// Checks the flags of `request` against each other before any model is read: what every
+/// model would fail with is said once.
+pub fn check_flags(runtime: &Runtime, request: &PlanRequest) -> Result<()> {
+    plan::resolve(request, &runtime.library.providers, &ModelInfo::default()).map(drop)
+}
+
 /// Whether `request` puts DirectML in the plan (for any model) on the loaded ONNX Runtime.
 pub fn plans_directml(runtime: &Runtime, request: &PlanRequest) -> bool {
     plan::resolve(request, &runtime.library.providers, &ModelInfo::default()).is_ok_and(|p| p.uses_directml())
@@ -189,6 +195,7 @@ pub fn finish_plan(
     print_plan: bool,
 ) -> Result<()> {
     plan::fix_dims_from_inputs(plan, info, bound)?;
+    plan.check_graph_capture()?;
     if print_plan {
         crate::errln!("session plan:\n{plan}");
         plan::check_available(plan, request, &runtime.library.providers)?;
@@ -261,6 +268,16 @@ fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &st
     let named = hresult.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
     let adapter =
         || plan.device_id().map_or_else(|| "the adapter DirectML chose".to_string(), |id| format!("adapter {id}"));
+    if let BuildStep::PassThrough(what) = &step {
+        return anyhow::anyhow!("{what}: ONNX Runtime rejected it: {}", message.trim());
+    }
+    if plan.graph_capture() && step == BuildStep::Load && lower.contains("graph capture") {
+        return anyhow::anyhow!(
+            "model {}: DirectML graph capture cannot be used with this model: {}. Run it without --dml-graph-capture",
+            model.display(),
+            message.trim()
+        );
+    }
     match (plan.execution_providers.first(), step) {
         (Some(ProviderPlan::DirectML { .. }), BuildStep::Configure) => anyhow::anyhow!(
             "DirectML could not start on {}: {}{named}. Run `dmlrun devices` to list adapters, or use --ep cpu",
@@ -275,6 +292,12 @@ fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &st
                 message.trim()
             )
         }
+        _ if !plan.session_config.is_empty() => anyhow::anyhow!(
+            "model {}: ONNX Runtime could not create a session with session config {}: {}",
+            model.display(),
+            plan.session_config.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
+            message.trim()
+        ),
         _ => anyhow::anyhow!("model {}: ONNX Runtime could not create a session: {}", model.display(), message.trim()),
     }
 }
@@ -425,9 +448,49 @@ pub struct Measurement {
     pub outputs: Vec<(String, HostValue)>,
     pub samples: Vec<f64>,
     pub comparison: Option<Comparison>,
+    /// With `--io-on-device`: the copies timed apart and the check of the bound outputs.
+    pub device_io: Option<DeviceIo>,
     /// Said on stderr as they arose, and kept for the report.
     pub warnings: Vec<String>,
 }
+
+/// What `--io-on-device` measured beside the timed runs: the copies it took out of them, and
+/// whether the outputs that stayed on the device are the ones an unbound run gives.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeviceIo {
+    /// Binding the inputs, which is when ONNX Runtime copies them into DirectML's memory (ms;
+    /// median of the binds made).
+    pub upload_ms: f64,
+    pub upload_binds: usize,
+    /// Median of runs whose outputs come back to host memory (ms), with the inputs on the device.
+    pub host_output_run_ms: f64,
+    pub host_output_runs: usize,
+    /// `host_output_run_ms` minus the timed runs' median: what bringing the outputs back costs.
+    pub download_ms: Option<f64>,
+    /// The run the bound outputs were checked against.
+    pub checked_against: String,
+    pub outputs_checked: usize,
+    pub tolerance: Tolerance,
+    pub mismatches: Vec<crate::compare::Mismatch>,
+    pub differences: Vec<crate::compare::Difference>,
+}
+
+impl DeviceIo {
+    pub fn outputs_match(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+}
+
+/// Where a run's inputs come from and its outputs go.
+pub enum Feed<'a> {
+    /// Host values, copied to the device and back by each run.
+    Host(&'a PreparedInputs),
+    /// An IoBinding whose inputs are already in DirectML's memory and whose outputs stay there.
+    Device(&'a ort::session::IoBinding),
+}
+
+/// A bound run and the session it ran on, for the checks after the timed runs.
+const DEVICE_IO_CHECK_RUNS: usize = 5;
 
 /// The open, bind, run, warm up, time and compare sequence `run` and `bench` share.
 ///
@@ -450,6 +513,9 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     if let Some(w) = plan.dynamic_shape_warning() {
         warn(w);
     }
+    for w in plan.option_warnings() {
+        warn(w);
+    }
     let mut model = open(runtime, request.model_path, info, model_load, plan)?;
     if let Some(w) = model.device.placement_warning() {
         warn(w);
@@ -458,12 +524,30 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     let prepared = PreparedInputs::new(&bound.tensors)?;
     input_prepare += started.elapsed();
 
-    let started = Instant::now();
-    let outputs = run_to_host_values(&mut model.session, &prepared).map_err(|e| generated_hint(e, &bound))?;
-    let first_run = started.elapsed();
-    warm_up(&mut model.session, &prepared, request.warmup)?;
-    let samples = timed_runs(&mut model.session, &prepared, request.budget, bar, model.memory.as_mut())?;
+    let (first_run, outputs, samples, device_io) = if model.plan.io_on_device {
+        measure_on_device(runtime, request, &mut model, &prepared, &bound, bar)?
+    } else {
+        let started = Instant::now();
+        let outputs = run_to_host_values(&mut model.session, &prepared).map_err(|e| generated_hint(e, &bound))?;
+        let first_run = started.elapsed();
+        warm_up(&mut model.session, &Feed::Host(&prepared), request.warmup)?;
+        let samples =
+            timed_runs(&mut model.session, &Feed::Host(&prepared), request.budget, bar, model.memory.as_mut())?;
+        (first_run, outputs, samples, None)
+    };
     bar.finish_and_clear();
+    if let Some(io) = &device_io {
+        if !io.outputs_match() {
+            warn(format!(
+                "--io-on-device: {} of {} outputs kept on the device differ from {} beyond rtol {} atol {}",
+                io.mismatches.len(),
+                io.outputs_checked,
+                io.checked_against,
+                io.tolerance.rtol,
+                io.tolerance.atol
+            ));
+        }
+    }
 
     let comparison = match &request.reference {
         Some((reference_plan, tolerance)) => {
@@ -482,7 +566,239 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         }
         None => None,
     };
-    Ok(Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, warnings })
+    Ok(Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, device_io, warnings })
+}
+
+/// The first run, its outputs, the timed runs' latencies (ms), and what `--io-on-device` measured.
+type TimedRuns = (Duration, Vec<(String, HostValue)>, Vec<f64>, Option<DeviceIo>);
+
+/// The runs of `--io-on-device`: inputs bound once in DirectML's memory (the upload, timed),
+/// outputs bound there, every timed run waiting for the GPU; then a few runs with the outputs
+/// coming back to the host (the download, timed) whose outputs are checked.
+///
+/// Without graph capture the first, unbound run is the reference and gives the reported
+/// outputs. With graph capture every run of this session must use the one binding (the capture
+/// records its buffers), so the reference is a second session of the same plan without capture
+/// and with host IO.
+fn measure_on_device(
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    model: &mut LoadedModel,
+    prepared: &PreparedInputs,
+    bound: &BoundInputs,
+    bar: &indicatif::ProgressBar,
+) -> Result<TimedRuns> {
+    let capture = model.plan.graph_capture();
+    let device_id = model.plan.device_id().unwrap_or(0) as i32;
+    let (reference, checked_against, unbound_first_run) = if capture {
+        let mut plan = model.plan.clone();
+        plan.session_config.remove(plan::DML_GRAPH_CAPTURE);
+        plan.io_on_device = false;
+        plan.profile_prefix = None;
+        plan.optimized_model_path = None;
+        let mut reference = open(runtime, request.model_path, model.info.clone(), Duration::ZERO, plan)
+            .context("the reference session without graph capture")?;
+        let outputs = run_to_host_values(&mut reference.session, prepared).map_err(|e| generated_hint(e, bound))?;
+        (outputs, "a session of the same plan without graph capture".to_string(), None)
+    } else {
+        let started = Instant::now();
+        let outputs = run_to_host_values(&mut model.session, prepared).map_err(|e| generated_hint(e, bound))?;
+        (outputs, "the first, unbound run".to_string(), Some(started.elapsed()))
+    };
+
+    let device = device_memory(device_id)?;
+    let host = memory_info(ort::memory::AllocationDevice::CPU, 0)?;
+    // The upload: a few binds, the median kept; the last binding is the one timed.
+    let mut uploads = Vec::new();
+    let mut binding = None;
+    for _ in 0..DEVICE_IO_CHECK_RUNS {
+        let (b, upload) = bind_on_device(&model.session, prepared, &device)?;
+        uploads.push(upload.as_secs_f64() * 1000.0);
+        binding = Some(b);
+    }
+    let binding = binding.expect("at least one bind");
+    let started = Instant::now();
+    run_feed(&mut model.session, &Feed::Device(&binding)).map_err(|e| device_io_hint(e, capture))?;
+    let first_bound_run = started.elapsed();
+    warm_up(&mut model.session, &Feed::Device(&binding), request.warmup)?;
+    let samples = timed_runs(&mut model.session, &Feed::Device(&binding), request.budget, bar, model.memory.as_mut())?;
+
+    // The download: runs whose outputs come back to the host, with the inputs on the device.
+    // Under graph capture they ask ONNX Runtime not to replay (gpu_graph_id -1), since a replay
+    // writes only the captured binding's buffers.
+    let (host_binding, _) = bind_on_device(&model.session, prepared, &host)?;
+    let mut options = ort::session::RunOptions::new().map_err(|e| anyhow::anyhow!("run options: {e}"))?;
+    if capture {
+        options.set("gpu_graph_id", "-1").map_err(|e| anyhow::anyhow!("run options: {e}"))?;
+    }
+    let mut host_runs = Vec::new();
+    let mut checked = Vec::new();
+    for _ in 0..DEVICE_IO_CHECK_RUNS {
+        let started = Instant::now();
+        let outputs = model
+            .session
+            .run_binding_with_options(&host_binding, &options)
+            .map_err(|e| anyhow::anyhow!("--io-on-device: a run with the outputs to the host: {e}"))?;
+        host_runs.push(started.elapsed().as_secs_f64() * 1000.0);
+        checked = outputs
+            .iter()
+            .map(|(name, value)| {
+                let host = super::values::value_from_ort(&value).with_context(|| format!("output '{name}'"))?;
+                Ok((name.to_string(), host))
+            })
+            .collect::<Result<Vec<_>>>()?;
+    }
+    let median = |v: &[f64]| crate::stats::summarize(v).map_or(0.0, |s| s.p50);
+    let tolerance = request.reference.as_ref().map_or(Tolerance::default(), |(_, t)| *t);
+    let timed_p50 = crate::stats::summarize(&samples).map(|s| s.p50);
+    let host_output_run_ms = median(&host_runs);
+    let io = DeviceIo {
+        upload_ms: median(&uploads),
+        upload_binds: uploads.len(),
+        host_output_run_ms,
+        host_output_runs: host_runs.len(),
+        download_ms: timed_p50.map(|p50| host_output_run_ms - p50),
+        checked_against,
+        outputs_checked: reference.len(),
+        tolerance,
+        mismatches: crate::compare::compare_outputs(&reference, &checked, tolerance),
+        differences: crate::compare::differences(&flatten(&reference), &flatten(&checked)),
+    };
+    // The reported outputs are the reference's: the ones the report has always shown.
+    Ok((unbound_first_run.unwrap_or(first_bound_run), reference, samples, Some(io)))
+}
+
+/// A bound run that fails under graph capture usually fails because of it.
+fn device_io_hint(error: anyhow::Error, capture: bool) -> anyhow::Error {
+    if capture {
+        error.context("the first run with DirectML graph capture (it needs every node on DirectML and static shapes; run without --dml-graph-capture to compare)")
+    } else {
+        error.context("the first run with the inputs and outputs bound on the device (--io-on-device)")
+    }
+}
+
+/// `bench --sessions N`: N sessions of one model run at once, each by its own thread.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConcurrentSessions {
+    pub sessions: usize,
+    /// From the moment every session was warmed up and released to the last one's end.
+    pub wall_s: f64,
+    pub runs: u64,
+    /// All sessions' runs over the wall time.
+    pub throughput_per_s: f64,
+    /// Each session's latencies over its timed runs (ms).
+    pub per_session: Vec<crate::stats::LatencyStats>,
+}
+
+/// Opens `count` fresh sessions of the plan `model` was measured with and runs them at once,
+/// one thread per session: DirectML's one-`Run`-at-a-time rule is per session, and a thread
+/// that owns its session (`&mut Session`) cannot break it. Each thread binds its own inputs
+/// (on the device with `--io-on-device`), warms up, and waits for the others before its timed
+/// runs, so the sessions overlap for the whole measurement.
+pub fn measure_sessions(
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    model: &LoadedModel,
+    bound: &BoundInputs,
+    count: usize,
+) -> Result<ConcurrentSessions> {
+    let mut plan = model.plan.clone();
+    plan.profile_prefix = None;
+    plan.optimized_model_path = None;
+    let mut sessions = Vec::with_capacity(count);
+    for i in 0..count {
+        let opened = open(runtime, request.model_path, model.info.clone(), Duration::ZERO, plan.clone())
+            .with_context(|| format!("--sessions: session {} of {count}", i + 1))?;
+        sessions.push(opened.session);
+    }
+    let barrier = std::sync::Barrier::new(count);
+    let (on_device, device_id) = (plan.io_on_device, plan.device_id().unwrap_or(0) as i32);
+    let results: Vec<Result<(Vec<f64>, Instant, Instant)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = sessions
+            .iter_mut()
+            .map(|session| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let ready = (|| -> Result<(PreparedInputs, Option<ort::session::IoBinding>)> {
+                        let prepared = PreparedInputs::new(&bound.tensors)?;
+                        let binding = if on_device {
+                            Some(bind_on_device(session, &prepared, &device_memory(device_id)?)?.0)
+                        } else {
+                            None
+                        };
+                        Ok((prepared, binding))
+                    })();
+                    let ready = ready.and_then(|(prepared, binding)| {
+                        let feed = binding.as_ref().map_or(Feed::Host(&prepared), Feed::Device);
+                        warm_up(session, &feed, request.warmup.max(1))?;
+                        Ok((prepared, binding))
+                    });
+                    // Every thread reaches the barrier, failed or not, so none waits forever.
+                    barrier.wait();
+                    let (prepared, binding) = ready?;
+                    let feed = binding.as_ref().map_or(Feed::Host(&prepared), Feed::Device);
+                    let started = Instant::now();
+                    let samples = timed_runs(session, &feed, request.budget, &indicatif::ProgressBar::hidden(), None)?;
+                    Ok((samples, started, Instant::now()))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a --sessions thread panicked"))))
+            .collect()
+    });
+    let mut per_session = Vec::new();
+    let (mut first_start, mut last_end, mut runs) = (None::<Instant>, None::<Instant>, 0u64);
+    for (i, result) in results.into_iter().enumerate() {
+        let (samples, start, end) = result.with_context(|| format!("--sessions: session {} of {count}", i + 1))?;
+        runs += samples.len() as u64;
+        per_session.push(crate::stats::summarize(&samples).context("--sessions: a session made no timed runs")?);
+        first_start = Some(first_start.map_or(start, |f| f.min(start)));
+        last_end = Some(last_end.map_or(end, |l| l.max(end)));
+    }
+    let wall_s = match (first_start, last_end) {
+        (Some(s), Some(e)) => (e - s).as_secs_f64(),
+        _ => 0.0,
+    };
+    Ok(ConcurrentSessions {
+        sessions: count,
+        wall_s,
+        runs,
+        throughput_per_s: if wall_s > 0.0 { runs as f64 / wall_s } else { 0.0 },
+        per_session,
+    })
+}
+
+fn device_memory(device_id: i32) -> Result<ort::memory::MemoryInfo<'static>> {
+    memory_info(ort::memory::AllocationDevice::DIRECTML, device_id)
+}
+
+fn memory_info(device: ort::memory::AllocationDevice<'static>, id: i32) -> Result<ort::memory::MemoryInfo<'static>> {
+    ort::memory::MemoryInfo::new(device, id, ort::memory::AllocatorType::Device, ort::memory::MemoryType::Default)
+        .map_err(|e| anyhow::anyhow!("memory info: {e}"))
+}
+
+/// An IoBinding of `session` with `prepared` bound as inputs (which is when ONNX Runtime copies
+/// them into the memory their first consumer needs: DirectML's) and every output bound to
+/// `outputs_to`; with the time the input binds took.
+fn bind_on_device(
+    session: &Session,
+    prepared: &PreparedInputs,
+    outputs_to: &ort::memory::MemoryInfo,
+) -> Result<(ort::session::IoBinding, Duration)> {
+    let mut binding = session.create_binding().map_err(|e| anyhow::anyhow!("--io-on-device: IoBinding: {e}"))?;
+    let started = Instant::now();
+    for (name, value) in &prepared.values {
+        binding.bind_input(name.as_str(), value).map_err(|e| anyhow::anyhow!("--io-on-device: input '{name}': {e}"))?;
+    }
+    let upload = started.elapsed();
+    for name in session.outputs().iter().map(|o| o.name().to_string()) {
+        binding
+            .bind_output_to_device(name.as_str(), outputs_to)
+            .map_err(|e| anyhow::anyhow!("--io-on-device: output '{name}': {e}"))?;
+    }
+    Ok((binding, upload))
 }
 
 /// A failed run on generated data says what dmlrun chose and how to change it: the model may
@@ -512,14 +828,26 @@ pub struct RunBudget {
 }
 
 /// Untimed runs; stops early on Ctrl-C.
-pub fn warm_up(session: &mut Session, inputs: &PreparedInputs, runs: u64) -> Result<()> {
+pub fn warm_up(session: &mut Session, feed: &Feed, runs: u64) -> Result<()> {
     for _ in 0..runs {
         if crate::interrupt::interrupted() {
             break;
         }
-        run(session, inputs)?;
+        run_feed(session, feed)?;
     }
     Ok(())
+}
+
+/// One run, its outputs dropped. A bound run waits until the GPU has written the outputs
+/// (IoBinding's SynchronizeBoundOutputs): without it a run would time only the submission.
+pub fn run_feed(session: &mut Session, feed: &Feed) -> Result<()> {
+    match feed {
+        Feed::Host(inputs) => run(session, inputs).map(drop),
+        Feed::Device(binding) => {
+            session.run_binding(binding).map_err(|e| run_error(&e)).map(drop)?;
+            binding.synchronize_outputs().map_err(|e| anyhow::anyhow!("waiting for the bound outputs: {e}"))
+        }
+    }
 }
 
 /// Timed runs: one latency sample (ms) per run. Stops early on Ctrl-C (the samples so far are
@@ -527,7 +855,7 @@ pub fn warm_up(session: &mut Session, inputs: &PreparedInputs, runs: u64) -> Res
 /// outside the timed part.
 pub fn timed_runs(
     session: &mut Session,
-    inputs: &PreparedInputs,
+    feed: &Feed,
     budget: RunBudget,
     bar: &indicatif::ProgressBar,
     mut memory: Option<&mut GpuMemoryTracker>,
@@ -542,7 +870,7 @@ pub fn timed_runs(
             break;
         }
         let t = Instant::now();
-        run(session, inputs)?;
+        run_feed(session, feed)?;
         samples.push(t.elapsed().as_secs_f64() * 1000.0);
         if let Some(memory) = memory.as_deref_mut() {
             memory.sample();
@@ -556,15 +884,17 @@ pub fn timed_runs(
 /// DirectML requires.
 pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {
     let feed: Vec<(&str, &ort::value::DynValue)> = inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
-    session.run(feed).map_err(|e| {
-        // DirectML reports a lost GPU as DXGI_ERROR_DEVICE_REMOVED (887A0005) and its reasons as
-        // HRESULTs inside ONNX Runtime's message: name them. (ONNX Runtime owns the D3D12
-        // device, so GetDeviceRemovedReason cannot be asked; the device stays lost for this
-        // process, and isolation runs the next item in a fresh one.)
-        let message = e.to_string();
-        let named = super::adapters::named_hresult_in(&message).map(|h| format!(" [{h}]")).unwrap_or_default();
-        anyhow::anyhow!("ONNX Runtime Run failed: {}{named}", message.trim())
-    })
+    session.run(feed).map_err(|e| run_error(&e))
+}
+
+/// DirectML reports a lost GPU as DXGI_ERROR_DEVICE_REMOVED (887A0005) and its reasons as
+/// HRESULTs inside ONNX Runtime's message: name them. (ONNX Runtime owns the D3D12 device, so
+/// GetDeviceRemovedReason cannot be asked; the device stays lost for this process, and
+/// isolation runs the next item in a fresh one.)
+fn run_error(e: &ort::Error) -> anyhow::Error {
+    let message = e.to_string();
+    let named = super::adapters::named_hresult_in(&message).map(|h| format!(" [{h}]")).unwrap_or_default();
+    anyhow::anyhow!("ONNX Runtime Run failed: {}{named}", message.trim())
 }
 
 /// One `Run`, with every output (tensor or sequence) copied to the host.

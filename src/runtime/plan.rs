@@ -5,6 +5,7 @@
 //! execution, no memory pattern, fixed free dimensions) are a property of a value that tests can
 //! check on any platform, and that `--print-plan` shows exactly as it will be applied.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use anyhow::{bail, Result};
@@ -155,6 +156,16 @@ pub struct PlanRequest {
     /// With DirectML, fix the free dimensions no override fixes from the inputs about to be
     /// bound (`--no-auto-dims` turns this off).
     pub auto_dims: bool,
+    /// `--dml-disable-metacommands`: DirectML's `disable_metacommands` provider option.
+    pub dml_disable_metacommands: bool,
+    /// `--dml-graph-capture`: the session config entry `ep.dml.enable_graph_capture`.
+    pub dml_graph_capture: bool,
+    /// `--ep-option KEY=VALUE`: DirectML provider options passed through as given.
+    pub ep_options: Vec<(String, String)>,
+    /// `--session-config KEY=VALUE`: session config entries passed through as given.
+    pub session_config: Vec<(String, String)>,
+    /// `--io-on-device`: inputs uploaded once to DirectML's memory and outputs left there.
+    pub io_on_device: bool,
 }
 
 impl PlanRequest {
@@ -169,6 +180,17 @@ impl PlanRequest {
             optimization_level: optimization_level.unwrap_or(self.optimization_level),
             profile_prefix: None,
             optimized_model_path: None,
+            dml_disable_metacommands: false,
+            dml_graph_capture: false,
+            ep_options: Vec::new(),
+            // DirectML's own entries do not apply to the reference; ONNX Runtime's do.
+            session_config: self
+                .session_config
+                .iter()
+                .filter(|(k, _)| !k.starts_with(DML_CONFIG_PREFIX))
+                .cloned()
+                .collect(),
+            io_on_device: false,
             ..self.clone()
         }
     }
@@ -192,6 +214,11 @@ impl Default for PlanRequest {
             profile_prefix: None,
             optimized_model_path: None,
             auto_dims: true,
+            dml_disable_metacommands: false,
+            dml_graph_capture: false,
+            ep_options: Vec::new(),
+            session_config: Vec::new(),
+            io_on_device: false,
         }
     }
 }
@@ -215,7 +242,38 @@ pub struct SessionPlan {
     pub profile_prefix: Option<std::path::PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub optimized_model_path: Option<std::path::PathBuf>,
+    /// DirectML provider options beyond the adapter choice (`disable_metacommands`, `--ep-option`),
+    /// passed to ONNX Runtime's generic `SessionOptionsAppendExecutionProvider("DML", ...)`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub provider_options: BTreeMap<String, String>,
+    /// Session config entries (`AddSessionConfigEntry`): `--session-config`, graph capture, and the
+    /// unfused profile's `ep.dml.disable_graph_fusion`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub session_config: BTreeMap<String, String>,
+    /// Inputs bound once in DirectML's memory and outputs left there (IoBinding): the timed runs
+    /// exclude the host<->GPU copies.
+    #[serde(default)]
+    pub io_on_device: bool,
 }
+
+/// The prefix of DirectML's session config entries.
+pub const DML_CONFIG_PREFIX: &str = "ep.dml.";
+/// The session config entry that turns on DirectML's graph capture.
+pub const DML_GRAPH_CAPTURE: &str = "ep.dml.enable_graph_capture";
+/// The session config entry that turns off DirectML's graph fusion (per-operator profiles).
+pub const DML_DISABLE_FUSION: &str = "ep.dml.disable_graph_fusion";
+/// The DirectML provider options ONNX Runtime 1.24's factory reads; the adapter keys among them
+/// have flags of their own.
+const DML_PROVIDER_OPTIONS: [&str; 4] =
+    ["disable_metacommands", "device_id", "performance_preference", "device_filter"];
+/// The `ep.dml.*` session config entries ONNX Runtime 1.24's DirectML build contains.
+const DML_CONFIG_ENTRIES: [&str; 5] = [
+    "ep.dml.enable_graph_capture",
+    "ep.dml.enable_cpu_sync_spinning",
+    "ep.dml.disable_graph_fusion",
+    "ep.dml.disable_memory_arena",
+    "ep.dml.enable_graph_serialization",
+];
 
 impl DimSource {
     /// `automatic, from input 'data' axis 0 (2 images)`.
@@ -260,10 +318,12 @@ impl SessionPlan {
 /// Resolves a request into a plan. `available` is ONNX Runtime's `GetAvailableProviders` list.
 pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -> Result<SessionPlan> {
     let dml_available = available.iter().any(|p| p == DML_PROVIDER);
+    let dml_only_flags = dml_only_flags(request);
     let explicit_dml = request.ep == EpRequest::Dml
         || request.device.is_some()
         || request.performance_preference.is_some()
-        || request.device_filter.is_some();
+        || request.device_filter.is_some()
+        || !dml_only_flags.is_empty();
 
     let use_dml = match request.ep {
         EpRequest::Cpu => {
@@ -272,6 +332,9 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
             }
             if request.performance_preference.is_some() || request.device_filter.is_some() {
                 bail!("--dml-performance-preference and --dml-device-filter apply to DirectML and cannot be combined with --ep cpu");
+            }
+            if let Some(flag) = dml_only_flags.first() {
+                bail!("{flag} applies to DirectML and cannot be combined with --ep cpu");
             }
             false
         }
@@ -313,6 +376,13 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
 
     let dimension_overrides = resolve_dims(request, model)?;
     let unfixed_dims = unfixed_dims(model, &dimension_overrides);
+    let (provider_options, session_config) = resolve_options(request, use_dml)?;
+    let graph_capture = session_config.get(DML_GRAPH_CAPTURE).is_some_and(|v| is_true(v));
+    if graph_capture && !request.io_on_device && !request.dml_graph_capture {
+        bail!(
+            "--session-config {DML_GRAPH_CAPTURE}: graph capture replays the first run's GPU work on the same device buffers, so every run must be bound on the device: use --dml-graph-capture (run and bench)"
+        );
+    }
 
     Ok(SessionPlan {
         execution_providers,
@@ -327,7 +397,136 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
         profile_prefix: request.profile_prefix.clone(),
         optimized_model_path: request.optimized_model_path.clone(),
         auto_dims: use_dml && request.auto_dims,
+        provider_options,
+        session_config,
+        // Graph capture replays on the buffers of the captured run: it needs bound device IO.
+        io_on_device: use_dml && (request.io_on_device || graph_capture),
     })
+}
+
+/// The DirectML-only flags in `request`, as the user typed them.
+fn dml_only_flags(request: &PlanRequest) -> Vec<String> {
+    let mut flags = Vec::new();
+    if request.dml_disable_metacommands {
+        flags.push("--dml-disable-metacommands".to_string());
+    }
+    if request.dml_graph_capture {
+        flags.push("--dml-graph-capture".to_string());
+    }
+    if request.io_on_device {
+        flags.push("--io-on-device".to_string());
+    }
+    flags.extend(request.ep_options.iter().map(|(k, v)| format!("--ep-option {k}={v}")));
+    flags.extend(
+        request
+            .session_config
+            .iter()
+            .filter(|(k, _)| k.starts_with(DML_CONFIG_PREFIX))
+            .map(|(k, v)| format!("--session-config {k}={v}")),
+    );
+    flags
+}
+
+fn is_true(value: &str) -> bool {
+    matches!(value.to_ascii_lowercase().as_str(), "1" | "true")
+}
+
+/// DirectML's provider options and the session config entries, from the typed flags and the
+/// pass-through ones. A key given twice with two values is an error naming both.
+fn resolve_options(
+    request: &PlanRequest,
+    use_dml: bool,
+) -> Result<(BTreeMap<String, String>, BTreeMap<String, String>)> {
+    fn insert(map: &mut BTreeMap<String, String>, flag: &str, key: &str, value: &str) -> Result<()> {
+        if key.is_empty() || value.is_empty() {
+            bail!("{flag} {key}={value}: ONNX Runtime takes neither an empty key nor an empty value");
+        }
+        match map.get(key) {
+            Some(old) if old != value => bail!("{flag}: '{key}' is given twice, as '{old}' and as '{value}'"),
+            _ => {
+                map.insert(key.to_string(), value.to_string());
+                Ok(())
+            }
+        }
+    }
+    let mut provider = BTreeMap::new();
+    let mut config = BTreeMap::new();
+    if use_dml && request.dml_disable_metacommands {
+        provider.insert("disable_metacommands".to_string(), "true".to_string());
+    }
+    if use_dml && request.dml_graph_capture {
+        config.insert(DML_GRAPH_CAPTURE.to_string(), "1".to_string());
+    }
+    for (key, value) in &request.ep_options {
+        let flag = "--ep-option";
+        match key.as_str() {
+            "device_id" | "performance_preference" | "device_filter" => bail!(
+                "{flag} {key}={value}: the adapter is chosen with --device, --dml-performance-preference or --dml-device-filter, which the plan shows"
+            ),
+            // Users pass it as a provider option (Python's examples do); ONNX Runtime reads the
+            // session config entry.
+            "enable_graph_capture" => {
+                if is_true(value) {
+                    insert(&mut config, flag, DML_GRAPH_CAPTURE, "1")?;
+                }
+            }
+            _ => insert(&mut provider, flag, key, value)?,
+        }
+    }
+    for (key, value) in &request.session_config {
+        insert(&mut config, "--session-config", key, value)?;
+    }
+    Ok((provider, config))
+}
+
+impl SessionPlan {
+    /// Whether DirectML's graph capture is on.
+    pub fn graph_capture(&self) -> bool {
+        self.session_config.get(DML_GRAPH_CAPTURE).is_some_and(|v| is_true(v))
+    }
+
+    /// Whether DirectML's graph fusion is off (a per-operator profile).
+    pub fn fusion_disabled(&self) -> bool {
+        self.session_config.get(DML_DISABLE_FUSION).is_some_and(|v| is_true(v))
+    }
+
+    /// Options this ONNX Runtime does not read: ONNX Runtime accepts any key and ignores those
+    /// it does not know, so a typo would otherwise change nothing, silently.
+    pub fn option_warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for (key, value) in &self.provider_options {
+            if !DML_PROVIDER_OPTIONS.contains(&key.as_str()) {
+                warnings.push(format!(
+                    "--ep-option {key}={value}: ONNX Runtime 1.24's DirectML provider reads only {}; it ignores this one",
+                    DML_PROVIDER_OPTIONS.join(", ")
+                ));
+            }
+        }
+        for (key, value) in &self.session_config {
+            if key.starts_with(DML_CONFIG_PREFIX) && !DML_CONFIG_ENTRIES.contains(&key.as_str()) {
+                warnings.push(format!(
+                    "--session-config {key}={value}: ONNX Runtime 1.24's DirectML build knows only {}; it ignores this one",
+                    DML_CONFIG_ENTRIES.join(", ")
+                ));
+            }
+        }
+        warnings
+    }
+
+    /// Graph capture records one run's GPU work for fixed buffers and shapes: a free dimension
+    /// left free cannot be captured. Checked once the inputs have fixed what they fix.
+    pub fn check_graph_capture(&self) -> Result<()> {
+        if self.graph_capture() && !self.unfixed_dims.is_empty() {
+            let flags: Vec<String> = self.unfixed_dims.iter().map(|d| format!("--dim {d}=<size>")).collect();
+            bail!(
+                "DirectML graph capture needs static shapes, but free dimension(s) {} are not fixed{}: add {}",
+                self.unfixed_dims.join(", "),
+                if self.auto_dims { "" } else { " (--no-auto-dims)" },
+                flags.join(" ")
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The model's named free dimensions that `overrides` leave free.
@@ -409,10 +608,13 @@ pub fn check_available(plan: &SessionPlan, request: &PlanRequest, available: &[S
 }
 
 fn dml_unavailable_message(request: &PlanRequest, available: &[String]) -> String {
+    let named = dml_only_flags(request);
     let flag = if request.ep == EpRequest::Dml {
         "--ep dml"
     } else if request.device.is_some() {
         "--device"
+    } else if let Some(first) = named.first() {
+        first.as_str()
     } else {
         "a DirectML option"
     };
@@ -513,7 +715,23 @@ impl fmt::Display for SessionPlan {
             let auto = if self.auto_dims { "on (from the inputs)" } else { "off (--no-auto-dims)" };
             writeln!(f, "automatic dims      : {auto}")?;
         }
-        write!(f, "unfixed dimensions  : {}", list_or_none(&self.unfixed_dims))
+        write!(f, "unfixed dimensions  : {}", list_or_none(&self.unfixed_dims))?;
+        let pairs = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+        if !self.provider_options.is_empty() {
+            write!(f, "\nprovider options    : {}", pairs(&self.provider_options).join(", "))?;
+        }
+        if !self.session_config.is_empty() {
+            write!(f, "\nsession config      : {}", pairs(&self.session_config).join(", "))?;
+        }
+        if self.uses_directml() {
+            let io = if self.io_on_device {
+                "on the device (inputs uploaded once, outputs kept in DirectML's memory)"
+            } else {
+                "host (each run copies inputs to the GPU and outputs back)"
+            };
+            write!(f, "\ninputs and outputs  : {io}")?;
+        }
+        Ok(())
     }
 }
 

@@ -18,10 +18,13 @@ use super::Runtime;
 /// DirectML is where ONNX Runtime creates its Direct3D 12 and DirectML devices (no adapter, no
 /// driver), loading the model is where DirectML partitions, fuses and compiles the graph (an
 /// operator or fusion DirectML rejects for this model).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuildStep {
     /// Session options and execution providers.
     Configure,
+    /// One option the user passed through (`--session-config K=V`, `--ep-option ...`), named as
+    /// typed: ONNX Runtime rejected it.
+    PassThrough(String),
     /// Loading the model into the configured providers.
     Load,
 }
@@ -39,13 +42,113 @@ pub fn build(
     static SESSIONS: AtomicUsize = AtomicUsize::new(0);
     let log_id = format!("dmlrun-session-{}", SESSIONS.fetch_add(1, Ordering::Relaxed));
     let built = configure(runtime, plan, &log_id)
-        .map_err(|e| (BuildStep::Configure, e))
         .and_then(|mut builder| builder.commit_from_file(model).map_err(|e| (BuildStep::Load, e)));
     let placement = super::take_placement(&log_id);
     built.map(|session| (session, placement))
 }
 
-fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> ort::Result<SessionBuilder> {
+fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> Result<SessionBuilder, (BuildStep, ort::Error)> {
+    let mut builder = options(runtime, plan, log_id).map_err(|e| (BuildStep::Configure, e))?;
+    for (key, value) in &plan.session_config {
+        builder = builder
+            .with_config_entry(key, value)
+            .map_err(|e| (BuildStep::PassThrough(format!("--session-config {key}={}", shortened(value))), e.into()))?;
+    }
+    for p in &plan.execution_providers {
+        match p {
+            ProviderPlan::DirectML { adapter } => {
+                let named = plan.provider_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+                // ONNX Runtime checks DirectML's option values when the provider is appended
+                // (disable_metacommands=maybe), and the device is created there too.
+                let step = if plan.provider_options.is_empty() {
+                    BuildStep::Configure
+                } else {
+                    BuildStep::PassThrough(format!("DirectML provider options {}", named.join(", ")))
+                };
+                append_directml(&mut builder, adapter, &plan.provider_options).map_err(|e| (step, e))?;
+            }
+            // error_on_failure: a request that cannot be met must fail, never quietly run
+            // elsewhere.
+            ProviderPlan::Cpu => {
+                builder = builder
+                    .with_execution_providers([ep::CPU::default().build().error_on_failure()])
+                    .map_err(|e| (BuildStep::Configure, e.into()))?;
+            }
+        }
+    }
+    Ok(builder)
+}
+
+/// A value as an error line quotes it: ONNX Runtime refuses values of thousands of characters.
+fn shortened(value: &str) -> String {
+    match value.char_indices().nth(40) {
+        Some((end, _)) => format!("{}…", &value[..end]),
+        None => value.to_string(),
+    }
+}
+
+/// Appends DirectML through ONNX Runtime's generic `SessionOptionsAppendExecutionProvider("DML",
+/// keys, values)`: the one entry point that takes DirectML's provider options
+/// (`disable_metacommands`, and whatever `--ep-option` passes) along with the adapter choice.
+/// It builds the same factory as `OrtSessionOptionsAppendExecutionProvider_DML(device_id)`.
+fn append_directml(
+    builder: &mut SessionBuilder,
+    adapter: &AdapterSelection,
+    extra: &std::collections::BTreeMap<String, String>,
+) -> ort::Result<()> {
+    use ort::AsPointer;
+    use std::ffi::CString;
+
+    let mut options: Vec<(String, String)> = match adapter {
+        AdapterSelection::Index { device_id } => vec![("device_id".into(), device_id.to_string())],
+        AdapterSelection::Preference { performance_preference, device_filter } => vec![
+            (
+                "performance_preference".into(),
+                match performance_preference {
+                    PerformancePreference::Default => "default",
+                    PerformancePreference::HighPerformance => "high_performance",
+                    PerformancePreference::MinimumPower => "minimum_power",
+                }
+                .into(),
+            ),
+            (
+                "device_filter".into(),
+                match device_filter {
+                    DeviceFilter::Gpu => "gpu",
+                    DeviceFilter::Npu => "npu",
+                    DeviceFilter::Any => "any",
+                }
+                .into(),
+            ),
+        ],
+    };
+    options.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let c = |s: &str| CString::new(s).map_err(|_| ort::Error::new(format!("'{s}' holds a NUL byte")));
+    let keys = options.iter().map(|(k, _)| c(k)).collect::<ort::Result<Vec<_>>>()?;
+    let values = options.iter().map(|(_, v)| c(v)).collect::<ort::Result<Vec<_>>>()?;
+    let key_ptrs: Vec<*const std::ffi::c_char> = keys.iter().map(|k| k.as_ptr()).collect();
+    let value_ptrs: Vec<*const std::ffi::c_char> = values.iter().map(|v| v.as_ptr()).collect();
+    let api = ort::api();
+    // SAFETY: the session options pointer is live for the builder's lifetime; the key and value
+    // arrays hold `len` NUL-terminated strings that outlive the call (ONNX Runtime copies them).
+    unsafe {
+        let status = (api.SessionOptionsAppendExecutionProvider)(
+            builder.ptr_mut(),
+            c"DML".as_ptr(),
+            key_ptrs.as_ptr(),
+            value_ptrs.as_ptr(),
+            key_ptrs.len(),
+        );
+        if status.0.is_null() {
+            return Ok(());
+        }
+        let message = super::c_string((api.GetErrorMessage)(status.0));
+        (api.ReleaseStatus)(status.0);
+        Err(ort::Error::new(message))
+    }
+}
+
+fn options(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> ort::Result<SessionBuilder> {
     // Verbose, whatever --ort-log-level says: ONNX Runtime logs the node placement only at that
     // level. The environment's logger still prints only what --ort-log-level asks for.
     let mut builder = Session::builder(&runtime.environment)?
@@ -77,34 +180,7 @@ fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> ort::Result
             DimKey::Denotation => builder.with_dimension_override_by_denotation(&o.key, o.value)?,
         };
     }
-    let providers: Vec<ep::ExecutionProviderDispatch> = plan
-        .execution_providers
-        .iter()
-        .map(|p| match p {
-            // error_on_failure: a DirectML request that cannot be met must fail, never quietly
-            // run on the CPU.
-            ProviderPlan::DirectML { adapter } => directml(adapter).build().error_on_failure(),
-            ProviderPlan::Cpu => ep::CPU::default().build().error_on_failure(),
-        })
-        .collect();
-    builder.with_execution_providers(providers).map_err(Into::into)
-}
-
-fn directml(adapter: &AdapterSelection) -> ep::DirectML {
-    match adapter {
-        AdapterSelection::Index { device_id } => ep::DirectML::default().with_device_id(*device_id as i32),
-        AdapterSelection::Preference { performance_preference, device_filter } => ep::DirectML::default()
-            .with_performance_preference(match performance_preference {
-                PerformancePreference::Default => ep::directml::PerformancePreference::Default,
-                PerformancePreference::HighPerformance => ep::directml::PerformancePreference::HighPerformance,
-                PerformancePreference::MinimumPower => ep::directml::PerformancePreference::MinimumPower,
-            })
-            .with_device_filter(match device_filter {
-                DeviceFilter::Gpu => ep::directml::DeviceFilter::Gpu,
-                DeviceFilter::Npu => ep::directml::DeviceFilter::Npu,
-                DeviceFilter::Any => ep::directml::DeviceFilter::Any,
-            }),
-    }
+    Ok(builder)
 }
 
 /// Whether the loaded ONNX Runtime exposes the DirectML API (used by `doctor`).

@@ -6,7 +6,7 @@ use super::{BenchReport, Exporter};
 
 pub struct CsvExporter;
 
-pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes";
+pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes,upload_ms,download_ms,sessions,sessions_inferences_per_s";
 
 /// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
 fn field(text: &str) -> String {
@@ -49,6 +49,10 @@ impl Exporter for CsvExporter {
                 m.first_run_ms.to_string(),
                 opt(m.peak_rss_bytes),
                 opt(m.gpu_memory_bytes),
+                opt(m.device_io.as_ref().map(|io| io.upload_ms)),
+                opt(m.device_io.as_ref().and_then(|io| io.download_ms)),
+                opt(m.sessions.as_ref().map(|c| c.sessions)),
+                opt(m.sessions.as_ref().map(|c| c.throughput_per_s)),
             ];
             out.push_str(&row.join(","));
             out.push('\n');
@@ -78,14 +82,14 @@ mod tests {
         let text = CsvExporter.render(&sample_report()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0].split(',').count(), 21);
+        assert_eq!(lines[0].split(',').count(), 25);
         assert!(
             lines[1].starts_with("\"squeeze, \"\"net\"\"\",ok,,CPUExecutionProvider,,4,1,2.5,2.5,"),
             "{}",
             lines[1]
         );
         // The failed model: name, status, error, and as many empty figures as the header has.
-        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(18)));
-        assert_eq!(lines[2].split(',').count(), 21);
+        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(22)));
+        assert_eq!(lines[2].split(',').count(), 25);
     }
 }

@@ -51,8 +51,29 @@ pub fn render(report: &BenchReport) -> String {
                 let _ = writeln!(w, "{:<26} {mismatch}", "");
             }
         }
+        if let Some(io) = &m.device_io {
+            let _ = writeln!(w, "{:<24} {}", "", crate::report::human::describe_device_io(io));
+        }
+        if let Some(c) = &m.sessions {
+            let p50s: Vec<String> = c.per_session.iter().map(|s| format!("{:.3}", s.p50)).collect();
+            let _ = writeln!(
+                w,
+                "{:<24} {} sessions at once: {:.2} inferences/s together ({} runs in {:.2} s); p50 per session {} ms",
+                "",
+                c.sessions,
+                c.throughput_per_s,
+                c.runs,
+                c.wall_s,
+                p50s.join(" / ")
+            );
+        }
         if let Some(p) = &m.profile {
-            let _ = writeln!(w, "{:<24} top operators ({}):", "", p.file.display());
+            let fusion = if p.graph_fusion == "off" {
+                ", DirectML graph fusion OFF: these are the unfused graph's times"
+            } else {
+                ""
+            };
+            let _ = writeln!(w, "{:<24} top operators ({}{fusion}):", "", p.file.display());
             for op in p.top_ops.iter().take(10) {
                 let _ = writeln!(
                     w,

@@ -99,6 +99,12 @@ pub struct ModelBench {
     pub gpu_memory: Option<crate::runtime::engine::GpuMemory>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub profile: Option<ProfileSummary>,
+    /// With --io-on-device: the copies timed apart and the bound outputs' check.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub device_io: Option<crate::runtime::engine::DeviceIo>,
+    /// With --sessions N: N sessions run at once.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub sessions: Option<crate::runtime::engine::ConcurrentSessions>,
     /// With --compare-ep: outputs that differ from the reference run (empty = all match).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub comparison: Option<Vec<crate::compare::Mismatch>>,
@@ -108,6 +114,9 @@ pub struct ModelBench {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProfileSummary {
     pub file: PathBuf,
+    /// `off` with --profile-unfused: DirectML ran each operator apart, and every latency of the
+    /// model is the unfused graph's.
+    pub graph_fusion: String,
     pub top_ops: Vec<OpTime>,
 }
 
@@ -253,6 +262,8 @@ pub(crate) mod tests {
                 gpu_memory_bytes: None,
                 gpu_memory: None,
                 profile: None,
+                device_io: None,
+                sessions: None,
                 comparison: None,
                 warnings: vec![],
             }],
