@@ -108,6 +108,37 @@ def not_passed(report, set_dir):
             print(os.path.join(set_dir, c["name"]))
 
 
+def device_io(path):
+    """A run with --io-on-device or --dml-graph-capture kept its IO on the device, timed the
+    upload, and its outputs equal the reference run's."""
+    r = load(path)
+    io = r.get("device_io")
+    assert r["plan"]["io_on_device"], f"{path}: the plan does not keep IO on the device"
+    assert io, f"{path}: no device_io section"
+    assert io["upload_binds"] > 0 and io["upload_ms"] >= 0, f"{path}: no upload timed: {io}"
+    assert io["host_output_runs"] > 0, f"{path}: no download runs: {io}"
+    assert not io["mismatches"], f"{path}: outputs kept on the device differ: {io['mismatches']}"
+    print(f"{path}: upload {io['upload_ms']:.3f} ms; outputs equal {io['checked_against']}")
+
+
+def sessions(path, count):
+    """bench --sessions COUNT ran COUNT sessions, each with its timed runs."""
+    m = load(path)["models"][0]
+    c = m["sessions"]
+    assert c["sessions"] == int(count) and len(c["per_session"]) == int(count), f"{path}: {c}"
+    assert all(s["count"] == m["latency_ms"]["count"] for s in c["per_session"]), f"{path}: {c}"
+    print(f"{path}: {count} sessions, {c['throughput_per_s']:.2f} inferences/s together")
+
+
+def unfused_profile(path):
+    """bench --profile-unfused lists real operators, not one fused node."""
+    p = load(path)["models"][0]["profile"]
+    ops = [o["op_type"] for o in p["top_ops"]]
+    assert p["graph_fusion"] == "off", f"{path}: {p['graph_fusion']}"
+    assert ops and not any("Fused" in o for o in ops), f"{path}: {ops}"
+    print(f"{path}: unfused profile: {', '.join(ops[:4])}, ...")
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     globals()[command.replace("-", "_")](*args)
