@@ -297,13 +297,19 @@ impl SessionPlan {
         if !self.uses_directml() || self.unfixed_dims.is_empty() {
             return None;
         }
+        Some(format!("DirectML is slow with dynamic shapes: {}", self.unfixed_dims_advice("; ")))
+    }
+
+    /// `free dimension(s) N are not fixed (--no-auto-dims){sep}add --dim N=<size>`: what is left
+    /// free, and the flags that fix it.
+    fn unfixed_dims_advice(&self, sep: &str) -> String {
         let flags: Vec<String> = self.unfixed_dims.iter().map(|d| format!("--dim {d}=<size>")).collect();
-        Some(format!(
-            "DirectML is slow with dynamic shapes: free dimension(s) {} are not fixed{}; add {}",
+        format!(
+            "free dimension(s) {} are not fixed{}{sep}add {}",
             self.unfixed_dims.join(", "),
             if self.auto_dims { "" } else { " (--no-auto-dims)" },
             flags.join(" ")
-        ))
+        )
     }
 
     /// The adapter index DirectML runs on, when one was chosen by index.
@@ -517,13 +523,7 @@ impl SessionPlan {
     /// left free cannot be captured. Checked once the inputs have fixed what they fix.
     pub fn check_graph_capture(&self) -> Result<()> {
         if self.graph_capture() && !self.unfixed_dims.is_empty() {
-            let flags: Vec<String> = self.unfixed_dims.iter().map(|d| format!("--dim {d}=<size>")).collect();
-            bail!(
-                "DirectML graph capture needs static shapes, but free dimension(s) {} are not fixed{}: add {}",
-                self.unfixed_dims.join(", "),
-                if self.auto_dims { "" } else { " (--no-auto-dims)" },
-                flags.join(" ")
-            );
+            bail!("DirectML graph capture needs static shapes, but {}", self.unfixed_dims_advice(": "));
         }
         Ok(())
     }
