@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use half::f16;
 use serde::Serialize;
 
+use super::jpeg;
 use super::resample::{self, Filter};
 use crate::tensor::{DType, HostTensor};
 
@@ -255,6 +256,10 @@ impl Preprocess {
     }
 
     pub fn from_encoded(&self, bytes: &[u8]) -> Result<HostTensor> {
+        if jpeg::is_jpeg(bytes) {
+            let picture = jpeg::decode_rgb(bytes, self.max_pixels)?;
+            return Ok(self.from_rgb(&picture.pixels, picture.width, picture.height));
+        }
         let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
             .with_guessed_format()
             .context("reading image header")?;
