@@ -160,6 +160,125 @@ def conv_free_hw():
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "conv_free_hw.onnx")
 
 
+def zipmap_classifier():
+    """A scikit-learn-style classifier: scores [batch, 2] of features [batch, 3], a label per
+    row, and ZipMap's Sequence<Map<int64, float>> and Sequence<Map<string, float>> of the
+    class probabilities (what skl2onnx exports)."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    x = helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", 3])
+    label = helper.make_tensor_value_info("label", TensorProto.INT64, ["batch"])
+    by_id = helper.make_value_info(
+        "probabilities",
+        helper.make_sequence_type_proto(helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, []))),
+    )
+    by_name = helper.make_value_info(
+        "named_probabilities",
+        helper.make_sequence_type_proto(helper.make_map_type_proto(TensorProto.STRING, helper.make_tensor_type_proto(TensorProto.FLOAT, []))),
+    )
+    w = numpy_helper.from_array(np.array([[1.0, -1.0], [0.5, 0.25], [-2.0, 2.0]], dtype=np.float32), "w")
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["features", "w"], ["scores"]),
+            helper.make_node("Softmax", ["scores"], ["probs"], axis=1),
+            helper.make_node("ArgMax", ["probs"], ["label"], axis=1, keepdims=0),
+            helper.make_node("ZipMap", ["probs"], ["probabilities"], domain="ai.onnx.ml", classlabels_int64s=[0, 1]),
+            helper.make_node("ZipMap", ["probs"], ["named_probabilities"], domain="ai.onnx.ml", classlabels_strings=["no", "yes"]),
+        ],
+        "zipmap_classifier",
+        [x],
+        [label, by_id, by_name],
+        initializer=[w],
+    )
+    model = helper.make_model(
+        graph, opset_imports=opset() + [helper.make_opsetid("ai.onnx.ml", 1)], producer_name="dmlrun-tests"
+    )
+    save(model, "zipmap_classifier.onnx")
+
+
+def identity_image():
+    """An image [1, 3, height, width] passed through unchanged: what the decoder made, at any
+    size (scripts/jpeg-vs-pillow reads the pixels back with --save-inputs); its metadata holds
+    a 3,000-line value."""
+    x = helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, "height", "width"])
+    y = helper.make_tensor_value_info("pixels", TensorProto.FLOAT, [1, 3, "height", "width"])
+    graph = helper.make_graph([helper.make_node("Identity", ["image"], ["pixels"])], "identity_image", [x], [y])
+    model = helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests")
+    # A long metadata value, as PP-OCR's recogniser carries its 6,623-line character list.
+    helper.set_model_props(model, {"character": "\n".join(chr(0x4E00 + i) for i in range(3000)), "task": "identity"})
+    save(model, "identity_image.onnx")
+
+
+def unnamed_dims():
+    """Free dimensions as exporters write them without names: `?` (Paddle), empty (Silero VAD)
+    and -1; two `?` in one input are two sizes. audio [?, ?] and frames [-1, ''] give the row
+    sums of each, so any sizes run."""
+    audio = helper.make_tensor_value_info("audio", TensorProto.FLOAT, ["?", "?"])
+    frames = helper.make_tensor_value_info("frames", TensorProto.FLOAT, [-1, 1])
+    frames.type.tensor_type.shape.dim[1].Clear()  # neither a size nor a name
+    audio_sum = helper.make_tensor_value_info("audio_sum", TensorProto.FLOAT, [None, 1])
+    frames_sum = helper.make_tensor_value_info("frames_sum", TensorProto.FLOAT, [None, 1])
+    axes = helper.make_tensor("axes", TensorProto.INT64, [1], [1])
+    graph = helper.make_graph(
+        [
+            helper.make_node("ReduceSum", ["audio", "axes"], ["audio_sum"], keepdims=1),
+            helper.make_node("ReduceSum", ["frames", "axes"], ["frames_sum"], keepdims=1),
+        ],
+        "unnamed_dims",
+        [audio, frames],
+        [audio_sum, frames_sum],
+        initializer=[axes],
+    )
+    model = helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests")
+    model.ir_version = IR_VERSION
+    onnx.save(model, os.path.join(OUT, "unnamed_dims.onnx"))  # the checker rejects the -1 size
+    print("wrote unnamed_dims.onnx")
+
+
+def token_types():
+    """A BERT-style embedding: input_ids [batch, sequence] and token_type_ids [batch,
+    sequence] (int64) gathered from a 2-row token-type table, as in MiniLM: type ids must be 0
+    or 1, and Gather fails on anything else."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    ids = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"])
+    types = helper.make_tensor_value_info("token_type_ids", TensorProto.INT64, ["batch", "sequence"])
+    out = helper.make_tensor_value_info("embedded", TensorProto.FLOAT, ["batch", "sequence", 4])
+    table = numpy_helper.from_array(np.arange(8, dtype=np.float32).reshape(2, 4), "type_table")
+    graph = helper.make_graph(
+        [
+            helper.make_node("Gather", ["type_table", "token_type_ids"], ["type_vectors"], axis=0),
+            helper.make_node("Cast", ["input_ids"], ["ids_f"], to=TensorProto.FLOAT),
+            helper.make_node("Unsqueeze", ["ids_f", "last"], ["ids_3d"]),
+            helper.make_node("Add", ["type_vectors", "ids_3d"], ["embedded"]),
+        ],
+        "token_types",
+        [ids, types],
+        [out],
+        initializer=[table, numpy_helper.from_array(np.array([2], dtype=np.int64), "last")],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "token_types.onnx")
+
+
+def external_weights():
+    """y = x * w with w [4] kept in external_weights.bin beside the model (ONNX external data)."""
+    import numpy as np
+    from onnx import numpy_helper
+    from onnx.external_data_helper import convert_model_to_external_data
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    w = numpy_helper.from_array(np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32), "w")
+    graph = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["y"])], "external_weights", [x], [y], initializer=[w])
+    model = helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests")
+    convert_model_to_external_data(model, all_tensors_to_one_file=True, location="external_weights.bin", size_threshold=0)
+    model.ir_version = IR_VERSION
+    onnx.save(model, os.path.join(OUT, "external_weights.onnx"))
+    print("wrote external_weights.onnx and external_weights.bin")
+
+
 def unknown_op():
     """Uses an operator from a domain ONNX Runtime has no kernels for."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
@@ -244,5 +363,10 @@ if __name__ == "__main__":
     split_rows()
     endless_loop()
     conv_free_hw()
+    zipmap_classifier()
+    identity_image()
+    unnamed_dims()
+    token_types()
+    external_weights()
     unknown_op()
     tensor_fixtures()

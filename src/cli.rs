@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::formats::image::{ChannelOrder, Layout, Preset, ResizeMode};
 use crate::formats::resample::Filter;
-use crate::inputs::generate::Fill;
+use crate::inputs::generate::{Fill, ValueRange};
 use crate::inputs::InputSpec;
 use crate::isolation::Isolation;
 use crate::outputs::SaveFormat;
@@ -188,6 +188,17 @@ pub struct SessionArgs {
     /// Example: --dim batch=1 --dim sequence=128
     #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim)]
     pub dims: Vec<(String, i64)>,
+
+    /// The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable.
+    ///
+    /// Reaches every dimension, named or not (`?`, empty or -1 in the model): generated inputs
+    /// take this shape, a given input must have it, and the input's named free dimensions are
+    /// fixed to it as with --dim. Dimensions without a name stay free in the session: ONNX
+    /// Runtime can fix only named ones.
+    ///
+    /// Example: --shape x=1,3,48,192 --generate random
+    #[arg(long = "shape", value_name = "NAME=D0,D1,...", value_parser = parse_shape)]
+    pub shapes: Vec<(String, Vec<usize>)>,
 
     /// Leave free dimensions free under DirectML instead of fixing them from the inputs.
     ///
@@ -409,8 +420,18 @@ pub struct RunArgs {
     /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
     ///
     /// Example: --generate random --free-dim-size 224
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 1)]
     pub free_dim_size: u64,
+
+    /// The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI):
+    /// floats in [LO, HI), integers from LO to HI inclusive. Repeatable.
+    ///
+    /// Defaults: floats in [0, 1), integers 0 or 1 (indices, masks and token types accept
+    /// them), bools either.
+    ///
+    /// Example: --generate-range input_ids=0,30521 --generate-range pixel_values=-1,1
+    #[arg(long = "generate-range", value_name = "[NAME=]LO,HI", value_parser = parse_range)]
+    pub generate_ranges: Vec<(Option<String>, ValueRange)>,
 
     /// Untimed runs after the first run and before the timed iterations.
     ///
@@ -743,8 +764,18 @@ pub struct BenchArgs {
     /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
     ///
     /// Example: --generate random --free-dim-size 224
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 1)]
     pub free_dim_size: u64,
+
+    /// The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI):
+    /// floats in [LO, HI), integers from LO to HI inclusive. Repeatable.
+    ///
+    /// Defaults: floats in [0, 1), integers 0 or 1 (indices, masks and token types accept
+    /// them), bools either.
+    ///
+    /// Example: --generate-range input_ids=0,30521 --generate-range pixel_values=-1,1
+    #[arg(long = "generate-range", value_name = "[NAME=]LO,HI", value_parser = parse_range)]
+    pub generate_ranges: Vec<(Option<String>, ValueRange)>,
 
     /// Write the JSON report to FILE ("-" for stdout instead of the table).
     ///
@@ -864,6 +895,13 @@ pub struct InfoArgs {
     /// Example: dmlrun info model.onnx --json | jq .
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
+
+    /// Print metadata values whole; by default a value longer than a few lines (an OCR model's
+    /// character list, say) is cut to its first lines with a count of the rest.
+    ///
+    /// Example: dmlrun info model.onnx --full-metadata
+    #[arg(long)]
+    pub full_metadata: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -898,17 +936,60 @@ pub struct DoctorArgs {
     pub ort: OrtArgs,
 }
 
-/// Parses `NAME=N` with N a positive integer.
+/// Parses `NAME=N` with N a size (0 is a size: ONNX allows empty dimensions).
 pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
     let (name, value) = text.split_once('=').ok_or_else(|| format!("'{text}' is not NAME=N"))?;
     if name.is_empty() {
         return Err(format!("'{text}' has no name before '='"));
     }
     let n: i64 = value.trim().parse().map_err(|_| format!("'{value}' in '{text}' is not a whole number"))?;
-    if n < 1 {
-        return Err(format!("'{text}': a dimension must be at least 1"));
+    if n < 0 {
+        return Err(format!("'{text}': a dimension cannot be negative"));
     }
     Ok((name.to_string(), n))
+}
+
+/// Parses `[NAME=]LO,HI` (`--generate-range`).
+pub fn parse_range(text: &str) -> Result<(Option<String>, ValueRange), String> {
+    let (name, range) = match text.rsplit_once('=') {
+        Some((name, range)) if !name.is_empty() => (Some(name.to_string()), range),
+        Some((_, _)) => return Err(format!("'{text}' has no input name before '='")),
+        None => (None, text),
+    };
+    let (low, high) = range.split_once(',').ok_or_else(|| format!("'{text}' is not [NAME=]LO,HI"))?;
+    let number = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("'{v}' in '{text}' is not a number"))
+    };
+    let (low, high) = (number(low)?, number(high)?);
+    if low > high {
+        return Err(format!("'{text}': LO is above HI"));
+    }
+    Ok((name, ValueRange { low, high }))
+}
+
+/// Parses `NAME=D0,D1,...` (`--shape`); `NAME=` alone is a scalar's empty shape.
+pub fn parse_shape(text: &str) -> Result<(String, Vec<usize>), String> {
+    let (name, dims) = text.rsplit_once('=').ok_or_else(|| format!("'{text}' is not NAME=D0,D1,..."))?;
+    if name.is_empty() {
+        return Err(format!("'{text}' has no input name before '='"));
+    }
+    let dims = dims.trim().trim_start_matches('[').trim_end_matches(']');
+    if dims.is_empty() {
+        return Ok((name.to_string(), Vec::new()));
+    }
+    let shape = dims
+        .split([',', 'x'])
+        .map(|d| {
+            d.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{d}' in '{text}' is not a size (a whole number, 0 or more)"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((name.to_string(), shape))
 }
 
 /// Parses `KEY=VALUE` (`--ep-option`, `--session-config`); the value may hold '='.
@@ -970,13 +1051,28 @@ mod tests {
     }
 
     #[test]
-    fn dim_values_must_be_positive_integers() {
+    fn dim_values_must_be_sizes() {
         assert_eq!(parse_dim("batch=4"), Ok(("batch".to_string(), 4)));
-        assert!(parse_dim("batch=0").is_err());
+        // ONNX allows empty dimensions.
+        assert_eq!(parse_dim("batch=0"), Ok(("batch".to_string(), 0)));
         assert!(parse_dim("batch=-1").is_err());
         assert!(parse_dim("batch=x").is_err());
         assert!(parse_dim("batch").is_err());
         assert!(parse_dim("=3").is_err());
+    }
+
+    #[test]
+    fn shapes_and_ranges_parse() {
+        assert_eq!(parse_shape("x=1,3,48,192"), Ok(("x".to_string(), vec![1, 3, 48, 192])));
+        assert_eq!(parse_shape("x=[2, 0]"), Ok(("x".to_string(), vec![2, 0])));
+        assert_eq!(parse_shape("sr="), Ok(("sr".to_string(), vec![])));
+        assert!(parse_shape("x=1,-3").unwrap_err().contains("'-3'"));
+        assert!(parse_shape("1,3").is_err());
+        let range = |low, high| ValueRange { low, high };
+        assert_eq!(parse_range("ids=0,30521"), Ok((Some("ids".to_string()), range(0.0, 30521.0))));
+        assert_eq!(parse_range("-1,1"), Ok((None, range(-1.0, 1.0))));
+        assert!(parse_range("x=2,1").unwrap_err().contains("LO is above HI"));
+        assert!(parse_range("x=nan,1").is_err());
     }
 
     #[test]

@@ -258,6 +258,21 @@ pub fn compare_values(output: &str, expected: &HostValue, actual: &HostValue, to
             reason: format!("sequence length differs: expected {}, got {}", e.len(), a.len()),
             values: None,
         }],
+        (HostValue::Maps(e), HostValue::Maps(a)) if e.len() != a.len() => vec![Mismatch {
+            output: output.to_string(),
+            reason: format!("sequence length differs: expected {} maps, got {}", e.len(), a.len()),
+            values: None,
+        }],
+        // Keys and values as the tensors ONNX Runtime keeps them in: keys must match exactly
+        // (integers and strings compare exactly at any tolerance), values within tolerance.
+        (HostValue::Map(_), HostValue::Map(_)) | (HostValue::Maps(_), HostValue::Maps(_)) => {
+            let named = |v: &HostValue| crate::tensor::flatten(&[(output.to_string(), v.clone())]);
+            named(expected)
+                .iter()
+                .zip(named(actual))
+                .filter_map(|((name, e), (_, a))| compare(name, e, &a, tol).err())
+                .collect()
+        }
         (HostValue::Absent, HostValue::Absent) => Vec::new(),
         (e, a) => vec![Mismatch {
             output: output.to_string(),

@@ -218,6 +218,19 @@ pub fn save(
     Ok(written)
 }
 
+/// Writes named JSON values into `dir` as `NAME.json` (map outputs), each atomically.
+pub fn save_json(dir: &Path, values: &[(String, serde_json::Value)]) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for (name, value) in values {
+        let path = dir.join(format!("{}.json", sanitize(name)));
+        let text = serde_json::to_string_pretty(value)?;
+        prepare_dir(dir, TensorRole::Output.flag())?;
+        crate::fsutil::write_atomic(&path, text.as_bytes())?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
 /// Creates `dir` if needed and fails clearly when it is a file.
 pub fn prepare_dir(dir: &Path, flag: &str) -> Result<()> {
     if dir.exists() && !dir.is_dir() {

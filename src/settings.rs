@@ -24,6 +24,7 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
         inter_op_threads: args.inter_threads.filter(|n| *n > 0),
         dims: args.dims.clone(),
         dim_denotations: args.dim_denotations.clone(),
+        shapes: args.shapes.clone(),
         log_level,
         profile_prefix: None,
         optimized_model_path: None,

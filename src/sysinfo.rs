@@ -39,6 +39,20 @@ fn cpu_model() -> Option<String> {
     None
 }
 
+/// Starts a new peak of the resident set size, so that the next [`peak_rss_bytes`] covers what
+/// came after: Linux resets VmHWM to the current size (`clear_refs` 5). Windows has no such
+/// reset; `false` there and wherever the reset fails.
+pub fn reset_peak_rss() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::write("/proc/self/clear_refs", b"5").is_ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
 /// The process's peak resident set size in bytes (VmHWM on Linux, PeakWorkingSetSize on Windows).
 #[cfg(target_os = "linux")]
 pub fn peak_rss_bytes() -> Option<u64> {

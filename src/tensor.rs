@@ -448,13 +448,40 @@ impl HostTensor {
     }
 }
 
-/// A model input or output value: a tensor, a sequence of tensors, or an empty optional.
+/// A model input or output value: a tensor, a sequence of tensors, a map, a sequence of maps
+/// (scikit-learn's ZipMap), or an empty optional.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostValue {
     Tensor(HostTensor),
     Sequence(Vec<HostTensor>),
+    Map(HostMap),
+    Maps(Vec<HostMap>),
     /// An `optional` with no value.
     Absent,
+}
+
+/// An ONNX map as ONNX Runtime gives it: a 1-D tensor of keys and one of values, in step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostMap {
+    pub keys: HostTensor,
+    pub values: HostTensor,
+}
+
+impl HostMap {
+    /// `{"0": 0.25, "1": 0.75}`: JSON objects take string keys.
+    pub fn to_json(&self) -> serde_json::Value {
+        let keys: Vec<String> = match (&self.keys.data, self.keys.to_i128()) {
+            (TensorData::Strings(s), _) => s.clone(),
+            (_, Some(ints)) => ints.iter().map(i128::to_string).collect(),
+            _ => Vec::new(),
+        };
+        let values: Vec<serde_json::Value> = match (&self.values.data, self.values.to_f64()) {
+            (TensorData::Strings(s), _) => s.iter().map(|v| serde_json::Value::from(v.as_str())).collect(),
+            (_, Some(v)) => v.into_iter().map(serde_json::Value::from).collect(),
+            _ => Vec::new(),
+        };
+        serde_json::Value::Object(keys.into_iter().zip(values).collect())
+    }
 }
 
 /// The tensors in `values`, each named after its value; a sequence's items are `name[i]` and an
@@ -467,6 +494,16 @@ pub fn flatten(values: &[(String, HostValue)]) -> Vec<(String, HostTensor)> {
             HostValue::Sequence(items) => {
                 tensors.extend(items.iter().enumerate().map(|(i, t)| (format!("{name}[{i}]"), t.clone())))
             }
+            HostValue::Map(map) => {
+                tensors.push((format!("{name}.keys"), map.keys.clone()));
+                tensors.push((format!("{name}.values"), map.values.clone()));
+            }
+            HostValue::Maps(maps) => {
+                for (i, map) in maps.iter().enumerate() {
+                    tensors.push((format!("{name}[{i}].keys"), map.keys.clone()));
+                    tensors.push((format!("{name}[{i}].values"), map.values.clone()));
+                }
+            }
             HostValue::Absent => {}
         }
     }
@@ -478,6 +515,8 @@ impl HostValue {
         match self {
             HostValue::Tensor(_) => "tensor",
             HostValue::Sequence(_) => "sequence",
+            HostValue::Map(_) => "map",
+            HostValue::Maps(_) => "sequence of maps",
             HostValue::Absent => "empty optional",
         }
     }

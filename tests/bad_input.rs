@@ -267,7 +267,7 @@ fn unknown_dim_name_lists_the_models_dims() {
 
 #[test]
 fn bad_dim_values_are_usage_errors() {
-    for bad in ["N=0", "N=-2", "N=two", "N"] {
+    for bad in ["N=-2", "N=two", "N"] {
         let out = dmlrun().args([&squeezenet(), "--generate", "zeros", "--dim", bad]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{bad}");
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -508,7 +508,8 @@ fn a_run_that_fails_on_generated_data_names_the_sizes_chosen_and_how_to_change_t
         .output()
         .unwrap();
     let err = assert_one_line_error(&out, "on generated input(s) 'image' float32 [1, 3, 1, 1]");
-    assert!(err.contains("--dim NAME=N, --free-dim-size N or a manifest's dims"), "{err}");
+    assert!(err.contains("(random in [0, 1) (seed 0); free dimension(s) height, width set to 1"), "{err}");
+    assert!(err.contains("--shape NAME=D0,D1,..., --dim NAME=N, --free-dim-size N or --generate-range NAME=LO,HI"), "{err}");
     assert!(err.contains("Invalid input shape"), "{err}");
 }
 
@@ -550,7 +551,9 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
     let sq = sq.to_str().unwrap();
     let matrix = [
         // Flags clap refuses: exit 2, its usage error.
-        BadInput { args: "{sq} --free-dim-size 0 --generate zeros", code: 2, needle: "--free-dim-size" },
+        BadInput { args: "{sq} --free-dim-size many --generate zeros", code: 2, needle: "--free-dim-size" },
+        BadInput { args: "{sq} --shape input=1,3,x --generate zeros", code: 2, needle: "--shape" },
+        BadInput { args: "{sq} --generate-range 2,1", code: 2, needle: "--generate-range" },
         BadInput { args: "test {dir} --timeout soon", code: 2, needle: "--timeout" },
         BadInput { args: "test {dir} --isolation sometimes", code: 2, needle: "--isolation" },
         BadInput { args: "{sq} --generate lots", code: 2, needle: "--generate" },

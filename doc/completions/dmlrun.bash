@@ -77,7 +77,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --help --version run test bench info devices doctor completions man help"
+            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --help --version run test bench info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -104,6 +104,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --free-dim-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate-range)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -180,6 +184,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -275,7 +283,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --free-dim-size --json --csv --markdown --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --profile-unfused --sessions --cache --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --color --help"
+            opts="-q -h --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --free-dim-size --generate-range --json --csv --markdown --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --profile-unfused --sessions --cache --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -310,6 +318,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --free-dim-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate-range)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -398,6 +410,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -663,7 +679,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__info)
-            opts="-h --json --color --help"
+            opts="-h --json --full-metadata --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,7 +719,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__run)
-            opts="-i -q -h --input --generate --seed --free-dim-size --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --color --help"
+            opts="-i -q -h --input --generate --seed --free-dim-size --generate-range --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --max-tensor-bytes --max-image-pixels --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -726,6 +742,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --free-dim-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate-range)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -802,6 +822,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -901,7 +925,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --color --help"
+            opts="-j -v -q -h --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -992,6 +1016,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= dml-disable-metacommands ep-option= session-config= print-plan io-on-device dml-graph-capture preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= shape= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= dml-disable-metacommands ep-option= session-config= print-plan io-on-device dml-graph-capture preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -28,11 +28,12 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l color -d 'When to use col
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers in [0, 100), bools 50/50'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
 ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l seed -d 'Seed for --generate random' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
@@ -65,6 +66,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-device-filter -d 'Dir
 npu\t''
 any\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
 basic\t''
@@ -121,11 +123,12 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "completions" -d 'Print a
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers in [0, 100), bools 50/50'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
 ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l seed -d 'Seed for --generate random' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
@@ -158,6 +161,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-device-filter 
 npu\t''
 any\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
 basic\t''
@@ -240,6 +244,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-device-filter
 npu\t''
 any\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
 basic\t''
@@ -273,11 +278,12 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Tim
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l min-iterations -d 'With --duration: at least this many timed runs' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-iterations -d 'With --duration: at most this many timed runs' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l warmup -d 'Untimed runs after the first run' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate -d 'How inputs no file gives are filled (manifests can say per model)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers in [0, 100), bools 50/50'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate -d 'How inputs no file gives are filled (manifests can say per model)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
 ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l seed -d 'Seed for generated inputs' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the table)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a CSV table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F
@@ -313,6 +319,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-device-filte
 npu\t''
 any\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
 basic\t''
@@ -346,6 +353,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print th
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l full-metadata -d 'Print metadata values whole; by default a value longer than a few lines (an OCR model\'s character list, say) is cut to its first lines with a count of the rest'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''

@@ -18,11 +18,12 @@ _dmlrun() {
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
 '*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
-'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers in \[0, 100), bools 50/50"
+'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
 zeros\:""
 ones\:""))' \
 '--seed=[Seed for --generate random]:N:_default' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
+'*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
@@ -48,6 +49,7 @@ cpu\:"The CPU execution provider only"))' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
 '*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
 '--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
 '--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
@@ -100,11 +102,12 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 _arguments "${_arguments_options[@]}" : \
 '*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
 '*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
-'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers in \[0, 100), bools 50/50"
+'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
 zeros\:""
 ones\:""))' \
 '--seed=[Seed for --generate random]:N:_default' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
+'*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
@@ -130,6 +133,7 @@ cpu\:"The CPU execution provider only"))' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
 '*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
 '--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
 '--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
@@ -200,6 +204,7 @@ cpu\:"The CPU execution provider only"))' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
 '*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
 '--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
 '--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
@@ -231,11 +236,12 @@ _arguments "${_arguments_options[@]}" : \
 '--min-iterations=[With --duration\: at least this many timed runs]:N:_default' \
 '--max-iterations=[With --duration\: at most this many timed runs]:N:_default' \
 '--warmup=[Untimed runs after the first run]:N:_default' \
-'--generate=[How inputs no file gives are filled (manifests can say per model)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers in \[0, 100), bools 50/50"
+'--generate=[How inputs no file gives are filled (manifests can say per model)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
 zeros\:""
 ones\:""))' \
 '--seed=[Seed for generated inputs]:N:_default' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
+'*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--json=[Write the JSON report to FILE ("-" for stdout instead of the table)]:FILE:_files' \
 '--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
@@ -264,6 +270,7 @@ cpu\:"The CPU execution provider only"))' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
 '*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
 '--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
 '--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
@@ -292,6 +299,7 @@ cpu\:"The CPU execution provider only"))' \
 _arguments "${_arguments_options[@]}" : \
 '--json=[Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--full-metadata[Print metadata values whole; by default a value longer than a few lines (an OCR model'\''s character list, say) is cut to its first lines with a count of the rest]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 ':model -- The ONNX model file:_files' \

@@ -17,7 +17,7 @@ use crate::inputs::LoadOptions;
 use crate::isolation::{self, ChildOutcome, Isolation};
 use crate::report::bench::{
     self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, FailedModel,
-    ModelBench, ModelStatus, ProfileSummary, StoredReport,
+    ModelBench, ModelStatus, PeakScope, ProfileSummary, StoredReport,
 };
 use crate::report::ms;
 use crate::runtime::engine::{self};
@@ -244,7 +244,17 @@ fn bench_model(
     args: &BenchArgs,
     bars: &MultiProgress,
 ) -> Result<Option<ModelBench>> {
+    // A child process measures one model; in-process, the peak starts again where it can.
+    let peak_rss_scope = if crate::sysinfo::reset_peak_rss() || args.isolation.child_report.is_some() {
+        PeakScope::Model
+    } else {
+        PeakScope::Process
+    };
     let mut request = base.clone();
+    for (name, shape) in &target.shapes {
+        request.shapes.retain(|(n, _)| n != name);
+        request.shapes.push((name.clone(), shape.clone()));
+    }
     for (name, value) in &target.dims {
         request.dims.retain(|(n, _)| n != name);
         request.dims.push((name.clone(), *value));
@@ -285,6 +295,7 @@ fn bench_model(
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
         free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
+        ranges: args.generate_ranges.iter().chain(&target.generate_ranges).cloned().collect(),
     };
     let budget = match (args.iterations, args.duration) {
         (Some(n), _) => engine::RunBudget { max: n, time_box: None, min: 0 },
@@ -370,6 +381,7 @@ fn bench_model(
         batch_size,
         items_per_s,
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
+        peak_rss_scope,
         gpu_memory_bytes,
         gpu_memory,
         profile,

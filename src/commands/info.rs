@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::exit::ExitStatus;
 
 use crate::cli::InfoArgs;
-use crate::formats::model::{IoInfo, ModelInfo};
+use crate::formats::model::{DimInfo, IoInfo, ModelInfo};
 
 pub fn execute(args: &InfoArgs) -> Result<ExitStatus> {
     let info = ModelInfo::read(&args.model)?;
@@ -40,13 +40,54 @@ pub fn execute(args: &InfoArgs) -> Result<ExitStatus> {
         let flags: Vec<String> = symbolic.iter().map(|s| format!("--dim {s}=<size>")).collect();
         crate::outln!("symbolic dimensions: {} (fix with {})", symbolic.join(", "), flags.join(" "));
     }
+    for io in info.inputs.iter().filter(|io| io.dims.iter().any(DimInfo::is_unnamed_free)) {
+        let axes: Vec<String> =
+            io.dims.iter().enumerate().filter(|(_, d)| d.is_unnamed_free()).map(|(axis, _)| axis.to_string()).collect();
+        let example: Vec<String> = io
+            .dims
+            .iter()
+            .enumerate()
+            .map(|(axis, d)| match (&d.value, &d.param) {
+                (Some(v), _) => v.to_string(),
+                (None, Some(name)) => format!("<{name}>"),
+                (None, None) => format!("<d{axis}>"),
+            })
+            .collect();
+        crate::outln!(
+            "unnamed free dimensions (?): input '{}' {} {} (size them with --shape {}={})",
+            io.name,
+            if axes.len() == 1 { "axis" } else { "axes" },
+            axes.join(", "),
+            io.name,
+            example.join(",")
+        );
+    }
+    if !info.external_data.is_empty() {
+        crate::outln!("external data: {}", info.external_data.join(", "));
+    }
     if !info.metadata.is_empty() {
         crate::outln!("metadata:");
         for (k, v) in &info.metadata {
-            crate::outln!("  {k} = {v}");
+            crate::outln!("  {k} = {}", if args.full_metadata { v.clone() } else { shortened(v) });
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// A metadata value as `info` prints it by default: a few lines at most, and how much was left.
+fn shortened(value: &str) -> String {
+    const LINES: usize = 4;
+    const CHARS: usize = 200;
+    let lines = value.lines().count();
+    let kept: String = value.lines().take(LINES).collect::<Vec<_>>().join("\n");
+    let kept: String = kept.chars().take(CHARS).collect();
+    if kept.len() == value.len() {
+        return value.to_string();
+    }
+    format!(
+        "{kept}\n  ... ({lines} lines, {} characters in all; --full-metadata prints it whole)",
+        value.chars().count()
+    )
 }
 
 fn print_io(io: &IoInfo) {
@@ -58,5 +99,10 @@ fn print_io(io: &IoInfo) {
             None => d.label(),
         })
         .collect();
-    crate::outln!("  {:<20} {} [{}]", io.name, io.dtype.as_deref().unwrap_or("non-tensor"), dims.join(", "));
+    match &io.type_name {
+        Some(type_name) => crate::outln!("  {:<20} {type_name}", io.name),
+        None => {
+            crate::outln!("  {:<20} {} [{}]", io.name, io.dtype.as_deref().unwrap_or("non-tensor"), dims.join(", "))
+        }
+    }
 }

@@ -12,12 +12,12 @@ use crate::compare::Tolerance;
 use crate::formats::model::ModelFile;
 use crate::inputs::LoadOptions;
 use crate::outputs::{self, TensorRole};
-use crate::report::{self, ms, Iterations, ModelReport, RunReport, Timings};
+use crate::report::{self, ms, Iterations, MapOutput, ModelReport, RunReport, Timings};
 use crate::runtime::engine::{self};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::stats;
-use crate::tensor::flatten;
+use crate::tensor::{flatten, HostValue};
 
 pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let Some(model_path) = args.model.as_deref() else {
@@ -44,10 +44,12 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
     let load = LoadOptions {
         preprocess: settings::preprocess_request(&args.preprocess, args.max_image_pixels),
-        generate: args.generate,
+        // A range asks for random data.
+        generate: args.generate.or((!args.generate_ranges.is_empty()).then_some(crate::inputs::generate::Fill::Random)),
         seed: args.seed,
         max_tensor_bytes: args.max_tensor_bytes,
         free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
+        ranges: args.generate_ranges.clone(),
     };
     let reference = args.compare.compare_ep.map(|ep| {
         let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
@@ -77,9 +79,12 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         device_io,
         warnings,
     } = engine::measure(&runtime, &measure, &bar)?;
-    // Summaries, top-k and saved files take tensors: a sequence output's items count as
-    // tensors named `output[i]`.
-    let results = flatten(&outputs);
+    // Maps are reported and saved whole, as JSON. Summaries, top-k and saved files take
+    // tensors: a sequence output's items count as tensors named `output[i]`.
+    let (maps, tensor_outputs): (Vec<_>, Vec<_>) =
+        outputs.into_iter().partition(|(_, v)| matches!(v, HostValue::Map(_) | HostValue::Maps(_)));
+    let map_outputs: Vec<MapOutput> = maps.iter().map(|(name, value)| map_output(name, value)).collect();
+    let results = flatten(&tensor_outputs);
     let latency = stats::summarize(&samples);
     let batch_size = engine::batch_size(&model, &bound);
     let items_per_s = match (&latency, batch_size) {
@@ -93,10 +98,19 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         None => None,
     };
     let mut saved_outputs = match &args.save_outputs {
+        Some(_) if args.as_test_data && !map_outputs.is_empty() => bail!(
+            "--as-test-data: output '{}' is a {}, which dmlrun cannot write as ONNX test data; save it without --as-test-data (as JSON)",
+            map_outputs[0].name,
+            map_outputs[0].kind
+        ),
         Some(dir) if args.as_test_data => {
             crate::suites::testdata::write_case(dir, model_path, &bound.tensors, &results)?
         }
-        Some(dir) => outputs::save(dir, &results, args.save_format, TensorRole::Output)?,
+        Some(dir) => {
+            let mut saved = outputs::save(dir, &results, args.save_format, TensorRole::Output)?;
+            saved.extend(outputs::save_json(dir, &map_outputs.iter().map(|m| (m.name.clone(), m.value.clone())).collect::<Vec<_>>())?);
+            saved
+        }
         None => Vec::new(),
     };
     if let Some(dir) = &args.save_inputs {
@@ -126,6 +140,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
             batch_size,
         },
         outputs: summaries,
+        map_outputs,
         top_k,
         saved_outputs,
         gpu_memory: model.memory.as_ref().map(|m| m.memory.clone()),
@@ -137,6 +152,15 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty())
         || report.device_io.as_ref().is_some_and(|io| !io.outputs_match());
     Ok(ExitStatus::of_checks(differs, crate::interrupt::interrupted()))
+}
+
+fn map_output(name: &str, value: &HostValue) -> MapOutput {
+    let value = match value {
+        HostValue::Map(map) => map.to_json(),
+        HostValue::Maps(maps) => serde_json::Value::Array(maps.iter().map(|m| m.to_json()).collect()),
+        _ => serde_json::Value::Null,
+    };
+    MapOutput { name: name.to_string(), kind: if value.is_array() { "sequence of maps" } else { "map" }, value }
 }
 
 fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {

@@ -40,7 +40,7 @@ struct Settings<'a> {
 const CASES_PER_CHILD: usize = 100;
 
 pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
-    let mut cases = testdata::discover(&args.paths)?;
+    let testdata::Discovery { mut cases, skipped } = testdata::discover(&args.paths)?;
     if !args.isolation.only.is_empty() {
         cases.retain(|c| args.isolation.only.contains(&c.name));
     }
@@ -95,6 +95,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         reference: reference.as_ref().map(describe_request),
         summary,
         cases: results,
+        skipped,
         interrupted,
     };
     if let Some(path) = &args.isolation.child_report {
@@ -245,9 +246,9 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
         }
         Err(e) => {
             result.status = Status::Error;
-            // The case name already says where; keep the reason about what.
-            let dir = case.dir.display().to_string();
-            result.reason = Some(crate::exit::one_line(&e).replace(&format!("{dir}/"), "").replace(&dir, "."));
+            // Paths stay whole: a missing external data file must be named as ONNX Runtime
+            // looked for it.
+            result.reason = Some(crate::exit::one_line(&e));
         }
     }
     result.duration_ms = started.elapsed().as_secs_f64() * 1000.0;

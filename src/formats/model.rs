@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use prost::Message;
 use serde::Serialize;
 
-use crate::formats::onnx_proto::{ModelProto, ValueInfoProto};
+use crate::formats::onnx_proto::{ContainerTypeProto, ModelProto, TypeProto, ValueInfoProto};
 use crate::tensor::DType;
 
 /// One dimension of a graph input or output as declared in the model.
@@ -25,7 +25,12 @@ pub struct DimInfo {
 }
 
 impl DimInfo {
-    /// `3`, `batch` or `?`.
+    /// A free dimension no name can reach (`?`, empty or a negative size in the model).
+    pub fn is_unnamed_free(&self) -> bool {
+        self.value.is_none() && self.param.is_none()
+    }
+
+    /// `3`, `batch`, or `?` for a free dimension without a name.
     pub fn label(&self) -> String {
         match (&self.value, &self.param) {
             (Some(v), _) => v.to_string(),
@@ -54,6 +59,9 @@ pub struct IoInfo {
     /// ONNX element type name (`float32`, `int64`, ...), or `None` for non-tensor values.
     pub dtype: Option<String>,
     pub dims: Vec<DimInfo>,
+    /// The whole type for what is not a tensor, e.g. `seq(map(int64, float32))`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub type_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -67,7 +75,10 @@ pub struct Opset {
 pub struct ModelFile {
     pub info: ModelInfo,
     pub sha256: [u8; 32],
+    /// The model file and its external data files together: what the model weighs.
     pub size_bytes: u64,
+    /// The part of `size_bytes` in external data files (those that exist).
+    pub external_data_bytes: u64,
     /// Reading, hashing and decoding the header.
     pub read_time: std::time::Duration,
 }
@@ -79,10 +90,18 @@ impl ModelFile {
         let started = std::time::Instant::now();
         let bytes = std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
         let info = ModelInfo::from_bytes(&bytes).with_context(|| format!("model {}", path.display()))?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        let external_data_bytes: u64 = info
+            .external_data
+            .iter()
+            .filter_map(|file| std::fs::metadata(folder.join(file)).ok())
+            .map(|m| m.len())
+            .sum();
         Ok(ModelFile {
             info,
             sha256: sha2::Sha256::digest(&bytes).into(),
-            size_bytes: bytes.len() as u64,
+            size_bytes: bytes.len() as u64 + external_data_bytes,
+            external_data_bytes,
             read_time: started.elapsed(),
         })
     }
@@ -102,6 +121,9 @@ pub struct ModelInfo {
     pub inputs: Vec<IoInfo>,
     pub outputs: Vec<IoInfo>,
     pub metadata: Vec<(String, String)>,
+    /// The files initializers keep their data in (`location`, relative to the model), each once.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub external_data: Vec<String>,
 }
 
 /// ONNX `TensorProto.DataType` code to its numpy-style name: the names of [`DType`], so that
@@ -169,6 +191,17 @@ impl ModelInfo {
                 .map(io_info)
                 .collect(),
             outputs: graph.output.iter().map(io_info).collect(),
+            external_data: {
+                let mut files: Vec<String> = Vec::new();
+                let locations = graph.initializer.iter().flat_map(|i| &i.external_data);
+                for entry in locations.filter(|e| e.key.as_deref() == Some("location")) {
+                    let file = entry.value.clone().unwrap_or_default();
+                    if !files.contains(&file) {
+                        files.push(file);
+                    }
+                }
+                files
+            },
             metadata: model
                 .metadata_props
                 .iter()
@@ -225,6 +258,7 @@ fn io_info(value: &ValueInfoProto) -> IoInfo {
     let elem_type = inner.and_then(|t| t.tensor_type.as_ref()).and_then(|t| t.elem_type);
     IoInfo {
         name: value.name.clone().unwrap_or_default(),
+        type_name: value.r#type.as_ref().filter(|t| t.tensor_type.is_none()).map(describe_type),
         kind,
         dtype: elem_type.map(|c| onnx_type_name(c).to_string()),
         dims: tensor
@@ -233,14 +267,40 @@ fn io_info(value: &ValueInfoProto) -> IoInfo {
                 s.dim
                     .iter()
                     .map(|d| DimInfo {
-                        value: d.dim_value,
-                        param: d.dim_param.clone().filter(|p| !p.is_empty()),
+                        // ONNX Runtime reads a negative size as unknown, as some exporters write them.
+                        value: d.dim_value.filter(|v| *v >= 0),
+                        param: d.dim_param.clone().filter(|p| !is_unnamed(p)),
                         denotation: d.denotation.clone().filter(|p| !p.is_empty()),
                     })
                     .collect()
             })
             .unwrap_or_default(),
     }
+}
+
+/// ONNX's notation for a type: `float32`, `seq(float32)`, `map(int64, float32)`, `optional(...)`.
+fn describe_type(ty: &TypeProto) -> String {
+    let inner = |t: &Option<Box<ContainerTypeProto>>| {
+        t.as_ref().and_then(|c| c.elem_type.as_deref()).map_or_else(|| "?".to_string(), describe_type)
+    };
+    if let Some(tensor) = &ty.tensor_type {
+        tensor.elem_type.map_or("?", onnx_type_name).to_string()
+    } else if ty.sequence_type.is_some() {
+        format!("seq({})", inner(&ty.sequence_type))
+    } else if let Some(map) = &ty.map_type {
+        let value = map.value_type.as_deref().map_or_else(|| "?".to_string(), describe_type);
+        format!("map({}, {value})", map.key_type.map_or("?", onnx_type_name))
+    } else if ty.optional_type.is_some() {
+        format!("optional({})", inner(&ty.optional_type))
+    } else {
+        "unknown".to_string()
+    }
+}
+
+/// Whether a `dim_param` leaves its dimension without a name: empty, or Paddle's literal `?` for
+/// "unknown" (two `?` in one input are two independent sizes, not one name used twice).
+fn is_unnamed(param: &str) -> bool {
+    param.is_empty() || param == "?"
 }
 
 #[cfg(test)]
@@ -270,7 +330,7 @@ mod tests {
             ir_version: Some(3),
             graph: Some(GraphProto {
                 input: vec![input("data"), input("conv_w")],
-                initializer: vec![InitializerName { name: Some("conv_w".into()) }],
+                initializer: vec![InitializerName { name: Some("conv_w".into()), external_data: vec![] }],
                 ..GraphProto::default()
             }),
             ..ModelProto::default()

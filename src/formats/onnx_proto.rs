@@ -82,6 +82,8 @@ pub struct TypeProto {
     pub tensor_type: Option<TensorTypeProto>,
     #[prost(message, optional, boxed, tag = "4")]
     pub sequence_type: Option<Box<ContainerTypeProto>>,
+    #[prost(message, optional, boxed, tag = "5")]
+    pub map_type: Option<Box<MapTypeProto>>,
     #[prost(string, optional, tag = "6")]
     pub denotation: Option<String>,
     #[prost(message, optional, boxed, tag = "9")]
@@ -93,6 +95,15 @@ pub struct TypeProto {
 pub struct ContainerTypeProto {
     #[prost(message, optional, boxed, tag = "1")]
     pub elem_type: Option<Box<TypeProto>>,
+}
+
+/// `TypeProto.Map`: a key element type and a value type.
+#[derive(Clone, PartialEq, Message)]
+pub struct MapTypeProto {
+    #[prost(int32, optional, tag = "1")]
+    pub key_type: Option<i32>,
+    #[prost(message, optional, boxed, tag = "2")]
+    pub value_type: Option<Box<TypeProto>>,
 }
 
 /// ONNX `SequenceProto` (tensor sequences only).
@@ -173,11 +184,15 @@ pub struct GraphProto {
     pub output: Vec<ValueInfoProto>,
 }
 
-/// A `TensorProto` read for its name alone; its payload is skipped, not allocated.
+/// A `TensorProto` read for its name and where its data lives; its payload is skipped, not
+/// allocated.
 #[derive(Clone, PartialEq, Message)]
 pub struct InitializerName {
     #[prost(string, optional, tag = "8")]
     pub name: Option<String>,
+    /// `location`, `offset`, `length` when the data is in an external file.
+    #[prost(message, repeated, tag = "13")]
+    pub external_data: Vec<StringStringEntryProto>,
 }
 
 #[derive(Clone, PartialEq, Message)]

@@ -11,15 +11,50 @@ use crate::tensor::{DType, HostTensor};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fill {
-    /// Uniform random: floats in [0, 1), integers in [0, 100), bools 50/50.
+    /// Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range
+    /// changes the range).
     Random,
     Zeros,
     Ones,
 }
 
+/// The values `--generate random` draws: floats in `[low, high)`, integers in `[low, high]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ValueRange {
+    pub low: f64,
+    pub high: f64,
+}
+
+impl ValueRange {
+    /// The default range for `dtype`: floats in [0, 1) and integers 0 or 1, as Polygraphy
+    /// draws them. Integer inputs are mostly indices, masks, token types and class ids, for
+    /// which 0 and 1 are valid where larger values are not (a BERT `token_type_ids` Gather
+    /// fails on 8).
+    pub fn default_for(dtype: DType) -> ValueRange {
+        let _ = dtype;
+        ValueRange { low: 0.0, high: 1.0 }
+    }
+
+    /// `[0, 1)` for floats, `0..=1` for integers.
+    pub fn describe(self, dtype: DType) -> String {
+        if dtype.is_float() {
+            format!("[{}, {})", self.low, self.high)
+        } else {
+            format!("{}..={}", self.low.ceil(), self.high.floor())
+        }
+    }
+}
+
 /// Makes a tensor of `dtype` and `shape` filled as `fill` says; `seed` makes random data repeatable.
 /// Refuses, before allocating, a tensor larger than `max_bytes` (`--dim batch=100000000000`).
-pub fn generate(dtype: DType, shape: &[usize], fill: Fill, seed: u64, max_bytes: u64) -> anyhow::Result<HostTensor> {
+pub fn generate(
+    dtype: DType,
+    shape: &[usize],
+    fill: Fill,
+    range: ValueRange,
+    seed: u64,
+    max_bytes: u64,
+) -> anyhow::Result<HostTensor> {
     let count = crate::tensor::element_count(shape)?;
     // A generated string is a short decimal; count its String header as its size.
     let bytes = dtype.byte_len(count).or_else(|| count.checked_mul(std::mem::size_of::<String>()));
@@ -32,14 +67,18 @@ pub fn generate(dtype: DType, shape: &[usize], fill: Fill, seed: u64, max_bytes:
         ),
     }
     let mut rng = StdRng::seed_from_u64(seed);
+    let (int_low, int_high) = (range.low.ceil() as i64, range.high.floor() as i64);
+    if fill == Fill::Random && !dtype.is_float() && dtype != DType::Bool && int_low > int_high {
+        anyhow::bail!("the range [{}, {}] holds no integer for a {dtype} input", range.low, range.high);
+    }
     let mut value = |i: usize| -> f64 {
         let _ = i;
         match fill {
             Fill::Zeros => 0.0,
             Fill::Ones => 1.0,
-            Fill::Random if dtype.is_float() => rng.random::<f64>(),
+            Fill::Random if dtype.is_float() => range.low + rng.random::<f64>() * (range.high - range.low),
             Fill::Random if dtype == DType::Bool => rng.random_range(0..2) as f64,
-            Fill::Random => rng.random_range(0..100) as f64,
+            Fill::Random => rng.random_range(int_low..=int_high) as f64,
         }
     };
     if dtype == DType::String {
@@ -95,21 +134,43 @@ mod tests {
 
     #[test]
     fn random_is_seeded_and_in_range() {
-        let a = generate(DType::Float32, &[64], Fill::Random, 7, u64::MAX).unwrap();
-        let b = generate(DType::Float32, &[64], Fill::Random, 7, u64::MAX).unwrap();
-        let c = generate(DType::Float32, &[64], Fill::Random, 8, u64::MAX).unwrap();
+        let unit = ValueRange::default_for(DType::Float32);
+        let a = generate(DType::Float32, &[64], Fill::Random, unit, 7, u64::MAX).unwrap();
+        let b = generate(DType::Float32, &[64], Fill::Random, unit, 7, u64::MAX).unwrap();
+        let c = generate(DType::Float32, &[64], Fill::Random, unit, 8, u64::MAX).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
         let v = a.to_f64().unwrap();
         assert!(v.iter().all(|x| (0.0..1.0).contains(x)));
         assert!(v.iter().any(|x| *x != v[0]), "random data is not constant");
-        let ints = generate(DType::Int64, &[64], Fill::Random, 1, u64::MAX).unwrap().to_i128().unwrap();
-        assert!(ints.iter().all(|x| (0..100).contains(x)));
+        let ints = generate(DType::Int64, &[64], Fill::Random, ValueRange::default_for(DType::Int64), 1, u64::MAX)
+            .unwrap()
+            .to_i128()
+            .unwrap();
+        assert!(ints.iter().all(|x| (0..=1).contains(x)) && ints.contains(&0) && ints.contains(&1), "{ints:?}");
+    }
+
+    #[test]
+    fn ranges_are_honoured_and_inclusive_for_integers() {
+        let range = ValueRange { low: -3.0, high: 2.0 };
+        let ints = generate(DType::Int32, &[400], Fill::Random, range, 1, u64::MAX).unwrap().to_i128().unwrap();
+        assert!(ints.iter().all(|x| (-3..=2).contains(x)));
+        assert!(ints.contains(&-3) && ints.contains(&2), "both ends drawn: {ints:?}");
+        let floats = generate(DType::Float64, &[400], Fill::Random, range, 1, u64::MAX).unwrap().to_f64().unwrap();
+        assert!(floats.iter().all(|x| (-3.0..2.0).contains(x)));
+        assert!(floats.iter().any(|x| *x < -2.0) && floats.iter().any(|x| *x > 1.0));
+        let err = generate(DType::Int8, &[1], Fill::Random, ValueRange { low: 0.2, high: 0.8 }, 1, u64::MAX);
+        assert!(err.unwrap_err().to_string().contains("holds no integer"));
     }
 
     #[test]
     fn ones_and_zeros() {
-        assert_eq!(generate(DType::Int32, &[2], Fill::Ones, 0, u64::MAX).unwrap().to_i128().unwrap(), vec![1, 1]);
-        assert_eq!(generate(DType::Float16, &[2], Fill::Zeros, 0, u64::MAX).unwrap().to_f64().unwrap(), vec![0.0, 0.0]);
+        let range = ValueRange::default_for(DType::Int32);
+        assert_eq!(
+            generate(DType::Int32, &[2], Fill::Ones, range, 0, u64::MAX).unwrap().to_i128().unwrap(),
+            vec![1, 1]
+        );
+        let zeros = generate(DType::Float16, &[2], Fill::Zeros, range, 0, u64::MAX).unwrap();
+        assert_eq!(zeros.to_f64().unwrap(), vec![0.0, 0.0]);
     }
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::formats::{image, npy, tensor_proto};
 use crate::tensor::{format_shape, DType, HostTensor};
-use generate::Fill;
+use generate::{Fill, ValueRange};
 use image::{Preprocess, PreprocessRequest};
 
 /// One dimension of a model input, after `--dim` overrides.
@@ -96,6 +96,18 @@ pub struct LoadOptions {
     pub max_tensor_bytes: u64,
     /// The size generated inputs give a free dimension nothing else sizes (`--free-dim-size`).
     pub free_dim_size: usize,
+    /// `--generate-range [NAME=]LO,HI`: the values random data takes, for one input (by name)
+    /// or for all (no name); the last one given for an input wins.
+    pub ranges: Vec<(Option<String>, ValueRange)>,
+}
+
+impl LoadOptions {
+    /// The range random data for input `name` of `dtype` is drawn from.
+    pub fn range_for(&self, name: &str, dtype: DType) -> ValueRange {
+        let named = self.ranges.iter().rev().find(|(n, _)| n.as_deref() == Some(name));
+        let all = self.ranges.iter().rev().find(|(n, _)| n.is_none());
+        named.or(all).map_or_else(|| ValueRange::default_for(dtype), |(_, r)| *r)
+    }
 }
 
 /// Where one bound input came from, for the report.
@@ -116,6 +128,8 @@ pub struct InputSource {
 pub struct BoundInputs {
     pub tensors: Vec<(String, HostTensor)>,
     pub sources: Vec<InputSource>,
+    /// What binding accepted but the user should hear (a dimension name given two sizes).
+    pub warnings: Vec<String>,
 }
 
 enum Loaded {
@@ -152,7 +166,7 @@ pub fn bind(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOp
     let order = |name: &str| signatures.iter().position(|s| s.name == name).unwrap_or(usize::MAX);
     tensors.sort_by_key(|(n, _)| order(n));
     sources.sort_by_key(|s| order(&s.name));
-    Ok(BoundInputs { tensors, sources })
+    Ok(BoundInputs { tensors, sources, warnings: symbols.warnings })
 }
 
 /// Reads every file and assigns it to a model input (images are only collected: how they are
@@ -327,7 +341,7 @@ fn generate_missing(
         .iter()
         .map(|d| match (d.size, &d.symbol) {
             (Some(n), _) => n,
-            (None, Some(sym)) if symbols.contains_key(sym) => symbols[sym].0,
+            (None, Some(sym)) if symbols.sizes.contains_key(sym) => symbols.sizes[sym].0,
             (None, sym) => {
                 defaulted.push(sym.clone().unwrap_or_else(|| "?".into()));
                 options.free_dim_size
@@ -335,12 +349,17 @@ fn generate_missing(
         })
         .collect();
     let seed = options.seed.wrapping_add(index);
-    let tensor = generate::generate(dtype, &shape, fill, seed, options.max_tensor_bytes)
+    let range = options.range_for(&sig.name, dtype);
+    let tensor = generate::generate(dtype, &shape, fill, range, seed, options.max_tensor_bytes)
         .with_context(|| format!("generating input '{}'", sig.name))?;
-    let mut detail = format!("{fill:?} (seed {seed})").to_lowercase();
+    let mut detail = match fill {
+        Fill::Random if dtype != DType::Bool => format!("random in {} (seed {seed})", range.describe(dtype)),
+        Fill::Random => format!("random (seed {seed})"),
+        other => format!("{other:?}").to_lowercase(),
+    };
     if !defaulted.is_empty() {
         detail.push_str(&format!(
-            "; free dimension(s) {} set to {} (--free-dim-size; or --dim NAME=N, a manifest's dims)",
+            "; free dimension(s) {} set to {} (--free-dim-size; or --shape, --dim NAME=N, a manifest's dims)",
             defaulted.join(", "),
             options.free_dim_size
         ));
@@ -372,9 +391,19 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     })
 }
 
-/// The size each symbolic dimension took in the inputs checked so far, and which input (and
-/// axis) gave it.
-pub type Symbols = BTreeMap<String, (usize, String, usize)>;
+/// The size each symbolic dimension took in the inputs checked so far, which input (and axis)
+/// gave it, and the warnings about names given two sizes.
+#[derive(Debug, Default)]
+pub struct Symbols {
+    sizes: BTreeMap<String, (usize, String, usize)>,
+    pub warnings: Vec<String>,
+}
+
+impl Symbols {
+    pub fn new() -> Symbols {
+        Symbols::default()
+    }
+}
 
 /// Checks dtype, rank and every dimension of `tensor` against `sig`.
 pub fn check_tensor(sig: &InputSignature, tensor: &HostTensor, files: &[PathBuf], symbols: &mut Symbols) -> Result<()> {
@@ -407,16 +436,18 @@ pub fn check_tensor(sig: &InputSignature, tensor: &HostTensor, files: &[PathBuf]
             }
         }
         if let Some(sym) = &dim.symbol {
-            match symbols.get(sym) {
+            match symbols.sizes.get(sym) {
                 Some((seen, input, seen_axis)) if *seen != got => {
+                    // ONNX Runtime runs this: a dimension's name is a hint, not a constraint.
                     let other = if *input == sig.name { "this input".to_string() } else { format!("input '{input}'") };
-                    bail!(
-                        "input '{}' has {sym}={got} on axis {axis}{from}, but {other} has {sym}={seen} on axis {seen_axis}",
+                    symbols.warnings.push(format!(
+                        "input '{}' has {sym}={got} on axis {axis}{from}, but {other} has {sym}={seen} on axis {seen_axis} (the model names both '{sym}'; ONNX Runtime accepts it)",
                         sig.name
-                    )
+                    ));
                 }
-                _ => {
-                    symbols.insert(sym.clone(), (got, sig.name.clone(), axis));
+                Some(_) => {}
+                None => {
+                    symbols.sizes.insert(sym.clone(), (got, sig.name.clone(), axis));
                 }
             }
         }
@@ -522,13 +553,23 @@ mod tests {
     }
 
     #[test]
-    fn symbolic_dims_must_agree_across_inputs() {
+    fn a_name_given_two_sizes_is_a_warning_as_onnx_runtime_accepts_it() {
         let a = sig("a", DType::Float32, &[(None, Some("n"))]);
         let b = sig("b", DType::Float32, &[(None, Some("n"))]);
         let mut symbols = Symbols::new();
         check_tensor(&a, &HostTensor::from_f32(vec![2], &[0.0; 2]).unwrap(), &[], &mut symbols).unwrap();
-        let err = check_tensor(&b, &HostTensor::from_f32(vec![3], &[0.0; 3]).unwrap(), &[], &mut symbols).unwrap_err();
-        assert_eq!(err.to_string(), "input 'b' has n=3 on axis 0, but input 'a' has n=2 on axis 0");
+        check_tensor(&b, &HostTensor::from_f32(vec![3], &[0.0; 3]).unwrap(), &[], &mut symbols).unwrap();
+        assert_eq!(symbols.warnings.len(), 1);
+        assert!(
+            symbols.warnings[0].starts_with("input 'b' has n=3 on axis 0, but input 'a' has n=2 on axis 0"),
+            "{}",
+            symbols.warnings[0]
+        );
+        // The same size twice is no news.
+        let mut symbols = Symbols::new();
+        check_tensor(&a, &HostTensor::from_f32(vec![2], &[0.0; 2]).unwrap(), &[], &mut symbols).unwrap();
+        check_tensor(&b, &HostTensor::from_f32(vec![2], &[0.0; 2]).unwrap(), &[], &mut symbols).unwrap();
+        assert!(symbols.warnings.is_empty());
     }
 
     #[test]
@@ -540,6 +581,7 @@ mod tests {
             seed: 0,
             max_tensor_bytes: 1 << 30,
             free_dim_size: 1,
+            ranges: Vec::new(),
         };
         let err = bind(&[], std::slice::from_ref(&s), &options).unwrap_err().to_string();
         assert!(err.contains("missing input 'x'") && err.contains("--generate"), "{err}");

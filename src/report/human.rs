@@ -116,6 +116,14 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             if first.len() < element_total(&o.shape) { ", …" } else { "" }
         );
     }
+    for m in &report.map_outputs {
+        let count = m.value.as_array().map(|items| format!(" of {}", items.len())).unwrap_or_default();
+        let _ = writeln!(w, "  {:<16} {}{count}", m.name, m.kind);
+        let text = m.value.to_string();
+        let shown: String = text.chars().take(MAP_PREVIEW_CHARS).collect();
+        let more = if shown.len() < text.len() { " …" } else { "" };
+        let _ = writeln!(w, "  {:<16} {shown}{more}", "");
+    }
     if let Some(tops) = &report.top_k {
         for top in tops {
             for (item, classes) in top.items.iter().enumerate() {
@@ -204,6 +212,9 @@ pub fn describe_device_io(io: &crate::runtime::engine::DeviceIo) -> String {
         io.upload_ms, io.upload_binds, io.host_output_run_ms
     )
 }
+
+/// How much of a map output the table shows; the JSON report and saved files hold it whole.
+const MAP_PREVIEW_CHARS: usize = 160;
 
 fn element_total(shape: &[usize]) -> usize {
     shape.iter().product()

@@ -29,6 +29,9 @@ pub struct RunReport {
     pub timings_ms: Timings,
     pub iterations: Iterations,
     pub outputs: Vec<OutputSummary>,
+    /// Outputs that are maps or sequences of maps (ZipMap's class probabilities), whole.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub map_outputs: Vec<MapOutput>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_k: Option<Vec<TopK>>,
     pub saved_outputs: Vec<PathBuf>,
@@ -46,6 +49,15 @@ pub struct RunReport {
 }
 
 pub use crate::runtime::engine::Comparison;
+
+/// A map output (`{key: value}`), or a sequence of them (a list), as JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapOutput {
+    pub name: String,
+    /// `map` or `sequence of maps`.
+    pub kind: &'static str,
+    pub value: serde_json::Value,
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelReport {

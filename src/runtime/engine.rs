@@ -331,11 +331,14 @@ pub fn input_signatures(info: &ModelInfo, plan: &SessionPlan) -> Vec<InputSignat
     info.inputs
         .iter()
         .map(|input| {
+            let shape = plan.input_shapes.get(&input.name);
             let dims = input
                 .dims
                 .iter()
-                .map(|d| {
-                    let fixed = d.value.filter(|v| *v >= 0).map(|v| v as usize).or_else(|| {
+                .enumerate()
+                .map(|(axis, d)| {
+                    let given = shape.and_then(|s| s.get(axis).copied());
+                    let fixed = d.value.filter(|v| *v >= 0).map(|v| v as usize).or(given).or_else(|| {
                         plan.dimension_overrides.iter().find_map(|o| {
                             let matches = match o.by {
                                 DimKey::Name => d.param.as_deref() == Some(o.key.as_str()),
@@ -510,6 +513,9 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         crate::errln!("warning: {w}");
         warnings.push(w);
     };
+    for w in bound.warnings.iter().chain(&plan.notes) {
+        warn(w.clone());
+    }
     // Said before the (possibly long) session creation.
     if let Some(w) = plan.dynamic_shape_warning() {
         warn(w);
@@ -806,14 +812,17 @@ fn generated_hint(error: anyhow::Error, bound: &BoundInputs) -> anyhow::Error {
         .sources
         .iter()
         .filter(|s| s.kind == "generated")
-        .map(|s| format!("'{}' {} {}", s.name, s.dtype, crate::tensor::format_shape(&s.shape)))
+        .map(|s| {
+            let chosen = s.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+            format!("'{}' {} {}{chosen}", s.name, s.dtype, crate::tensor::format_shape(&s.shape))
+        })
         .collect();
     if generated.is_empty() {
         return error;
     }
     error.context(format!(
-        "on generated input(s) {}: if the model takes other sizes, set them with --dim NAME=N, --free-dim-size N or a manifest's dims, or give the inputs with --input",
-        generated.join(", ")
+        "on generated input(s) {}: if the model takes other sizes or values, set them with --shape NAME=D0,D1,..., --dim NAME=N, --free-dim-size N or --generate-range NAME=LO,HI (a manifest's shapes, dims), or give the inputs with --input",
+        generated.join("; ")
     ))
 }
 

@@ -92,6 +92,24 @@ impl Runtime {
 }
 
 /// ONNX Runtime's `GetAvailableProviders`: the execution providers compiled into the library.
+/// An ONNX Runtime C API status as a result: its message when it is an error, which is
+/// released here.
+///
+/// # Safety
+/// `status` must come from a call through `ort::api()` and not have been released.
+pub(crate) unsafe fn status_result(status: ort::sys::OrtStatusPtr) -> std::result::Result<(), String> {
+    if status.0.is_null() {
+        return Ok(());
+    }
+    let api = ort::api();
+    // SAFETY: a live status from the API, released exactly once here.
+    unsafe {
+        let message = c_string((api.GetErrorMessage)(status.0));
+        (api.ReleaseStatus)(status.0);
+        Err(message)
+    }
+}
+
 fn available_providers() -> Result<Vec<String>> {
     let api = ort::api();
     let mut names: *mut *mut std::ffi::c_char = std::ptr::null_mut();

@@ -113,6 +113,8 @@ pub struct DimOverride {
 pub enum DimSource {
     /// `--dim`, `--dim-denotation` or a bench manifest's `dims`.
     Requested,
+    /// `--shape` (or a manifest's `shapes`) of `input`, at `axis`.
+    Shape { input: String, axis: usize },
     /// Fixed by dmlrun because DirectML runs the model: the size of `axis` of the tensor bound
     /// to `input`, which came `from` images, a file or generated data.
     Automatic { input: String, axis: usize, from: String },
@@ -148,6 +150,9 @@ pub struct PlanRequest {
     pub inter_op_threads: Option<usize>,
     pub dims: Vec<(String, i64)>,
     pub dim_denotations: Vec<(String, i64)>,
+    /// `--shape NAME=D0,D1,...`: one input's whole shape, which also fixes its named free
+    /// dimensions and sizes its unnamed ones.
+    pub shapes: Vec<(String, Vec<usize>)>,
     pub log_level: OrtLogLevel,
     /// Write ONNX Runtime's per-operator profile with this file prefix.
     pub profile_prefix: Option<std::path::PathBuf>,
@@ -210,6 +215,7 @@ impl Default for PlanRequest {
             inter_op_threads: None,
             dims: Vec::new(),
             dim_denotations: Vec::new(),
+            shapes: Vec::new(),
             log_level: OrtLogLevel::Warning,
             profile_prefix: None,
             optimized_model_path: None,
@@ -238,6 +244,17 @@ pub struct SessionPlan {
     pub log_level: OrtLogLevel,
     /// Symbolic input dimensions no override fixes (DirectML compiles them dynamically: slow).
     pub unfixed_dims: Vec<String>,
+    /// Free input dimensions without a name (`input 'x' axis 2`): ONNX Runtime can fix only
+    /// named ones, so DirectML compiles these dynamically whatever dmlrun is told.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub unnamed_dims: Vec<String>,
+    /// `--shape`: whole input shapes, by input.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty", default)]
+    pub input_shapes: BTreeMap<String, Vec<usize>>,
+    /// What the plan could not do as asked and did differently (a dimension name given two
+    /// sizes is left free); said as warnings.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub notes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub profile_prefix: Option<std::path::PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -280,6 +297,7 @@ impl DimSource {
     pub fn describe(&self) -> String {
         match self {
             DimSource::Requested => "requested".to_string(),
+            DimSource::Shape { input, axis } => format!("from --shape {input} axis {axis}"),
             DimSource::Automatic { input, axis, from } => {
                 format!("automatic, from input '{input}' axis {axis} ({from})")
             }
@@ -294,10 +312,20 @@ impl SessionPlan {
 
     /// The warning DirectML users need when a free dimension stays free.
     pub fn dynamic_shape_warning(&self) -> Option<String> {
-        if !self.uses_directml() || self.unfixed_dims.is_empty() {
+        if !self.uses_directml() || (self.unfixed_dims.is_empty() && self.unnamed_dims.is_empty()) {
             return None;
         }
-        Some(format!("DirectML is slow with dynamic shapes: {}", self.unfixed_dims_advice("; ")))
+        let mut parts = Vec::new();
+        if !self.unfixed_dims.is_empty() {
+            parts.push(self.unfixed_dims_advice("; "));
+        }
+        if !self.unnamed_dims.is_empty() {
+            parts.push(format!(
+                "{} unnamed, and ONNX Runtime can fix only named dimensions (export the model with names or static sizes)",
+                self.unnamed_dims.join(", ")
+            ));
+        }
+        Some(format!("DirectML is slow with dynamic shapes: {}", parts.join("; ")))
     }
 
     /// `free dimension(s) N are not fixed (--no-auto-dims){sep}add --dim N=<size>`: what is left
@@ -380,8 +408,22 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
         (request.execution_mode.unwrap_or(ExecutionMode::Sequential), request.memory_pattern.unwrap_or(true))
     };
 
-    let dimension_overrides = resolve_dims(request, model)?;
+    let mut dimension_overrides = resolve_dims(request, model)?;
+    let mut notes = Vec::new();
+    let input_shapes = resolve_shapes(request, model, &mut dimension_overrides, &mut notes)?;
     let unfixed_dims = unfixed_dims(model, &dimension_overrides);
+    let unnamed_dims = model
+        .inputs
+        .iter()
+        .flat_map(|input| {
+            input
+                .dims
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.is_unnamed_free())
+                .map(|(axis, _)| format!("input '{}' axis {axis}", input.name))
+        })
+        .collect();
     let (provider_options, session_config) = resolve_options(request, use_dml)?;
     let graph_capture = session_config.get(DML_GRAPH_CAPTURE).is_some_and(|v| is_true(v));
     if graph_capture && !request.io_on_device && !request.dml_graph_capture {
@@ -400,6 +442,9 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
         dimension_overrides,
         log_level: request.log_level,
         unfixed_dims,
+        unnamed_dims,
+        input_shapes,
+        notes,
         profile_prefix: request.profile_prefix.clone(),
         optimized_model_path: request.optimized_model_path.clone(),
         auto_dims: use_dml && request.auto_dims,
@@ -559,6 +604,7 @@ pub fn fix_dims_from_inputs(plan: &mut SessionPlan, model: &ModelInfo, bound: &[
         return Ok(());
     }
     let mut automatic: Vec<DimOverride> = Vec::new();
+    let mut conflicting: Vec<String> = Vec::new();
     for input in &model.inputs {
         let Some(shape) = bound.iter().find(|b| b.input == input.name) else { continue };
         if shape.shape.len() != input.dims.len() {
@@ -570,16 +616,22 @@ pub fn fix_dims_from_inputs(plan: &mut SessionPlan, model: &ModelInfo, bound: &[
                 continue;
             }
             let size = i64::try_from(size)?;
-            match automatic.iter().find(|o| &o.key == name) {
-                Some(DimOverride {
-                    value,
-                    source: DimSource::Automatic { input: first, axis: first_axis, .. },
-                    ..
-                }) if *value != size => {
-                    bail!(
-                        "free dimension '{name}' is {value} in input '{first}' (axis {first_axis}) but {size} in input '{}' (axis {axis}): one session cannot fix it to both; make the inputs agree, or pass --dim {name}=<size>",
-                        input.name
-                    )
+            if conflicting.contains(name) {
+                continue;
+            }
+            match automatic.iter().position(|o| &o.key == name) {
+                Some(i) if automatic[i].value != size => {
+                    // ONNX Runtime runs such inputs (the name is only a hint); a session can be
+                    // fixed to one size, so the name stays free.
+                    let first = automatic.remove(i);
+                    let DimSource::Automatic { input: first_input, axis: first_axis, .. } = first.source else {
+                        unreachable!("automatic overrides only")
+                    };
+                    plan.notes.push(format!(
+                        "free dimension '{name}' is {} in input '{first_input}' (axis {first_axis}) but {size} in input '{}' (axis {axis}): left free, as one override cannot give it both sizes",
+                        first.value, input.name
+                    ));
+                    conflicting.push(name.clone());
                 }
                 Some(_) => {}
                 None => automatic.push(DimOverride {
@@ -664,6 +716,72 @@ fn resolve_dims(request: &PlanRequest, model: &ModelInfo) -> Result<Vec<DimOverr
     Ok(overrides)
 }
 
+/// Checks `--shape` against the model and turns the named free dimensions it sizes into
+/// overrides. A name sized twice differently (by two shapes, or by a shape and `--dim`) is
+/// not fixed, and said in `notes`; ONNX Runtime itself accepts such inputs.
+fn resolve_shapes(
+    request: &PlanRequest,
+    model: &ModelInfo,
+    overrides: &mut Vec<DimOverride>,
+    notes: &mut Vec<String>,
+) -> Result<BTreeMap<String, Vec<usize>>> {
+    let mut shapes = BTreeMap::new();
+    let mut conflicting: Vec<String> = Vec::new();
+    for (name, shape) in &request.shapes {
+        let flag = format!("--shape {name}={}", shape.iter().map(usize::to_string).collect::<Vec<_>>().join(","));
+        let Some(input) = model.input(name) else {
+            let names: Vec<String> = model.inputs.iter().map(|i| i.name.clone()).collect();
+            bail!("{flag}: the model has no input '{name}' (its inputs: {})", list_or_none(&names));
+        };
+        if shapes.contains_key(name) {
+            bail!("{flag}: input '{name}' is given a shape twice");
+        }
+        if input.dims.len() != shape.len() {
+            bail!(
+                "{flag}: input '{name}' has rank {} ([{}]), not {}",
+                input.dims.len(),
+                input.dims.iter().map(|d| d.label()).collect::<Vec<_>>().join(", "),
+                shape.len()
+            );
+        }
+        for (axis, (dim, &size)) in input.dims.iter().zip(shape).enumerate() {
+            if let Some(fixed) = dim.value {
+                if fixed != size as i64 {
+                    bail!("{flag}: axis {axis} of input '{name}' is fixed to {fixed} in the model");
+                }
+            }
+            let (None, Some(param)) = (dim.value, &dim.param) else { continue };
+            if conflicting.contains(param) {
+                continue;
+            }
+            let size = i64::try_from(size)?;
+            match overrides.iter().position(|o| o.by == DimKey::Name && &o.key == param) {
+                Some(i) if overrides[i].value != size => {
+                    let other = match &overrides[i].source {
+                        DimSource::Shape { input, axis } => format!("--shape {input} (axis {axis})"),
+                        _ => format!("--dim {param}"),
+                    };
+                    notes.push(format!(
+                        "free dimension '{param}' is {} by {other} but {size} by {flag} (axis {axis}): left free, as one override cannot give it both sizes",
+                        overrides[i].value
+                    ));
+                    overrides.remove(i);
+                    conflicting.push(param.clone());
+                }
+                Some(_) => {}
+                None => overrides.push(DimOverride {
+                    by: DimKey::Name,
+                    key: param.clone(),
+                    value: size,
+                    source: DimSource::Shape { input: name.clone(), axis },
+                }),
+            }
+        }
+        shapes.insert(name.clone(), shape.clone());
+    }
+    Ok(shapes)
+}
+
 fn list_or_none(items: &[String]) -> String {
     if items.is_empty() {
         "none".to_string()
@@ -706,7 +824,7 @@ impl fmt::Display for SessionPlan {
                 };
                 match &o.source {
                     DimSource::Requested => set,
-                    DimSource::Automatic { .. } => format!("{set} ({})", o.source.describe()),
+                    DimSource::Automatic { .. } | DimSource::Shape { .. } => format!("{set} ({})", o.source.describe()),
                 }
             })
             .collect();
@@ -716,6 +834,19 @@ impl fmt::Display for SessionPlan {
             writeln!(f, "automatic dims      : {auto}")?;
         }
         write!(f, "unfixed dimensions  : {}", list_or_none(&self.unfixed_dims))?;
+        if !self.unnamed_dims.is_empty() {
+            write!(f, "\nunnamed dimensions  : {} (free; ONNX Runtime cannot fix them)", self.unnamed_dims.join(", "))?;
+        }
+        if !self.input_shapes.is_empty() {
+            let shapes: Vec<String> = self
+                .input_shapes
+                .iter()
+                .map(|(name, shape)| {
+                    format!("{name}=[{}]", shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", "))
+                })
+                .collect();
+            write!(f, "\ninput shapes        : {}", shapes.join(", "))?;
+        }
         let pairs = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
         if !self.provider_options.is_empty() {
             write!(f, "\nprovider options    : {}", pairs(&self.provider_options).join(", "))?;
@@ -744,6 +875,7 @@ mod tests {
         ModelInfo {
             inputs: vec![IoInfo {
                 kind: Default::default(),
+                type_name: None,
                 name: "input".into(),
                 dtype: Some("float32".into()),
                 dims: vec![
@@ -871,6 +1003,7 @@ mod tests {
         let dim = |param: &str| DimInfo { param: Some(param.into()), ..DimInfo::default() };
         let io = |name: &str, dims: Vec<DimInfo>| IoInfo {
             kind: Default::default(),
+            type_name: None,
             name: name.into(),
             dtype: Some("float32".into()),
             dims,
@@ -934,21 +1067,67 @@ mod tests {
     }
 
     #[test]
-    fn two_inputs_giving_one_dim_different_sizes_is_an_error_naming_both() {
+    fn a_dim_two_inputs_size_differently_is_left_free_with_a_note_naming_both() {
         let model = two_inputs_sharing_batch();
         let available = providers(&[DML_PROVIDER, CPU_PROVIDER]);
         let mut plan =
             resolve(&PlanRequest { ep: EpRequest::Dml, ..PlanRequest::default() }, &available, &model).unwrap();
-        let err = fix_dims_from_inputs(
+        fix_dims_from_inputs(
             &mut plan,
             &model,
             &[bound("image", &[2, 3, 8, 8], "2 images"), bound("scale", &[3], "s.npy")],
         )
-        .unwrap_err()
-        .to_string();
+        .unwrap();
+        assert!(plan.dimension_overrides.iter().all(|o| o.key != "N"), "{:?}", plan.dimension_overrides);
+        assert_eq!(plan.unfixed_dims, vec!["N".to_string()]);
         assert_eq!(
-            err,
-            "free dimension 'N' is 2 in input 'image' (axis 0) but 3 in input 'scale' (axis 0): one session cannot fix it to both; make the inputs agree, or pass --dim N=<size>"
+            plan.notes,
+            vec!["free dimension 'N' is 2 in input 'image' (axis 0) but 3 in input 'scale' (axis 0): left free, as one override cannot give it both sizes".to_string()]
+        );
+    }
+
+    #[test]
+    fn shapes_fix_named_dims_size_unnamed_ones_and_are_checked() {
+        let unnamed = DimInfo::default();
+        let model = ModelInfo {
+            inputs: vec![IoInfo {
+                name: "x".into(),
+                dtype: Some("float32".into()),
+                dims: vec![
+                    DimInfo { param: Some("batch".into()), ..DimInfo::default() },
+                    DimInfo { value: Some(3), ..DimInfo::default() },
+                    unnamed.clone(),
+                    unnamed,
+                ],
+                ..IoInfo::default()
+            }],
+            ..ModelInfo::default()
+        };
+        let available = providers(&[DML_PROVIDER, CPU_PROVIDER]);
+        let request = |shape: Vec<usize>| PlanRequest {
+            ep: EpRequest::Dml,
+            shapes: vec![("x".into(), shape)],
+            ..PlanRequest::default()
+        };
+        let plan = resolve(&request(vec![2, 3, 48, 192]), &available, &model).unwrap();
+        assert_eq!(plan.input_shapes["x"], vec![2, 3, 48, 192]);
+        let batch = plan.dimension_overrides.iter().find(|o| o.key == "batch").unwrap();
+        assert_eq!((batch.value, &batch.source), (2, &DimSource::Shape { input: "x".into(), axis: 0 }));
+        assert_eq!(plan.unnamed_dims, vec!["input 'x' axis 2".to_string(), "input 'x' axis 3".to_string()]);
+        let warning = plan.dynamic_shape_warning().unwrap();
+        assert!(warning.contains("input 'x' axis 2, input 'x' axis 3 unnamed"), "{warning}");
+        let err = resolve(&request(vec![2, 4, 48, 192]), &available, &model).unwrap_err().to_string();
+        assert_eq!(err, "--shape x=2,4,48,192: axis 1 of input 'x' is fixed to 3 in the model");
+        let err = resolve(&request(vec![2, 3]), &available, &model).unwrap_err().to_string();
+        assert_eq!(err, "--shape x=2,3: input 'x' has rank 4 ([batch, 3, ?, ?]), not 2");
+        let mut conflicting = request(vec![2, 3, 48, 192]);
+        conflicting.dims.push(("batch".into(), 5));
+        let plan = resolve(&conflicting, &available, &model).unwrap();
+        assert!(plan.dimension_overrides.iter().all(|o| o.key != "batch"));
+        assert!(
+            plan.notes[0].contains("'batch' is 5 by --dim batch but 2 by --shape x=2,3,48,192"),
+            "{:?}",
+            plan.notes
         );
     }
 }

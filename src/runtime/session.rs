@@ -139,12 +139,7 @@ fn append_directml(
             value_ptrs.as_ptr(),
             key_ptrs.len(),
         );
-        if status.0.is_null() {
-            return Ok(());
-        }
-        let message = super::c_string((api.GetErrorMessage)(status.0));
-        (api.ReleaseStatus)(status.0);
-        Err(ort::Error::new(message))
+        super::status_result(status).map_err(ort::Error::new)
     }
 }
 

@@ -3,8 +3,9 @@
 //! values, kept in the engine so nothing else depends on `ort`'s types.
 
 use anyhow::{bail, Result};
+use ort::AsPointer;
 
-use crate::tensor::{element_count, DType, HostTensor, HostValue, TensorData};
+use crate::tensor::{element_count, DType, HostMap, HostTensor, HostValue, TensorData};
 
 /// The dmlrun dtype of an ONNX Runtime element type, when dmlrun carries it.
 pub fn dtype_from_ort(ty: ort::value::TensorElementType) -> Option<DType> {
@@ -121,6 +122,28 @@ pub fn tensor_from_ort(value: &ort::value::DynValue) -> Result<HostTensor> {
     HostTensor::from_bytes(dtype, shape, bytes)
 }
 
+/// Copies an ONNX Runtime map to the host as its key and value tensors (`GetValue` 0 and 1,
+/// the C API's view of a map), whatever their element types.
+fn map_from_ort(value: &ort::value::DynValue) -> Result<HostMap> {
+    let allocator = ort::memory::Allocator::default();
+    let part = |index: i32| -> Result<HostTensor> {
+        let mut out: *mut ort::sys::OrtValue = std::ptr::null_mut();
+        // SAFETY: `value` is a live map value; GetValue writes a new OrtValue the caller owns,
+        // which `from_ptr` takes over and releases.
+        let status = unsafe {
+            super::status_result((ort::api().GetValue)(value.ptr(), index, allocator.ptr().cast_mut(), &mut out))
+        };
+        let what = ["keys", "values"][index as usize];
+        status.map_err(|e| anyhow::anyhow!("ONNX Runtime could not read a map's {what}: {e}"))?;
+        let part =
+            std::ptr::NonNull::new(out).ok_or_else(|| anyhow::anyhow!("ONNX Runtime gave no {what} for a map"))?;
+        // SAFETY: a non-null value GetValue just created.
+        let tensor: ort::value::DynValue = unsafe { ort::value::Value::from_ptr(part, Some(&allocator)) };
+        tensor_from_ort(&tensor)
+    };
+    Ok(HostMap { keys: part(0)?, values: part(1)? })
+}
+
 /// The ONNX Runtime value to feed; `None` for an empty optional (the input is left out).
 pub fn value_to_ort(value: &HostValue) -> ort::Result<Option<ort::value::DynValue>> {
     Ok(match value {
@@ -129,13 +152,23 @@ pub fn value_to_ort(value: &HostValue) -> ort::Result<Option<ort::value::DynValu
             let tensors = items.iter().map(tensor_to_ort_tensor).collect::<ort::Result<Vec<_>>>()?;
             Some(ort::value::Sequence::<ort::value::DynTensorValueType>::new(tensors)?.into_dyn())
         }
+        HostValue::Map(_) | HostValue::Maps(_) => {
+            return Err(ort::Error::new("dmlrun cannot feed maps to a model, only read them from its outputs"))
+        }
         HostValue::Absent => None,
     })
 }
 
-/// Copies an ONNX Runtime output (tensor or sequence of tensors) back to the host.
+/// Copies an ONNX Runtime output (tensor, map, or sequence of either) back to the host.
 pub fn value_from_ort(value: &ort::value::DynValue) -> Result<HostValue> {
     match value.dtype() {
+        ort::value::ValueType::Sequence(item) if matches!(**item, ort::value::ValueType::Map { .. }) => {
+            let sequence = value.view().downcast::<ort::value::DynSequenceValueType>()?;
+            let items = sequence.try_extract_sequence::<ort::value::DynMapValueType>()?;
+            let maps = items.iter().map(|m| map_from_ort(&m.view().into_dyn())).collect::<Result<Vec<_>>>()?;
+            Ok(HostValue::Maps(maps))
+        }
+        ort::value::ValueType::Map { .. } => Ok(HostValue::Map(map_from_ort(value)?)),
         ort::value::ValueType::Sequence(_) => {
             let sequence = value.view().downcast::<ort::value::DynSequenceValueType>()?;
             let items = sequence.try_extract_sequence::<ort::value::DynTensorValueType>()?;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use crate::inputs::generate::Fill;
+use crate::inputs::generate::{Fill, ValueRange};
 use crate::inputs::InputSpec;
 
 /// One model to benchmark.
@@ -18,6 +18,10 @@ pub struct BenchTarget {
     pub path: PathBuf,
     /// Free-dimension overrides for this model, added to `--dim`.
     pub dims: Vec<(String, i64)>,
+    /// Whole input shapes for this model, added to `--shape`.
+    pub shapes: Vec<(String, Vec<usize>)>,
+    /// Value ranges of generated inputs, added to `--generate-range`.
+    pub generate_ranges: Vec<(Option<String>, ValueRange)>,
     /// Input files by model input; the others are generated.
     pub inputs: Vec<InputSpec>,
     pub generate: Option<Fill>,
@@ -40,6 +44,10 @@ struct ManifestModel {
     name: Option<String>,
     #[serde(default)]
     dims: BTreeMap<String, i64>,
+    #[serde(default)]
+    shapes: BTreeMap<String, Vec<usize>>,
+    #[serde(default)]
+    generate_range: BTreeMap<String, [f64; 2]>,
     #[serde(default)]
     inputs: BTreeMap<String, PathBuf>,
     generate: Option<String>,
@@ -99,6 +107,8 @@ fn plain(path: &Path) -> BenchTarget {
         name: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into()),
         path: path.to_path_buf(),
         dims: Vec::new(),
+        shapes: Vec::new(),
+        generate_ranges: Vec::new(),
         inputs: Vec::new(),
         generate: None,
         rtol: None,
@@ -147,8 +157,17 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             ),
         };
         for (name, value) in &m.dims {
-            if *value < 1 {
-                bail!("manifest {} model {}: dim {name}={value} must be at least 1", path.display(), i + 1);
+            if *value < 0 {
+                bail!("manifest {} model {}: dim {name}={value} cannot be negative", path.display(), i + 1);
+            }
+        }
+        for (name, [low, high]) in &m.generate_range {
+            if !(low.is_finite() && high.is_finite() && low <= high) {
+                bail!(
+                    "manifest {} model {}: generate_range {name} = [{low}, {high}] needs LO <= HI",
+                    path.display(),
+                    i + 1
+                );
             }
         }
         models.push(BenchTarget {
@@ -157,6 +176,12 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             }),
             path: model_path,
             dims: m.dims.into_iter().collect(),
+            shapes: m.shapes.into_iter().collect(),
+            generate_ranges: m
+                .generate_range
+                .into_iter()
+                .map(|(name, [low, high])| (Some(name), ValueRange { low, high }))
+                .collect(),
             inputs: m
                 .inputs
                 .into_iter()
@@ -184,17 +209,22 @@ mod tests {
             path = "a/squeeze.onnx"
             name = "squeeze"
             dims = { N = 4 }
+            shapes = { mask = [4, 16] }
+            generate_range = { mask = [0, 1] }
             inputs = { input = "cat.png" }
             generate = "zeros"
             rtol = 0.01
         "#;
         let json = r#"{"models": [{"path": "a/squeeze.onnx", "name": "squeeze", "dims": {"N": 4},
+                       "shapes": {"mask": [4, 16]}, "generate_range": {"mask": [0, 1]},
                        "inputs": {"input": "cat.png"}, "generate": "zeros", "rtol": 0.01}]}"#;
         let a = parse_manifest(toml, Path::new("/m/bench.toml")).unwrap();
         let b = parse_manifest(json, Path::new("/m/bench.json")).unwrap();
         assert_eq!(a, b);
         assert_eq!(a[0].path, PathBuf::from("/m/a/squeeze.onnx"));
         assert_eq!(a[0].dims, vec![("N".to_string(), 4)]);
+        assert_eq!(a[0].shapes, vec![("mask".to_string(), vec![4, 16])]);
+        assert_eq!(a[0].generate_ranges, vec![(Some("mask".to_string()), ValueRange { low: 0.0, high: 1.0 })]);
         assert_eq!(a[0].inputs, vec![InputSpec { name: Some("input".into()), path: "/m/cat.png".into() }]);
         assert_eq!(a[0].generate, Some(Fill::Zeros));
         assert_eq!((a[0].rtol, a[0].atol), (Some(0.01), None));
@@ -204,7 +234,9 @@ mod tests {
     fn manifest_errors_name_the_file() {
         let err = parse_manifest("[[model]]\nfile = 'x'\n", Path::new("b.toml")).unwrap_err().to_string();
         assert!(err.starts_with("manifest b.toml"), "{err}");
-        let err = parse_manifest("[[model]]\npath = 'x.onnx'\ndims = { N = 0 }\n", Path::new("b.toml")).unwrap_err();
-        assert!(err.to_string().contains("N=0"), "{err}");
+        let err = parse_manifest("[[model]]\npath = 'x.onnx'\ndims = { N = -1 }\n", Path::new("b.toml")).unwrap_err();
+        assert!(err.to_string().contains("N=-1"), "{err}");
+        let err = parse_manifest("[[model]]\npath = 'x.onnx'\ngenerate_range = { x = [2, 1] }\n", Path::new("b.toml"));
+        assert!(err.unwrap_err().to_string().contains("LO <= HI"));
     }
 }

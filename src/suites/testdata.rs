@@ -24,25 +24,46 @@ pub struct Case {
     pub atol: Option<f64>,
 }
 
-/// Finds every case under `paths` (each a case folder or a tree of them), sorted by name.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<Case>> {
-    let mut cases = Vec::new();
+/// A folder that looks like a test case but cannot be one, and why: reported, never silently
+/// passed over.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Skipped {
+    pub dir: PathBuf,
+    pub reason: String,
+}
+
+/// Every case under `paths` (each a case folder or a tree of them), sorted by name, and the
+/// folders skipped on the way.
+#[derive(Debug, Clone, Default)]
+pub struct Discovery {
+    pub cases: Vec<Case>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Finds every case under `paths`.
+pub fn discover(paths: &[PathBuf]) -> Result<Discovery> {
+    let mut found = Discovery::default();
     for root in paths {
         if !root.is_dir() {
             bail!("{}: not a directory (expected a model folder with model.onnx, or a tree of them)", root.display());
         }
-        let before = cases.len();
+        let (cases_before, skipped_before) = (found.cases.len(), found.skipped.len());
         let base = if root.join("model.onnx").is_file() { root.parent().unwrap_or(root) } else { root.as_path() };
-        walk(root, base, &mut cases)?;
-        if cases.len() == before {
-            bail!("{}: no model.onnx or test_data_set_* folder found in it or below it", root.display());
+        walk(root, base, &mut found)?;
+        if found.cases.len() == cases_before {
+            let why = match found.skipped.get(skipped_before) {
+                Some(first) => format!(" ({} skipped: {})", found.skipped.len() - skipped_before, first.reason),
+                None => String::new(),
+            };
+            bail!("{}: no model.onnx or test_data_set_* folder found in it or below it{why}", root.display());
         }
     }
-    cases.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(cases)
+    found.cases.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(found)
 }
 
-fn walk(dir: &Path, base: &Path, cases: &mut Vec<Case>) -> Result<()> {
+fn walk(dir: &Path, base: &Path, found: &mut Discovery) -> Result<()> {
+    let cases = &mut found.cases;
     if dir.join("model.onnx").is_file() {
         cases.push(load_case(dir, base)?);
         return Ok(());
@@ -58,8 +79,23 @@ fn walk(dir: &Path, base: &Path, cases: &mut Vec<Case>) -> Result<()> {
         cases.push(load_case(dir, base)?);
         return Ok(());
     }
+    if entries.is_empty() && dir.join("data.json").is_file() {
+        // ONNX's `real/` cases ship a data.json naming a model to download, and nothing else.
+        let named = std::fs::read_to_string(dir.join("data.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|v| v.get("model_name").and_then(|n| n.as_str()).map(String::from));
+        let reason = match named {
+            Some(model) => {
+                format!("no model.onnx or test data: its data.json only names model '{model}', kept elsewhere")
+            }
+            None => "no model.onnx or test data, only a data.json".to_string(),
+        };
+        found.skipped.push(Skipped { dir: dir.to_path_buf(), reason });
+        return Ok(());
+    }
     for entry in entries {
-        walk(&entry, base, cases)?;
+        walk(&entry, base, found)?;
     }
     Ok(())
 }

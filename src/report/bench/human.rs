@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::BenchReport;
+use super::{BenchReport, PeakScope};
 
 pub fn render(report: &BenchReport) -> String {
     let mut out = String::new();
@@ -16,7 +16,8 @@ pub fn render(report: &BenchReport) -> String {
     );
     for m in &report.models {
         let s = &m.latency_ms;
-        let rss = m.peak_rss_bytes.map(|b| format!("{} MiB", b >> 20)).unwrap_or_else(|| "-".into());
+        let scope = if m.peak_rss_scope == PeakScope::Process { "*" } else { "" };
+        let rss = m.peak_rss_bytes.map(|b| format!("{} MiB{scope}", b >> 20)).unwrap_or_else(|| "-".into());
         let _ = writeln!(
             w,
             "{:<24} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>6.1}% {:>10.1} {:>10.1} {:>10.3} {:>10}",
@@ -109,6 +110,12 @@ pub fn render(report: &BenchReport) -> String {
                 r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3} ms"))
             );
         }
+    }
+    if report.models.iter().any(|m| m.peak_rss_scope == PeakScope::Process) {
+        let _ = writeln!(
+            w,
+            "* peak RSS of the whole process so far, not of that model alone (--isolation process measures each model alone)"
+        );
     }
     let _ = writeln!(
         w,

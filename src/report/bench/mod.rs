@@ -61,6 +61,15 @@ impl ModelStatus {
 }
 
 /// A model that could not be measured, and why (`failed`, `crash` or `timeout`).
+/// What a peak RSS figure covers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PeakScope {
+    Model,
+    #[default]
+    Process,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FailedModel {
     pub name: String,
@@ -89,8 +98,13 @@ pub struct ModelBench {
     pub latency_ms: LatencyStats,
     pub batch_size: Option<usize>,
     pub items_per_s: Option<f64>,
-    /// Peak resident memory of the process after this model (bytes).
+    /// Peak resident memory (bytes) while this model was benchmarked, or of the process so far:
+    /// `peak_rss_scope` says which.
     pub peak_rss_bytes: Option<u64>,
+    /// `model`: the peak was reset before this model (Linux) or the model ran in a process of
+    /// its own (isolation); `process`: the whole process's peak so far (Windows, in-process).
+    #[serde(default)]
+    pub peak_rss_scope: PeakScope,
     /// Local (dedicated) GPU memory at its peak during the timed runs (Windows, DirectML); the
     /// same figure as `gpu_memory.peak_timed_runs.local_bytes`, kept for the CSV column.
     pub gpu_memory_bytes: Option<u64>,
@@ -259,6 +273,7 @@ pub(crate) mod tests {
                 batch_size: Some(1),
                 items_per_s: None,
                 peak_rss_bytes: Some(1 << 20),
+                peak_rss_scope: PeakScope::Model,
                 gpu_memory_bytes: None,
                 gpu_memory: None,
                 profile: None,

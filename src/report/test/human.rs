@@ -31,6 +31,9 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
             out.push('\n');
         }
     }
+    for skipped in &report.skipped {
+        out.push_str(&format!("SKIP  {}: {}\n", skipped.dir.display(), skipped.reason));
+    }
     let s = &report.summary;
     if let Some(path) = expect {
         for name in &s.now_passing {
@@ -48,8 +51,10 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
     } else {
         String::new()
     };
+    let skipped =
+        if report.skipped.is_empty() { String::new() } else { format!(", {} folders skipped", report.skipped.len()) };
     out.push_str(&format!(
-        "{} cases: {} passed, {} failed, {} errors{died} ({:.1} s)\n",
+        "{} cases: {} passed, {} failed, {} errors{died}{skipped} ({:.1} s)\n",
         s.total,
         s.passed,
         s.failed,

@@ -100,6 +100,8 @@ pub struct TestReport {
     pub reference: Option<String>,
     pub summary: Summary,
     pub cases: Vec<CaseResult>,
+    /// Folders that looked like cases but could not be (a data.json and no model), with why.
+    pub skipped: Vec<crate::suites::testdata::Skipped>,
     /// Ctrl-C stopped the run: `cases` holds the cases that ran, the others are not in it.
     pub interrupted: bool,
 }
