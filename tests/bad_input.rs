@@ -509,7 +509,10 @@ fn a_run_that_fails_on_generated_data_names_the_sizes_chosen_and_how_to_change_t
         .unwrap();
     let err = assert_one_line_error(&out, "on generated input(s) 'image' float32 [1, 3, 1, 1]");
     assert!(err.contains("(random in [0, 1) (seed 0); free dimension(s) height, width set to 1"), "{err}");
-    assert!(err.contains("--shape NAME=D0,D1,..., --dim NAME=N, --free-dim-size N or --generate-range NAME=LO,HI"), "{err}");
+    assert!(
+        err.contains("--shape NAME=D0,D1,..., --dim NAME=N, --free-dim-size N or --generate-range NAME=LO,HI"),
+        "{err}"
+    );
     assert!(err.contains("Invalid input shape"), "{err}");
 }
 
