@@ -245,3 +245,62 @@ fn folders_that_only_name_a_model_are_reported_as_skipped() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["skipped"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn test_checks_sequences_of_maps_against_expected_map_protos() {
+    use dmlrun::formats::onnx_proto::{MapProto, SequenceProto, TensorProto};
+    use prost::Message;
+
+    let scalar = |v: f32| TensorProto { data_type: Some(1), float_data: vec![v], ..TensorProto::default() };
+    let maps = |name: &str, keys: MapKeys, p0: f32| SequenceProto {
+        name: Some(name.into()),
+        elem_type: Some(4),
+        map_values: (0..2)
+            .map(|_| {
+                let (key_type, keys, string_keys) = match &keys {
+                    MapKeys::Ints => (7, vec![0, 1], vec![]),
+                    MapKeys::Strings => (8, vec![], vec![b"no".to_vec(), b"yes".to_vec()]),
+                };
+                MapProto {
+                    key_type: Some(key_type),
+                    keys,
+                    string_keys,
+                    values: Some(SequenceProto {
+                        elem_type: Some(1),
+                        tensor_values: vec![scalar(p0), scalar(1.0 - p0)],
+                        ..SequenceProto::default()
+                    }),
+                    ..MapProto::default()
+                }
+            })
+            .collect(),
+        ..SequenceProto::default()
+    };
+    let root = tempfile::tempdir().unwrap();
+    for (case, p0) in [("right", 0.5f32), ("wrong", 0.6)] {
+        let set = root.path().join(case).join("test_data_set_0");
+        std::fs::create_dir_all(&set).unwrap();
+        std::fs::copy(test_model("zipmap_classifier.onnx"), root.path().join(case).join("model.onnx")).unwrap();
+        // Zero features: equal scores, probabilities 0.5 each, label 0 (ArgMax takes the first).
+        let features =
+            TensorProto { dims: vec![2, 3], data_type: Some(1), float_data: vec![0.0; 6], ..TensorProto::default() };
+        std::fs::write(set.join("input_0.pb"), features.encode_to_vec()).unwrap();
+        let label = TensorProto { dims: vec![2], data_type: Some(7), int64_data: vec![0, 0], ..TensorProto::default() };
+        std::fs::write(set.join("output_0.pb"), label.encode_to_vec()).unwrap();
+        std::fs::write(set.join("output_1.pb"), maps("probabilities", MapKeys::Ints, p0).encode_to_vec()).unwrap();
+        std::fs::write(set.join("output_2.pb"), maps("named_probabilities", MapKeys::Strings, p0).encode_to_vec())
+            .unwrap();
+    }
+    let out = dmlrun().arg("test").arg(root.path()).args(["--json", "-"]).output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    assert_eq!((cases[0]["name"].as_str(), cases[0]["status"].as_str()), (Some("right"), Some("pass")), "{report}");
+    assert_eq!((cases[1]["name"].as_str(), cases[1]["status"].as_str()), (Some("wrong"), Some("fail")), "{report}");
+    let reason = cases[1]["reason"].as_str().unwrap();
+    assert!(reason.contains("probabilities[0].values"), "{reason}");
+}
+
+enum MapKeys {
+    Ints,
+    Strings,
+}

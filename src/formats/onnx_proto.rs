@@ -106,7 +106,7 @@ pub struct MapTypeProto {
     pub value_type: Option<Box<TypeProto>>,
 }
 
-/// ONNX `SequenceProto` (tensor sequences only).
+/// ONNX `SequenceProto` (of tensors, or of maps).
 #[derive(Clone, PartialEq, Message)]
 pub struct SequenceProto {
     #[prost(string, optional, tag = "1")]
@@ -116,6 +116,24 @@ pub struct SequenceProto {
     pub elem_type: Option<i32>,
     #[prost(message, repeated, tag = "3")]
     pub tensor_values: Vec<TensorProto>,
+    #[prost(message, repeated, tag = "6")]
+    pub map_values: Vec<MapProto>,
+}
+
+/// ONNX `MapProto`: keys (integers or strings) and a sequence holding one value per key.
+#[derive(Clone, PartialEq, Message)]
+pub struct MapProto {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    /// A `TensorProto.DataType` code: an integer type or 8 (string).
+    #[prost(int32, optional, tag = "2")]
+    pub key_type: Option<i32>,
+    #[prost(int64, repeated, tag = "3")]
+    pub keys: Vec<i64>,
+    #[prost(bytes = "vec", repeated, tag = "4")]
+    pub string_keys: Vec<Vec<u8>>,
+    #[prost(message, optional, tag = "5")]
+    pub values: Option<SequenceProto>,
 }
 
 /// ONNX `OptionalProto` (of a tensor or a tensor sequence).

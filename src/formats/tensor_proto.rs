@@ -4,8 +4,8 @@ use anyhow::{bail, Result};
 use prost::Message;
 
 use crate::formats::model::ValueKind;
-use crate::formats::onnx_proto::{OptionalProto, SequenceProto, TensorProto};
-use crate::tensor::{element_count, format_shape, DType, HostTensor, HostValue};
+use crate::formats::onnx_proto::{MapProto, OptionalProto, SequenceProto, TensorProto};
+use crate::tensor::{element_count, format_shape, DType, HostMap, HostTensor, HostValue};
 
 /// Decodes a serialized `TensorProto`; returns its name (may be empty) and the tensor.
 pub fn read(bytes: &[u8], max_bytes: u64) -> Result<(String, HostTensor)> {
@@ -20,7 +20,12 @@ pub fn read_value(bytes: &[u8], kind: ValueKind, max_bytes: u64) -> Result<(Stri
         ValueKind::Sequence => {
             let proto =
                 SequenceProto::decode(bytes).map_err(|e| anyhow::anyhow!("not a valid ONNX SequenceProto: {e}"))?;
-            Ok((proto.name.clone().unwrap_or_default(), HostValue::Sequence(sequence(&proto, max_bytes)?)))
+            let value = if proto.elem_type == Some(MAP) {
+                HostValue::Maps(proto.map_values.iter().map(|m| map(m, max_bytes)).collect::<Result<_>>()?)
+            } else {
+                HostValue::Sequence(sequence(&proto, max_bytes)?)
+            };
+            Ok((proto.name.clone().unwrap_or_default(), value))
         }
         ValueKind::Optional => {
             let proto =
@@ -38,6 +43,58 @@ pub fn read_value(bytes: &[u8], kind: ValueKind, max_bytes: u64) -> Result<(Stri
             Ok((name, HostValue::Tensor(tensor)))
         }
     }
+}
+
+/// `SequenceProto.elem_type` of a sequence of maps.
+const MAP: i32 = 4;
+
+/// A `MapProto` as ONNX Runtime gives a map: a 1-D key tensor and a 1-D value tensor, in step
+/// (ONNX stores one scalar tensor per value).
+fn map(proto: &MapProto, max_bytes: u64) -> Result<HostMap> {
+    let key_code = proto.key_type.unwrap_or(0);
+    let keys = match DType::from_onnx_code(key_code) {
+        Some(DType::String) => HostTensor::from_strings(
+            vec![proto.string_keys.len()],
+            proto.string_keys.iter().map(|k| String::from_utf8_lossy(k).into_owned()).collect(),
+        )?,
+        Some(DType::Int64) => HostTensor::from_bytes(
+            DType::Int64,
+            vec![proto.keys.len()],
+            proto.keys.iter().flat_map(|k| k.to_le_bytes()).collect(),
+        )?,
+        Some(DType::Int32) => HostTensor::from_bytes(
+            DType::Int32,
+            vec![proto.keys.len()],
+            proto.keys.iter().flat_map(|&k| (k as i32).to_le_bytes()).collect(),
+        )?,
+        _ => {
+            bail!("map keys of type {key_code} ({}) are not supported", crate::formats::model::onnx_type_name(key_code))
+        }
+    };
+    let items = match &proto.values {
+        Some(values) => sequence(values, max_bytes)?,
+        None => Vec::new(),
+    };
+    if items.len() != keys.shape[0] {
+        bail!("a map with {} keys holds {} values", keys.shape[0], items.len());
+    }
+    let values = match items.first() {
+        None => HostTensor::from_bytes(DType::Float32, vec![0], Vec::new())?,
+        Some(first) => {
+            let dtype = first.dtype;
+            let mut bytes = Vec::new();
+            for item in &items {
+                if item.dtype != dtype || element_count(&item.shape)? != 1 {
+                    bail!("map values must be scalars of one type");
+                }
+                bytes.extend_from_slice(
+                    item.bytes().ok_or_else(|| anyhow::anyhow!("string map values are not supported"))?,
+                );
+            }
+            HostTensor::from_bytes(dtype, vec![items.len()], bytes)?
+        }
+    };
+    Ok(HostMap { keys, values })
 }
 
 fn sequence(proto: &SequenceProto, max_bytes: u64) -> Result<Vec<HostTensor>> {
