@@ -634,6 +634,13 @@ pub struct TestArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Write a self-contained HTML page to FILE: totals, every case with its status (filterable),
+    /// and where mismatching outputs part.
+    ///
+    /// Example: --html test-report.html
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
     /// Write the results as JUnit XML to FILE.
     ///
     /// Example: --junit results.xml
@@ -794,6 +801,14 @@ pub struct BenchArgs {
     /// Example: --markdown - >> RESULTS.md
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+
+    /// Write a self-contained HTML page to FILE, rewritten after every model: the environment,
+    /// each model's latency distribution with p50/p90/p99, p50/p99 across models, and with
+    /// --compare-ep, --baseline and --profile their comparisons.
+    ///
+    /// Example: --html bench.html
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 
     /// Compare median latency with an earlier --json report; exit 1 on a regression.
     ///

@@ -53,7 +53,7 @@ pub enum ChildOutcome {
 /// The flags of the parent that a child must not act on (each takes one value): its report
 /// files and its isolation settings.
 const PARENT_ONLY: &[&str] =
-    &["--isolation", "--timeout", "--json", "--junit", "--write-expect", "--csv", "--markdown"];
+    &["--isolation", "--timeout", "--json", "--junit", "--write-expect", "--csv", "--markdown", "--html"];
 
 /// The child's arguments: this process's arguments without the parent-only flags, then
 /// `extra`.

@@ -503,3 +503,47 @@ fn the_unfused_profile_is_refused_on_the_cpu() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--profile"));
 }
+
+#[test]
+fn the_html_page_keeps_every_run_and_shows_both_providers_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("bench.html");
+    let add = test_model("add_mul.onnx");
+    let (report, table) = bench_json(&[
+        add.to_str().unwrap(),
+        "--iterations",
+        "25",
+        "--compare-ep",
+        "cpu",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    let model = &report["models"][0];
+    // The raw per-run latencies the distributions are drawn from, for both providers.
+    let samples = model["samples_ms"].as_array().unwrap();
+    assert_eq!(samples.len(), 25);
+    let reference = &model["reference"];
+    assert_eq!(reference["device"]["execution_provider"], "CPUExecutionProvider");
+    assert_eq!(reference["latency_ms"]["count"], 25, "the reference is timed with the same budget");
+    assert_eq!(reference["samples_ms"].as_array().unwrap().len(), 25);
+    assert_eq!(reference["differences"][0]["max_abs"], 0.0);
+    assert!(table.contains("CPUExecutionProvider: p50 "), "{table}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
+    let runs_drawn: usize =
+        page.split("<title>").filter_map(|t| t.split(" runs in ").next()?.parse::<usize>().ok()).sum();
+    assert_eq!(runs_drawn, 50, "every run of both providers is in a histogram bar");
+    assert!(page.contains(r#"id="model-add_mul""#) && page.contains("p50 CPUExecutionProvider (--compare-ep)"));
+    assert!(!page.contains("https://") && !page.contains(" src="), "self-contained");
+}
+
+#[test]
+fn an_html_page_that_cannot_be_written_is_a_one_line_error_naming_it() {
+    let out = dmlrun()
+        .arg("bench")
+        .arg(test_model("add_mul.onnx"))
+        .args(["--iterations", "2", "--quiet", "--html", "/nonexistent-dir/b.html"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--html /nonexistent-dir/b.html");
+}

@@ -389,3 +389,29 @@ fn isolation_records_a_child_killed_mid_run_as_a_crash_with_its_signal() {
     assert_eq!(case_status(&report, "hangs"), ("crash", "the process running it died: signal 11 (SIGSEGV)"));
     assert_eq!(report["summary"]["crashed"], 1);
 }
+
+#[test]
+fn the_html_page_lists_cases_by_status_with_where_outputs_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = frozen_case(dir.path());
+    let product = case.join("test_data_set_0/output_1.pb");
+    let mut t = read_pb(&product);
+    if let dmlrun::tensor::TensorData::Bytes(b) = &mut t.data {
+        b[4..8].copy_from_slice(&0.6f32.to_le_bytes());
+    }
+    std::fs::write(&product, dmlrun::formats::tensor_proto::write("product", &t)).unwrap();
+    let broken = dir.path().join("broken");
+    std::fs::create_dir_all(broken.join("test_data_set_0")).unwrap();
+    std::fs::write(broken.join("model.onnx"), b"not a model").unwrap();
+    let html = dir.path().join("report.html");
+    let out = dmlrun().arg("test").arg(&case).arg(&broken).arg("--html").arg(&html).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(r#"<tr class="case fail"><td>add_mul</td>"#), "{page}");
+    assert!(page.contains(r#"<tr class="case error"><td>broken</td>"#), "{page}");
+    // The mismatch: output, first index, both values, and the tolerance that would pass.
+    let detail = page.split(r#"<table class="mismatches">"#).nth(1).unwrap();
+    assert!(detail.contains(r#"<td>product</td><td class="n">1</td><td class="n">0.600000"#), "{detail}");
+    assert!(detail.contains("1 of 4") && detail.contains("passes with") && detail.contains("atol "), "{detail}");
+    assert!(page.contains(r#"id="only-failing""#), "filter by status");
+}

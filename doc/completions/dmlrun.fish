@@ -225,6 +225,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s j -l jobs -d 'Run
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l expect -d 'Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail without failing the run; any other change does, and a known failure that now passes is reported' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l write-expect -d 'Write this run\'s failures and errors as an --expect file' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l json -d 'Write the results as JSON to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l html -d 'Write a self-contained HTML page to FILE: totals, every case with its status (filterable), and where mismatching outputs part' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l junit -d 'Write the results as JUnit XML to FILE' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse tensors larger than this many bytes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run the items in child dmlrun processes (auto: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash` and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan, in this process otherwise'
@@ -287,6 +288,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate-range -
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the table)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a CSV table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l html -d 'Write a self-contained HTML page to FILE, rewritten after every model: the environment, each model\'s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline -d 'Compare median latency with an earlier --json report; exit 1 on a regression' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-regression -d 'Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest\'s per-model rtol/atol taking precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'

@@ -189,6 +189,7 @@ cpu\:"The CPU execution provider only"))' \
 '--expect=[Known failures\: lines of \`fail NAME\` or \`error NAME\` (# comments). Those cases may fail without failing the run; any other change does, and a known failure that now passes is reported]:FILE:_files' \
 '--write-expect=[Write this run'\''s failures and errors as an --expect file]:FILE:_files' \
 '--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
+'--html=[Write a self-contained HTML page to FILE\: totals, every case with its status (filterable), and where mismatching outputs part]:FILE:_files' \
 '--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
 '--max-tensor-bytes=[Refuse tensors larger than this many bytes]:BYTES:_default' \
 '--isolation=[Run the items in child dmlrun processes (auto\: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\` and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan, in this process otherwise"
@@ -245,6 +246,7 @@ ones\:""))' \
 '--json=[Write the JSON report to FILE ("-" for stdout instead of the table)]:FILE:_files' \
 '--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
+'--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
 '--baseline=[Compare median latency with an earlier --json report; exit 1 on a regression]:OLD.json:_files' \
 '--max-regression=[Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05]:PERCENT:_default' \
 '--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest'\''s per-model rtol/atol taking precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"

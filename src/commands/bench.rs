@@ -17,8 +17,9 @@ use crate::inputs::LoadOptions;
 use crate::isolation::{self, ChildOutcome, Isolation};
 use crate::report::bench::{
     self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, FailedModel,
-    ModelBench, ModelStatus, PeakScope, ProfileSummary, StoredReport,
+    ModelBench, ModelStatus, PeakScope, ProfileSummary, ReferenceBench, StoredReport,
 };
+use crate::report::html::bench::HtmlExporter;
 use crate::report::ms;
 use crate::runtime::engine::{self};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
@@ -205,10 +206,11 @@ fn settle_baseline(report: &mut BenchReport, baseline: Option<&StoredReport>, ar
 /// Writes every export file the flags ask for, each atomically; with `to_stdout`, also the one
 /// asked for as `-`. Returns whether one went to stdout.
 fn write_exports(report: &BenchReport, args: &BenchArgs, to_stdout: bool) -> Result<bool> {
-    let exports: [(&Option<PathBuf>, &dyn Exporter, &str); 3] = [
+    let exports: [(&Option<PathBuf>, &dyn Exporter, &str); 4] = [
         (&args.json, &JsonExporter, "--json"),
         (&args.csv, &CsvExporter, "--csv"),
         (&args.markdown, &MarkdownExporter, "--markdown"),
+        (&args.html, &HtmlExporter, "--html"),
     ];
     let mut on_stdout = false;
     for (path, exporter, flag) in exports {
@@ -323,6 +325,7 @@ fn bench_model(
         warmup: args.warmup,
         budget,
         reference,
+        time_reference: true,
     };
     let bar = bars.add(crate::progress::iterations(budget.max, &target.name, args.quiet));
     let measured = engine::measure(runtime, &measure, &bar);
@@ -364,6 +367,14 @@ fn bench_model(
     };
     let gpu_memory = model.memory.as_ref().map(|m| m.memory.clone());
     let gpu_memory_bytes = gpu_memory.as_ref().and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
+    let reference = comparison.as_ref().map(|c| ReferenceBench {
+        device: c.reference.clone(),
+        latency_ms: crate::stats::summarize(&c.reference_samples),
+        samples_ms: c.reference_samples.clone(),
+        tolerance: c.tolerance,
+        outputs_compared: c.outputs_compared,
+        differences: c.differences.clone(),
+    });
     let comparison = comparison.map(|c| c.mismatches);
     Ok(Some(ModelBench {
         name: target.name.clone(),
@@ -378,6 +389,7 @@ fn bench_model(
         first_run_ms: ms(first_run),
         warmup: args.warmup,
         latency_ms: latency,
+        samples_ms: samples,
         batch_size,
         items_per_s,
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
@@ -388,6 +400,7 @@ fn bench_model(
         device_io,
         sessions,
         comparison,
+        reference,
         warnings,
     }))
 }

@@ -66,6 +66,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         warmup: args.warmup,
         budget: engine::RunBudget { max: args.iterations, time_box: None, min: 0 },
         reference,
+        time_reference: false,
     };
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
     let engine::Measurement {

@@ -107,6 +107,10 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         crate::fsutil::write_atomic(path, expectations::render(&report).as_bytes())
             .with_context(|| format!("--write-expect {}", path.display()))?;
     }
+    if let Some(path) = &args.html {
+        crate::fsutil::write_atomic(path, crate::report::html::test::render(&report).as_bytes())
+            .with_context(|| format!("--html {}", path.display()))?;
+    }
     if let Some(path) = &args.junit {
         crate::fsutil::write_atomic(path, junit::render(&report)?.as_bytes())
             .with_context(|| format!("--junit {}", path.display()))?;

@@ -422,6 +422,9 @@ pub struct Comparison {
     pub mismatches: Vec<crate::compare::Mismatch>,
     /// Largest absolute and relative differences per float output, passing or not.
     pub differences: Vec<crate::compare::Difference>,
+    /// With `time_reference`: the reference's timed runs (ms), as many as the main run's budget.
+    #[serde(skip)]
+    pub reference_samples: Vec<f64>,
 }
 
 /// What `run` and `bench` measure of one model: which model, which plan, which inputs, how many
@@ -438,6 +441,9 @@ pub struct MeasureRequest<'a> {
     pub budget: RunBudget,
     /// `--compare-ep`: the reference plan and the tolerance.
     pub reference: Option<(PlanRequest, Tolerance)>,
+    /// Time the reference session too, with the same warm-up and budget (bench: both execution
+    /// providers side by side).
+    pub time_reference: bool,
 }
 
 /// One model measured: the open session, the bound inputs, the first run's outputs, the timed
@@ -562,7 +568,16 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
                 .context("--compare-ep reference session")?;
             let expected =
                 run_to_host_values(&mut reference.session, &prepared).context("--compare-ep reference run")?;
+            let reference_samples = if request.time_reference {
+                let feed = Feed::Host(&prepared);
+                warm_up(&mut reference.session, &feed, request.warmup)?;
+                let hidden = indicatif::ProgressBar::hidden();
+                timed_runs(&mut reference.session, &feed, request.budget, &hidden, None)?
+            } else {
+                Vec::new()
+            };
             Some(Comparison {
+                reference_samples,
                 reference: reference.device.clone(),
                 reference_optimization_level: reference_plan.optimization_level,
                 tolerance: *tolerance,

@@ -52,6 +52,20 @@ pub fn render(report: &BenchReport) -> String {
                 let _ = writeln!(w, "{:<26} {mismatch}", "");
             }
         }
+        if let Some(r) = &m.reference {
+            if let Some(l) = &r.latency_ms {
+                let largest = r.differences.iter().map(|d| d.max_abs).fold(0.0, f64::max);
+                let _ = writeln!(
+                    w,
+                    "{:<24} {}: p50 {:.3} ms, p99 {:.3} ms ({:.2}x this run's p50); max |diff| {largest:.3e}",
+                    "",
+                    r.device.execution_provider,
+                    l.p50,
+                    l.p99,
+                    l.p50 / s.p50
+                );
+            }
+        }
         if let Some(io) = &m.device_io {
             let _ = writeln!(w, "{:<24} {}", "", crate::report::human::describe_device_io(io));
         }

@@ -96,6 +96,9 @@ pub struct ModelBench {
     pub first_run_ms: f64,
     pub warmup: u64,
     pub latency_ms: LatencyStats,
+    /// Every timed run's latency (ms), in order: what the distribution plots are drawn from.
+    #[serde(default)]
+    pub samples_ms: Vec<f64>,
     pub batch_size: Option<usize>,
     pub items_per_s: Option<f64>,
     /// Peak resident memory (bytes) while this model was benchmarked, or of the process so far:
@@ -122,7 +125,24 @@ pub struct ModelBench {
     /// With --compare-ep: outputs that differ from the reference run (empty = all match).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub comparison: Option<Vec<crate::compare::Mismatch>>,
+    /// With --compare-ep: the reference execution provider timed with the same budget, and how
+    /// far its outputs are from this run's.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reference: Option<ReferenceBench>,
     pub warnings: Vec<String>,
+}
+
+/// The `--compare-ep` execution provider measured beside the model's own.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReferenceBench {
+    pub device: crate::runtime::engine::DeviceReport,
+    pub latency_ms: Option<LatencyStats>,
+    #[serde(default)]
+    pub samples_ms: Vec<f64>,
+    pub tolerance: crate::compare::Tolerance,
+    pub outputs_compared: usize,
+    /// Largest absolute and relative differences per float output.
+    pub differences: Vec<crate::compare::Difference>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -272,6 +292,8 @@ pub(crate) mod tests {
                 latency_ms: latency,
                 batch_size: Some(1),
                 items_per_s: None,
+                samples_ms: vec![1.0, 2.0, 3.0, 4.0],
+                reference: None,
                 peak_rss_bytes: Some(1 << 20),
                 peak_rss_scope: PeakScope::Model,
                 gpu_memory_bytes: None,

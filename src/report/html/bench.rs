@@ -1,0 +1,414 @@
+//! The `bench --html` page: the environment, every model's status, p50/p99 across models, each
+//! model's latency distribution (and its `--compare-ep` reference's), the baseline verdicts,
+//! the top operators of a profile, and memory.
+
+use std::fmt::Write;
+
+use anyhow::Result;
+
+use super::svg::{self, BarGroup, Mark};
+use super::{esc, Page};
+use crate::report::bench::{BenchReport, Exporter, ModelBench, ModelStatus, PeakScope};
+
+/// Writes the page; registered beside the JSON, CSV and Markdown exporters, so it is rewritten
+/// after every model like them.
+pub struct HtmlExporter;
+
+impl Exporter for HtmlExporter {
+    fn render(&self, report: &BenchReport) -> Result<String> {
+        Ok(render(report))
+    }
+}
+
+pub fn render(report: &BenchReport) -> String {
+    let mut page = Page::new();
+    let measured = report.models.len();
+    let failed = report.failed.len();
+    page.heading(1, "dmlrun bench");
+    page.push(&format!(
+        r#"<p class="sub">{} model(s): {measured} measured, {failed} failed{}{} · {}</p>"#,
+        measured + failed,
+        if report.interrupted {
+            " · interrupted (Ctrl-C): the last model's figures cover the runs made until then"
+        } else {
+            ""
+        },
+        report
+            .baseline
+            .as_ref()
+            .map(|b| format!(" · {} regression(s) beyond {:.1}%", b.regressions, b.max_regression * 100.0))
+            .unwrap_or_default(),
+        super::now()
+    ));
+    environment(&mut page, report);
+    status_table(&mut page, report);
+    if !report.models.is_empty() {
+        across_models(&mut page, report);
+    }
+    if let Some(baseline) = &report.baseline {
+        baseline_section(&mut page, baseline);
+    }
+    for m in &report.models {
+        model_section(&mut page, m);
+    }
+    page.finish("dmlrun bench")
+}
+
+fn environment(page: &mut Page, report: &BenchReport) {
+    page.heading(2, "Environment");
+    let machine = &report.machine;
+    let first = report.models.first();
+    let mut rows: Vec<(&str, String)> = vec![
+        (
+            "machine",
+            format!(
+                "{} {} · {} · {} logical cores{}",
+                machine.os,
+                machine.arch,
+                machine.cpu.as_deref().unwrap_or("CPU model unknown"),
+                machine.logical_cores,
+                machine.wine.as_ref().map(|w| format!(" · under Wine {w}")).unwrap_or_default()
+            ),
+        ),
+        ("ONNX Runtime", format!("{} ({})", report.onnxruntime.version, report.onnxruntime.path.display())),
+        ("dmlrun", report.dmlrun_version.to_string()),
+    ];
+    if let Some(m) = first {
+        rows.push(("execution provider", m.device.describe()));
+        if let Some(r) = &m.reference {
+            rows.push(("--compare-ep", r.device.describe()));
+        }
+    }
+    page.push(r#"<dl class="env">"#);
+    for (k, v) in rows {
+        page.push(&format!("<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v)));
+    }
+    page.push("</dl>");
+    if let Some(m) = first {
+        page.push(&format!(
+            r#"<details><summary>Session plan ({})</summary><pre class="plan">{}</pre></details>"#,
+            esc(&m.name),
+            esc(&m.plan.to_string())
+        ));
+    }
+}
+
+fn status_table(page: &mut Page, report: &BenchReport) {
+    page.heading(2, "Models");
+    let header = [
+        "model",
+        "status",
+        "p50 ms",
+        "mean ms",
+        "p99 ms",
+        "stddev",
+        "CoV",
+        "infer/s",
+        "session ms",
+        "first ms",
+        "peak RSS",
+        "gpu memory",
+    ];
+    let mut rows = Vec::new();
+    for m in &report.models {
+        let s = &m.latency_ms;
+        let rss = m
+            .peak_rss_bytes
+            .map(|b| {
+                format!("{} MiB{}", b >> 20, if m.peak_rss_scope == PeakScope::Process { " (process)" } else { "" })
+            })
+            .unwrap_or_else(|| "-".into());
+        let gpu = m.gpu_memory_bytes.map(|b| format!("{} MiB", b >> 20)).unwrap_or_else(|| "-".into());
+        let warned = if m.warnings.is_empty() {
+            String::new()
+        } else {
+            format!(
+                r#" <span class="badge warn" title="{}">{} warning(s)</span>"#,
+                esc(&m.warnings.join("\n")),
+                m.warnings.len()
+            )
+        };
+        rows.push((
+            "ok".to_string(),
+            vec![
+                format!("{}{warned}", esc(&m.name)),
+                r#"<span class="status ok">ok</span>"#.to_string(),
+                format!("{:.3}", s.p50),
+                format!("{:.3}", s.mean),
+                format!("{:.3}", s.p99),
+                format!("{:.3}", s.stddev),
+                format!("{:.1}%", s.cov * 100.0),
+                format!("{:.1}", s.throughput_per_s),
+                format!("{:.1}", m.session_create_ms),
+                format!("{:.3}", m.first_run_ms),
+                esc(&rss),
+                esc(&gpu),
+            ],
+        ));
+    }
+    page.table("models", &header, &[2, 3, 4, 5, 6, 7, 8, 9], &rows);
+    if !report.failed.is_empty() {
+        page.heading(3, "Not measured");
+        let rows: Vec<(String, Vec<String>)> = report
+            .failed
+            .iter()
+            .map(|f| {
+                let word = f.status.word();
+                (
+                    "bad".to_string(),
+                    vec![
+                        esc(&f.name),
+                        format!(r#"<span class="status {word}">{}</span>"#, word.to_uppercase()),
+                        format!(r#"<span class="reason">{}</span>"#, esc(&f.error)),
+                    ],
+                )
+            })
+            .collect();
+        page.table("failed", &["model", "status", "why"], &[], &rows);
+    }
+    if report.models.iter().any(|m| m.peak_rss_scope == PeakScope::Process) {
+        page.push(
+            r#"<p class="sub">peak RSS marked (process): the whole process's peak so far, not that model's alone.</p>"#,
+        );
+    }
+}
+
+/// p50 and p99 of every model (and of its reference execution provider) as grouped bars.
+fn across_models(page: &mut Page, report: &BenchReport) {
+    page.heading(2, "p50 and p99 latency across models");
+    let main_ep = report.models.first().map(|m| m.device.execution_provider.clone()).unwrap_or_default();
+    let reference_ep =
+        report.models.iter().find_map(|m| m.reference.as_ref()).map(|r| r.device.execution_provider.clone());
+    let mut series = vec![format!("p50 {main_ep}"), format!("p99 {main_ep}")];
+    if let Some(r) = &reference_ep {
+        series.push(format!("p50 {r} (--compare-ep)"));
+        series.push(format!("p99 {r} (--compare-ep)"));
+    }
+    legend(page, &series);
+    let groups: Vec<BarGroup> = report
+        .models
+        .iter()
+        .map(|m| {
+            let mut values = vec![Some(m.latency_ms.p50), Some(m.latency_ms.p99)];
+            if reference_ep.is_some() {
+                let l = m.reference.as_ref().and_then(|r| r.latency_ms.as_ref());
+                values.push(l.map(|l| l.p50));
+                values.push(l.map(|l| l.p99));
+            }
+            BarGroup { label: m.name.clone(), values, flag: None }
+        })
+        .collect();
+    page.push(&svg::bars(&groups, &series, "ms", "p50 and p99 latency per model (ms)"));
+}
+
+fn legend(page: &mut Page, series: &[String]) {
+    let mut html = String::from(r#"<div class="legend">"#);
+    for (i, s) in series.iter().enumerate() {
+        let _ = write!(html, "<span>{} {}</span>", svg::swatch(i), esc(s));
+    }
+    html.push_str("</div>");
+    page.push(&html);
+}
+
+fn baseline_section(page: &mut Page, b: &crate::report::bench::BaselineComparison) {
+    page.heading(2, &format!("Against the baseline {} (gate: +{:.1}%)", b.file.display(), b.max_regression * 100.0));
+    let series = vec!["baseline p50".to_string(), "this run p50".to_string()];
+    legend(page, &series);
+    let groups: Vec<BarGroup> = b
+        .models
+        .iter()
+        .map(|r| BarGroup {
+            label: r.name.clone(),
+            values: vec![r.baseline_p50_ms, r.p50_ms],
+            flag: r.regression.then(|| format!("REGRESSION +{:.1}%", (r.ratio.unwrap_or(1.0) - 1.0) * 100.0)),
+        })
+        .collect();
+    page.push(&svg::bars(&groups, &series, "ms", "median latency, baseline against this run (ms)"));
+    let rows: Vec<(String, Vec<String>)> = b
+        .models
+        .iter()
+        .map(|r| {
+            let verdict = match (r.status, r.ratio, r.regression) {
+                (status, _, _) if status != ModelStatus::Ok => {
+                    format!(r#"<span class="status {0}">{0} this time</span>"#, status.word())
+                }
+                (_, Some(ratio), true) => {
+                    format!(r#"<span class="badge status fail">REGRESSION</span> +{:.1}%"#, (ratio - 1.0) * 100.0)
+                }
+                (_, Some(ratio), false) => format!("{:+.1}%", (ratio - 1.0) * 100.0),
+                (_, None, _) => "not in the baseline".to_string(),
+            };
+            let class = if r.regression || r.status != ModelStatus::Ok { "regression" } else { "" };
+            (
+                class.to_string(),
+                vec![
+                    esc(&r.name),
+                    r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
+                    r.p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
+                    r.ratio.map_or("-".into(), |v| format!("{v:.3}")),
+                    verdict,
+                ],
+            )
+        })
+        .collect();
+    page.table("baseline", &["model", "baseline p50 ms", "p50 ms", "ratio", "verdict"], &[1, 2, 3], &rows);
+}
+
+fn model_section(page: &mut Page, m: &ModelBench) {
+    let s = &m.latency_ms;
+    page.push(&format!(r#"<section class="model" id="model-{}">"#, esc(&m.name)));
+    page.heading(3, &m.name);
+    page.push(&format!(
+        r#"<p class="sub">{} · {} timed runs after {} warm-up · {}{}</p>"#,
+        esc(&m.device.describe()),
+        s.count,
+        m.warmup,
+        esc(&m.path.display().to_string()),
+        m.batch_size
+            .filter(|b| *b > 1)
+            .map(|b| format!(" · batch {b}: {:.1} items/s", m.items_per_s.unwrap_or(0.0)))
+            .unwrap_or_default()
+    ));
+    // One x range for the model and its reference, so the two distributions compare by eye.
+    let reference = m.reference.as_ref().filter(|r| !r.samples_ms.is_empty());
+    let all = m.samples_ms.iter().chain(reference.iter().flat_map(|r| r.samples_ms.iter()));
+    let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let marks = |l: &crate::stats::LatencyStats| {
+        [Mark { label: "p50", value: l.p50 }, Mark { label: "p90", value: l.p90 }, Mark { label: "p99", value: l.p99 }]
+    };
+    if m.samples_ms.is_empty() {
+        page.push(r#"<p class="sub">No per-run latencies in this report.</p>"#);
+    } else {
+        page.push(&format!(
+            "<p>{} {}: latency of each timed run</p>",
+            svg::swatch(0),
+            esc(&m.device.execution_provider)
+        ));
+        page.push(&svg::histogram(
+            &m.samples_ms,
+            lo,
+            hi,
+            &marks(s),
+            0,
+            &format!("{}: latency distribution on {}", m.name, m.device.execution_provider),
+        ));
+    }
+    if let Some(r) = &m.reference {
+        if let (Some(l), false) = (&r.latency_ms, r.samples_ms.is_empty()) {
+            page.push(&format!(
+                "<p>{} {} (--compare-ep): p50 {} ms, {:.2}x this run's</p>",
+                svg::swatch(1),
+                esc(&r.device.execution_provider),
+                svg::ms(l.p50),
+                l.p50 / s.p50
+            ));
+            page.push(&svg::histogram(
+                &r.samples_ms,
+                lo,
+                hi,
+                &marks(l),
+                1,
+                &format!("{}: latency distribution on {}", m.name, r.device.execution_provider),
+            ));
+        }
+        let mismatched = m.comparison.as_ref().map_or(0, Vec::len);
+        page.push(&format!(
+            "<p><strong>Outputs against {}</strong>: {} of {} compared {} (atol {:e}, rtol {:e})</p>",
+            esc(&r.device.execution_provider),
+            mismatched,
+            r.outputs_compared,
+            if mismatched == 0 {
+                r#"differ: <span class="status ok">all match</span>"#
+            } else {
+                r#"<span class="status fail">DIFFER</span>"#
+            },
+            r.tolerance.atol,
+            r.tolerance.rtol
+        ));
+        let rows: Vec<(String, Vec<String>)> = r
+            .differences
+            .iter()
+            .map(|d| {
+                (
+                    String::new(),
+                    vec![
+                        esc(&d.output),
+                        format!("{:.3e}", d.max_abs),
+                        format!("{:.3e}", d.max_rel),
+                        if d.identical { "yes".into() } else { "no".into() },
+                    ],
+                )
+            })
+            .collect();
+        if !rows.is_empty() {
+            page.table("differences", &["output", "max |diff|", "max relative diff", "bit-identical"], &[1, 2], &rows);
+        }
+        for mismatch in m.comparison.iter().flatten() {
+            page.push(&format!(r#"<p class="reason status fail">{}</p>"#, esc(&mismatch.to_string())));
+        }
+    }
+    let figures: Vec<(String, Vec<String>)> = [
+        ("model load", format!("{:.3} ms", m.model_load_ms)),
+        ("session create", format!("{:.3} ms", m.session_create_ms)),
+        ("first run", format!("{:.3} ms", m.first_run_ms)),
+        ("min / max", format!("{:.3} / {:.3} ms", s.min, s.max)),
+        ("p90 / p95", format!("{:.3} / {:.3} ms", s.p90, s.p95)),
+        ("throughput", format!("{:.2} inferences/s", s.throughput_per_s)),
+    ]
+    .into_iter()
+    .chain(m.gpu_memory.as_ref().map(|g| ("gpu memory", crate::report::human::describe_gpu_memory(g))))
+    .chain(m.device_io.as_ref().map(|io| ("device IO", crate::report::human::describe_device_io(io))))
+    .chain(
+        m.sessions
+            .as_ref()
+            .map(|c| ("sessions", format!("{} at once: {:.2} inferences/s together", c.sessions, c.throughput_per_s))),
+    )
+    .map(|(k, v)| (String::new(), vec![esc(k), esc(&v)]))
+    .collect();
+    page.table("figures", &["", "value"], &[], &figures);
+    if let Some(p) = &m.profile {
+        let fusion =
+            if p.graph_fusion == "off" { " (DirectML graph fusion OFF: the unfused graph's times)" } else { "" };
+        page.push(&format!(
+            "<p><strong>Top operators</strong>{fusion}, share of kernel time ({})</p>",
+            esc(&p.file.display().to_string())
+        ));
+        let groups: Vec<BarGroup> = p
+            .top_ops
+            .iter()
+            .map(|op| BarGroup {
+                label: format!("{} ({} calls)", op.op_type, op.calls),
+                values: vec![Some(op.percent)],
+                flag: None,
+            })
+            .collect();
+        page.push(&svg::bars(&groups, &["share of kernel time".to_string()], "%", "top operators by kernel time"));
+    }
+    for w in &m.warnings {
+        page.push(&format!(r#"<p class="warn">warning: {}</p>"#, esc(w)));
+    }
+    page.push("</section>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_holds_every_model_its_status_and_the_percentile_marks() {
+        let mut report = crate::report::bench::tests::sample_report();
+        report.failed.push(crate::report::bench::FailedModel {
+            name: "broken".into(),
+            path: "b.onnx".into(),
+            status: ModelStatus::Crash,
+            error: "the process benchmarking it died: signal 11 (SIGSEGV)".into(),
+        });
+        let html = render(&report);
+        assert!(html.contains("squeeze, &quot;net&quot;"), "names are escaped");
+        assert!(html.contains(r#"<span class="status crash">CRASH</span>"#));
+        assert!(html.contains("signal 11 (SIGSEGV)"));
+        assert!(html.contains("p50 2.500 ms") && html.contains("p99 "), "marks on the histogram");
+        assert!(html.contains("3 model(s): 1 measured, 2 failed"));
+        assert!(html.contains(r#"<span class="status failed">FAILED</span>"#));
+    }
+}

@@ -1,0 +1,285 @@
+//! The charts of the HTML reports, as inline SVG written by hand: a latency histogram with its
+//! percentiles marked, grouped horizontal bars. Each series is told apart by a fill pattern and a
+//! text label as well as by colour, and the colours come from the page's light or dark scheme.
+
+use std::fmt::Write;
+
+use super::esc;
+
+/// Fill patterns shared by every chart on a page (defined once, in the page's first SVG).
+pub const PATTERN_DEFS: &str = r#"<svg width="0" height="0" aria-hidden="true" style="position:absolute"><defs>
+<pattern id="hatch" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" class="s2"/><line x1="0" y1="0" x2="0" y2="6" class="hatch-line"/></pattern>
+<pattern id="dots" patternUnits="userSpaceOnUse" width="5" height="5"><rect width="5" height="5" class="s3"/><circle cx="2.5" cy="2.5" r="1.2" class="dot"/></pattern>
+<pattern id="cross" patternUnits="userSpaceOnUse" width="6" height="6"><rect width="6" height="6" class="s4"/><path d="M0 0L6 6M6 0L0 6" class="hatch-line"/></pattern>
+</defs></svg>"#;
+
+/// The fill of series `i`: solid, hatched, dotted, cross-hatched.
+pub fn series_fill(i: usize) -> &'static str {
+    ["class=\"s1\"", "fill=\"url(#hatch)\"", "fill=\"url(#dots)\"", "fill=\"url(#cross)\""][i % 4]
+}
+
+/// A small legend swatch for series `i`, to put beside its name in HTML.
+pub fn swatch(i: usize) -> String {
+    format!(
+        r#"<svg class="swatch" width="14" height="14" aria-hidden="true"><rect width="14" height="14" {} class="outline"/></svg>"#,
+        series_fill(i)
+    )
+}
+
+/// A vertical marker on a histogram: `p50 1.234 ms`.
+pub struct Mark {
+    pub label: &'static str,
+    pub value: f64,
+}
+
+/// A histogram of `samples` (ms) over `[lo, hi]` with the marks drawn as labelled lines; `title`
+/// names it for screen readers.
+pub fn histogram(samples: &[f64], lo: f64, hi: f64, marks: &[Mark], fill: usize, title: &str) -> String {
+    const W: f64 = 640.0;
+    const H: f64 = 190.0;
+    const LEFT: f64 = 44.0;
+    const RIGHT: f64 = 12.0;
+    const TOP: f64 = 46.0;
+    const BOTTOM: f64 = 34.0;
+    const BINS: usize = 40;
+    let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) };
+    let width = (hi - lo) / BINS as f64;
+    let mut counts = [0usize; BINS];
+    for &s in samples {
+        let i = (((s - lo) / width).floor().max(0.0) as usize).min(BINS - 1);
+        counts[i] += 1;
+    }
+    let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let plot_w = W - LEFT - RIGHT;
+    let plot_h = H - TOP - BOTTOM;
+    let x = |v: f64| LEFT + (v - lo) / (hi - lo) * plot_w;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="{}"><title>{}</title>"#,
+        esc(title),
+        esc(title)
+    );
+    // Axes and a few ticks.
+    let _ = write!(
+        svg,
+        r#"<line x1="{LEFT}" y1="{}" x2="{}" y2="{}" class="axis"/>"#,
+        TOP + plot_h,
+        W - RIGHT,
+        TOP + plot_h
+    );
+    for i in 0..=4 {
+        let v = lo + (hi - lo) * i as f64 / 4.0;
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
+            x(v),
+            TOP + plot_h + 14.0,
+            ms(v)
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<text x="{:.1}" y="{H}" class="tick" text-anchor="middle">latency (ms)</text>"#,
+        LEFT + plot_w / 2.0
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="4" y="{:.1}" class="tick">{}</text><text x="4" y="{:.1}" class="tick">runs</text>"#,
+        TOP + 8.0,
+        max as usize,
+        TOP + 20.0
+    );
+    let bar_w = plot_w / BINS as f64;
+    for (i, &c) in counts.iter().enumerate() {
+        if c == 0 {
+            continue;
+        }
+        let h = c as f64 / max * plot_h;
+        let _ = write!(
+            svg,
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" {} class="outline"><title>{c} runs in {}..{} ms</title></rect>"#,
+            LEFT + i as f64 * bar_w,
+            TOP + plot_h - h,
+            (bar_w - 1.0).max(0.5),
+            h,
+            series_fill(fill),
+            ms(lo + i as f64 * width),
+            ms(lo + (i + 1) as f64 * width)
+        );
+    }
+    // Percentile lines, labels staggered so that close ones stay readable.
+    for (i, m) in marks.iter().enumerate() {
+        let mx = x(m.value.clamp(lo, hi));
+        let dash = ["", r#" stroke-dasharray="6 3""#, r#" stroke-dasharray="2 2""#][i % 3];
+        let _ = write!(
+            svg,
+            r#"<line x1="{mx:.1}" y1="{:.1}" x2="{mx:.1}" y2="{:.1}" class="mark"{dash}/>"#,
+            TOP - 4.0 - 13.0 * (i % 3) as f64,
+            TOP + plot_h
+        );
+        let anchor = if mx > W - 120.0 { "end" } else { "start" };
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" class="mark-label" text-anchor="{anchor}">{} {} ms</text>"#,
+            if anchor == "end" { mx - 3.0 } else { mx + 3.0 },
+            TOP - 6.0 - 13.0 * (i % 3) as f64,
+            m.label,
+            ms(m.value)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// One group of bars: a label and one value per series (`None`: no bar, e.g. a failed model).
+pub struct BarGroup {
+    pub label: String,
+    pub values: Vec<Option<f64>>,
+    /// Drawn in the alarm style with this note after the label (a regression).
+    pub flag: Option<String>,
+}
+
+/// Grouped horizontal bars with a value at the end of each bar; `series` names each bar of a
+/// group (shown in the legend the caller writes), `unit` follows each value.
+pub fn bars(groups: &[BarGroup], series: &[String], unit: &str, title: &str) -> String {
+    const W: f64 = 640.0;
+    const LABEL_W: f64 = 170.0;
+    const VALUE_W: f64 = 90.0;
+    const BAR_H: f64 = 14.0;
+    const GAP: f64 = 10.0;
+    let per_group = series.len().max(1) as f64 * BAR_H + GAP;
+    let h = groups.len() as f64 * per_group + 10.0;
+    let max =
+        groups.iter().flat_map(|g| g.values.iter().flatten()).fold(0.0f64, |a, &b| a.max(b)).max(f64::MIN_POSITIVE);
+    let plot_w = W - LABEL_W - VALUE_W;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg class="chart" viewBox="0 0 {W} {h:.0}" role="img" aria-label="{}"><title>{}</title>"#,
+        esc(title),
+        esc(title)
+    );
+    for (gi, group) in groups.iter().enumerate() {
+        let y0 = 5.0 + gi as f64 * per_group;
+        // The label, and under it the flag (a regression) in the alarm style.
+        let middle = y0 + series.len() as f64 * BAR_H / 2.0 + 4.0;
+        let label_y = if group.flag.is_some() { middle - 6.0 } else { middle };
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{label_y:.1}" class="bar-label" text-anchor="end">{}</text>"#,
+            LABEL_W - 6.0,
+            esc(&shorten(&group.label, 28))
+        );
+        if let Some(flag) = &group.flag {
+            let _ = write!(
+                svg,
+                r#"<text x="{:.1}" y="{:.1}" class="bar-label flagged" text-anchor="end">{}</text>"#,
+                LABEL_W - 6.0,
+                label_y + 13.0,
+                esc(&shorten(flag, 28))
+            );
+        }
+        for (si, value) in group.values.iter().enumerate() {
+            let y = y0 + si as f64 * BAR_H;
+            match value {
+                Some(v) => {
+                    let w = (v / max * plot_w).max(1.0);
+                    let _ = write!(
+                        svg,
+                        r#"<rect x="{LABEL_W}" y="{y:.1}" width="{w:.1}" height="{:.1}" {} class="outline"><title>{}: {} {unit}</title></rect>"#,
+                        BAR_H - 2.0,
+                        series_fill(si),
+                        esc(&series[si]),
+                        num(*v)
+                    );
+                    let _ = write!(
+                        svg,
+                        r#"<text x="{:.1}" y="{:.1}" class="value">{} {unit}</text>"#,
+                        LABEL_W + w + 4.0,
+                        y + BAR_H - 4.0,
+                        num(*v)
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        svg,
+                        r#"<text x="{:.1}" y="{:.1}" class="value">no figure</text>"#,
+                        LABEL_W + 4.0,
+                        y + BAR_H - 4.0
+                    );
+                }
+            }
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Milliseconds with enough digits to tell close values apart.
+pub fn ms(v: f64) -> String {
+    num(v)
+}
+
+/// A number with about four significant digits, without exponent for everyday sizes.
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".to_string()
+    } else if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.3}")
+    } else if a >= 0.001 {
+        format!("{v:.4}")
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let kept: String = text.chars().take(max - 1).collect();
+        format!("{kept}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_counts_every_sample_and_marks_percentiles() {
+        let samples = [1.0, 1.1, 1.1, 1.2, 5.0];
+        let svg = histogram(&samples, 1.0, 5.0, &[Mark { label: "p50", value: 1.1 }], 0, "m <latency>");
+        let counted: usize =
+            svg.split("<title>").filter_map(|t| t.split(" runs in ").next()?.parse::<usize>().ok()).sum();
+        assert_eq!(counted, samples.len());
+        assert!(svg.contains("p50 1.100 ms"), "{svg}");
+        assert!(svg.contains("aria-label=\"m &lt;latency&gt;\""), "titles are escaped");
+    }
+
+    #[test]
+    fn bars_label_values_and_missing_figures() {
+        let groups = [
+            BarGroup { label: "a".into(), values: vec![Some(2.0), Some(4.0)], flag: None },
+            BarGroup { label: "b".into(), values: vec![None, Some(1.0)], flag: Some("REGRESSION +20%".into()) },
+        ];
+        let svg = bars(&groups, &["p50".into(), "p99".into()], "ms", "t");
+        assert!(svg.contains(">2.000 ms<") && svg.contains(">4.000 ms<") && svg.contains(">no figure<"), "{svg}");
+        assert!(svg.contains(r#"class="bar-label flagged" text-anchor="end">REGRESSION +20%<"#), "{svg}");
+        assert_eq!(svg.matches("url(#hatch)").count(), 2, "the second series is hatched");
+    }
+
+    #[test]
+    fn numbers_keep_four_digits() {
+        assert_eq!(num(4.6049), "4.605");
+        assert_eq!(num(296.27), "296.3");
+        assert_eq!(num(0.0213), "0.0213");
+        assert_eq!(num(3.8e-5), "3.800e-5");
+    }
+}

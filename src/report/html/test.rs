@@ -1,0 +1,132 @@
+//! The `test --html` page: totals, every case with its status (filterable without script), and
+//! for each mismatch where the outputs part: the first differing index, both values, the
+//! largest difference and the smallest tolerance that would pass.
+
+use super::{esc, svg, Page};
+use crate::report::test::{Status, TestReport};
+
+pub fn render(report: &TestReport) -> String {
+    let mut page = Page::new();
+    let s = &report.summary;
+    page.heading(1, "dmlrun test");
+    page.push(&format!(
+        r#"<p class="sub">{} cases · {:.1} s{} · {}</p>"#,
+        s.total,
+        s.duration_ms / 1000.0,
+        if report.interrupted { " · interrupted (Ctrl-C): only the cases that ran are listed" } else { "" },
+        super::now()
+    ));
+    page.heading(2, "Totals");
+    let totals = [
+        ("passed", s.passed, "pass"),
+        ("failed", s.failed, "fail"),
+        ("errors", s.errors, "error"),
+        ("crashed", s.crashed, "crash"),
+        ("timed out", s.timed_out, "timeout"),
+        ("folders skipped", report.skipped.len(), "skip"),
+    ];
+    let rows: Vec<(String, Vec<String>)> = totals
+        .iter()
+        .map(|(what, n, class)| {
+            (String::new(), vec![format!(r#"<span class="status {class}">{what}</span>"#), n.to_string()])
+        })
+        .collect();
+    page.table("totals", &["status", "cases"], &[1], &rows);
+    if !s.unexpected.is_empty() {
+        page.push(&format!(
+            "<p><strong>{} case(s) fail the run</strong> (not passing, and not listed as known failures with --expect): {}</p>",
+            s.unexpected.len(),
+            esc(&s.unexpected.join(", "))
+        ));
+    }
+    if !s.now_passing.is_empty() {
+        page.push(&format!(
+            "<p>{} known failure(s) now pass: {}</p>",
+            s.now_passing.len(),
+            esc(&s.now_passing.join(", "))
+        ));
+    }
+    page.push(r#"<dl class="env">"#);
+    page.push(&format!(
+        "<dt>ONNX Runtime</dt><dd>{} ({})</dd><dt>plan</dt><dd>{}</dd>",
+        esc(&report.onnxruntime.version),
+        esc(&report.onnxruntime.path.display().to_string()),
+        esc(&report.plan_request)
+    ));
+    if let Some(reference) = &report.reference {
+        page.push(&format!("<dt>compared with</dt><dd>{}</dd>", esc(reference)));
+    }
+    page.push(&format!("<dt>dmlrun</dt><dd>{}</dd></dl>", esc(report.dmlrun_version)));
+
+    page.heading(2, "Cases");
+    page.push(
+        r#"<div class="filters" role="radiogroup" aria-label="show"><label><input type="radio" name="show" id="show-all" checked> all</label><label><input type="radio" name="show" id="only-failing"> not passing</label><label><input type="radio" name="show" id="only-passing"> passing</label></div>"#,
+    );
+    let mut html = String::from(
+        r#"<table class="cases"><thead><tr><th>case</th><th>status</th><th class="n">data sets</th><th class="n">ms</th><th class="n">max |diff|</th><th>reason</th></tr></thead><tbody>"#,
+    );
+    for c in &report.cases {
+        let word = status_word(c.status);
+        let known = if c.expected_status == Some(c.status) { r#" <span class="badge">known</span>"# } else { "" };
+        html.push_str(&format!(
+            r#"<tr class="case {word}"><td>{}</td><td><span class="status {word}">{}</span>{known}</td><td class="n">{}</td><td class="n">{:.1}</td><td class="n">{}</td><td class="reason">{}</td></tr>"#,
+            esc(&c.name),
+            word.to_uppercase(),
+            c.data_sets,
+            c.duration_ms,
+            c.max_abs_diff.map_or("-".into(), |d| format!("{d:.3e}")),
+            esc(c.reason.as_deref().unwrap_or(""))
+        ));
+        let detailed: Vec<_> = c.mismatches.iter().filter_map(|m| m.values.as_ref().map(|v| (m, v))).collect();
+        if detailed.is_empty() {
+            continue;
+        }
+        html.push_str(&format!(
+            r#"<tr class="detail {word}"><td></td><td colspan="5"><table class="mismatches"><thead><tr><th>output</th><th class="n">first index</th><th class="n">expected</th><th class="n">actual</th><th class="n">|diff|</th><th class="n">elements off</th><th>passes with</th></tr></thead><tbody>"#
+        ));
+        for (m, v) in detailed {
+            let passes = match (v.min_atol, v.min_rtol) {
+                (Some(a), Some(r)) => format!("atol {} (rtol 0) or rtol {} (atol 0)", svg::num(a), svg::num(r)),
+                (Some(a), None) => format!("atol {} (rtol 0)", svg::num(a)),
+                (None, Some(r)) => format!("rtol {} (atol 0)", svg::num(r)),
+                (None, None) => "no tolerance (NaN or Inf differ)".to_string(),
+            };
+            html.push_str(&format!(
+                r#"<tr><td>{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{} of {}</td><td>{} <span class="sub">(now atol {:e}, rtol {:e})</span></td></tr>"#,
+                esc(&m.output),
+                v.first_index,
+                esc(&v.expected),
+                esc(&v.actual),
+                v.diff.map_or("-".into(), |d| format!("{d:.3e}")),
+                v.mismatched,
+                v.total,
+                esc(&passes),
+                v.tolerance.atol,
+                v.tolerance.rtol
+            ));
+        }
+        html.push_str("</tbody></table></td></tr>");
+    }
+    html.push_str("</tbody></table>");
+    page.push(&html);
+    if !report.skipped.is_empty() {
+        page.heading(2, "Skipped folders");
+        let rows: Vec<(String, Vec<String>)> = report
+            .skipped
+            .iter()
+            .map(|k| (String::new(), vec![esc(&k.dir.display().to_string()), esc(&k.reason)]))
+            .collect();
+        page.table("skipped", &["folder", "why"], &[], &rows);
+    }
+    page.finish("dmlrun test")
+}
+
+fn status_word(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "pass",
+        Status::Fail => "fail",
+        Status::Error => "error",
+        Status::Crash => "crash",
+        Status::Timeout => "timeout",
+    }
+}
