@@ -529,8 +529,9 @@ pub struct RunArgs {
 #[derive(Debug, Clone, Args)]
 pub struct CompareArgs {
     /// Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol *
-    /// |reference|); exit 1 when they differ. bench does it once per model after timing, with a
-    /// manifest's per-model rtol/atol taking precedence.
+    /// |reference|); exit 1 when they differ. bench also times the reference after each model,
+    /// with the same warm-up and budget (both side by side in its reports), and a manifest's
+    /// per-model rtol/atol take precedence.
     ///
     /// Example: --ep dml --compare-ep cpu
     #[arg(long, value_name = "EP")]

@@ -43,7 +43,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-inputs -d 'Write the
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
 npz\t'One outputs.npz holding every output'
 pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest\'s per-model rtol/atol taking precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
 dml\t'DirectML; an error where it is not available'
 cpu\t'The CPU execution provider only'"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
@@ -138,7 +138,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-inputs -d 'Wr
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
 npz\t'One outputs.npz holding every output'
 pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest\'s per-model rtol/atol taking precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
 dml\t'DirectML; an error where it is not available'
 cpu\t'The CPU execution provider only'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
@@ -291,7 +291,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Wri
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l html -d 'Write a self-contained HTML page to FILE, rewritten after every model: the environment, each model\'s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline -d 'Compare median latency with an earlier --json report; exit 1 on a regression' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-regression -d 'Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest\'s per-model rtol/atol taking precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
 dml\t'DirectML; an error where it is not available'
 cpu\t'The CPU execution provider only'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''

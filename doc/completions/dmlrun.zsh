@@ -33,7 +33,7 @@ ones\:""))' \
 '--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
 npz\:"One outputs.npz holding every output"
 pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest'\''s per-model rtol/atol taking precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
@@ -117,7 +117,7 @@ ones\:""))' \
 '--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
 npz\:"One outputs.npz holding every output"
 pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest'\''s per-model rtol/atol taking precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
@@ -249,7 +249,7 @@ ones\:""))' \
 '--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
 '--baseline=[Compare median latency with an earlier --json report; exit 1 on a regression]:OLD.json:_files' \
 '--max-regression=[Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05]:PERCENT:_default' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench does it once per model after timing, with a manifest'\''s per-model rtol/atol taking precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
 dml\:"DirectML; an error where it is not available"
 cpu\:"The CPU execution provider only"))' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
