@@ -256,9 +256,16 @@ impl Preprocess {
     }
 
     pub fn from_encoded(&self, bytes: &[u8]) -> Result<HostTensor> {
+        let (rgb, width, height) = self.decode(bytes)?;
+        Ok(self.from_rgb(&rgb, width, height))
+    }
+
+    /// Decodes an image to interleaved RGB (JPEG as Pillow decodes it), refusing pictures over
+    /// the pixel limit before decoding them.
+    fn decode(&self, bytes: &[u8]) -> Result<(Vec<u8>, usize, usize)> {
         if jpeg::is_jpeg(bytes) {
             let picture = jpeg::decode_rgb(bytes, self.max_pixels)?;
-            return Ok(self.from_rgb(&picture.pixels, picture.width, picture.height));
+            return Ok((picture.pixels, picture.width, picture.height));
         }
         let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
             .with_guessed_format()
@@ -275,7 +282,56 @@ impl Preprocess {
         let decoded = reader.decode().map_err(|e| anyhow::anyhow!("cannot decode: {e}"))?;
         let rgb = decoded.into_rgb8();
         let (width, height) = (rgb.width() as usize, rgb.height() as usize);
-        Ok(self.from_rgb(rgb.as_raw(), width, height))
+        Ok((rgb.into_raw(), width, height))
+    }
+
+    /// The pixels the model's channels take: RGB as it is, or Pillow's luma for one channel.
+    fn channel_pixels(&self, rgb: Vec<u8>) -> (Vec<u8>, usize) {
+        if self.channels == 1 {
+            (resample::rgb_to_luma(&rgb), 1)
+        } else {
+            (rgb, 3)
+        }
+    }
+
+    /// The bytes one image's tensor takes, when every image gives the same size (a fixed target
+    /// size and a resize that reaches it): what a batch can be laid out for in advance.
+    pub fn image_bytes(&self) -> Option<usize> {
+        let (h, w) = (self.height?, self.width?);
+        if self.resize == ResizeMode::None {
+            return None;
+        }
+        h.checked_mul(w)?.checked_mul(self.channels)?.checked_mul(self.dtype.size()?)
+    }
+
+    /// The shape of a batch of `n` images (`n` is 1 for an input without a batch axis);
+    /// `None` when [`Preprocess::image_bytes`] is.
+    pub fn batch_shape(&self, n: usize) -> Option<Vec<usize>> {
+        self.image_bytes()?;
+        let (h, w, c) = (self.height?, self.width?, self.channels);
+        let mut shape = match self.layout {
+            Layout::Nchw => vec![c, h, w],
+            Layout::Nhwc => vec![h, w, c],
+        };
+        if self.batched {
+            shape.insert(0, n);
+        }
+        Some(shape)
+    }
+
+    /// Decodes and converts one image file straight into `dst`, its place in a batch laid out
+    /// with [`Preprocess::image_bytes`] (no per-image tensor, no copy into the batch).
+    pub fn load_into(&self, path: &Path, dst: &mut [u8]) -> Result<()> {
+        let bytes = std::fs::read(path).with_context(|| format!("reading image {}", path.display()))?;
+        let (rgb, width, height) = self.decode(&bytes).with_context(|| format!("image {}", path.display()))?;
+        let (pixels, channels) = self.channel_pixels(rgb);
+        let (pixels, out_w, out_h) = self.fit(&pixels, width, height, channels);
+        let size = self.dtype.size().expect("image dtypes are numeric");
+        if out_w * out_h * channels * size != dst.len() {
+            bail!("image {}: gives {out_w}x{out_h} where the batch holds another size", path.display());
+        }
+        self.write_tensor(&pixels, channels, dst);
+        Ok(())
     }
 
     /// Converts interleaved RGB pixels to the model's tensor.
@@ -346,33 +402,9 @@ impl Preprocess {
     }
 
     fn to_tensor(&self, pixels: &[u8], width: usize, height: usize, channels: usize) -> HostTensor {
-        let plane = width * height;
-        // Pixels are bytes, so each channel's normalisation is a 256-entry table computed with
-        // the same float32 operations as torchvision's ToTensor + Normalize.
-        let lut: Vec<[f32; 256]> = (0..channels)
-            .map(|c| std::array::from_fn(|p| (self.scale.apply(p as f32) - self.mean[c]) / self.std[c]))
-            .collect();
-        // With BGR the model's channel 0 is the picture's blue.
-        let source_channel =
-            |c: usize| if self.channel_order == ChannelOrder::Bgr && channels == 3 { 2 - c } else { c };
-        let mut values = vec![0f32; plane * channels];
-        match self.layout {
-            Layout::Nchw => {
-                for (c, dst_plane) in values.chunks_exact_mut(plane).enumerate() {
-                    let (table, src_c) = (&lut[c], source_channel(c));
-                    for (dst, pixel) in dst_plane.iter_mut().zip(pixels.chunks_exact(channels)) {
-                        *dst = table[pixel[src_c] as usize];
-                    }
-                }
-            }
-            Layout::Nhwc => {
-                for (dst, pixel) in values.chunks_exact_mut(channels).zip(pixels.chunks_exact(channels)) {
-                    for (c, v) in dst.iter_mut().enumerate() {
-                        *v = lut[c][pixel[source_channel(c)] as usize];
-                    }
-                }
-            }
-        }
+        let size = self.dtype.size().expect("image dtypes are numeric");
+        let mut bytes = vec![0u8; width * height * channels * size];
+        self.write_tensor(pixels, channels, &mut bytes);
         let mut shape = match self.layout {
             Layout::Nchw => vec![channels, height, width],
             Layout::Nhwc => vec![height, width, channels],
@@ -380,19 +412,52 @@ impl Preprocess {
         if self.batched {
             shape.insert(0, 1);
         }
-        let bytes: Vec<u8> = match self.dtype {
-            DType::Float16 => values.iter().flat_map(|v| f16::from_f32(*v).to_le_bytes()).collect(),
-            DType::Float64 => values.iter().flat_map(|v| (*v as f64).to_le_bytes()).collect(),
-            DType::Uint8 => values.iter().map(|v| v.round().clamp(0.0, 255.0) as u8).collect(),
-            _ => {
-                let mut bytes = vec![0u8; values.len() * 4];
-                for (dst, v) in bytes.chunks_exact_mut(4).zip(&values) {
-                    dst.copy_from_slice(&v.to_le_bytes());
-                }
-                bytes
-            }
-        };
         HostTensor::from_bytes(self.dtype, shape, bytes).expect("image tensor size is consistent")
+    }
+
+    /// Normalises interleaved pixels into `dst`, laid out and encoded as the model takes them.
+    fn write_tensor(&self, pixels: &[u8], channels: usize, dst: &mut [u8]) {
+        let size = self.dtype.size().expect("image dtypes are numeric");
+        let plane = pixels.len() / channels;
+        // Pixels are bytes, so each channel's normalisation is a 256-entry table computed with
+        // the same float32 operations as torchvision's ToTensor + Normalize, kept already
+        // encoded as the model's dtype.
+        let tables: Vec<Vec<u8>> = (0..channels)
+            .map(|c| {
+                (0..256)
+                    .flat_map(|p| {
+                        let v = (self.scale.apply(p as f32) - self.mean[c]) / self.std[c];
+                        match self.dtype {
+                            DType::Float16 => f16::from_f32(v).to_le_bytes().to_vec(),
+                            DType::Float64 => (v as f64).to_le_bytes().to_vec(),
+                            DType::Uint8 => vec![v.round().clamp(0.0, 255.0) as u8],
+                            _ => v.to_le_bytes().to_vec(),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let encoded = |c: usize, p: u8| &tables[c][p as usize * size..(p as usize + 1) * size];
+        // With BGR the model's channel 0 is the picture's blue.
+        let source_channel =
+            |c: usize| if self.channel_order == ChannelOrder::Bgr && channels == 3 { 2 - c } else { c };
+        match self.layout {
+            Layout::Nchw => {
+                for (c, dst_plane) in dst.chunks_exact_mut(plane * size).enumerate() {
+                    let src_c = source_channel(c);
+                    for (out, pixel) in dst_plane.chunks_exact_mut(size).zip(pixels.chunks_exact(channels)) {
+                        out.copy_from_slice(encoded(c, pixel[src_c]));
+                    }
+                }
+            }
+            Layout::Nhwc => {
+                for (out, pixel) in dst.chunks_exact_mut(channels * size).zip(pixels.chunks_exact(channels)) {
+                    for (c, v) in out.chunks_exact_mut(size).enumerate() {
+                        v.copy_from_slice(encoded(c, pixel[source_channel(c)]));
+                    }
+                }
+            }
+        }
     }
 }
 

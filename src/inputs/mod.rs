@@ -300,9 +300,21 @@ fn materialize(sig: &InputSignature, loaded: Loaded, options: &LoadOptions) -> R
             if !pre.batched && files.len() > 1 {
                 bail!("input '{}' has no batch dimension; give one image, not {}", sig.name, files.len());
             }
-            let parts = parallel_map(&files, |f| pre.load(f)).into_iter().collect::<Result<Vec<_>>>()?;
-            let tensor = HostTensor::concat_batch(parts)
-                .with_context(|| format!("stacking images for input '{}' (they must give the same size)", sig.name))?;
+            let tensor = match (pre.image_bytes(), pre.batch_shape(files.len())) {
+                // Every image has the same size: each is written in place into one batch buffer.
+                (Some(each), Some(shape)) => {
+                    let mut batch = vec![0u8; each * files.len()];
+                    let places: Vec<(&PathBuf, &mut [u8])> = files.iter().zip(batch.chunks_exact_mut(each)).collect();
+                    parallel_for_each(places, |(file, dst)| pre.load_into(file, dst))?;
+                    HostTensor::from_bytes(dtype, shape, batch)?
+                }
+                _ => {
+                    let parts = parallel_map(&files, |f| pre.load(f)).into_iter().collect::<Result<Vec<_>>>()?;
+                    HostTensor::concat_batch(parts).with_context(|| {
+                        format!("stacking images for input '{}' (they must give the same size)", sig.name)
+                    })?
+                }
+            };
             let source = InputSource {
                 name: sig.name.clone(),
                 dtype: tensor.dtype,
@@ -388,6 +400,26 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
         let handles: Vec<_> =
             items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>())).collect();
         handles.into_iter().flat_map(|h| h.join().expect("image workers do not panic")).collect()
+    })
+}
+
+/// Applies `f` to every item on all cores, stopping at the first error (items are disjoint
+/// places in one buffer, each filled by one thread).
+fn parallel_for_each<T: Send>(items: Vec<T>, f: impl Fn(T) -> Result<()> + Sync) -> Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    if threads <= 1 {
+        return items.into_iter().try_for_each(f);
+    }
+    let chunk = items.len().div_ceil(threads);
+    let mut groups: Vec<Vec<T>> = Vec::new();
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        groups.push(items.by_ref().take(chunk).collect());
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            groups.into_iter().map(|group| scope.spawn(|| group.into_iter().try_for_each(&f))).collect();
+        handles.into_iter().try_for_each(|h| h.join().expect("image workers do not panic"))
     })
 }
 
