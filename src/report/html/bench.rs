@@ -273,43 +273,23 @@ fn model_section(page: &mut Page, m: &ModelBench) {
     let reference = m.reference.as_ref().filter(|r| !r.samples_ms.is_empty());
     let all = m.samples_ms.iter().chain(reference.iter().flat_map(|r| r.samples_ms.iter()));
     let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-    let marks = |l: &crate::stats::LatencyStats| {
-        [Mark { label: "p50", value: l.p50 }, Mark { label: "p90", value: l.p90 }, Mark { label: "p99", value: l.p99 }]
-    };
     if m.samples_ms.is_empty() {
         page.push(r#"<p class="sub">No per-run latencies in this report.</p>"#);
     } else {
-        page.push(&format!(
-            "<p>{} {}: latency of each timed run</p>",
-            svg::swatch(0),
-            esc(&m.device.execution_provider)
-        ));
-        page.push(&svg::histogram(
-            &m.samples_ms,
-            lo,
-            hi,
-            &marks(s),
-            0,
-            &format!("{}: latency distribution on {}", m.name, m.device.execution_provider),
-        ));
+        let caption = format!("{}: latency of each timed run", esc(&m.device.execution_provider));
+        let title = format!("{}: latency distribution on {}", m.name, m.device.execution_provider);
+        distribution(page, &m.samples_ms, s, (lo, hi), 0, &title, &caption);
     }
     if let Some(r) = &m.reference {
         if let (Some(l), false) = (&r.latency_ms, r.samples_ms.is_empty()) {
-            page.push(&format!(
-                "<p>{} {} (--compare-ep): p50 {} ms, {:.2}x this run's</p>",
-                svg::swatch(1),
+            let caption = format!(
+                "{} (--compare-ep): p50 {} ms, {:.2}x this run's",
                 esc(&r.device.execution_provider),
                 svg::ms(l.p50),
                 l.p50 / s.p50
-            ));
-            page.push(&svg::histogram(
-                &r.samples_ms,
-                lo,
-                hi,
-                &marks(l),
-                1,
-                &format!("{}: latency distribution on {}", m.name, r.device.execution_provider),
-            ));
+            );
+            let title = format!("{}: latency distribution on {}", m.name, r.device.execution_provider);
+            distribution(page, &r.samples_ms, l, (lo, hi), 1, &title, &caption);
         }
         let mismatched = m.comparison.as_ref().map_or(0, Vec::len);
         page.push(&format!(
@@ -388,6 +368,26 @@ fn model_section(page: &mut Page, m: &ModelBench) {
         page.push(&format!(r#"<p class="warn">warning: {}</p>"#, esc(w)));
     }
     page.push("</section>");
+}
+
+/// One execution provider's histogram of a model's runs over the shared range, its p50, p90
+/// and p99 marked, under a caption (HTML) with the series' swatch; `title` names the chart.
+fn distribution(
+    page: &mut Page,
+    samples: &[f64],
+    stats: &crate::stats::LatencyStats,
+    (lo, hi): (f64, f64),
+    series: usize,
+    title: &str,
+    caption: &str,
+) {
+    page.push(&format!("<p>{} {caption}</p>", svg::swatch(series)));
+    let marks = [
+        Mark { label: "p50", value: stats.p50 },
+        Mark { label: "p90", value: stats.p90 },
+        Mark { label: "p99", value: stats.p99 },
+    ];
+    page.push(&svg::histogram(samples, lo, hi, &marks, series, title));
 }
 
 #[cfg(test)]
