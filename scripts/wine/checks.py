@@ -140,6 +140,20 @@ def unfused_profile(path):
     print(f"{path}: unfused profile: {', '.join(ops[:4])}, ...")
 
 
+def packaged(path, app_dir, ep):
+    """The release zip's dmlrun.exe, unpacked in APP_DIR, ran the cat on EP with the ONNX Runtime
+    beside it (no ORT_DYLIB_PATH) and found a cat."""
+    r = load(path)
+    lib, ep_ran = r["onnxruntime"], r["device"]["execution_provider"]
+    where = lib["path"].replace("\\", "/").lower()
+    assert lib["source"] == "next-to-executable", f"{path}: ONNX Runtime found by {lib['source']}"
+    assert os.path.basename(app_dir.rstrip("/")).lower() in where, f"{path}: loaded {lib['path']}"
+    assert ep_ran == ep, f"{path}: ran on {ep_ran}, not {ep}"
+    top = sorted(c["index"] for c in r["top_k"][0]["items"][0])
+    assert top == [281, 282, 285], f"{path}: top-3 {top}"
+    print(f"{path}: {ep_ran}, onnxruntime {lib['version']} beside dmlrun.exe, top-3 {top}")
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     globals()[command.replace("-", "_")](*args)
