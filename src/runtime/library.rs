@@ -16,6 +16,9 @@ pub enum LibrarySource {
     Environment,
     /// Beside the dmlrun executable.
     NextToExecutable,
+    /// In the `onnxruntime` (or `onnxruntime-directml`) package of the Python environment dmlrun
+    /// was installed into with pip (`onnxruntime/capi/`).
+    PythonPackage,
     /// Where the build script put it (`target/<profile>/`).
     BuildDirectory,
 }
@@ -26,6 +29,7 @@ impl LibrarySource {
             LibrarySource::Flag => "--ort-lib",
             LibrarySource::Environment => "ORT_DYLIB_PATH",
             LibrarySource::NextToExecutable => "next to the executable",
+            LibrarySource::PythonPackage => "in the Python environment's onnxruntime package",
             LibrarySource::BuildDirectory => "build directory",
         }
     }
@@ -73,6 +77,11 @@ pub fn locate(flag: Option<&Path>) -> Result<(PathBuf, LibrarySource)> {
             looked.push(candidate);
         }
     }
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(found) = in_python_environment(&exe, &mut looked) {
+            return Ok((found, LibrarySource::PythonPackage));
+        }
+    }
     if let Some(built) = option_env!("DMLRUN_BUILD_ORT_PATH") {
         let candidate = PathBuf::from(built);
         if candidate.is_file() {
@@ -87,6 +96,47 @@ pub fn locate(flag: Option<&Path>) -> Result<(PathBuf, LibrarySource)> {
         fetch_hint(),
         if cfg!(windows) { "onnxruntime/capi/onnxruntime.dll" } else { "onnxruntime/capi/libonnxruntime.so.*" },
     )
+}
+
+/// The ONNX Runtime library of the Python environment `exe` was installed into by pip: the wheel
+/// puts dmlrun in `ENV/bin` (`ENV\Scripts` on Windows) and its dependency, `onnxruntime` or
+/// `onnxruntime-directml`, in `ENV/lib/pythonX.Y/site-packages` (`ENV\Lib\site-packages`); a
+/// `pip install --user` has the same shape under `~/.local`.
+pub fn in_python_environment(exe: &Path, looked: &mut Vec<PathBuf>) -> Option<PathBuf> {
+    let env = exe.parent()?.parent()?;
+    let site_packages: Vec<PathBuf> = if cfg!(windows) {
+        vec![env.join("Lib").join("site-packages")]
+    } else {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(env.join("lib"))
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("python")))
+            .map(|p| p.join("site-packages"))
+            .collect();
+        found.sort();
+        found
+    };
+    for dir in site_packages {
+        let capi = dir.join("onnxruntime").join("capi");
+        for name in library_names() {
+            let candidate = capi.join(&name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+        // The Linux wheel names its library with its own version.
+        if !cfg!(windows) {
+            let versioned =
+                std::fs::read_dir(&capi).ok().into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path())).find(
+                    |p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libonnxruntime.so.")),
+                );
+            if versioned.is_some() {
+                return versioned;
+            }
+        }
+        looked.push(capi);
+    }
+    None
 }
 
 fn fetch_hint() -> String {
@@ -139,6 +189,24 @@ pub fn check_version(version: &str, path: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_the_library_of_the_python_environment_dmlrun_was_installed_into() {
+        let env = tempfile::tempdir().unwrap();
+        let (scripts, capi) = if cfg!(windows) {
+            (env.path().join("Scripts"), env.path().join("Lib/site-packages/onnxruntime/capi"))
+        } else {
+            (env.path().join("bin"), env.path().join("lib/python3.12/site-packages/onnxruntime/capi"))
+        };
+        std::fs::create_dir_all(&scripts).unwrap();
+        let exe = scripts.join(if cfg!(windows) { "dmlrun.exe" } else { "dmlrun" });
+        let mut looked = Vec::new();
+        assert_eq!(in_python_environment(&exe, &mut looked), None);
+        std::fs::create_dir_all(&capi).unwrap();
+        let library = capi.join(if cfg!(windows) { "onnxruntime.dll" } else { "libonnxruntime.so.1.31.1" });
+        std::fs::write(&library, b"").unwrap();
+        assert_eq!(in_python_environment(&exe, &mut looked), Some(library));
+    }
 
     #[test]
     fn version_check_compares_minor() {
