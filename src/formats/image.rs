@@ -4,6 +4,7 @@
 //! exactly: RGB, resize the shorter side to 256/224 of the crop (bilinear, as Pillow), centre
 //! crop, scale to [0, 1], subtract the mean and divide by the standard deviation in float32.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -251,8 +252,14 @@ impl Preprocess {
 
     /// Decodes and converts one image file; the tensor has a batch axis of 1 when the input is batched.
     pub fn load(&self, path: &Path) -> Result<HostTensor> {
+        let (rgb, width, height) = self.decode_file(path)?;
+        Ok(self.from_rgb(&rgb, width, height))
+    }
+
+    /// Reads and decodes one image file; errors name the file.
+    fn decode_file(&self, path: &Path) -> Result<(Vec<u8>, usize, usize)> {
         let bytes = std::fs::read(path).with_context(|| format!("reading image {}", path.display()))?;
-        self.from_encoded(&bytes).with_context(|| format!("image {}", path.display()))
+        self.decode(&bytes).with_context(|| format!("image {}", path.display()))
     }
 
     pub fn from_encoded(&self, bytes: &[u8]) -> Result<HostTensor> {
@@ -286,12 +293,25 @@ impl Preprocess {
     }
 
     /// The pixels the model's channels take: RGB as it is, or Pillow's luma for one channel.
-    fn channel_pixels(&self, rgb: Vec<u8>) -> (Vec<u8>, usize) {
+    fn channel_pixels<'a>(&self, rgb: &'a [u8]) -> (Cow<'a, [u8]>, usize) {
         if self.channels == 1 {
-            (resample::rgb_to_luma(&rgb), 1)
+            (Cow::Owned(resample::rgb_to_luma(rgb)), 1)
         } else {
-            (rgb, 3)
+            (Cow::Borrowed(rgb), 3)
         }
+    }
+
+    /// The tensor shape of `batch` images of `height` x `width` x `channels` in the model's
+    /// layout (no batch axis for an input without one).
+    fn tensor_shape(&self, height: usize, width: usize, channels: usize, batch: usize) -> Vec<usize> {
+        let mut shape = match self.layout {
+            Layout::Nchw => vec![channels, height, width],
+            Layout::Nhwc => vec![height, width, channels],
+        };
+        if self.batched {
+            shape.insert(0, batch);
+        }
+        shape
     }
 
     /// The bytes one image's tensor takes, when every image gives the same size (a fixed target
@@ -308,23 +328,14 @@ impl Preprocess {
     /// `None` when [`Preprocess::image_bytes`] is.
     pub fn batch_shape(&self, n: usize) -> Option<Vec<usize>> {
         self.image_bytes()?;
-        let (h, w, c) = (self.height?, self.width?, self.channels);
-        let mut shape = match self.layout {
-            Layout::Nchw => vec![c, h, w],
-            Layout::Nhwc => vec![h, w, c],
-        };
-        if self.batched {
-            shape.insert(0, n);
-        }
-        Some(shape)
+        Some(self.tensor_shape(self.height?, self.width?, self.channels, n))
     }
 
     /// Decodes and converts one image file straight into `dst`, its place in a batch laid out
     /// with [`Preprocess::image_bytes`] (no per-image tensor, no copy into the batch).
     pub fn load_into(&self, path: &Path, dst: &mut [u8]) -> Result<()> {
-        let bytes = std::fs::read(path).with_context(|| format!("reading image {}", path.display()))?;
-        let (rgb, width, height) = self.decode(&bytes).with_context(|| format!("image {}", path.display()))?;
-        let (pixels, channels) = self.channel_pixels(rgb);
+        let (rgb, width, height) = self.decode_file(path)?;
+        let (pixels, channels) = self.channel_pixels(&rgb);
         let (pixels, out_w, out_h) = self.fit(&pixels, width, height, channels);
         let size = self.dtype.size().expect("image dtypes are numeric");
         if out_w * out_h * channels * size != dst.len() {
@@ -336,14 +347,8 @@ impl Preprocess {
 
     /// Converts interleaved RGB pixels to the model's tensor.
     pub fn from_rgb(&self, rgb: &[u8], width: usize, height: usize) -> HostTensor {
-        let luma;
-        let (pixels, channels) = if self.channels == 1 {
-            luma = resample::rgb_to_luma(rgb);
-            (luma.as_slice(), 1)
-        } else {
-            (rgb, 3)
-        };
-        let (pixels, out_w, out_h) = self.fit(pixels, width, height, channels);
+        let (pixels, channels) = self.channel_pixels(rgb);
+        let (pixels, out_w, out_h) = self.fit(&pixels, width, height, channels);
         self.to_tensor(&pixels, out_w, out_h, channels)
     }
 
@@ -405,13 +410,7 @@ impl Preprocess {
         let size = self.dtype.size().expect("image dtypes are numeric");
         let mut bytes = vec![0u8; width * height * channels * size];
         self.write_tensor(pixels, channels, &mut bytes);
-        let mut shape = match self.layout {
-            Layout::Nchw => vec![channels, height, width],
-            Layout::Nhwc => vec![height, width, channels],
-        };
-        if self.batched {
-            shape.insert(0, 1);
-        }
+        let shape = self.tensor_shape(height, width, channels, 1);
         HostTensor::from_bytes(self.dtype, shape, bytes).expect("image tensor size is consistent")
     }
 

@@ -305,11 +305,13 @@ fn materialize(sig: &InputSignature, loaded: Loaded, options: &LoadOptions) -> R
                 (Some(each), Some(shape)) => {
                     let mut batch = vec![0u8; each * files.len()];
                     let places: Vec<(&PathBuf, &mut [u8])> = files.iter().zip(batch.chunks_exact_mut(each)).collect();
-                    parallel_for_each(places, |(file, dst)| pre.load_into(file, dst))?;
+                    parallel_map(places, |(file, dst)| pre.load_into(file, dst)).into_iter().collect::<Result<()>>()?;
                     HostTensor::from_bytes(dtype, shape, batch)?
                 }
                 _ => {
-                    let parts = parallel_map(&files, |f| pre.load(f)).into_iter().collect::<Result<Vec<_>>>()?;
+                    let parts = parallel_map(files.iter().collect(), |f| pre.load(f))
+                        .into_iter()
+                        .collect::<Result<Vec<_>>>()?;
                     HostTensor::concat_batch(parts).with_context(|| {
                         format!("stacking images for input '{}' (they must give the same size)", sig.name)
                     })?
@@ -389,26 +391,12 @@ fn generate_missing(
 }
 
 /// Applies `f` to every item on all cores, keeping the order (image decoding is the costly
-/// part of preparing a batch, and each image is independent).
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+/// part of preparing a batch, and each image is independent; items may be disjoint places in
+/// one buffer, each filled by one thread).
+fn parallel_map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
     if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>())).collect();
-        handles.into_iter().flat_map(|h| h.join().expect("image workers do not panic")).collect()
-    })
-}
-
-/// Applies `f` to every item on all cores, stopping at the first error (items are disjoint
-/// places in one buffer, each filled by one thread).
-fn parallel_for_each<T: Send>(items: Vec<T>, f: impl Fn(T) -> Result<()> + Sync) -> Result<()> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
-    if threads <= 1 {
-        return items.into_iter().try_for_each(f);
+        return items.into_iter().map(f).collect();
     }
     let chunk = items.len().div_ceil(threads);
     let mut groups: Vec<Vec<T>> = Vec::new();
@@ -416,10 +404,11 @@ fn parallel_for_each<T: Send>(items: Vec<T>, f: impl Fn(T) -> Result<()> + Sync)
     while items.peek().is_some() {
         groups.push(items.by_ref().take(chunk).collect());
     }
+    let f = &f;
     std::thread::scope(|scope| {
         let handles: Vec<_> =
-            groups.into_iter().map(|group| scope.spawn(|| group.into_iter().try_for_each(&f))).collect();
-        handles.into_iter().try_for_each(|h| h.join().expect("image workers do not panic"))
+            groups.into_iter().map(|group| scope.spawn(move || group.into_iter().map(f).collect::<Vec<R>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("image workers do not panic")).collect()
     })
 }
 
