@@ -247,13 +247,7 @@ pub fn difference(output: &str, expected: &HostTensor, actual: &HostTensor) -> O
 pub fn compare_values(output: &str, expected: &HostValue, actual: &HostValue, tol: Tolerance) -> Vec<Mismatch> {
     match (expected, actual) {
         (HostValue::Tensor(e), HostValue::Tensor(a)) => compare(output, e, a, tol).err().into_iter().collect(),
-        (HostValue::Sequence(e), HostValue::Sequence(a)) if e.len() == a.len() => e
-            .iter()
-            .zip(a)
-            .enumerate()
-            .filter_map(|(i, (e, a))| compare(&format!("{output}[{i}]"), e, a, tol).err())
-            .collect(),
-        (HostValue::Sequence(e), HostValue::Sequence(a)) => vec![Mismatch {
+        (HostValue::Sequence(e), HostValue::Sequence(a)) if e.len() != a.len() => vec![Mismatch {
             output: output.to_string(),
             reason: format!("sequence length differs: expected {}, got {}", e.len(), a.len()),
             values: None,
@@ -263,16 +257,16 @@ pub fn compare_values(output: &str, expected: &HostValue, actual: &HostValue, to
             reason: format!("sequence length differs: expected {} maps, got {}", e.len(), a.len()),
             values: None,
         }],
-        // Keys and values as the tensors ONNX Runtime keeps them in: keys must match exactly
+        // Item by item; a map as the tensors ONNX Runtime keeps it in: keys must match exactly
         // (integers and strings compare exactly at any tolerance), values within tolerance.
-        (HostValue::Map(_), HostValue::Map(_)) | (HostValue::Maps(_), HostValue::Maps(_)) => {
-            let named = |v: &HostValue| crate::tensor::flatten(&[(output.to_string(), v.clone())]);
-            named(expected)
-                .iter()
-                .zip(named(actual))
-                .filter_map(|((name, e), (_, a))| compare(name, e, &a, tol).err())
-                .collect()
-        }
+        (HostValue::Sequence(_), HostValue::Sequence(_))
+        | (HostValue::Map(_), HostValue::Map(_))
+        | (HostValue::Maps(_), HostValue::Maps(_)) => expected
+            .tensors(output)
+            .into_iter()
+            .zip(actual.tensors(output))
+            .filter_map(|((name, e), (_, a))| compare(&name, e, a, tol).err())
+            .collect(),
         (HostValue::Absent, HostValue::Absent) => Vec::new(),
         (e, a) => vec![Mismatch {
             output: output.to_string(),

@@ -218,13 +218,22 @@ pub fn save(
     Ok(written)
 }
 
-/// Writes named JSON values into `dir` as `NAME.json` (map outputs), each atomically.
-pub fn save_json(dir: &Path, values: &[(String, serde_json::Value)]) -> Result<Vec<PathBuf>> {
+/// Writes named JSON values into `dir` as `NAME.json` (map outputs): all encoded before the
+/// first file is written, each file written atomically, as [`save`] does.
+pub fn save_json<'a>(
+    dir: &Path,
+    values: impl IntoIterator<Item = (&'a str, &'a serde_json::Value)>,
+) -> Result<Vec<PathBuf>> {
+    let files: Vec<(PathBuf, String)> = values
+        .into_iter()
+        .map(|(name, value)| Ok((dir.join(format!("{}.json", sanitize(name))), serde_json::to_string_pretty(value)?)))
+        .collect::<Result<_>>()?;
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    prepare_dir(dir, TensorRole::Output.flag())?;
     let mut written = Vec::new();
-    for (name, value) in values {
-        let path = dir.join(format!("{}.json", sanitize(name)));
-        let text = serde_json::to_string_pretty(value)?;
-        prepare_dir(dir, TensorRole::Output.flag())?;
+    for (path, text) in files {
         crate::fsutil::write_atomic(&path, text.as_bytes())?;
         written.push(path);
     }

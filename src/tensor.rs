@@ -474,6 +474,11 @@ pub struct HostMap {
 }
 
 impl HostMap {
+    /// `prefix.keys` and `prefix.values`.
+    fn tensors(&self, prefix: String) -> [(String, &HostTensor); 2] {
+        [(format!("{prefix}.keys"), &self.keys), (format!("{prefix}.values"), &self.values)]
+    }
+
     /// `{"0": 0.25, "1": 0.75}`: JSON objects take string keys.
     pub fn to_json(&self) -> serde_json::Value {
         let keys: Vec<String> = match (&self.keys.data, self.keys.to_i128()) {
@@ -493,30 +498,25 @@ impl HostMap {
 /// The tensors in `values`, each named after its value; a sequence's items are `name[i]` and an
 /// empty optional has none: what summaries, top-k, saved files and differences take.
 pub fn flatten(values: &[(String, HostValue)]) -> Vec<(String, HostTensor)> {
-    let mut tensors = Vec::new();
-    for (name, value) in values {
-        match value {
-            HostValue::Tensor(t) => tensors.push((name.clone(), t.clone())),
-            HostValue::Sequence(items) => {
-                tensors.extend(items.iter().enumerate().map(|(i, t)| (format!("{name}[{i}]"), t.clone())))
-            }
-            HostValue::Map(map) => {
-                tensors.push((format!("{name}.keys"), map.keys.clone()));
-                tensors.push((format!("{name}.values"), map.values.clone()));
-            }
-            HostValue::Maps(maps) => {
-                for (i, map) in maps.iter().enumerate() {
-                    tensors.push((format!("{name}[{i}].keys"), map.keys.clone()));
-                    tensors.push((format!("{name}[{i}].values"), map.values.clone()));
-                }
-            }
-            HostValue::Absent => {}
-        }
-    }
-    tensors
+    values.iter().flat_map(|(name, value)| value.tensors(name)).map(|(n, t)| (n, t.clone())).collect()
 }
 
 impl HostValue {
+    /// The tensors this value holds, named after it: `name` for a tensor, `name[i]` for a
+    /// sequence's items, `name.keys` / `name.values` for a map (`name[i].keys` in a sequence of
+    /// maps), none for an empty optional.
+    pub fn tensors(&self, name: &str) -> Vec<(String, &HostTensor)> {
+        match self {
+            HostValue::Tensor(t) => vec![(name.to_string(), t)],
+            HostValue::Sequence(items) => items.iter().enumerate().map(|(i, t)| (format!("{name}[{i}]"), t)).collect(),
+            HostValue::Map(m) => m.tensors(name.to_string()).to_vec(),
+            HostValue::Maps(maps) => {
+                maps.iter().enumerate().flat_map(|(i, m)| m.tensors(format!("{name}[{i}]"))).collect()
+            }
+            HostValue::Absent => Vec::new(),
+        }
+    }
+
     pub fn kind(&self) -> &'static str {
         match self {
             HostValue::Tensor(_) => "tensor",

@@ -109,7 +109,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         }
         Some(dir) => {
             let mut saved = outputs::save(dir, &results, args.save_format, TensorRole::Output)?;
-            saved.extend(outputs::save_json(dir, &map_outputs.iter().map(|m| (m.name.clone(), m.value.clone())).collect::<Vec<_>>())?);
+            saved.extend(outputs::save_json(dir, map_outputs.iter().map(|m| (m.name.as_str(), &m.value)))?);
             saved
         }
         None => Vec::new(),
@@ -156,12 +156,12 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
 }
 
 fn map_output(name: &str, value: &HostValue) -> MapOutput {
-    let value = match value {
+    let json = match value {
         HostValue::Map(map) => map.to_json(),
         HostValue::Maps(maps) => serde_json::Value::Array(maps.iter().map(|m| m.to_json()).collect()),
         _ => serde_json::Value::Null,
     };
-    MapOutput { name: name.to_string(), kind: if value.is_array() { "sequence of maps" } else { "map" }, value }
+    MapOutput { name: name.to_string(), kind: value.kind(), value: json }
 }
 
 fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {
