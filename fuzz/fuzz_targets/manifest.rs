@@ -12,6 +12,10 @@ fuzz_target!(|data: &[u8]| {
     let path = if selector % 2 == 0 { Path::new("/m/bench.toml") } else { Path::new("/m/bench.json") };
     if let Ok(models) = manifest::parse_manifest(text, path) {
         assert!(!models.is_empty());
-        assert!(models.iter().all(|m| m.dims.iter().all(|(_, v)| *v >= 1)));
+        // A size of 0 is allowed (empty batches are a real test case); a negative one never is.
+        assert!(models.iter().all(|m| m.dims.iter().all(|(_, v)| *v >= 0)));
+        assert!(models
+            .iter()
+            .all(|m| m.generate_ranges.iter().all(|(_, r)| r.low.is_finite() && r.high.is_finite() && r.low <= r.high)));
     }
 });
