@@ -11,6 +11,7 @@ use crate::inputs::InputSpec;
 use crate::isolation::Isolation;
 use crate::outputs::SaveFormat;
 use crate::runtime::adapters::DeviceSelector;
+use crate::runtime::ep_devices::EpLibraryRequest;
 use crate::runtime::plan::{
     DeviceFilter, EpRequest, ExecutionMode, OptimizationLevel, OrtLogLevel, PerformancePreference,
 };
@@ -99,6 +100,17 @@ pub struct OrtArgs {
     /// Example: --ort-log-level verbose
     #[arg(long, value_name = "LEVEL", default_value = "warning")]
     pub ort_log_level: OrtLogLevel,
+
+    /// Register a plugin execution provider library (ONNX Runtime's
+    /// RegisterExecutionProviderLibrary) under NAME, by default the file's name. Repeatable.
+    ///
+    /// Its EP devices then show in `dmlrun devices`, and --ep takes its EP name or NAME. The
+    /// onnxruntime-ep-* Python packages carry such libraries (their get_library_path() names
+    /// it).
+    ///
+    /// Example: --ep-library webgpu=./libonnxruntime_providers_webgpu.so --ep webgpu
+    #[arg(long = "ep-library", value_name = "[NAME=]PATH", value_parser = parse_ep_library)]
+    pub ep_libraries: Vec<EpLibraryRequest>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -147,12 +159,19 @@ impl ColorWhen {
 /// Execution provider and session settings.
 #[derive(Debug, Clone, Args)]
 pub struct SessionArgs {
-    /// Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu.
+    /// Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml,
+    /// cpu, an EP name, or policy:POLICY.
     ///
-    /// Asking for DirectML where it is unavailable is an error, never a silent fallback.
+    /// Asking for DirectML where it is unavailable is an error, never a silent fallback. cpu is
+    /// the CPU execution provider whatever plugin is registered. An EP name (WebGpuExecutionProvider,
+    /// or webgpu; or the NAME of an --ep-library) runs on that execution provider's first EP
+    /// device, as `dmlrun devices` lists them; --ep-option passes it options. policy:POLICY
+    /// appends nothing and lets ONNX Runtime choose among its EP devices: prefer-cpu,
+    /// prefer-gpu, prefer-npu, max-performance, max-efficiency, min-power; the report names
+    /// what it chose.
     ///
-    /// Example: --ep cpu
-    #[arg(long, value_name = "EP", default_value = "auto")]
+    /// Example: --ep cpu, --ep webgpu, --ep policy:prefer-gpu
+    #[arg(long, value_name = "EP", default_value = "auto", value_parser = parse_ep)]
     pub ep: EpRequest,
 
     /// DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML's
@@ -533,8 +552,10 @@ pub struct CompareArgs {
     /// with the same warm-up and budget (both side by side in its reports), and a manifest's
     /// per-model rtol/atol take precedence.
     ///
+    /// Takes what --ep takes: dml, cpu, an EP name, policy:POLICY.
+    ///
     /// Example: --ep dml --compare-ep cpu
-    #[arg(long, value_name = "EP")]
+    #[arg(long, value_name = "EP", value_parser = parse_ep)]
     pub compare_ep: Option<EpRequest>,
 
     /// Optimisation level of the --compare-ep run (default: as the main run).
@@ -593,8 +614,10 @@ pub struct TestArgs {
     /// Also run every case on this execution provider and compare the two runs with the same
     /// rules (instead of the expected outputs): the DirectML-vs-CPU check.
     ///
+    /// Takes what --ep takes: dml, cpu, an EP name, policy:POLICY.
+    ///
     /// Example: dmlrun test suite/ --ep dml --compare-ep cpu
-    #[arg(long, value_name = "EP")]
+    #[arg(long, value_name = "EP", value_parser = parse_ep)]
     pub compare_ep: Option<EpRequest>,
 
     /// Optimisation level of the reference run of --compare-ep (default: as the main run).
@@ -931,12 +954,15 @@ pub struct CompletionsArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct DevicesArgs {
-    /// Print the adapters as JSON (to stdout, or to FILE).
+    /// Print the adapters and EP devices as JSON (to stdout, or to FILE).
     /// With FILE the JSON goes there and the usual text to stdout.
     ///
     /// Example: dmlrun devices --json | jq .
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub json: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -1020,6 +1046,16 @@ pub fn parse_key_value(text: &str) -> Result<(String, String), String> {
 /// Parses `--input [NAME=]FILE`.
 pub fn parse_input(text: &str) -> Result<InputSpec, String> {
     InputSpec::parse(text)
+}
+
+/// Parses `--ep` and `--compare-ep`.
+pub fn parse_ep(text: &str) -> Result<EpRequest, String> {
+    EpRequest::parse(text)
+}
+
+/// Parses `--ep-library [NAME=]PATH`.
+pub fn parse_ep_library(text: &str) -> Result<EpLibraryRequest, String> {
+    EpLibraryRequest::parse(text)
 }
 
 /// Parses `--device`: an index, `luid:HIGH-LOW`, or part of an adapter's name.

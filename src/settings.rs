@@ -13,7 +13,7 @@ use crate::runtime::OrtLogLevel;
 pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRequest> {
     let device = args.device.as_ref().map(|d| d.resolve()).transpose()?;
     Ok(PlanRequest {
-        ep: args.ep,
+        ep: args.ep.clone(),
         device,
         performance_preference: args.dml_performance_preference,
         device_filter: args.dml_device_filter,

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= shape= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= dml-disable-metacommands ep-option= session-config= print-plan io-on-device dml-graph-capture preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= shape= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= dml-disable-metacommands ep-option= session-config= print-plan io-on-device dml-graph-capture preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= ep-library= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -43,9 +43,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-inputs -d 'Write the
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
 npz\t'One outputs.npz holding every output'
 pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
-dml\t'DirectML; an error where it is not available'
-cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
 basic\t''
 extended\t''
@@ -55,9 +53,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l atol -d 'Absolute toleran
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
-dml\t'DirectML; an error where it is not available'
-cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
 high-performance\t''
@@ -104,6 +100,7 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s q -l quiet -d 'Print only the outputs, no timings or progress'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
@@ -138,9 +135,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-inputs -d 'Wr
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
 npz\t'One outputs.npz holding every output'
 pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
-dml\t'DirectML; an error where it is not available'
-cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
 basic\t''
 extended\t''
@@ -150,9 +145,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l atol -d 'Absolute 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
-dml\t'DirectML; an error where it is not available'
-cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
 high-performance\t''
@@ -199,6 +192,7 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -213,9 +207,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s h -l help -d 'Prin
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l tol -d 'Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-ep -d 'Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs): the DirectML-vs-CPU check' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
-dml\t'DirectML; an error where it is not available'
-cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-ep -d 'Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs): the DirectML-vs-CPU check' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-opt-level -d 'Optimisation level of the reference run of --compare-ep (default: as the main run)' -r -f -a "disable\t''
 basic\t''
 extended\t''
@@ -234,9 +226,7 @@ none\t'In this process'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'With isolation: kill a case or model (its child) after this long; record it as `timeout`' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
-dml\t'DirectML; an error where it is not available'
-cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
 high-performance\t''
@@ -264,6 +254,7 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -291,9 +282,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Wri
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l html -d 'Write a self-contained HTML page to FILE, rewritten after every model: the environment, each model\'s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline -d 'Compare median latency with an earlier --json report; exit 1 on a regression' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-regression -d 'Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
-dml\t'DirectML; an error where it is not available'
-cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
 basic\t''
 extended\t''
@@ -310,9 +299,7 @@ none\t'In this process'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'With isolation: kill a case or model (its child) after this long; record it as `timeout`' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu' -r -f -a "auto\t'DirectML when the loaded ONNX Runtime offers it, otherwise the CPU'
-dml\t'DirectML; an error where it is not available'
-cpu\t'The CPU execution provider only'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
 high-performance\t''
@@ -340,6 +327,7 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -357,7 +345,14 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l full-metadata -d 'Print metadata values whole; by default a value longer than a few lines (an OCR model\'s character list, say) is cut to its first lines with a count of the rest'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters and EP devices as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -369,6 +364,7 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

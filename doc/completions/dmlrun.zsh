@@ -33,18 +33,14 @@ ones\:""))' \
 '--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
 npz\:"One outputs.npz holding every output"
 pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
-dml\:"DirectML; an error where it is not available"
-cpu\:"The CPU execution provider only"))' \
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:_default' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
 '--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
 '--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
-dml\:"DirectML; an error where it is not available"
-cpu\:"The CPU execution provider only"))' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
@@ -76,6 +72,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
 '-q[Print only the outputs, no timings or progress]' \
 '--quiet[Print only the outputs, no timings or progress]' \
@@ -117,18 +114,14 @@ ones\:""))' \
 '--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
 npz\:"One outputs.npz holding every output"
 pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
-dml\:"DirectML; an error where it is not available"
-cpu\:"The CPU execution provider only"))' \
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:_default' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
 '--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
 '--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
-dml\:"DirectML; an error where it is not available"
-cpu\:"The CPU execution provider only"))' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
@@ -160,6 +153,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
 '-q[Print only the outputs, no timings or progress]' \
@@ -179,9 +173,7 @@ _arguments "${_arguments_options[@]}" : \
 '--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it]:A:_default' \
 '*--tol=[Tolerance for one output, overriding everything else\: --tol NAME=ATOL,RTOL. Repeatable]:OUTPUT=ATOL,RTOL:_default' \
-'--compare-ep=[Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs)\: the DirectML-vs-CPU check]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
-dml\:"DirectML; an error where it is not available"
-cpu\:"The CPU execution provider only"))' \
+'--compare-ep=[Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs)\: the DirectML-vs-CPU check]:EP:_default' \
 '--compare-opt-level=[Optimisation level of the reference run of --compare-ep (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--compare-intra-threads=[Intra-op threads of the reference run of --compare-ep]:N:_default' \
 '-j+[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
@@ -198,9 +190,7 @@ none\:"In this process"))' \
 '--timeout=[With isolation\: kill a case or model (its child) after this long; record it as \`timeout\`]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
-dml\:"DirectML; an error where it is not available"
-cpu\:"The CPU execution provider only"))' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
@@ -216,6 +206,7 @@ cpu\:"The CPU execution provider only"))' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
 '-v[List passing cases too]' \
@@ -249,9 +240,7 @@ ones\:""))' \
 '--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
 '--baseline=[Compare median latency with an earlier --json report; exit 1 on a regression]:OLD.json:_files' \
 '--max-regression=[Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05]:PERCENT:_default' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
-dml\:"DirectML; an error where it is not available"
-cpu\:"The CPU execution provider only"))' \
+'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:_default' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
@@ -265,9 +254,7 @@ none\:"In this process"))' \
 '--timeout=[With isolation\: kill a case or model (its child) after this long; record it as \`timeout\`]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, or cpu]:EP:((auto\:"DirectML when the loaded ONNX Runtime offers it, otherwise the CPU"
-dml\:"DirectML; an error where it is not available"
-cpu\:"The CPU execution provider only"))' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
 '--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
@@ -283,6 +270,7 @@ cpu\:"The CPU execution provider only"))' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--profile-unfused[With --profile on DirectML\: turn DirectML'\''s graph fusion off (ep.dml.disable_graph_fusion=1) so the profile lists each operator with its time and share]' \
 '-q[No progress bars]' \
@@ -309,7 +297,10 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (devices)
 _arguments "${_arguments_options[@]}" : \
-'--json=[Print the adapters as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
+'--json=[Print the adapters and EP devices as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -320,6 +311,7 @@ _arguments "${_arguments_options[@]}" : \
 '--json=[Print the findings as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

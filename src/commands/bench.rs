@@ -45,7 +45,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     for dir in [&args.profile, &args.cache].into_iter().flatten() {
         crate::outputs::prepare_dir(dir, "--profile/--cache")?;
     }
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let mut base_request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
     if args.profile_unfused {
         if base_request.ep == crate::runtime::plan::EpRequest::Cpu {
@@ -308,7 +308,7 @@ fn bench_model(
         },
         (None, None) => engine::RunBudget { max: DEFAULT_ITERATIONS, time_box: None, min: 0 },
     };
-    let reference = args.compare.compare_ep.map(|ep| {
+    let reference = args.compare.compare_ep.clone().map(|ep| {
         let tolerance = Tolerance {
             atol: target.atol.unwrap_or(args.compare.atol),
             rtol: target.rtol.unwrap_or(args.compare.rtol),

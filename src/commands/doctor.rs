@@ -10,7 +10,7 @@ use crate::runtime::plan::DML_PROVIDER;
 use crate::runtime::{session, Runtime};
 
 pub fn execute(args: &DoctorArgs) -> Result<ExitStatus> {
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let lib = &runtime.library;
     let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
     let adapters = crate::runtime::adapters::list_adapters();

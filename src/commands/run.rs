@@ -38,7 +38,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     };
 
     let started = Instant::now();
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let runtime_load = started.elapsed();
 
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
@@ -51,7 +51,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
         ranges: args.generate_ranges.clone(),
     };
-    let reference = args.compare.compare_ep.map(|ep| {
+    let reference = args.compare.compare_ep.clone().map(|ep| {
         let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
         (request.reference(ep, args.compare.compare_opt_level), tolerance)
     });

@@ -48,7 +48,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         Some(path) => expectations::read(path)?,
         None => BTreeMap::new(),
     };
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level)?;
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let mut request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
     let jobs = args.jobs as usize;
     if jobs > 1 && request.intra_op_threads.is_none() {
@@ -56,7 +56,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         request.intra_op_threads = Some(1);
     }
     engine::check_flags(&runtime, &request)?;
-    let reference = args.compare_ep.map(|ep| PlanRequest {
+    let reference = args.compare_ep.clone().map(|ep| PlanRequest {
         intra_op_threads: args.compare_intra_threads.or(request.intra_op_threads),
         ..request.reference(ep, args.compare_opt_level)
     });
@@ -215,7 +215,7 @@ fn run_chunk(chunk: &[Case], dir: &Path, timeout: Option<Duration>, results: &mu
 }
 
 fn describe_request(r: &PlanRequest) -> String {
-    let mut parts = vec![format!("ep {:?}", r.ep).to_lowercase()];
+    let mut parts = vec![format!("ep {}", r.ep)];
     if let Some(d) = r.device {
         parts.push(format!("device {d}"));
     }

@@ -112,11 +112,18 @@ pub struct DeviceReport {
     /// execution provider the rest.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub placement: Vec<EpNodes>,
+    /// The EP selection policy that chose the execution provider (`--ep policy:...`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub chosen_by: Option<String>,
 }
 
 impl DeviceReport {
     pub fn describe(&self) -> String {
+        let chosen =
+            self.chosen_by.as_ref().map(|p| format!(", chosen by ONNX Runtime's {p} policy")).unwrap_or_default();
         match (self.device_id, &self.adapter_name) {
+            (None, Some(hardware)) => format!("{} on {hardware}{chosen}", self.execution_provider),
+            (None, None) if self.chosen_by.is_some() => format!("{}{chosen}", self.execution_provider),
             (Some(id), Some(name)) => {
                 format!("{} on adapter {id} ({name})", self.execution_provider)
             }
@@ -155,9 +162,9 @@ pub fn resolve_plan(
     request: &PlanRequest,
     print_plan: bool,
 ) -> Result<SessionPlan> {
-    let plan = plan::resolve(request, &runtime.library.providers, info)?;
+    let plan = plan::resolve(request, &runtime.offered(), info)?;
     if !print_plan {
-        plan::check_available(&plan, request, &runtime.library.providers)?;
+        plan::check_available(&plan, request, &runtime.offered())?;
     }
     Ok(plan)
 }
@@ -165,8 +172,8 @@ pub fn resolve_plan(
 /// Checks what `request` asks of every model: that the loaded ONNX Runtime has its execution
 /// providers and that its adapter exists. Fails with the error every model would fail with.
 pub fn check_request(runtime: &Runtime, request: &PlanRequest) -> Result<()> {
-    let plan = plan::resolve(request, &runtime.library.providers, &ModelInfo::default())?;
-    plan::check_available(&plan, request, &runtime.library.providers)?;
+    let plan = plan::resolve(request, &runtime.offered(), &ModelInfo::default())?;
+    plan::check_available(&plan, request, &runtime.offered())?;
     if let Some(id) = plan.device_id() {
         super::adapters::check_device_index(id)?;
     }
@@ -176,12 +183,12 @@ pub fn check_request(runtime: &Runtime, request: &PlanRequest) -> Result<()> {
 /// Checks the flags of `request` against each other before any model is read: what every
 /// model would fail with is said once.
 pub fn check_flags(runtime: &Runtime, request: &PlanRequest) -> Result<()> {
-    plan::resolve(request, &runtime.library.providers, &ModelInfo::default()).map(drop)
+    plan::resolve(request, &runtime.offered(), &ModelInfo::default()).map(drop)
 }
 
 /// Whether `request` puts DirectML in the plan (for any model) on the loaded ONNX Runtime.
 pub fn plans_directml(runtime: &Runtime, request: &PlanRequest) -> bool {
-    plan::resolve(request, &runtime.library.providers, &ModelInfo::default()).is_ok_and(|p| p.uses_directml())
+    plan::resolve(request, &runtime.offered(), &ModelInfo::default()).is_ok_and(|p| p.uses_directml())
 }
 
 /// Completes the plan from the inputs about to be bound (DirectML's automatic dimension
@@ -198,7 +205,7 @@ pub fn finish_plan(
     plan.check_graph_capture()?;
     if print_plan {
         crate::errln!("session plan:\n{plan}");
-        plan::check_available(plan, request, &runtime.library.providers)?;
+        plan::check_available(plan, request, &runtime.offered())?;
     }
     Ok(())
 }
@@ -255,7 +262,7 @@ pub fn open(
 
     let inputs = input_signatures(&info, &plan);
     let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
-    let device = DeviceReport { placement, ..device_report(&plan) };
+    let device = device_report(runtime, &plan, placement);
     Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device, memory })
 }
 
@@ -292,6 +299,15 @@ fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &st
                 message.trim()
             )
         }
+        // A plugin reads its options when ONNX Runtime creates it, at load.
+        (Some(ProviderPlan::EpDevice { ep, .. }), BuildStep::Load) if !plan.provider_options.is_empty() => {
+            anyhow::anyhow!(
+                "model {}: ONNX Runtime could not create a session on {ep} with --ep-option {}: {}",
+                model.display(),
+                plan.provider_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
+                message.trim()
+            )
+        }
         _ if !plan.session_config.is_empty() => anyhow::anyhow!(
             "model {}: ONNX Runtime could not create a session with session config {}: {}",
             model.display(),
@@ -302,27 +318,33 @@ fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &st
     }
 }
 
-fn device_report(plan: &SessionPlan) -> DeviceReport {
-    match plan.execution_providers.first() {
+fn device_report(runtime: &Runtime, plan: &SessionPlan, placement: Vec<EpNodes>) -> DeviceReport {
+    let report = |execution_provider: &str, device_id: Option<u32>, adapter_name: Option<String>| DeviceReport {
+        execution_provider: execution_provider.to_string(),
+        device_id,
+        adapter_name,
+        placement: Vec::new(),
+        chosen_by: None,
+    };
+    let report = match plan.execution_providers.first() {
         Some(ProviderPlan::DirectML { .. }) => {
             let device_id = plan.device_id();
             let adapter_name = device_id.and_then(|id| {
                 crate::runtime::adapters::list_adapters().ok()?.into_iter().find(|a| a.index == id).map(|a| a.name)
             });
-            DeviceReport {
-                execution_provider: plan::DML_PROVIDER.to_string(),
-                device_id,
-                adapter_name,
-                placement: Vec::new(),
-            }
+            report(plan::DML_PROVIDER, device_id, adapter_name)
         }
-        _ => DeviceReport {
-            execution_provider: plan::CPU_PROVIDER.to_string(),
-            device_id: None,
-            adapter_name: None,
-            placement: Vec::new(),
-        },
-    }
+        Some(ProviderPlan::EpDevice { ep, hardware, .. }) => report(ep, None, Some(hardware.clone())),
+        // What the policy chose shows only in where the nodes went: the provider with most
+        // nodes, on the first device ONNX Runtime lists for it.
+        Some(ProviderPlan::Policy { policy }) => {
+            let chosen = placement.iter().max_by_key(|p| p.nodes).map_or(plan::CPU_PROVIDER, |p| &p.execution_provider);
+            let hardware = runtime.ep_devices.iter().find(|d| d.ep_name == chosen).map(|d| d.hardware());
+            DeviceReport { chosen_by: Some(policy.to_string()), ..report(chosen, None, hardware) }
+        }
+        _ => report(plan::CPU_PROVIDER, None, None),
+    };
+    DeviceReport { placement, ..report }
 }
 
 /// The model's inputs as the model file declares them, with the plan's dimension overrides
@@ -948,6 +970,7 @@ mod tests {
                 .iter()
                 .map(|(ep, n)| EpNodes { execution_provider: ep.to_string(), nodes: *n, op_types: Vec::new() })
                 .collect(),
+            chosen_by: None,
         }
     }
 
@@ -972,8 +995,13 @@ mod tests {
     use crate::runtime::plan::{EpRequest, CPU_PROVIDER, DML_PROVIDER};
 
     fn plan(ep: EpRequest) -> SessionPlan {
-        let request = PlanRequest { ep, device: (ep == EpRequest::Dml).then_some(0), ..PlanRequest::default() };
-        plan::resolve(&request, &[DML_PROVIDER.into(), CPU_PROVIDER.into()], &ModelInfo::default()).unwrap()
+        let request = PlanRequest { device: (ep == EpRequest::Dml).then_some(0), ep, ..PlanRequest::default() };
+        plan::resolve(
+            &request,
+            &plan::Offered::providers(&[DML_PROVIDER.into(), CPU_PROVIDER.into()]),
+            &ModelInfo::default(),
+        )
+        .unwrap()
     }
 
     fn message(plan: &SessionPlan, step: BuildStep, ort_message: &str) -> String {

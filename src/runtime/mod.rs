@@ -3,6 +3,7 @@
 
 pub mod adapters;
 pub mod engine;
+pub mod ep_devices;
 pub mod library;
 pub mod placement;
 pub mod plan;
@@ -26,6 +27,10 @@ pub struct Runtime {
     pub library: LibraryInfo,
     /// Held for the life of the process: sessions borrow it.
     pub environment: ort::environment::Environment,
+    /// The plugin EP libraries registered with `--ep-library`, in order.
+    pub ep_libraries: Vec<ep_devices::EpLibrary>,
+    /// ONNX Runtime's EP devices once those libraries are registered.
+    pub ep_devices: Vec<ep_devices::EpDevice>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -63,7 +68,12 @@ impl Runtime {
     /// Finds and loads ONNX Runtime, and creates the process's one environment.
     ///
     /// ONNX Runtime's own log lines at `log_level` or above go to stderr, prefixed `onnxruntime:`.
-    pub fn load(ort_lib: Option<&Path>, log_level: OrtLogLevel) -> Result<Runtime> {
+    /// The plugin EP libraries are registered with the environment before anything else.
+    pub fn load(
+        ort_lib: Option<&Path>,
+        log_level: OrtLogLevel,
+        ep_libraries: &[ep_devices::EpLibraryRequest],
+    ) -> Result<Runtime> {
         let (path, source) = library::locate(ort_lib)?;
         let version = library::read_version(&path)?;
         library::check_version(&version, &path)?;
@@ -83,7 +93,18 @@ impl Runtime {
             .build()
             .map_err(|e| anyhow::anyhow!("creating the ONNX Runtime environment: {e}"))?;
         let providers = available_providers().context("asking ONNX Runtime for its execution providers")?;
-        Ok(Runtime { library: LibraryInfo { path, source, version, providers }, environment })
+        let ep_libraries = ep_devices::register(&environment, ep_libraries)?;
+        let ep_devices = ep_devices::list(&environment, &ep_libraries);
+        Ok(Runtime { library: LibraryInfo { path, source, version, providers }, environment, ep_libraries, ep_devices })
+    }
+
+    /// What the plan may choose from.
+    pub fn offered(&self) -> plan::Offered<'_> {
+        plan::Offered {
+            providers: &self.library.providers,
+            ep_devices: &self.ep_devices,
+            ep_libraries: &self.ep_libraries,
+        }
     }
 
     pub fn has_provider(&self, name: &str) -> bool {

@@ -12,22 +12,139 @@ use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::formats::model::ModelInfo;
+use crate::runtime::ep_devices::{EpDevice, EpLibrary};
 
 /// ONNX Runtime's name for the DirectML execution provider.
 pub const DML_PROVIDER: &str = "DmlExecutionProvider";
 /// ONNX Runtime's name for the CPU execution provider.
 pub const CPU_PROVIDER: &str = "CPUExecutionProvider";
 
-/// What the user asked for with `--ep`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// What the user asked for with `--ep` (and `--compare-ep`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EpRequest {
     /// DirectML when the loaded ONNX Runtime offers it, otherwise the CPU.
     Auto,
     /// DirectML; an error where it is not available.
     Dml,
-    /// The CPU execution provider only.
+    /// The CPU execution provider only, whatever plugin libraries are registered.
     Cpu,
+    /// An execution provider reached through its EP device (a plugin library's, or one built
+    /// in), named by its EP name (`WebGpuExecutionProvider`), that name without
+    /// `ExecutionProvider` (`webgpu`), or the name its `--ep-library` was registered under.
+    Device(String),
+    /// No execution provider named: ONNX Runtime chooses among its EP devices by this policy.
+    Policy(DevicePolicy),
+}
+
+impl EpRequest {
+    /// `auto`, `dml`, `cpu`, `policy:POLICY`, or an EP name. ONNX Runtime's own names for
+    /// DirectML and the CPU mean `dml` and `cpu`, which carry DirectML's rules.
+    pub fn parse(text: &str) -> Result<EpRequest, String> {
+        let text = text.trim();
+        if let Some(policy) = text.strip_prefix("policy:") {
+            return DevicePolicy::parse(policy).map(EpRequest::Policy);
+        }
+        if text.is_empty() {
+            return Err("an execution provider is required: auto, dml, cpu, policy:POLICY or an EP name".into());
+        }
+        Ok(match ep_key(text).as_str() {
+            "auto" => EpRequest::Auto,
+            "dml" | "directml" => EpRequest::Dml,
+            "cpu" => EpRequest::Cpu,
+            _ => EpRequest::Device(text.to_string()),
+        })
+    }
+}
+
+/// An EP name as `--ep` matches it: lower case, without `ExecutionProvider`
+/// (`OpenVINOExecutionProvider.AUTO` is `openvino.auto`).
+fn ep_key(name: &str) -> String {
+    name.to_ascii_lowercase().replace("executionprovider", "")
+}
+
+impl fmt::Display for EpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EpRequest::Auto => f.write_str("auto"),
+            EpRequest::Dml => f.write_str("dml"),
+            EpRequest::Cpu => f.write_str("cpu"),
+            EpRequest::Device(name) => f.write_str(name),
+            EpRequest::Policy(policy) => write!(f, "policy:{policy}"),
+        }
+    }
+}
+
+impl Serialize for EpRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// ONNX Runtime's EP selection policies (`SessionOptionsSetEpSelectionPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DevicePolicy {
+    PreferCpu,
+    PreferGpu,
+    PreferNpu,
+    /// ONNX Runtime 1.22 to 1.31 treat it as prefer-gpu.
+    MaxPerformance,
+    /// ONNX Runtime 1.22 to 1.31 treat it as prefer-npu.
+    MaxEfficiency,
+    /// ONNX Runtime 1.22 to 1.31 treat it as prefer-npu.
+    MinPower,
+}
+
+impl DevicePolicy {
+    pub const ALL: [DevicePolicy; 6] = [
+        DevicePolicy::PreferCpu,
+        DevicePolicy::PreferGpu,
+        DevicePolicy::PreferNpu,
+        DevicePolicy::MaxPerformance,
+        DevicePolicy::MaxEfficiency,
+        DevicePolicy::MinPower,
+    ];
+
+    pub fn parse(text: &str) -> Result<DevicePolicy, String> {
+        DevicePolicy::ALL.into_iter().find(|p| p.to_string() == text.to_ascii_lowercase()).ok_or_else(|| {
+            let names: Vec<String> = DevicePolicy::ALL.iter().map(|p| format!("policy:{p}")).collect();
+            format!("'policy:{text}' is not a policy; ONNX Runtime's are {}", names.join(", "))
+        })
+    }
+}
+
+impl fmt::Display for DevicePolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DevicePolicy::PreferCpu => "prefer-cpu",
+            DevicePolicy::PreferGpu => "prefer-gpu",
+            DevicePolicy::PreferNpu => "prefer-npu",
+            DevicePolicy::MaxPerformance => "max-performance",
+            DevicePolicy::MaxEfficiency => "max-efficiency",
+            DevicePolicy::MinPower => "min-power",
+        })
+    }
+}
+
+/// What the loaded ONNX Runtime offers the plan: the execution providers compiled in, and the
+/// EP devices, plugin libraries' included.
+#[derive(Debug, Clone, Copy)]
+pub struct Offered<'a> {
+    pub providers: &'a [String],
+    pub ep_devices: &'a [EpDevice],
+    pub ep_libraries: &'a [EpLibrary],
+}
+
+impl<'a> Offered<'a> {
+    /// Only compiled-in providers, no EP devices.
+    #[cfg(test)]
+    pub fn providers(providers: &'a [String]) -> Offered<'a> {
+        Offered { providers, ep_devices: &[], ep_libraries: &[] }
+    }
+
+    fn has(&self, provider: &str) -> bool {
+        self.providers.iter().any(|p| p == provider)
+    }
 }
 
 /// DirectML's `performance_preference` (DXGI GPU preference when no `device_id` is given).
@@ -93,6 +210,15 @@ pub enum ProviderPlan {
     DirectML { adapter: AdapterSelection },
     #[serde(rename = "CPUExecutionProvider")]
     Cpu,
+    /// An execution provider appended through one of its EP devices
+    /// (`SessionOptionsAppendExecutionProvider_V2`), `device` being its index in ONNX Runtime's
+    /// list.
+    #[serde(rename = "EpDevice")]
+    EpDevice { ep: String, device: usize, hardware: String },
+    /// Nothing appended: ONNX Runtime picks the execution providers by `policy` when it creates
+    /// the session.
+    #[serde(rename = "EpSelectionPolicy")]
+    Policy { policy: DevicePolicy },
 }
 
 /// A free-dimension override, applied at session creation.
@@ -349,9 +475,9 @@ impl SessionPlan {
     }
 }
 
-/// Resolves a request into a plan. `available` is ONNX Runtime's `GetAvailableProviders` list.
-pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -> Result<SessionPlan> {
-    let dml_available = available.iter().any(|p| p == DML_PROVIDER);
+/// Resolves a request into a plan against what the loaded ONNX Runtime offers.
+pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> Result<SessionPlan> {
+    let dml_available = offered.has(DML_PROVIDER);
     let dml_only_flags = dml_only_flags(request);
     let explicit_dml = request.ep == EpRequest::Dml
         || request.device.is_some()
@@ -359,25 +485,47 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
         || request.device_filter.is_some()
         || !dml_only_flags.is_empty();
 
-    let use_dml = match request.ep {
+    let refuse_dml_flags = |ep: &str| -> Result<()> {
+        if request.device.is_some() {
+            bail!("--device selects a DirectML adapter and cannot be combined with --ep {ep}");
+        }
+        if request.performance_preference.is_some() || request.device_filter.is_some() {
+            bail!("--dml-performance-preference and --dml-device-filter apply to DirectML and cannot be combined with --ep {ep}");
+        }
+        if let Some(flag) =
+            dml_only_flags.iter().find(|f| !(f.starts_with("--ep-option") && ep_options_allowed(&request.ep)))
+        {
+            bail!("{flag} applies to DirectML and cannot be combined with --ep {ep}");
+        }
+        Ok(())
+    };
+
+    let mut execution_providers = Vec::new();
+    let use_dml = match &request.ep {
         EpRequest::Cpu => {
-            if request.device.is_some() {
-                bail!("--device selects a DirectML adapter and cannot be combined with --ep cpu");
-            }
-            if request.performance_preference.is_some() || request.device_filter.is_some() {
-                bail!("--dml-performance-preference and --dml-device-filter apply to DirectML and cannot be combined with --ep cpu");
-            }
-            if let Some(flag) = dml_only_flags.first() {
-                bail!("{flag} applies to DirectML and cannot be combined with --ep cpu");
-            }
+            refuse_dml_flags("cpu")?;
             false
         }
         EpRequest::Dml => true,
         // Auto falls back to the CPU only when nothing DirectML-specific was asked for.
         EpRequest::Auto => dml_available || explicit_dml,
+        EpRequest::Device(name) => {
+            refuse_dml_flags(name)?;
+            let device = find_ep_device(name, offered)?;
+            execution_providers.push(ProviderPlan::EpDevice {
+                ep: device.ep_name.clone(),
+                device: device.index,
+                hardware: device.hardware(),
+            });
+            false
+        }
+        EpRequest::Policy(policy) => {
+            refuse_dml_flags(&request.ep.to_string())?;
+            execution_providers.push(ProviderPlan::Policy { policy: *policy });
+            false
+        }
     };
 
-    let mut execution_providers = Vec::new();
     if use_dml {
         let adapter = match (request.device, request.performance_preference, request.device_filter) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => bail!(
@@ -392,16 +540,22 @@ pub fn resolve(request: &PlanRequest, available: &[String], model: &ModelInfo) -
         };
         execution_providers.push(ProviderPlan::DirectML { adapter });
     }
-    execution_providers.push(ProviderPlan::Cpu);
+    // A policy chooses only when no provider is appended: ONNX Runtime adds the CPU itself.
+    if !matches!(request.ep, EpRequest::Policy(_)) {
+        execution_providers.push(ProviderPlan::Cpu);
+    }
 
     // DirectML's documented requirements: it does not support ONNX Runtime's memory pattern
-    // optimisation nor parallel execution, and a session must not run concurrently.
-    let (execution_mode, memory_pattern) = if use_dml {
+    // optimisation nor parallel execution, and a session must not run concurrently. A policy
+    // may pick DirectML where it is offered, so it gets the same rules there.
+    let dml_rules = use_dml || (matches!(request.ep, EpRequest::Policy(_)) && dml_available);
+    let (execution_mode, memory_pattern) = if dml_rules {
+        let who = if use_dml { "DirectML" } else { "an EP selection policy that may pick DirectML" };
         if request.execution_mode == Some(ExecutionMode::Parallel) {
-            bail!("--execution-mode parallel is not allowed with DirectML, which requires sequential execution");
+            bail!("--execution-mode parallel is not allowed with {who}, which requires sequential execution");
         }
         if request.memory_pattern == Some(true) {
-            bail!("--memory-pattern on is not allowed with DirectML, which requires the memory pattern to be disabled");
+            bail!("--memory-pattern on is not allowed with {who}, which requires the memory pattern to be disabled");
         }
         (ExecutionMode::Sequential, false)
     } else {
@@ -478,6 +632,51 @@ fn dml_only_flags(request: &PlanRequest) -> Vec<String> {
     flags
 }
 
+/// Whether `--ep-option` goes to the execution provider `ep` asks for (DirectML's, or an EP
+/// device's) rather than being refused.
+fn ep_options_allowed(ep: &EpRequest) -> bool {
+    matches!(ep, EpRequest::Auto | EpRequest::Dml | EpRequest::Device(_))
+}
+
+/// The EP device `--ep NAME` means: the first device of the execution provider of that name
+/// (ONNX Runtime's order), or of the first execution provider of the `--ep-library` registered
+/// under that name.
+fn find_ep_device<'a>(name: &str, offered: &Offered<'a>) -> Result<&'a EpDevice> {
+    let key = ep_key(name);
+    let by_ep = |ep: &str| offered.ep_devices.iter().find(|d| d.ep_name == ep);
+    if let Some(device) = offered.ep_devices.iter().find(|d| ep_key(&d.ep_name) == key) {
+        return Ok(device);
+    }
+    let here = || {
+        let mut names: Vec<String> =
+            offered.ep_devices.iter().map(|d| format!("{} on {}", d.ep_name, d.hardware())).collect();
+        names.dedup();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    if let Some(library) = offered.ep_libraries.iter().find(|l| ep_key(&l.name) == key) {
+        return match library.execution_providers.first().and_then(|ep| by_ep(ep)) {
+            Some(device) => Ok(device),
+            None => bail!(
+                "--ep {name}: the plugin library '{}' ({}) is registered, but it offers no device on this machine (ONNX Runtime's EP devices here: {}); `dmlrun devices --ep-library {}` lists them",
+                library.name,
+                library.path.display(),
+                here(),
+                library.path.display()
+            ),
+        };
+    }
+    let libraries: Vec<&str> = offered.ep_libraries.iter().map(|l| l.name.as_str()).collect();
+    bail!(
+        "--ep {name}: no execution provider of that name among ONNX Runtime's EP devices here ({}){}; --ep takes auto, dml, cpu, policy:POLICY or an EP name, and --ep-library [NAME=]PATH registers a plugin EP",
+        here(),
+        if libraries.is_empty() { String::new() } else { format!(" nor among the registered libraries ({})", libraries.join(", ")) }
+    )
+}
+
 fn is_true(value: &str) -> bool {
     matches!(value.to_ascii_lowercase().as_str(), "1" | "true")
 }
@@ -510,6 +709,11 @@ fn resolve_options(
     }
     for (key, value) in &request.ep_options {
         let flag = "--ep-option";
+        // An EP device's options are its own: passed as given, under its name.
+        if matches!(request.ep, EpRequest::Device(_)) {
+            insert(&mut provider, flag, key, value)?;
+            continue;
+        }
         match key.as_str() {
             "device_id" | "performance_preference" | "device_filter" => bail!(
                 "{flag} {key}={value}: the adapter is chosen with --device, --dml-performance-preference or --dml-device-filter, which the plan shows"
@@ -545,7 +749,7 @@ impl SessionPlan {
     /// it does not know, so a typo would otherwise change nothing, silently.
     pub fn option_warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
-        for (key, value) in &self.provider_options {
+        for (key, value) in self.provider_options.iter().filter(|_| self.uses_directml()) {
             if !DML_PROVIDER_OPTIONS.contains(&key.as_str()) {
                 warnings.push(format!(
                     "--ep-option {key}={value}: ONNX Runtime 1.24's DirectML provider reads only {}; it ignores this one",
@@ -652,9 +856,9 @@ pub fn fix_dims_from_inputs(plan: &mut SessionPlan, model: &ModelInfo, bound: &[
 ///
 /// Kept apart from [`resolve`] so `--print-plan` can show what a DirectML run would apply even
 /// where DirectML cannot run.
-pub fn check_available(plan: &SessionPlan, request: &PlanRequest, available: &[String]) -> Result<()> {
-    if plan.uses_directml() && !available.iter().any(|p| p == DML_PROVIDER) {
-        bail!("{}", dml_unavailable_message(request, available));
+pub fn check_available(plan: &SessionPlan, request: &PlanRequest, offered: &Offered) -> Result<()> {
+    if plan.uses_directml() && !offered.has(DML_PROVIDER) {
+        bail!("{}", dml_unavailable_message(request, offered.providers));
     }
     Ok(())
 }
@@ -805,6 +1009,10 @@ impl fmt::Display for SessionPlan {
                     "{DML_PROVIDER} (performance_preference {performance_preference:?}, device_filter {device_filter:?})"
                 ),
                 ProviderPlan::Cpu => CPU_PROVIDER.to_string(),
+                ProviderPlan::EpDevice { ep, device, hardware } => format!("{ep} (EP device {device}: {hardware})"),
+                ProviderPlan::Policy { policy } => format!(
+                    "chosen by ONNX Runtime's {policy} policy among its EP devices when the session is created (the report names them)"
+                ),
             })
             .collect();
         writeln!(f, "execution providers : {}", eps.join(" -> "))?;
@@ -887,8 +1095,9 @@ mod tests {
         }
     }
 
-    fn providers(names: &[&str]) -> Vec<String> {
-        names.iter().map(|s| s.to_string()).collect()
+    /// An ONNX Runtime offering `names` and no EP devices (the strings live as long as the test).
+    fn providers(names: &[&str]) -> Offered<'static> {
+        Offered::providers(Box::leak(names.iter().map(|s| s.to_string()).collect::<Vec<_>>().into_boxed_slice()))
     }
 
     #[test]
@@ -1129,5 +1338,88 @@ mod tests {
             "{:?}",
             plan.notes
         );
+    }
+
+    fn device(index: usize, ep: &str, library: Option<&str>) -> EpDevice {
+        EpDevice {
+            index,
+            ep_name: ep.into(),
+            ep_vendor: "Microsoft".into(),
+            hardware_type: crate::runtime::ep_devices::HardwareType::Gpu,
+            vendor: "NVIDIA".into(),
+            vendor_id: 0x10de,
+            device_id: 0x2330,
+            metadata: BTreeMap::new(),
+            ep_metadata: BTreeMap::new(),
+            ep_options: BTreeMap::new(),
+            library: library.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn ep_names_parse_to_what_they_mean() {
+        assert_eq!(EpRequest::parse("CPUExecutionProvider"), Ok(EpRequest::Cpu));
+        assert_eq!(EpRequest::parse("DmlExecutionProvider"), Ok(EpRequest::Dml));
+        assert_eq!(EpRequest::parse("webgpu"), Ok(EpRequest::Device("webgpu".into())));
+        assert_eq!(EpRequest::parse("policy:max-performance"), Ok(EpRequest::Policy(DevicePolicy::MaxPerformance)));
+        assert!(EpRequest::parse("policy:fastest").unwrap_err().contains("policy:prefer-gpu"));
+        assert!(EpRequest::parse(" ").is_err());
+        for text in ["auto", "dml", "cpu", "policy:min-power", "WebGpuExecutionProvider"] {
+            assert_eq!(EpRequest::parse(text).unwrap().to_string(), text);
+        }
+    }
+
+    #[test]
+    fn an_ep_name_resolves_to_its_first_device_or_says_why_not() {
+        let providers = vec![CPU_PROVIDER.to_string()];
+        let devices = vec![
+            device(0, CPU_PROVIDER, None),
+            device(1, "WebGpuExecutionProvider", Some("wg")),
+            device(2, "WebGpuExecutionProvider", Some("wg")),
+        ];
+        let libraries = vec![
+            EpLibrary {
+                name: "wg".into(),
+                path: "/x/wg.so".into(),
+                execution_providers: vec!["WebGpuExecutionProvider".into()],
+            },
+            EpLibrary { name: "ov".into(), path: "/x/ov.so".into(), execution_providers: vec![] },
+        ];
+        let offered = Offered { providers: &providers, ep_devices: &devices, ep_libraries: &libraries };
+        for name in ["webgpu", "WebGpuExecutionProvider", "wg"] {
+            let request = PlanRequest { ep: EpRequest::Device(name.into()), ..PlanRequest::default() };
+            let plan = resolve(&request, &offered, &ModelInfo::default()).unwrap();
+            assert!(
+                matches!(&plan.execution_providers[..], [ProviderPlan::EpDevice { device: 1, .. }, ProviderPlan::Cpu]),
+                "{name}: {:?}",
+                plan.execution_providers
+            );
+            assert!(plan.memory_pattern && !plan.uses_directml());
+        }
+        let request = PlanRequest { ep: EpRequest::Device("ov".into()), ..PlanRequest::default() };
+        let err = resolve(&request, &offered, &ModelInfo::default()).unwrap_err().to_string();
+        assert!(err.contains("'ov' (/x/ov.so) is registered, but it offers no device on this machine"), "{err}");
+        let request = PlanRequest { ep: EpRequest::Device("cuda".into()), ..PlanRequest::default() };
+        let err = resolve(&request, &offered, &ModelInfo::default()).unwrap_err().to_string();
+        assert!(err.contains("no execution provider of that name") && err.contains("(wg, ov)"), "{err}");
+        let request =
+            PlanRequest { ep: EpRequest::Device("webgpu".into()), io_on_device: true, ..PlanRequest::default() };
+        assert!(resolve(&request, &offered, &ModelInfo::default())
+            .unwrap_err()
+            .to_string()
+            .contains("--io-on-device applies to DirectML"));
+    }
+
+    #[test]
+    fn a_policy_appends_nothing_and_keeps_directml_rules_where_directml_exists() {
+        let request = PlanRequest { ep: EpRequest::Policy(DevicePolicy::PreferGpu), ..PlanRequest::default() };
+        let plan = resolve(&request, &providers(&[DML_PROVIDER, CPU_PROVIDER]), &ModelInfo::default()).unwrap();
+        assert_eq!(plan.execution_providers, vec![ProviderPlan::Policy { policy: DevicePolicy::PreferGpu }]);
+        assert!(!plan.memory_pattern && plan.execution_mode == ExecutionMode::Sequential);
+        let plan = resolve(&request, &providers(&[CPU_PROVIDER]), &ModelInfo::default()).unwrap();
+        assert!(plan.memory_pattern);
+        let request = PlanRequest { memory_pattern: Some(true), ..request };
+        let err = resolve(&request, &providers(&[DML_PROVIDER, CPU_PROVIDER]), &ModelInfo::default()).unwrap_err();
+        assert!(err.to_string().contains("an EP selection policy that may pick DirectML"), "{err}");
     }
 }

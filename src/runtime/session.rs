@@ -9,8 +9,8 @@ use ort::session::Session;
 
 use super::placement::EpNodes;
 use super::plan::{
-    AdapterSelection, DeviceFilter, DimKey, ExecutionMode, OptimizationLevel, PerformancePreference, ProviderPlan,
-    SessionPlan,
+    AdapterSelection, DeviceFilter, DevicePolicy, DimKey, ExecutionMode, OptimizationLevel, PerformancePreference,
+    ProviderPlan, SessionPlan,
 };
 use super::Runtime;
 
@@ -67,6 +67,43 @@ fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> Result<Sess
                 };
                 append_directml(&mut builder, adapter, &plan.provider_options).map_err(|e| (step, e))?;
             }
+            ProviderPlan::EpDevice { ep, device, .. } => {
+                let device = runtime.environment.devices().nth(*device).filter(|d| d.ep().is_ok_and(|name| name == ep));
+                let Some(device) = device else {
+                    return Err((
+                        BuildStep::Configure,
+                        ort::Error::new(format!("ONNX Runtime no longer lists the EP device of {ep}")),
+                    ));
+                };
+                let options: Vec<(String, String)> =
+                    plan.provider_options.iter().map(|(k, v)| (format!("{ep}.{k}"), v.clone())).collect();
+                let step = if options.is_empty() {
+                    BuildStep::Configure
+                } else {
+                    let named = plan.provider_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+                    BuildStep::PassThrough(format!("{ep} options {}", named.join(", ")))
+                };
+                builder = builder.with_devices([device], Some(&options)).map_err(|e| (step, e.into()))?;
+            }
+            // ort sets a selection policy on every builder, but ONNX Runtime consults it only
+            // when no provider is appended, as here: the choice is ONNX Runtime's.
+            ProviderPlan::Policy { policy } => {
+                use ort::session::builder::AutoDevicePolicy as P;
+                let policy = match policy {
+                    DevicePolicy::PreferCpu => P::PreferCPU,
+                    DevicePolicy::PreferGpu => P::PreferGPU,
+                    DevicePolicy::PreferNpu => P::PreferNPU,
+                    DevicePolicy::MaxPerformance => P::MaxPerformance,
+                    DevicePolicy::MaxEfficiency => P::MaxEfficiency,
+                    DevicePolicy::MinPower => P::MinPower,
+                };
+                builder = builder.with_auto_device(policy).map_err(|e| (BuildStep::Configure, e.into()))?;
+            }
+            // Alone, the CPU is appended as an EP device: see `cpu_only`.
+            ProviderPlan::Cpu if plan.execution_providers.len() == 1 => {
+                builder = cpu_only(runtime, builder).map_err(|e| (BuildStep::Configure, e))?;
+            }
+            // After another provider, which already keeps any selection policy out.
             // error_on_failure: a request that cannot be met must fail, never quietly run
             // elsewhere.
             ProviderPlan::Cpu => {
@@ -77,6 +114,25 @@ fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> Result<Sess
         }
     }
     Ok(builder)
+}
+
+/// A builder that runs on ONNX Runtime's own CPU execution provider and nothing else.
+///
+/// ort's CPU provider appends nothing (it sets the arena), and ort gives every builder the
+/// MaxEfficiency selection policy, which ONNX Runtime applies to any session with no provider
+/// appended: with a plugin EP registered it picks that EP's device over the default CPU EP
+/// (seen with OpenVINO's CPU device). Appending the CPU EP's own EP device is what keeps the
+/// choice ours.
+fn cpu_only(runtime: &Runtime, builder: SessionBuilder) -> ort::Result<SessionBuilder> {
+    let builder = builder.with_execution_providers([ep::CPU::default().build().error_on_failure()])?;
+    let cpu = runtime.environment.devices().find(|d| {
+        d.ep().is_ok_and(|name| name == super::plan::CPU_PROVIDER) && d.ep_vendor().is_ok_and(|v| v == "Microsoft")
+    });
+    match cpu {
+        Some(device) => Ok(builder.with_devices([device], None)?),
+        // Only an ONNX Runtime without EP devices lacks it, and it has no policy to fear.
+        None => Ok(builder),
+    }
 }
 
 /// A value as an error line quotes it: ONNX Runtime refuses values of thousands of characters.
@@ -223,9 +279,8 @@ pub fn empty_sequence(runtime: &Runtime, dtype: crate::tensor::DType) -> ort::Re
         }),
         ..ModelProto::default()
     };
-    let mut session = Session::builder(&runtime.environment)?
-        .with_execution_providers([ep::CPU::default().build()])?
-        .commit_from_memory(&model.encode_to_vec())?;
+    let mut session =
+        cpu_only(runtime, Session::builder(&runtime.environment)?)?.commit_from_memory(&model.encode_to_vec())?;
     let no_inputs: Vec<(String, ort::value::DynValue)> = Vec::new();
     let mut outputs = session.run(no_inputs)?;
     outputs.remove("empty").ok_or_else(|| ort::Error::new("SequenceEmpty produced no output"))

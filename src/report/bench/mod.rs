@@ -258,7 +258,7 @@ pub(crate) mod tests {
         let latency = crate::stats::summarize(&[1.0, 2.0, 3.0, 4.0]).unwrap();
         let plan = crate::runtime::plan::resolve(
             &crate::runtime::plan::PlanRequest::default(),
-            &["CPUExecutionProvider".to_string()],
+            &crate::runtime::plan::Offered::providers(&["CPUExecutionProvider".to_string()]),
             &crate::formats::model::ModelInfo::default(),
         )
         .unwrap();
@@ -281,6 +281,7 @@ pub(crate) mod tests {
                     device_id: None,
                     adapter_name: None,
                     placement: vec![],
+                    chosen_by: None,
                 },
                 plan,
                 inputs: vec![],
