@@ -36,7 +36,7 @@ def devices(oracle_tsv, devices_json):
     """`dmlrun devices` lists exactly what DXGI itself reports (dxgi-adapters.exe)."""
     with open(oracle_tsv, encoding="utf-8") as f:
         oracle = [line.rstrip("\r\n").split("\t") for line in f if line.strip()]
-    ours = load(devices_json)
+    ours = load(devices_json)["adapters"]
     assert oracle, "DXGI lists no adapter under Wine"
     assert len(ours) == len(oracle), (ours, oracle)
     for o, a in zip(oracle, ours):
@@ -48,7 +48,35 @@ def devices(oracle_tsv, devices_json):
 
 def adapter_field(devices_json, index, field):
     """Prints one field of adapter INDEX from `dmlrun devices --json` (for --device NAME/LUID)."""
-    print(load(devices_json)[int(index)][field])
+    print(load(devices_json)["adapters"][int(index)][field])
+
+
+def ep_devices(devices_json):
+    """ONNX Runtime's EP devices under Wine: the CPU EP's, and DirectML's for DXGI adapter 0,
+    matched by adapter number, vendor and device ids (dmlrun's dxgi_adapter) and by LUID."""
+    report = load(devices_json)
+    devices = report["ep_devices"]
+    assert any(d["ep_name"] == "CPUExecutionProvider" and d["hardware_type"] == "CPU" for d in devices), devices
+    dml = [d for d in devices if d["ep_name"] == "DmlExecutionProvider"]
+    assert dml, f"no DirectML EP device: {devices}"
+    first = dml[0]
+    adapter = report["adapters"][0]
+    assert first["hardware_type"] == "GPU" and first.get("dxgi_adapter") == 0, first
+    assert (first["vendor_id"], first["device_id"]) == (adapter["vendor_id"], adapter["device_id"]), (first, adapter)
+    high, low = (int(part, 16) for part in adapter["luid"].split("-"))
+    assert int(first["metadata"]["LUID"]) == (high << 32) | low, (first["metadata"], adapter["luid"])
+    print(f"EP device {first['index']}: DmlExecutionProvider on DXGI adapter 0 ({adapter['name']}, LUID {adapter['luid']})")
+
+
+def policy_run(path, ep):
+    """--ep policy:...: ONNX Runtime chose EP, and the report says so and where the nodes went."""
+    r = load(path)
+    device = r["device"]
+    assert device["execution_provider"] == ep and device.get("chosen_by"), device
+    assert all(p["execution_provider"] == ep for p in device["placement"]), device["placement"]
+    assert r["plan"]["memory_pattern"] is False and r["plan"]["execution_mode"] == "sequential", r["plan"]
+    assert not r["comparison"]["mismatches"], r["comparison"]
+    print(f"policy {device['chosen_by']} chose {ep} on {device['adapter_name']}; outputs agree with the CPU EP")
 
 
 def dml_sample(path):
