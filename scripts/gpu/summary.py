@@ -109,10 +109,30 @@ if devices:
     print("## Adapters (dmlrun devices)\n")
     print("| index | name | vendor:device | LUID | dedicated MiB | software |")
     print("|---|---|---|---|---|---|")
-    for a in devices:
+    for a in devices["adapters"]:
         print(f"| {a['index']} | {a['name']} | {a['vendor_id']:#06x}:{a['device_id']:#06x} | {a['luid']} | "
               f"{a['dedicated_video_memory'] >> 20} | {a['software']} |")
     print()
+
+def ep_devices_table(title, r):
+    if not r or not r.get("ep_devices"):
+        return
+    print(f"## {title}\n")
+    print("| # | EP | hardware | DXGI adapter | metadata | library |")
+    print("|---|---|---|---|---|---|")
+    for d in r["ep_devices"]:
+        meta = ", ".join(f"{k}={v}" for k, v in d["metadata"].items() if k != "Description") or "-"
+        print(f"| {d['index']} | {d['ep_name']} | {d['hardware_type']} {d['vendor_id']:#06x}:{d['device_id']:#06x} | "
+              f"{d.get('dxgi_adapter', '-')} | {meta} | {d.get('library', '-')} |")
+    for lib in r.get("ep_libraries", []):
+        if not lib["execution_providers"]:
+            print(f"\n--ep-library {lib['name']}: registered, no device")
+    print()
+
+
+ep_devices_table("EP devices under Wine (dmlrun.exe devices, ONNX Runtime 1.24.4)", devices)
+ep_devices_table("EP devices natively on Linux with the WebGPU plugin (dmlrun devices --ep-library, ONNX Runtime 1.31.1)",
+                 report("wg-devices"))
 
 print("## SqueezeNet, `dmlrun squeezenet1.1.onnx --device 0 --input cat.png`\n")
 print("| run | dimension overrides | create / first run / p50 (ms) | CoV | placement | max abs diff vs CPU |")
@@ -220,3 +240,24 @@ for ep in ("dml", "cpu"):
         print(f"| {ep} | {n} | {m['latency_ms']['p50']:.3f} | {c['throughput_per_s']:.1f} | {rel} | "
               f"{' / '.join(format(s['p50'], '.2f') for s in c['per_session'])} | "
               f"{' / '.join(format(s['p99'], '.2f') for s in c['per_session'])} |")
+
+if report("wg-devices"):
+    print("\n## The WebGPU plugin EP natively vs DirectML under Wine, on the same GPU\n")
+    print("DirectML: dmlrun.exe, ONNX Runtime 1.24.4, Wine + vkd3d. WebGPU: the Linux dmlrun, ONNX Runtime 1.31.1, "
+          "onnxruntime-ep-webgpu 0.4.0 (Dawn on Vulkan). Both on NVIDIA's Vulkan driver. CPU: the Linux build's CPU EP.\n")
+    print("| model | batch | DirectML create / first / p50 (ms) | WebGPU create / first / p50 (ms) | WebGPU p50 / DirectML p50 | WebGPU placement | WebGPU max abs diff vs CPU |")
+    print("|---|---|---|---|---|---|---|")
+    rows = [("squeezenet", 1, "sq-seed", "wg-sq")] + [(m, b, f"{m}-b{b}-dml", f"wg-{m}-b{b}") for m in ("resnet50", "vgg19") for b in (1, 8)]
+    for model, batch, dml_name, wg_name in rows:
+        dml, dml_cell = cell(dml_name)
+        wg, wg_cell = cell(wg_name)
+        p50 = lambda r: r and (r["iterations"]["latency_ms"] or {}).get("p50")
+        ratio = f"{p50(wg) / p50(dml):.2f}x" if p50(wg) and p50(dml) else "-"
+        print(f"| {model} | {batch} | {dml_cell} | {wg_cell} | {ratio} | {placement(wg)} | {max_diff(wg)} |")
+    print()
+    for name, label in [("wg-sq-cpu", "`--ep cpu`"), ("wg-sq-cpu-registered", "`--ep cpu` with the WebGPU library registered"),
+                        ("wg-sq-policy", "`--ep policy:prefer-gpu` with the WebGPU library registered"),
+                        ("sq-policy", "dmlrun.exe `--ep policy:prefer-gpu` under Wine")]:
+        r, timings = cell(name)
+        chosen = (r or {}).get("device", {}).get("chosen_by")
+        print(f"- SqueezeNet, {label}: {placement(r)}{' (chosen by ' + chosen + ')' if chosen else ''}; create / first / p50 {timings} ms")
