@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::cli::DevicesArgs;
 use crate::exit::ExitStatus;
-use crate::runtime::adapters::{list_adapters, vendor_name, Adapter};
+use crate::runtime::adapters::{list_adapters, luid_text, vendor_name, Adapter};
 use crate::runtime::ep_devices::{EpDevice, EpLibrary};
 use crate::runtime::Runtime;
 
@@ -85,18 +85,15 @@ pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
 /// metadata has it (ONNX Runtime 1.24 writes `LUID` in decimal), its LUID.
 fn dxgi_match(device: &EpDevice, adapters: &[Adapter]) -> Option<u32> {
     let number = device.dxgi_adapter()?;
-    let luid: Option<u64> = device.metadata.get("LUID").and_then(|l| l.trim().parse().ok());
-    let adapter_luid = |a: &Adapter| {
-        let (high, low) = a.luid.split_once('-')?;
-        Some((u64::from(u32::from_str_radix(high, 16).ok()?) << 32) | u64::from(u32::from_str_radix(low, 16).ok()?))
-    };
+    let luid = device.metadata.get("LUID").and_then(|l| l.trim().parse::<u64>().ok());
+    let luid = luid.map(|l| luid_text((l >> 32) as u32, l as u32));
     adapters
         .iter()
         .find(|a| {
             a.index == number
                 && a.vendor_id == device.vendor_id
                 && a.device_id == device.device_id
-                && luid.is_none_or(|l| adapter_luid(a) == Some(l))
+                && luid.as_ref().is_none_or(|l| *l == a.luid)
         })
         .map(|a| a.index)
 }

@@ -21,6 +21,11 @@ pub struct Adapter {
     pub software: bool,
 }
 
+/// A LUID as DXGI and Task Manager show it, `HIGH-LOW` in hex: [`Adapter::luid`].
+pub fn luid_text(high: u32, low: u32) -> String {
+    format!("{high:08X}-{low:08X}")
+}
+
 /// How `--device` names an adapter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DeviceSelector {
@@ -74,7 +79,7 @@ impl DeviceSelector {
                 adapters.iter().filter(|a| a.name.to_lowercase().contains(&needle)).collect()
             }
             DeviceSelector::Luid { high, low } => {
-                adapters.iter().filter(|a| a.luid == format!("{high:08X}-{low:08X}")).collect()
+                adapters.iter().filter(|a| a.luid == luid_text(*high, *low)).collect()
             }
         };
         match matching.as_slice() {
@@ -151,7 +156,7 @@ pub fn list_adapters() -> anyhow::Result<Vec<Adapter>> {
             device_id: desc.DeviceId,
             dedicated_video_memory: desc.DedicatedVideoMemory as u64,
             shared_system_memory: desc.SharedSystemMemory as u64,
-            luid: format!("{:08X}-{:08X}", desc.AdapterLuid.HighPart as u32, desc.AdapterLuid.LowPart),
+            luid: luid_text(desc.AdapterLuid.HighPart as u32, desc.AdapterLuid.LowPart),
             software: desc.Flags & (DXGI_ADAPTER_FLAG_SOFTWARE.0 as u32) != 0,
         });
     }

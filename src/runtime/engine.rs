@@ -304,7 +304,7 @@ fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &st
             anyhow::anyhow!(
                 "model {}: ONNX Runtime could not create a session on {ep} with --ep-option {}: {}",
                 model.display(),
-                plan.provider_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
+                plan.provider_options_text(),
                 message.trim()
             )
         }

@@ -120,6 +120,8 @@ impl EpLibraryRequest {
 /// Registers each library with the environment, in order, and returns what each added.
 pub fn register(env: &ort::environment::Environment, requests: &[EpLibraryRequest]) -> Result<Vec<EpLibrary>> {
     let mut libraries: Vec<EpLibrary> = Vec::new();
+    // The EP names listed so far: what a registration adds is what is new after it.
+    let mut known = ep_names(env);
     for request in requests {
         if let Some(earlier) = libraries.iter().find(|l| l.name == request.name) {
             bail!(
@@ -132,16 +134,19 @@ pub fn register(env: &ort::environment::Environment, requests: &[EpLibraryReques
         if !request.path.is_file() {
             bail!("--ep-library {}: no such file", request.path.display());
         }
-        let before: Vec<String> = list(env, &[]).into_iter().map(|d| d.ep_name).collect();
         env.register_ep_library(&request.name, absolute(&request.path)).map_err(|e| {
             anyhow::anyhow!(
                 "--ep-library {}: ONNX Runtime could not register it as a plugin execution provider: {e}",
                 request.path.display()
             )
         })?;
-        let mut added: Vec<String> =
-            list(env, &[]).into_iter().map(|d| d.ep_name).filter(|name| !before.contains(name)).collect();
-        added.dedup();
+        let mut added: Vec<String> = Vec::new();
+        for name in ep_names(env) {
+            if !known.contains(&name) && !added.contains(&name) {
+                added.push(name);
+            }
+        }
+        known.extend(added.iter().cloned());
         libraries.push(EpLibrary {
             name: request.name.clone(),
             path: request.path.clone(),
@@ -149,6 +154,11 @@ pub fn register(env: &ort::environment::Environment, requests: &[EpLibraryReques
         });
     }
     Ok(libraries)
+}
+
+/// The EP name of each of the environment's EP devices, in ONNX Runtime's order.
+fn ep_names(env: &ort::environment::Environment) -> Vec<String> {
+    env.devices().filter_map(|d| d.ep().ok().map(str::to_string)).collect()
 }
 
 /// ONNX Runtime resolves a relative library path against its own idea of the working folder

@@ -735,6 +735,11 @@ fn resolve_options(
 }
 
 impl SessionPlan {
+    /// The provider options as flags name them: `disable_metacommands=true, k=v`.
+    pub fn provider_options_text(&self) -> String {
+        self.provider_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+    }
+
     /// Whether DirectML's graph capture is on.
     pub fn graph_capture(&self) -> bool {
         self.session_config.get(DML_GRAPH_CAPTURE).is_some_and(|v| is_true(v))

@@ -57,14 +57,9 @@ fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> Result<Sess
     for p in &plan.execution_providers {
         match p {
             ProviderPlan::DirectML { adapter } => {
-                let named = plan.provider_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
                 // ONNX Runtime checks DirectML's option values when the provider is appended
                 // (disable_metacommands=maybe), and the device is created there too.
-                let step = if plan.provider_options.is_empty() {
-                    BuildStep::Configure
-                } else {
-                    BuildStep::PassThrough(format!("DirectML provider options {}", named.join(", ")))
-                };
+                let step = options_step(plan, "DirectML provider options");
                 append_directml(&mut builder, adapter, &plan.provider_options).map_err(|e| (step, e))?;
             }
             ProviderPlan::EpDevice { ep, device, .. } => {
@@ -77,12 +72,7 @@ fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> Result<Sess
                 };
                 let options: Vec<(String, String)> =
                     plan.provider_options.iter().map(|(k, v)| (format!("{ep}.{k}"), v.clone())).collect();
-                let step = if options.is_empty() {
-                    BuildStep::Configure
-                } else {
-                    let named = plan.provider_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
-                    BuildStep::PassThrough(format!("{ep} options {}", named.join(", ")))
-                };
+                let step = options_step(plan, &format!("{ep} options"));
                 builder = builder.with_devices([device], Some(&options)).map_err(|e| (step, e.into()))?;
             }
             // ort sets a selection policy on every builder, but ONNX Runtime consults it only
@@ -114,6 +104,15 @@ fn configure(runtime: &Runtime, plan: &SessionPlan, log_id: &str) -> Result<Sess
         }
     }
     Ok(builder)
+}
+
+/// The step to blame when appending a provider fails: its options, when the user passed any.
+fn options_step(plan: &SessionPlan, what: &str) -> BuildStep {
+    if plan.provider_options.is_empty() {
+        BuildStep::Configure
+    } else {
+        BuildStep::PassThrough(format!("{what} {}", plan.provider_options_text()))
+    }
 }
 
 /// A builder that runs on ONNX Runtime's own CPU execution provider and nothing else.
