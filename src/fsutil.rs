@@ -12,9 +12,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".dmlrun-")
-        .suffix(".partial")
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".dmlrun-").suffix(".partial");
+    // A temporary file is private (0600) by default; the written file is an ordinary output, so it
+    // gets what the user's umask gives any new file, as `>` in a shell would.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("writing {}: cannot create a file in {}", path.display(), dir.display()))?;
     tmp.write_all(bytes).with_context(|| format!("writing {}", path.display()))?;
@@ -81,6 +85,21 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"hello");
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("a.bin")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_files_get_the_umask_mode_not_a_temporary_files_0600() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.json");
+        write_atomic(&path, b"{}").unwrap();
+        // What the process's umask makes of a new ordinary file, read off one made with std::fs.
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, b"").unwrap();
+        let expected = std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, expected);
+        assert_ne!(expected, 0o600, "this test needs a umask that lets group or others read new files");
     }
 
     #[test]
