@@ -776,8 +776,19 @@ impl SessionPlan {
     /// Graph capture records one run's GPU work for fixed buffers and shapes: a free dimension
     /// left free cannot be captured. Checked once the inputs have fixed what they fix.
     pub fn check_graph_capture(&self) -> Result<()> {
-        if self.graph_capture() && !self.unfixed_dims.is_empty() {
+        if !self.graph_capture() {
+            return Ok(());
+        }
+        if !self.unfixed_dims.is_empty() {
             bail!("DirectML graph capture needs static shapes, but {}", self.unfixed_dims_advice(": "));
+        }
+        if !self.unnamed_dims.is_empty() {
+            bail!(
+                "DirectML graph capture needs static shapes, but {} {} unnamed and free, which no --dim can fix \
+                 (ONNX Runtime fixes only named dimensions): export the model with names or static sizes",
+                self.unnamed_dims.join(", "),
+                if self.unnamed_dims.len() == 1 { "is" } else { "are" }
+            );
         }
         Ok(())
     }
@@ -1330,6 +1341,17 @@ mod tests {
         assert_eq!(plan.unnamed_dims, vec!["input 'x' axis 2".to_string(), "input 'x' axis 3".to_string()]);
         let warning = plan.dynamic_shape_warning().unwrap();
         assert!(warning.contains("input 'x' axis 2, input 'x' axis 3 unnamed"), "{warning}");
+        // Graph capture cannot work on what stays free, and no --dim reaches an unnamed axis.
+        assert!(plan.check_graph_capture().is_ok(), "graph capture is off");
+        let mut capture = request(vec![2, 3, 48, 192]);
+        capture.dml_graph_capture = true;
+        let err = resolve(&capture, &available, &model).unwrap().check_graph_capture().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "DirectML graph capture needs static shapes, but input 'x' axis 2, input 'x' axis 3 are unnamed and \
+             free, which no --dim can fix (ONNX Runtime fixes only named dimensions): export the model with names \
+             or static sizes"
+        );
         let err = resolve(&request(vec![2, 4, 48, 192]), &available, &model).unwrap_err().to_string();
         assert_eq!(err, "--shape x=2,4,48,192: axis 1 of input 'x' is fixed to 3 in the model");
         let err = resolve(&request(vec![2, 3]), &available, &model).unwrap_err().to_string();
