@@ -490,12 +490,11 @@ impl SessionPlan {
 /// Resolves a request into a plan against what the loaded ONNX Runtime offers.
 pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> Result<SessionPlan> {
     let dml_available = offered.has(DML_PROVIDER);
-    let dml_only_flags = dml_only_flags(request);
     let explicit_dml = request.ep == EpRequest::Dml
         || request.device.is_some()
         || request.performance_preference.is_some()
         || request.device_filter.is_some()
-        || !dml_only_flags.is_empty();
+        || !dml_only_flags(request, true).is_empty();
 
     let refuse_dml_flags = |ep: &str| -> Result<()> {
         if request.device.is_some() {
@@ -504,9 +503,8 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         if request.performance_preference.is_some() || request.device_filter.is_some() {
             bail!("--dml-performance-preference and --dml-device-filter apply to DirectML and cannot be combined with --ep {ep}");
         }
-        if let Some(flag) =
-            dml_only_flags.iter().find(|f| !(f.starts_with("--ep-option") && ep_options_allowed(&request.ep)))
-        {
+        // `--ep-option` goes to an EP device's provider too; the other flags only to DirectML.
+        if let Some(flag) = dml_only_flags(request, !ep_options_allowed(&request.ep)).first() {
             bail!("{flag} applies to DirectML and cannot be combined with --ep {ep}");
         }
         Ok(())
@@ -621,8 +619,9 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
     })
 }
 
-/// The DirectML-only flags in `request`, as the user typed them.
-fn dml_only_flags(request: &PlanRequest) -> Vec<String> {
+/// The DirectML-only flags in `request`, as the user typed them; `--ep-option`s among them when
+/// `with_ep_options`.
+fn dml_only_flags(request: &PlanRequest, with_ep_options: bool) -> Vec<String> {
     let mut flags = Vec::new();
     if request.dml_disable_metacommands {
         flags.push("--dml-disable-metacommands".to_string());
@@ -633,7 +632,9 @@ fn dml_only_flags(request: &PlanRequest) -> Vec<String> {
     if request.io_on_device {
         flags.push("--io-on-device".to_string());
     }
-    flags.extend(request.ep_options.iter().map(|(k, v)| format!("--ep-option {k}={v}")));
+    if with_ep_options {
+        flags.extend(request.ep_options.iter().map(|(k, v)| format!("--ep-option {k}={v}")));
+    }
     flags.extend(
         request
             .session_config
@@ -879,7 +880,7 @@ pub fn check_available(plan: &SessionPlan, request: &PlanRequest, offered: &Offe
 }
 
 fn dml_unavailable_message(request: &PlanRequest, available: &[String]) -> String {
-    let named = dml_only_flags(request);
+    let named = dml_only_flags(request, true);
     let flag = if request.ep == EpRequest::Dml {
         "--ep dml"
     } else if request.device.is_some() {
