@@ -6,11 +6,13 @@ completions, and the licence texts of everything inside.
 
 Reads the builds already made (target/release/ and target/x86_64-pc-windows-gnu/release/, whose
 build scripts extracted ONNX Runtime from its PyPI wheels into the same folders) and the wheels
-themselves (their licence texts). The Rust crates' licence texts come from cargo-about, per target,
-and the list is checked against `cargo tree` before anything is packed. The Wine-only stand-in
-DLL is never packed.
+themselves (their licence texts). The Rust crates' licence texts come from cargo-about, per target
+(rust_crate_licenses.py, which refuses a list missing a linked crate). The Wine-only stand-in DLL
+is never packed.
 """
-import glob, io, json, os, subprocess, sys, tarfile, zipfile
+import glob, io, os, sys, tarfile, zipfile
+
+from rust_crate_licenses import metadata, rust_crate_licenses
 
 VERSION, OUT = sys.argv[1], sys.argv[2]
 os.makedirs(OUT, exist_ok=True)
@@ -26,60 +28,14 @@ def wheel_texts(pattern):
                 for name in ("LICENSE", "ThirdPartyNotices.txt", "Privacy.md")}, os.path.basename(wheels[-1])
 
 
-METADATA = None
-
-
-def metadata():
-    global METADATA
-    if METADATA is None:
-        METADATA = json.loads(output(["cargo", "metadata", "--format-version", "1", "--locked", "--offline"]))
-    return METADATA
-
-
 def crate_license(name):
     """The licence file of a crate linked statically (libjpeg-turbo's code, through mozjpeg-sys)."""
     package = next(p for p in metadata()["packages"] if p["name"] == name)
     return open(os.path.join(os.path.dirname(package["manifest_path"]), "LICENSE"), "rb").read()
 
 
-def output(command):
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"package: {' '.join(command[:3])} failed (exit {done.returncode}):\n{done.stderr.strip()}")
-    return done.stdout
-
-
-def linked_crates(target, deps_dir):
-    """(name, version) of every crate linked into dmlrun for `target`: in `cargo tree`'s normal
-    dependencies *and* compiled for the target into `deps_dir`. Neither alone will do: `cargo tree`
-    also lists optional target-specific dependencies whose feature is off (pest_stack_guard's psm
-    and stacker on windows-gnu), and a native build's deps folder also holds build scripts'
-    dependencies, which are not linked."""
-    tree = output(["cargo", "tree", "--locked", "--offline", "-e", "normal", "--target", target,
-                   "--prefix", "none", "--format", "{p}"])
-    # "name vVERSION (path or note)"
-    in_tree = {(line.split()[0], line.split()[1].removeprefix("v")) for line in tree.splitlines() if line.strip()}
-    built = {name.removeprefix("lib").rsplit("-", 1)[0] for name in os.listdir(deps_dir) if name.endswith(".rlib")}
-    lib_names = {(p["name"], p["version"]): t["name"] for p in metadata()["packages"]
-                 for t in p["targets"] if "lib" in t["kind"] or "rlib" in t["kind"]}
-    return {crate for crate in in_tree if lib_names.get(crate) in built}
-
-
-def rust_crate_licenses(target, deps_dir):
-    """licenses/rust-crates.txt: every crate linked into the binary for this target, with the licence
-    text it carries (cargo-about, configured by about.toml). Refuses to pack a list that misses a
-    linked crate."""
-    text = output(["cargo", "about", "generate", "--locked", "--offline", "--fail", "--target", target,
-                   "scripts/rust-crates-licenses.hbs"])
-    listed = {tuple(line.split()[:2]) for line in text.splitlines() if line.startswith("    ")}
-    linked = linked_crates(target, deps_dir)
-    if len(linked) < 50:
-        sys.exit(f"package: found only {len(linked)} crates linked for {target} in {deps_dir}; build first")
-    missing = sorted(f"{name} {version}" for name, version in linked - listed)
-    if missing:
-        sys.exit(f"package: licenses/rust-crates.txt for {target} lacks {len(missing)} linked crates: "
-                 + ", ".join(missing))
-    return {"licenses/rust-crates.txt": text.encode()}
+def rust_crates(target, deps_dir):
+    return {"licenses/rust-crates.txt": rust_crate_licenses(target, deps_dir).encode()}
 
 
 def common_files():
@@ -102,7 +58,7 @@ def add_notice(files, text):
 # --- Windows zip ---------------------------------------------------------------------------
 win = "target/x86_64-pc-windows-gnu/release"
 texts, wheel = wheel_texts("target/x86_64-pc-windows-gnu/onnxruntime-wheels/onnxruntime_directml-*.whl")
-files = common_files() | texts | rust_crate_licenses("x86_64-pc-windows-gnu", f"{win}/deps")
+files = common_files() | texts | rust_crates("x86_64-pc-windows-gnu", f"{win}/deps")
 for name in ("dmlrun.exe", "onnxruntime.dll", "DirectML.dll"):
     files[name] = open(os.path.join(win, name), "rb").read()
 add_notice(files, f"""dmlrun {VERSION} for Windows (x86_64)
@@ -126,7 +82,7 @@ os.replace(zip_path + ".partial", zip_path)
 
 # --- Linux tar.gz --------------------------------------------------------------------------
 texts, wheel = wheel_texts("target/onnxruntime-wheels/onnxruntime-*manylinux*.whl")
-files = common_files() | texts | rust_crate_licenses("x86_64-unknown-linux-gnu", "target/release/deps")
+files = common_files() | texts | rust_crates("x86_64-unknown-linux-gnu", "target/release/deps")
 files["dmlrun"] = open("target/release/dmlrun", "rb").read()
 libraries = glob.glob("target/release/libonnxruntime.so.*")
 if len(libraries) != 1:

@@ -17,6 +17,14 @@ def one(pattern):
     return found[0]
 
 
+def crate_list(wheel, names):
+    """The wheel's RUST-CRATES-LICENSES.txt, as the set of crate names it lists."""
+    path = next((n for n in names if n.endswith(".dist-info/licenses/RUST-CRATES-LICENSES.txt")), None)
+    assert path, f"{os.path.basename(wheel)} carries no RUST-CRATES-LICENSES.txt"
+    with zipfile.ZipFile(wheel) as z:
+        return {line.split()[0] for line in z.read(path).decode().splitlines() if line.startswith("    ")}
+
+
 def metadata(wheel):
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
@@ -29,6 +37,10 @@ def metadata(wheel):
 linux = one("dmlrun-*-manylinux*_x86_64.whl")
 names, meta, tags, _ = metadata(linux)
 assert "Requires-Dist: onnxruntime==1.31.1 ; sys_platform != 'win32'" in meta, meta
+assert "License-Expression: MIT OR Apache-2.0" in meta, meta
+# The Linux build's crates: ort, not the Windows-only windows-sys.
+crates = crate_list(linux, names)
+assert "ort" in crates and "windows-sys" not in crates, sorted(crates)
 with tempfile.TemporaryDirectory() as work:
     venv = os.path.join(work, "venv")
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
@@ -56,4 +68,5 @@ exe = next(n for n in names if n.endswith(".data/scripts/dmlrun.exe"))
 with zipfile.ZipFile(windows) as z:
     assert z.read(exe)[:2] == b"MZ", "dmlrun.exe is not a Windows executable"
 assert any(n.endswith("licenses/LICENSE-MIT") for n in names) and any(n.endswith("licenses/LICENSE-APACHE") for n in names)
+assert "windows-sys" in crate_list(windows, names), "the Windows wheel's crate list is not the Windows build's"
 print(f"{os.path.basename(windows)}: py3-none-win_amd64, requires onnxruntime-directml==1.24.4 on Windows, {exe}")
