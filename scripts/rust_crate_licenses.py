@@ -6,9 +6,10 @@ release archives' licenses/rust-crates.txt, the wheels' RUST-CRATES-LICENSES.txt
 cargo-about writes the file (about.toml picks the licence taken where a crate offers a choice, and
 scripts/rust-crates-licenses.hbs the layout), offline, from the crates' own files. The list is
 checked before it is written: every crate linked for TARGET must be in it. Build TARGET first
-(release), so that DEPS_DIR holds what was compiled for it.
+(release), so that DEPS_DIR holds what was compiled for it. Installs cargo-about with cargo when
+it is missing.
 """
-import json, os, subprocess, sys
+import functools, json, os, subprocess, sys
 
 
 def output(command):
@@ -18,14 +19,21 @@ def output(command):
     return done.stdout
 
 
-_metadata = None
+@functools.cache
+def fetch_sources():
+    """Every crate's sources, for what reads them offline: cargo-about and `cargo metadata`."""
+    output(["cargo", "fetch", "--locked", "--quiet"])
 
 
+@functools.cache
 def metadata():
-    global _metadata
-    if _metadata is None:
-        _metadata = json.loads(output(["cargo", "metadata", "--format-version", "1", "--locked", "--offline"]))
-    return _metadata
+    fetch_sources()
+    return json.loads(output(["cargo", "metadata", "--format-version", "1", "--locked", "--offline"]))
+
+
+def install_cargo_about():
+    if subprocess.run(["cargo", "about", "--version"], capture_output=True).returncode != 0:
+        output(["cargo", "install", "cargo-about", "--locked", "--features", "cli", "--version", "0.9.3", "--quiet"])
 
 
 def linked_crates(target, deps_dir):
@@ -47,6 +55,8 @@ def linked_crates(target, deps_dir):
 def rust_crate_licenses(target, deps_dir):
     """The text: every crate linked for `target`, with the licence text it carries. Exits naming
     what is missing rather than return an incomplete list."""
+    install_cargo_about()
+    fetch_sources()
     text = output(["cargo", "about", "generate", "--locked", "--offline", "--fail", "--target", target,
                    "scripts/rust-crates-licenses.hbs"])
     listed = {tuple(line.split()[:2]) for line in text.splitlines() if line.startswith("    ")}
