@@ -1,0 +1,184 @@
+//! `dmlrun bench`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::parse::*;
+use super::{CompareArgs, DeviceIoArgs, IsolationArgs, OrtArgs, SessionArgs};
+use crate::inputs::generate::{Fill, ValueRange};
+
+/// `dmlrun bench`.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// .onnx files, folders (searched recursively), or manifests (.toml/.json: per model path,
+    /// name, dims, inputs, generate).
+    ///
+    /// Example: dmlrun bench models/ bench.toml extra.onnx
+    #[arg(value_name = "MODEL|DIR|MANIFEST", required = true)]
+    pub targets: Vec<PathBuf>,
+
+    /// Timed runs per model (default 100, unless --duration is given).
+    ///
+    /// Example: --iterations 500
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "duration")]
+    pub iterations: Option<u64>,
+
+    /// Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations).
+    ///
+    /// Example: --duration 10s
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+
+    /// With --duration: at least this many timed runs.
+    ///
+    /// Example: --duration 5s --min-iterations 50
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub min_iterations: u64,
+
+    /// With --duration: at most this many timed runs.
+    ///
+    /// Example: --duration 30s --max-iterations 10000
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_iterations: u64,
+
+    /// Untimed runs after the first run.
+    ///
+    /// Example: --warmup 20
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub warmup: u64,
+
+    /// How inputs no file gives are filled (manifests can say per model).
+    ///
+    /// Example: --generate zeros
+    #[arg(long, value_name = "FILL", default_value = "random")]
+    pub generate: Fill,
+
+    /// Seed for generated inputs.
+    ///
+    /// Example: --seed 42
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no
+    /// other input with the same dimension name). Default 1.
+    ///
+    /// A folder of image models whose height and width are free needs more than 1 (a
+    /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
+    ///
+    /// Example: --generate random --free-dim-size 224
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub free_dim_size: u64,
+
+    /// The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI):
+    /// floats in [LO, HI), integers from LO to HI inclusive. Repeatable.
+    ///
+    /// Defaults: floats in [0, 1), integers 0 or 1 (indices, masks and token types accept
+    /// them), bools either.
+    ///
+    /// Example: --generate-range input_ids=0,30521 --generate-range pixel_values=-1,1
+    #[arg(long = "generate-range", value_name = "[NAME=]LO,HI", value_parser = parse_range)]
+    pub generate_ranges: Vec<(Option<String>, ValueRange)>,
+
+    /// Write the JSON report to FILE ("-" for stdout instead of the table).
+    ///
+    /// Example: --json bench.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write a CSV table to FILE ("-" for stdout).
+    ///
+    /// Example: --csv bench.csv
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write a Markdown table to FILE ("-" for stdout).
+    ///
+    /// Example: --markdown - >> RESULTS.md
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write a self-contained HTML page to FILE, rewritten after every model: the environment,
+    /// each model's latency distribution with p50/p90/p99, p50/p99 across models, and with
+    /// --compare-ep, --baseline and --profile their comparisons.
+    ///
+    /// Example: --html bench.html
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Compare median latency with an earlier --json report; exit 1 on a regression.
+    ///
+    /// Example: --baseline main-bench.json --max-regression 5%
+    #[arg(long, value_name = "OLD.json")]
+    pub baseline: Option<PathBuf>,
+
+    /// Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05.
+    ///
+    /// Example: --max-regression 10%
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = crate::report::bench::parse_fraction)]
+    pub max_regression: f64,
+
+    #[command(flatten)]
+    pub compare: CompareArgs,
+
+    /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
+    ///
+    /// Under DirectML with graph fusion (the default) the profile shows one DmlFusedNode: add
+    /// --profile-unfused to see the operators.
+    ///
+    /// Example: --profile profiles/
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
+
+    /// With --profile on DirectML: turn DirectML's graph fusion off (ep.dml.disable_graph_fusion=1)
+    /// so the profile lists each operator with its time and share.
+    ///
+    /// This changes what is measured: every latency of the run is the unfused graph's, and the
+    /// report labels it so. Implies DirectML.
+    ///
+    /// Example: dmlrun bench resnet50.onnx --device 0 --profile prof/ --profile-unfused
+    #[arg(long, requires = "profile")]
+    pub profile_unfused: bool,
+
+    /// Also run N sessions of each model at once, each by its own thread, and report their
+    /// aggregate throughput and each one's latency percentiles.
+    ///
+    /// The N sessions are opened fresh beside the one measured alone (whose figures stay in the
+    /// report for comparison) and released together after their warm-up; each runs the same
+    /// --iterations or --duration. DirectML's rule of one Run at a time holds per session.
+    ///
+    /// Example: dmlrun bench resnet50.onnx --device 0 --sessions 4
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub sessions: Option<u32>,
+
+    /// Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device,
+    /// dims, optimisation level and ONNX Runtime version) and load it next time.
+    ///
+    /// Example: --cache ~/.cache/dmlrun
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+
+    /// No progress bars.
+    ///
+    /// Example: -q
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Refuse input tensors larger than this many bytes.
+    ///
+    /// Example: --max-tensor-bytes 17179869184
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    pub max_tensor_bytes: u64,
+
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub device_io: DeviceIoArgs,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}

@@ -1,0 +1,195 @@
+//! Command-line definitions and help text (clap derive). No behaviour lives here.
+//!
+//! One file per command (`run.rs`, `test.rs`, `bench.rs`, `inspect.rs` for the commands that
+//! only look), the argument groups several commands share in `shared.rs`, and the value
+//! parsers in `parse.rs`; everything is re-exported here, so `cli::RunArgs` is the one name.
+
+mod bench;
+mod inspect;
+mod parse;
+mod run;
+mod shared;
+mod test;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+pub use bench::BenchArgs;
+pub use inspect::{CompletionsArgs, DevicesArgs, DoctorArgs, InfoArgs};
+pub use parse::*;
+pub use run::RunArgs;
+pub use shared::{CompareArgs, DeviceIoArgs, IsolationArgs, PreprocessArgs, SessionArgs};
+pub use test::TestArgs;
+
+use crate::runtime::ep_devices::EpLibraryRequest;
+use crate::runtime::plan::OrtLogLevel;
+
+const EXAMPLES: &str = "\
+Typical uses:
+  Run a photo through a model on DirectML adapter 1, with the 5 best classes:
+    dmlrun model.onnx --device 1 --input cat.png --top-k 5 --labels labels.txt
+
+  Validate model folders (ONNX test-data layout) in CI, failing only on a change:
+    dmlrun test models/ --expect known-failures.txt --junit results.xml
+
+  Benchmark a folder of models and gate on a 5% median-latency regression:
+    dmlrun bench models/ --duration 10s --json bench.json --baseline last-bench.json
+
+More: dmlrun info MODEL, dmlrun devices, dmlrun doctor, dmlrun <command> --help.
+Exit codes: 0 success, 1 a check failed (test, --compare-ep, --baseline), 2 error.";
+
+/// Run, inspect and time ONNX models on ONNX Runtime, with DirectML as the first-class backend.
+#[derive(Debug, Parser)]
+#[command(
+    name = "dmlrun",
+    version,
+    about,
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// When to use colour in help and diagnostics: auto (only on a terminal, and not when
+    /// NO_COLOR is set), always, never.
+    ///
+    /// Example: --color never
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    pub color: ColorWhen,
+
+    /// `dmlrun MODEL …` is `dmlrun run MODEL …`.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a model once (plus timed iterations) and report outputs and timings (the default).
+    Run(Box<RunArgs>),
+    /// Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb).
+    ///
+    /// Exit code 0 when every case passes (or fails only as --expect says), 1 when a case
+    /// fails, 2 when the tests could not run.
+    Test(Box<TestArgs>),
+    /// Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest.
+    ///
+    /// Exit code 1 when --baseline finds a regression beyond --max-regression.
+    Bench(Box<BenchArgs>),
+    /// Show a model's inputs, outputs, symbolic dimensions, opsets and metadata.
+    Info(InfoArgs),
+    /// List the DirectML (DXGI) adapters; the index is the --device value.
+    Devices(DevicesArgs),
+    /// Show which ONNX Runtime dmlrun loads, from where, and its execution providers.
+    Doctor(DoctorArgs),
+    /// Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun
+    Completions(CompletionsArgs),
+    /// Print the man page (roff): dmlrun man > dmlrun.1
+    Man,
+}
+
+/// Where ONNX Runtime comes from and how it logs.
+#[derive(Debug, Clone, Args)]
+pub struct OrtArgs {
+    /// ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll).
+    ///
+    /// Search order without it: the ORT_DYLIB_PATH environment variable, next to the dmlrun
+    /// executable, then the copy the build fetched.
+    ///
+    /// Example: --ort-lib C:\onnxruntime\onnxruntime.dll
+    #[arg(long, value_name = "PATH")]
+    pub ort_lib: Option<PathBuf>,
+
+    /// Lowest severity of ONNX Runtime's own log lines shown on stderr.
+    ///
+    /// `verbose` prints, among much else, the session options ONNX Runtime received.
+    ///
+    /// Example: --ort-log-level verbose
+    #[arg(long, value_name = "LEVEL", default_value = "warning")]
+    pub ort_log_level: OrtLogLevel,
+
+    /// Register a plugin execution provider library (ONNX Runtime's
+    /// RegisterExecutionProviderLibrary) under NAME, by default the file's name. Repeatable.
+    ///
+    /// Its EP devices then show in `dmlrun devices`, and --ep takes its EP name or NAME. The
+    /// onnxruntime-ep-* Python packages carry such libraries (their get_library_path() names
+    /// it).
+    ///
+    /// Example: --ep-library webgpu=./libonnxruntime_providers_webgpu.so --ep webgpu
+    #[arg(long = "ep-library", value_name = "[NAME=]PATH", value_parser = parse_ep_library)]
+    pub ep_libraries: Vec<EpLibraryRequest>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorWhen {
+    /// Finds `--color WHEN` / `--color=WHEN` before parsing, because clap renders help (and
+    /// usage errors) while it parses, and needs to know by then.
+    pub fn from_args(args: &[std::ffi::OsString]) -> ColorWhen {
+        let mut when = None;
+        let mut iter = args.iter().filter_map(|a| a.to_str());
+        while let Some(arg) = iter.next() {
+            let value = match arg.strip_prefix("--color") {
+                Some("") => iter.next(),
+                Some(rest) => rest.strip_prefix('='),
+                None => None,
+            };
+            when = match value {
+                Some("always") => Some(ColorWhen::Always),
+                Some("never") => Some(ColorWhen::Never),
+                Some("auto") => Some(ColorWhen::Auto),
+                _ => when,
+            };
+        }
+        match when {
+            Some(w) => w,
+            // https://no-color.org: a set, non-empty NO_COLOR turns colour off by default.
+            None if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => ColorWhen::Never,
+            None => ColorWhen::Auto,
+        }
+    }
+
+    pub fn to_clap(self) -> clap::ColorChoice {
+        match self {
+            ColorWhen::Auto => clap::ColorChoice::Auto,
+            ColorWhen::Always => clap::ColorChoice::Always,
+            ColorWhen::Never => clap::ColorChoice::Never,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::adapters::DeviceSelector;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn color_choice_is_found_before_parsing() {
+        let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(ColorWhen::from_args(&args(&["dmlrun", "--color", "never", "m.onnx"])), ColorWhen::Never);
+        assert_eq!(ColorWhen::from_args(&args(&["dmlrun", "--color=always"])), ColorWhen::Always);
+    }
+
+    #[test]
+    fn model_without_subcommand_parses_as_run() {
+        let cli = Cli::try_parse_from(["dmlrun", "m.onnx", "--device", "1", "--input", "cat.png"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.run.model, Some(PathBuf::from("m.onnx")));
+        assert_eq!(cli.run.session.device, Some(DeviceSelector::Index(1)));
+        let cli = Cli::try_parse_from(["dmlrun", "info", "m.onnx"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Info(_))));
+    }
+}

@@ -1,0 +1,167 @@
+//! Value parsers for flags: each turns one flag's text into a typed value, or a message that
+//! names what is wrong with it.
+
+use crate::inputs::generate::ValueRange;
+use crate::inputs::InputSpec;
+use crate::runtime::adapters::DeviceSelector;
+use crate::runtime::ep_devices::EpLibraryRequest;
+use crate::runtime::plan::EpRequest;
+
+/// Parses `10s`, `500ms`, `2m`.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let d = humantime::parse_duration(text).map_err(|e| format!("'{text}': {e} (e.g. 10s, 500ms)"))?;
+    if d.is_zero() {
+        return Err(format!("'{text}' is zero"));
+    }
+    Ok(d)
+}
+
+/// Parses `NAME=N` with N a size (0 is a size: ONNX allows empty dimensions).
+pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = text.split_once('=').ok_or_else(|| format!("'{text}' is not NAME=N"))?;
+    if name.is_empty() {
+        return Err(format!("'{text}' has no name before '='"));
+    }
+    let n: i64 = value.trim().parse().map_err(|_| format!("'{value}' in '{text}' is not a whole number"))?;
+    if n < 0 {
+        return Err(format!("'{text}': a dimension cannot be negative"));
+    }
+    Ok((name.to_string(), n))
+}
+
+/// Parses `[NAME=]LO,HI` (`--generate-range`).
+pub fn parse_range(text: &str) -> Result<(Option<String>, ValueRange), String> {
+    let (name, range) = match text.rsplit_once('=') {
+        Some((name, range)) if !name.is_empty() => (Some(name.to_string()), range),
+        Some((_, _)) => return Err(format!("'{text}' has no input name before '='")),
+        None => (None, text),
+    };
+    let (low, high) = range.split_once(',').ok_or_else(|| format!("'{text}' is not [NAME=]LO,HI"))?;
+    let number = |v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("'{v}' in '{text}' is not a number"))
+    };
+    let (low, high) = (number(low)?, number(high)?);
+    if low > high {
+        return Err(format!("'{text}': LO is above HI"));
+    }
+    Ok((name, ValueRange { low, high }))
+}
+
+/// Parses `NAME=D0,D1,...` (`--shape`); `NAME=` alone is a scalar's empty shape.
+pub fn parse_shape(text: &str) -> Result<(String, Vec<usize>), String> {
+    let (name, dims) = text.rsplit_once('=').ok_or_else(|| format!("'{text}' is not NAME=D0,D1,..."))?;
+    if name.is_empty() {
+        return Err(format!("'{text}' has no input name before '='"));
+    }
+    let dims = dims.trim().trim_start_matches('[').trim_end_matches(']');
+    if dims.is_empty() {
+        return Ok((name.to_string(), Vec::new()));
+    }
+    let shape = dims
+        .split([',', 'x'])
+        .map(|d| {
+            d.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{d}' in '{text}' is not a size (a whole number, 0 or more)"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((name.to_string(), shape))
+}
+
+/// Parses `KEY=VALUE` (`--ep-option`, `--session-config`); the value may hold '='.
+pub fn parse_key_value(text: &str) -> Result<(String, String), String> {
+    let (key, value) = text.split_once('=').ok_or_else(|| format!("'{text}' is not KEY=VALUE"))?;
+    if key.trim().is_empty() || value.is_empty() {
+        return Err(format!("'{text}' needs a key and a value"));
+    }
+    Ok((key.trim().to_string(), value.to_string()))
+}
+
+/// Parses `--input [NAME=]FILE`.
+pub fn parse_input(text: &str) -> Result<InputSpec, String> {
+    InputSpec::parse(text)
+}
+
+/// Parses `--ep` and `--compare-ep`.
+pub fn parse_ep(text: &str) -> Result<EpRequest, String> {
+    EpRequest::parse(text)
+}
+
+/// Parses `--ep-library [NAME=]PATH`.
+pub fn parse_ep_library(text: &str) -> Result<EpLibraryRequest, String> {
+    EpLibraryRequest::parse(text)
+}
+
+/// Parses `--device`: an index, `luid:HIGH-LOW`, or part of an adapter's name.
+pub fn parse_device(text: &str) -> Result<DeviceSelector, String> {
+    DeviceSelector::parse(text)
+}
+
+/// Parses `HxW`.
+pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
+    let (h, w) = text.split_once(['x', 'X']).ok_or_else(|| format!("'{text}' is not HEIGHTxWIDTH"))?;
+    let parse = |s: &str| s.trim().parse::<usize>().ok().filter(|v| *v > 0);
+    match (parse(h), parse(w)) {
+        (Some(h), Some(w)) => Ok((h, w)),
+        _ => Err(format!("'{text}' is not HEIGHTxWIDTH with positive numbers")),
+    }
+}
+
+/// Parses `NAME=ATOL,RTOL`.
+pub fn parse_tol(text: &str) -> Result<(String, f64, f64), String> {
+    let (name, tols) = text.split_once('=').ok_or_else(|| format!("'{text}' is not OUTPUT=ATOL,RTOL"))?;
+    let (atol, rtol) = tols.split_once(',').ok_or_else(|| format!("'{text}' is not OUTPUT=ATOL,RTOL"))?;
+    let num = |s: &str| s.trim().parse::<f64>().ok().filter(|v| *v >= 0.0 && v.is_finite());
+    match (num(atol), num(rtol)) {
+        (Some(a), Some(r)) if !name.is_empty() => Ok((name.to_string(), a, r)),
+        _ => Err(format!("'{text}' is not OUTPUT=ATOL,RTOL with non-negative numbers")),
+    }
+}
+
+pub(super) fn parse_on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" | "true" | "1" => Ok(true),
+        "off" | "false" | "0" => Ok(false),
+        _ => Err(format!("'{text}' is not on or off")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dim_values_must_be_sizes() {
+        assert_eq!(parse_dim("batch=4"), Ok(("batch".to_string(), 4)));
+        // ONNX allows empty dimensions.
+        assert_eq!(parse_dim("batch=0"), Ok(("batch".to_string(), 0)));
+        assert!(parse_dim("batch=-1").is_err());
+        assert!(parse_dim("batch=x").is_err());
+        assert!(parse_dim("batch").is_err());
+        assert!(parse_dim("=3").is_err());
+    }
+
+    #[test]
+    fn shapes_and_ranges_parse() {
+        assert_eq!(parse_shape("x=1,3,48,192"), Ok(("x".to_string(), vec![1, 3, 48, 192])));
+        assert_eq!(parse_shape("x=[2, 0]"), Ok(("x".to_string(), vec![2, 0])));
+        assert_eq!(parse_shape("sr="), Ok(("sr".to_string(), vec![])));
+        assert!(parse_shape("x=1,-3").unwrap_err().contains("'-3'"));
+        assert!(parse_shape("1,3").is_err());
+        let range = |low, high| ValueRange { low, high };
+        assert_eq!(parse_range("ids=0,30521"), Ok((Some("ids".to_string()), range(0.0, 30521.0))));
+        assert_eq!(parse_range("-1,1"), Ok((None, range(-1.0, 1.0))));
+        assert!(parse_range("x=2,1").unwrap_err().contains("LO is above HI"));
+        assert!(parse_range("x=nan,1").is_err());
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("480x640"), Ok((480, 640)));
+        assert!(parse_size("0x5").is_err());
+    }
+}

@@ -1,0 +1,330 @@
+//! The argument groups several commands share: the session and its execution provider, device
+//! IO, image preprocessing, the reference comparison, and isolation.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::parse::*;
+use super::parse_on_off;
+use crate::formats::image::{ChannelOrder, Layout, Preset, ResizeMode};
+use crate::formats::resample::Filter;
+use crate::isolation::Isolation;
+use crate::runtime::adapters::DeviceSelector;
+use crate::runtime::plan::{DeviceFilter, EpRequest, ExecutionMode, OptimizationLevel, PerformancePreference};
+
+/// Execution provider and session settings.
+#[derive(Debug, Clone, Args)]
+pub struct SessionArgs {
+    /// Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml,
+    /// cpu, an EP name, or policy:POLICY.
+    ///
+    /// Asking for DirectML where it is unavailable is an error, never a silent fallback. cpu is
+    /// the CPU execution provider whatever plugin is registered. An EP name (WebGpuExecutionProvider,
+    /// or webgpu; or the NAME of an --ep-library) runs on that execution provider's first EP
+    /// device, as `dmlrun devices` lists them; --ep-option passes it options. policy:POLICY
+    /// appends nothing and lets ONNX Runtime choose among its EP devices: prefer-cpu,
+    /// prefer-gpu, prefer-npu, max-performance, max-efficiency, min-power; the report names
+    /// what it chose.
+    ///
+    /// Example: --ep cpu, --ep webgpu, --ep policy:prefer-gpu
+    #[arg(long, value_name = "EP", default_value = "auto", value_parser = parse_ep)]
+    pub ep: EpRequest,
+
+    /// DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML's
+    /// device_id), part of its name, or its LUID.
+    ///
+    /// A name is matched case-insensitively as a substring and must match exactly one adapter;
+    /// `luid:HIGH-LOW` (hex, as `dmlrun devices` prints it) names one adapter for as long as
+    /// the machine runs, whatever order DXGI lists them in. Implies DirectML. Without it (and
+    /// without the two options below) DirectML uses adapter 0.
+    ///
+    /// Example: --device 1, --device "RTX 4090", --device luid:00000000-0000D2F1
+    #[arg(long, value_name = "N|NAME|luid:HIGH-LOW", allow_negative_numbers = true, value_parser = parse_device)]
+    pub device: Option<DeviceSelector>,
+
+    /// DirectML performance_preference: let DirectML pick the adapter (instead of --device).
+    ///
+    /// Example: --dml-performance-preference high-performance
+    #[arg(long, value_name = "PREF")]
+    pub dml_performance_preference: Option<PerformancePreference>,
+
+    /// DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device).
+    ///
+    /// Example: --dml-device-filter npu
+    #[arg(long, value_name = "FILTER")]
+    pub dml_device_filter: Option<DeviceFilter>,
+
+    /// Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable.
+    ///
+    /// Applied with ONNX Runtime's AddFreeDimensionOverrideByName at session creation, so
+    /// DirectML can compile for fixed shapes. Unknown names are an error listing the model's
+    /// symbolic dimensions.
+    ///
+    /// Example: --dim batch=1 --dim sequence=128
+    #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim)]
+    pub dims: Vec<(String, i64)>,
+
+    /// The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable.
+    ///
+    /// Reaches every dimension, named or not (`?`, empty or -1 in the model): generated inputs
+    /// take this shape, a given input must have it, and the input's named free dimensions are
+    /// fixed to it as with --dim. Dimensions without a name stay free in the session: ONNX
+    /// Runtime can fix only named ones.
+    ///
+    /// Example: --shape x=1,3,48,192 --generate random
+    #[arg(long = "shape", value_name = "NAME=D0,D1,...", value_parser = parse_shape)]
+    pub shapes: Vec<(String, Vec<usize>)>,
+
+    /// Leave free dimensions free under DirectML instead of fixing them from the inputs.
+    ///
+    /// With DirectML, dmlrun fixes every named free dimension that no --dim fixes to the size
+    /// the bound inputs give it (the number of images, a .npy file's shape, the generated
+    /// size), so DirectML compiles for static shapes; the plan lists each one as automatic.
+    /// The CPU execution provider is left as the model declares it.
+    ///
+    /// Example: dmlrun model.onnx --ep dml --input cat.png --no-auto-dims
+    #[arg(long)]
+    pub no_auto_dims: bool,
+
+    /// Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable.
+    ///
+    /// ONNX Runtime's AddFreeDimensionOverride.
+    ///
+    /// Example: --dim-denotation DATA_BATCH=1
+    #[arg(long = "dim-denotation", value_name = "DENOTATION=N", value_parser = parse_dim)]
+    pub dim_denotations: Vec<(String, i64)>,
+
+    /// Graph optimisation level.
+    ///
+    /// Example: --opt-level basic
+    #[arg(long, value_name = "LEVEL", default_value = "all")]
+    pub opt_level: OptimizationLevel,
+
+    /// Threads within one operator (ONNX Runtime's intra_op_num_threads; 0 = default).
+    ///
+    /// Example: --intra-threads 4
+    #[arg(long, value_name = "N")]
+    pub intra_threads: Option<usize>,
+
+    /// Threads across operators in parallel mode (inter_op_num_threads; 0 = default).
+    ///
+    /// Example: --inter-threads 2
+    #[arg(long, value_name = "N")]
+    pub inter_threads: Option<usize>,
+
+    /// Execution mode. DirectML requires sequential; parallel is refused with it.
+    ///
+    /// Example: --execution-mode parallel
+    #[arg(long, value_name = "MODE")]
+    pub execution_mode: Option<ExecutionMode>,
+
+    /// ONNX Runtime's memory pattern optimisation (default on for the CPU; DirectML requires off).
+    ///
+    /// Example: --memory-pattern off
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    pub memory_pattern: Option<bool>,
+
+    /// DirectML's disable_metacommands provider option: run DirectML's own compute shaders
+    /// instead of the driver's metacommands (vendor-tuned kernels for convolution, GEMM).
+    ///
+    /// Useful to tell a driver metacommand bug or speed-up from DirectML's own. Implies DirectML.
+    ///
+    /// Example: --dml-disable-metacommands
+    #[arg(long)]
+    pub dml_disable_metacommands: bool,
+
+    /// A DirectML provider option passed through to ONNX Runtime as given. Repeatable.
+    ///
+    /// For options dmlrun has no flag for; the plan and the JSON report list them. A value
+    /// ONNX Runtime rejects is an error naming it; a key it does not read is warned about.
+    /// Implies DirectML.
+    ///
+    /// Example: --ep-option disable_metacommands=true
+    #[arg(long = "ep-option", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub ep_options: Vec<(String, String)>,
+
+    /// A session config entry (ONNX Runtime's AddSessionConfigEntry), passed as given. Repeatable.
+    ///
+    /// DirectML's own entries start with ep.dml. (ep.dml.disable_graph_fusion=1,
+    /// ep.dml.enable_cpu_sync_spinning=1, ...) and imply DirectML.
+    ///
+    /// Example: --session-config ep.dml.disable_graph_fusion=1
+    #[arg(long = "session-config", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub session_config: Vec<(String, String)>,
+
+    /// Print the resolved session plan (providers, device, execution mode, memory pattern, dims,
+    /// threads) to stderr before creating the session.
+    ///
+    /// Example: dmlrun model.onnx --ep dml --dim batch=1 --print-plan
+    #[arg(long)]
+    pub print_plan: bool,
+}
+
+/// Where the inputs and outputs of the timed runs live (run and bench).
+#[derive(Debug, Clone, Args)]
+pub struct DeviceIoArgs {
+    /// Upload the inputs to DirectML's device memory once and keep the outputs there (IoBinding),
+    /// so the timed runs measure the GPU's work without the host<->GPU copies.
+    ///
+    /// Each timed run still waits until the GPU has finished. The upload and the download are
+    /// timed apart and reported; the outputs are brought back once and checked against the
+    /// first, unbound run's. Implies DirectML; refused with --ep cpu, where there is no device
+    /// memory to keep them in.
+    ///
+    /// Example: dmlrun model.onnx --device 0 --io-on-device
+    #[arg(long)]
+    pub io_on_device: bool,
+
+    /// DirectML graph capture (ep.dml.enable_graph_capture): the first run's GPU work is recorded
+    /// and replayed, saving the CPU's per-run dispatch.
+    ///
+    /// Needs every node on DirectML, static shapes (every free dimension fixed) and bound device
+    /// IO, which it implies (--io-on-device).
+    ///
+    /// Example: dmlrun model.onnx --device 0 --dml-graph-capture
+    #[arg(long)]
+    pub dml_graph_capture: bool,
+}
+
+/// Image preprocessing settings.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Image preprocessing")]
+pub struct PreprocessArgs {
+    /// Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs).
+    ///
+    /// Example: --preset unit
+    #[arg(long, value_name = "PRESET")]
+    pub preset: Option<Preset>,
+
+    /// How the picture fits the model's size: crop (shorter side, then centre crop), stretch, letterbox, none.
+    ///
+    /// Example: --resize letterbox
+    #[arg(long, value_name = "MODE")]
+    pub resize: Option<ResizeMode>,
+
+    /// With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224).
+    ///
+    /// Example: --resize-to 256
+    #[arg(long, value_name = "N")]
+    pub resize_to: Option<usize>,
+
+    /// Resampling filter (Pillow-exact).
+    ///
+    /// Example: --filter bicubic
+    #[arg(long, value_name = "FILTER")]
+    pub filter: Option<Filter>,
+
+    /// Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255).
+    ///
+    /// Example: --scale 0.0078125
+    #[arg(long, value_name = "F")]
+    pub scale: Option<f32>,
+
+    /// Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406.
+    ///
+    /// Example: --mean 0.5,0.5,0.5
+    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
+    pub mean: Option<Vec<f32>>,
+
+    /// Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225.
+    ///
+    /// Example: --std 0.5,0.5,0.5
+    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
+    pub std: Option<Vec<f32>>,
+
+    /// Channel order the model expects.
+    ///
+    /// Example: --channel-order bgr
+    #[arg(long, value_name = "ORDER")]
+    pub channel_order: Option<ChannelOrder>,
+
+    /// Tensor layout (default: inferred from where the model input has 1 or 3 channels).
+    ///
+    /// Example: --layout nhwc
+    #[arg(long, value_name = "LAYOUT")]
+    pub layout: Option<Layout>,
+
+    /// With --resize letterbox: the pixel value of the padding.
+    ///
+    /// Example: --pad-value 0
+    #[arg(long, value_name = "0-255")]
+    pub pad_value: Option<u8>,
+
+    /// Target HEIGHTxWIDTH when the model's spatial dimensions are free (default: the image's own size).
+    ///
+    /// Example: --image-size 640x640
+    #[arg(long, value_name = "HxW", value_parser = parse_size)]
+    pub image_size: Option<(usize, usize)>,
+}
+
+/// Checking a run against a reference execution provider (`run` and `bench`; `test` has its
+/// own, whose tolerances also apply to expected outputs).
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol *
+    /// |reference|); exit 1 when they differ. bench also times the reference after each model,
+    /// with the same warm-up and budget (both side by side in its reports), and a manifest's
+    /// per-model rtol/atol take precedence.
+    ///
+    /// Takes what --ep takes: dml, cpu, an EP name, policy:POLICY.
+    ///
+    /// Example: --ep dml --compare-ep cpu
+    #[arg(long, value_name = "EP", value_parser = parse_ep)]
+    pub compare_ep: Option<EpRequest>,
+
+    /// Optimisation level of the --compare-ep run (default: as the main run).
+    ///
+    /// Example: --compare-ep cpu --compare-opt-level disable
+    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
+    pub compare_opt_level: Option<OptimizationLevel>,
+
+    /// Relative tolerance for --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --rtol 1e-2
+    #[arg(long, value_name = "R", default_value_t = 1e-3, requires = "compare_ep")]
+    pub rtol: f64,
+
+    /// Absolute tolerance for --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --atol 1e-4
+    #[arg(long, value_name = "A", default_value_t = 1e-5, requires = "compare_ep")]
+    pub atol: f64,
+}
+
+/// Running the items of a batch in child processes (`test`, `bench`).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Isolation")]
+pub struct IsolationArgs {
+    /// Run the items in child dmlrun processes (auto: when DirectML is in the plan), so one that
+    /// kills its process (an abort in DirectML, a segfault, a lost device) is recorded as
+    /// `crash` and the others still run.
+    ///
+    /// test: 100 cases to a child; a child that dies is split in halves until the case that
+    /// kills it runs alone. bench: one model to a child. Costs a process start (and ONNX
+    /// Runtime's load) per child.
+    ///
+    /// Example: --isolation process
+    #[arg(long, value_name = "WHERE", default_value = "auto")]
+    pub isolation: Isolation,
+
+    /// With isolation: kill a case or model (its child) after this long; record it as `timeout`.
+    ///
+    /// A child running N cases gets N times this.
+    ///
+    /// Example: --timeout 60s
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Internal: run as an isolation child, writing the JSON report to FILE and nothing else.
+    ///
+    /// Example: --child-report /tmp/dmlrun-child.json
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub child_report: Option<PathBuf>,
+
+    /// Internal: run only the case (or model) of this name. Repeatable.
+    ///
+    /// Example: --only node/test_abs
+    #[arg(long, value_name = "NAME", hide = true)]
+    pub only: Vec<String>,
+}

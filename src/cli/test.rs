@@ -1,0 +1,131 @@
+//! `dmlrun test`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::parse::*;
+use super::{IsolationArgs, OrtArgs, SessionArgs};
+use crate::runtime::plan::{EpRequest, OptimizationLevel};
+
+/// `dmlrun test`.
+#[derive(Debug, Clone, Args)]
+pub struct TestArgs {
+    /// Model folders in ONNX's test-data layout, or trees of them (searched recursively).
+    ///
+    /// Example: dmlrun test onnx-conformance/node models/frozen
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|.
+    /// A case's data.json overrides it.
+    ///
+    /// Example: --rtol 1e-2
+    #[arg(long, value_name = "R", default_value_t = 1e-3)]
+    pub rtol: f64,
+
+    /// Absolute tolerance (see --rtol). A case's data.json overrides it.
+    ///
+    /// Example: --atol 1e-5
+    #[arg(long, value_name = "A", default_value_t = 1e-7)]
+    pub atol: f64,
+
+    /// Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable.
+    ///
+    /// Example: --tol logits=1e-3,1e-2
+    #[arg(long = "tol", value_name = "OUTPUT=ATOL,RTOL", value_parser = parse_tol)]
+    pub tols: Vec<(String, f64, f64)>,
+
+    /// Fail a case whose outputs hold NaN or Inf.
+    ///
+    /// Example: --check-finite
+    #[arg(long)]
+    pub check_finite: bool,
+
+    /// Also run every case on this execution provider and compare the two runs with the same
+    /// rules (instead of the expected outputs): the DirectML-vs-CPU check.
+    ///
+    /// Takes what --ep takes: dml, cpu, an EP name, policy:POLICY.
+    ///
+    /// Example: dmlrun test suite/ --ep dml --compare-ep cpu
+    #[arg(long, value_name = "EP", value_parser = parse_ep)]
+    pub compare_ep: Option<EpRequest>,
+
+    /// Optimisation level of the reference run of --compare-ep (default: as the main run).
+    ///
+    /// Example: --compare-ep cpu --compare-opt-level disable
+    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
+    pub compare_opt_level: Option<OptimizationLevel>,
+
+    /// Intra-op threads of the reference run of --compare-ep.
+    ///
+    /// Example: --compare-ep cpu --compare-intra-threads 1
+    #[arg(long, value_name = "N", requires = "compare_ep")]
+    pub compare_intra_threads: Option<usize>,
+
+    /// Run this many cases at once (CPU only; DirectML cases always run one at a time).
+    /// With more than one, each session uses one intra-op thread unless --intra-threads says otherwise.
+    ///
+    /// Example: --jobs 2
+    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: u64,
+
+    /// Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail
+    /// without failing the run; any other change does, and a known failure that now passes is reported.
+    ///
+    /// Example: --expect tests/conformance/cpu-expected.txt
+    #[arg(long, value_name = "FILE")]
+    pub expect: Option<PathBuf>,
+
+    /// Write this run's failures and errors as an --expect file.
+    ///
+    /// Example: --write-expect known-failures.txt
+    #[arg(long, value_name = "FILE")]
+    pub write_expect: Option<PathBuf>,
+
+    /// Write the results as JSON to FILE ("-" for stdout).
+    ///
+    /// Example: --json results.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write a self-contained HTML page to FILE: totals, every case with its status (filterable),
+    /// and where mismatching outputs part.
+    ///
+    /// Example: --html test-report.html
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Write the results as JUnit XML to FILE.
+    ///
+    /// Example: --junit results.xml
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+
+    /// List passing cases too.
+    ///
+    /// Example: -v
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// Print only the summary line.
+    ///
+    /// Example: -q
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Refuse tensors larger than this many bytes.
+    ///
+    /// Example: --max-tensor-bytes 17179869184
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    pub max_tensor_bytes: u64,
+
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}

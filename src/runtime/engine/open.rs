@@ -1,0 +1,260 @@
+//! Opening a session from a plan, and naming what went wrong when ONNX Runtime refuses: the
+//! one line a user sees, and the report of where the model runs.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use super::gpu_memory::GpuMemoryTracker;
+use super::{input_signatures, LoadedModel};
+use crate::formats::model::ModelInfo;
+use crate::runtime::placement::{self, EpNodes};
+use crate::runtime::plan::{self, ProviderPlan, SessionPlan};
+use crate::runtime::session::{self, BuildStep};
+use crate::runtime::Runtime;
+
+/// Which execution provider and device actually run the model.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeviceReport {
+    pub execution_provider: String,
+    pub device_id: Option<u32>,
+    pub adapter_name: Option<String>,
+    /// Where ONNX Runtime placed the model's nodes: DirectML takes what it supports, the CPU
+    /// execution provider the rest.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub placement: Vec<EpNodes>,
+    /// The EP selection policy that chose the execution provider (`--ep policy:...`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub chosen_by: Option<String>,
+}
+
+impl DeviceReport {
+    pub fn describe(&self) -> String {
+        let chosen =
+            self.chosen_by.as_ref().map(|p| format!(", chosen by ONNX Runtime's {p} policy")).unwrap_or_default();
+        match (self.device_id, &self.adapter_name) {
+            (None, Some(hardware)) => format!("{} on {hardware}{chosen}", self.execution_provider),
+            (None, None) if self.chosen_by.is_some() => format!("{}{chosen}", self.execution_provider),
+            (Some(id), Some(name)) => {
+                format!("{} on adapter {id} ({name})", self.execution_provider)
+            }
+            (Some(id), None) => format!("{} on adapter {id}", self.execution_provider),
+            (None, _) if self.execution_provider == plan::CPU_PROVIDER => {
+                format!("{} (host CPU)", self.execution_provider)
+            }
+            (None, _) => format!("{} (adapter chosen by DirectML)", self.execution_provider),
+        }
+    }
+}
+
+impl DeviceReport {
+    /// The warning a DirectML run needs when ONNX Runtime gave DirectML none of its nodes: the
+    /// CPU execution provider then ran everything, and nothing else would say so (ONNX Runtime
+    /// warns only about a graph split between providers).
+    pub fn placement_warning(&self) -> Option<String> {
+        let (elsewhere, total) = placement::nodes_elsewhere(&self.placement, plan::DML_PROVIDER);
+        (self.execution_provider == plan::DML_PROVIDER && total > 0 && elsewhere == total).then(|| {
+            format!(
+                "DirectML was asked for, but ONNX Runtime placed all {total} nodes on {}: DirectML takes none of \
+                 this model's operators at these types, so these results and timings are the CPU's",
+                self.placement.iter().map(|p| p.execution_provider.as_str()).collect::<Vec<_>>().join(" and ")
+            )
+        })
+    }
+}
+
+/// Creates the session `plan` describes.
+pub fn open(
+    runtime: &Runtime,
+    model_path: &Path,
+    info: ModelInfo,
+    load_time: Duration,
+    plan: SessionPlan,
+) -> Result<LoadedModel> {
+    if let Some(id) = plan.device_id() {
+        crate::runtime::adapters::check_device_index(id)?;
+    }
+    if plan.uses_directml() {
+        crate::runtime::adapters::pin_wine_vulkan();
+    }
+    let mut memory = GpuMemoryTracker::start(&plan);
+    let started = Instant::now();
+    let (session, placement) = session::build(runtime, &plan, model_path)
+        .map_err(|(step, e)| session_error(&plan, model_path, step, &e.to_string()))?;
+    let session_time = started.elapsed();
+    if let Some(tracker) = &mut memory {
+        tracker.session_created();
+    }
+
+    let inputs = input_signatures(&info, &plan);
+    let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
+    let device = device_report(runtime, &plan, placement);
+    Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device, memory })
+}
+
+/// The one line a user sees when a session cannot be built: a DirectML device that cannot
+/// start is the adapter's problem, a model DirectML cannot compile is the model's.
+fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &str) -> anyhow::Error {
+    let lower = message.to_ascii_lowercase();
+    let names_directml = ["dml", "directml", "dxgi", "d3d12"].iter().any(|w| lower.contains(w));
+    let hresult = crate::runtime::adapters::named_hresult_in(message);
+    let named = hresult.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
+    let adapter =
+        || plan.device_id().map_or_else(|| "the adapter DirectML chose".to_string(), |id| format!("adapter {id}"));
+    if let BuildStep::PassThrough(what) = &step {
+        return anyhow::anyhow!("{what}: ONNX Runtime rejected it: {}", message.trim());
+    }
+    if plan.graph_capture() && step == BuildStep::Load && lower.contains("graph capture") {
+        return anyhow::anyhow!(
+            "model {}: DirectML graph capture cannot be used with this model: {}. Run it without --dml-graph-capture",
+            model.display(),
+            message.trim()
+        );
+    }
+    match (plan.execution_providers.first(), step) {
+        (Some(ProviderPlan::DirectML { .. }), BuildStep::Configure) => anyhow::anyhow!(
+            "DirectML could not start on {}: {}{named}. Run `dmlrun devices` to list adapters, or use --ep cpu",
+            adapter(),
+            message.trim()
+        ),
+        (Some(ProviderPlan::DirectML { .. }), BuildStep::Load) if names_directml || hresult.is_some() => {
+            anyhow::anyhow!(
+                "model {}: DirectML started on {} but could not compile this model: {}{named}. Run it with --ep cpu",
+                model.display(),
+                adapter(),
+                message.trim()
+            )
+        }
+        // A plugin reads its options when ONNX Runtime creates it, at load.
+        (Some(ProviderPlan::EpDevice { ep, .. }), BuildStep::Load) if !plan.provider_options.is_empty() => {
+            anyhow::anyhow!(
+                "model {}: ONNX Runtime could not create a session on {ep} with --ep-option {}: {}",
+                model.display(),
+                plan.provider_options_text(),
+                message.trim()
+            )
+        }
+        _ if !plan.session_config.is_empty() => anyhow::anyhow!(
+            "model {}: ONNX Runtime could not create a session with session config {}: {}",
+            model.display(),
+            plan.session_config.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
+            message.trim()
+        ),
+        _ => anyhow::anyhow!("model {}: ONNX Runtime could not create a session: {}", model.display(), message.trim()),
+    }
+}
+
+fn device_report(runtime: &Runtime, plan: &SessionPlan, placement: Vec<EpNodes>) -> DeviceReport {
+    let report = |execution_provider: &str, device_id: Option<u32>, adapter_name: Option<String>| DeviceReport {
+        execution_provider: execution_provider.to_string(),
+        device_id,
+        adapter_name,
+        placement: Vec::new(),
+        chosen_by: None,
+    };
+    let report = match plan.execution_providers.first() {
+        Some(ProviderPlan::DirectML { .. }) => {
+            let device_id = plan.device_id();
+            let adapter_name = device_id.and_then(|id| {
+                crate::runtime::adapters::list_adapters().ok()?.into_iter().find(|a| a.index == id).map(|a| a.name)
+            });
+            report(plan::DML_PROVIDER, device_id, adapter_name)
+        }
+        Some(ProviderPlan::EpDevice { ep, hardware, .. }) => report(ep, None, Some(hardware.clone())),
+        // What the policy chose shows only in where the nodes went: the provider with most
+        // nodes, on the first device ONNX Runtime lists for it.
+        Some(ProviderPlan::Policy { policy }) => {
+            let chosen = placement.iter().max_by_key(|p| p.nodes).map_or(plan::CPU_PROVIDER, |p| &p.execution_provider);
+            let hardware = runtime.ep_devices.iter().find(|d| d.ep_name == chosen).map(|d| d.hardware());
+            DeviceReport { chosen_by: Some(policy.to_string()), ..report(chosen, None, hardware) }
+        }
+        _ => report(plan::CPU_PROVIDER, None, None),
+    };
+    DeviceReport { placement, ..report }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::plan::PlanRequest;
+
+    fn dml_device(placement: &[(&str, usize)]) -> DeviceReport {
+        DeviceReport {
+            execution_provider: plan::DML_PROVIDER.into(),
+            device_id: Some(0),
+            adapter_name: None,
+            placement: placement
+                .iter()
+                .map(|(ep, n)| EpNodes { execution_provider: ep.to_string(), nodes: *n, op_types: Vec::new() })
+                .collect(),
+            chosen_by: None,
+        }
+    }
+
+    #[test]
+    fn directml_run_with_every_node_on_the_cpu_is_warned_about() {
+        let warning = dml_device(&[(plan::CPU_PROVIDER, 1)]).placement_warning().unwrap();
+        assert_eq!(
+            warning,
+            "DirectML was asked for, but ONNX Runtime placed all 1 nodes on CPUExecutionProvider: DirectML takes none \
+             of this model's operators at these types, so these results and timings are the CPU's"
+        );
+        // Some or all nodes on DirectML: the placement line says it; no warning.
+        assert_eq!(dml_device(&[(plan::DML_PROVIDER, 40), (plan::CPU_PROVIDER, 4)]).placement_warning(), None);
+        assert_eq!(dml_device(&[(plan::DML_PROVIDER, 44)]).placement_warning(), None);
+        // No placement known (the session log said nothing): nothing to claim.
+        assert_eq!(dml_device(&[]).placement_warning(), None);
+        // A CPU run is where it was asked to be.
+        let cpu =
+            DeviceReport { execution_provider: plan::CPU_PROVIDER.into(), ..dml_device(&[(plan::CPU_PROVIDER, 3)]) };
+        assert_eq!(cpu.placement_warning(), None);
+    }
+    use crate::runtime::plan::{EpRequest, CPU_PROVIDER, DML_PROVIDER};
+
+    fn plan(ep: EpRequest) -> SessionPlan {
+        let request = PlanRequest { device: (ep == EpRequest::Dml).then_some(0), ep, ..PlanRequest::default() };
+        plan::resolve(
+            &request,
+            &plan::Offered::providers(&[DML_PROVIDER.into(), CPU_PROVIDER.into()]),
+            &ModelInfo::default(),
+        )
+        .unwrap()
+    }
+
+    fn message(plan: &SessionPlan, step: BuildStep, ort_message: &str) -> String {
+        session_error(plan, Path::new("m.onnx"), step, ort_message).to_string()
+    }
+
+    // The messages ONNX Runtime 1.24.4 gave under Wine (scripts/wine-check, docs/wine.md).
+    const NO_DEVICE: &str = r"E:\_work\1\s\onnxruntime\core\providers\dml\dml_provider_factory.cc(524)\onnxruntime.dll!00000001800F2B25: (caller: 00000001800F0804) Exception(1) tid(24) 80004005 Call failed.";
+    const FUSION: &str = r"Exception during initialization: E:\_work\1\s\onnxruntime\core\providers\dml\DmlExecutionProvider\src\DmlGraphFusionHelper.cpp(588)\onnxruntime.dll!000000018011FA2F: (caller: 00000001800F7C07) Exception(1) tid(110) 80070057 Invalid parameter.";
+
+    #[test]
+    fn directml_failing_while_appended_could_not_start() {
+        let err = message(&plan(EpRequest::Dml), BuildStep::Configure, NO_DEVICE);
+        assert!(err.starts_with("DirectML could not start on adapter 0: "), "{err}");
+        assert!(err.contains("[HRESULT 0x80004005 (E_FAIL)]") && err.contains("dmlrun devices"), "{err}");
+    }
+
+    #[test]
+    fn directml_failing_while_loading_the_model_names_the_model_not_the_device() {
+        let err = message(&plan(EpRequest::Dml), BuildStep::Load, FUSION);
+        assert!(
+            err.starts_with("model m.onnx: DirectML started on adapter 0 but could not compile this model"),
+            "{err}"
+        );
+        assert!(err.contains("E_INVALIDARG") && err.ends_with("Run it with --ep cpu"), "{err}");
+        assert!(!err.contains("could not start"), "{err}");
+    }
+
+    #[test]
+    fn other_load_failures_are_the_models() {
+        let err = message(&plan(EpRequest::Cpu), BuildStep::Load, "Protobuf parsing failed.");
+        assert_eq!(err, "model m.onnx: ONNX Runtime could not create a session: Protobuf parsing failed.");
+        let err =
+            message(&plan(EpRequest::Dml), BuildStep::Load, "Load model from m.onnx failed: Protobuf parsing failed.");
+        assert!(err.contains("ONNX Runtime could not create a session"), "{err}");
+    }
+}

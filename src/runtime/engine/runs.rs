@@ -1,0 +1,158 @@
+//! One run and many: the inputs prepared once as ONNX Runtime values, where a run's inputs
+//! come from (host or device), the warm-up and the timed runs, and a run's outputs as host values.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use ort::session::Session;
+
+use super::gpu_memory::GpuMemoryTracker;
+use crate::formats::model::ModelInfo;
+use crate::runtime::session;
+use crate::runtime::Runtime;
+use crate::tensor::{DType, HostTensor, HostValue};
+
+/// ONNX Runtime values for the bound inputs, made once and reused by every run.
+pub struct PreparedInputs {
+    pub(super) values: Vec<(String, ort::value::DynValue)>,
+}
+
+impl PreparedInputs {
+    pub fn new(tensors: &[(String, HostTensor)]) -> Result<PreparedInputs> {
+        let values = tensors
+            .iter()
+            .map(|(name, t)| {
+                Ok((
+                    name.clone(),
+                    crate::runtime::values::tensor_to_ort(t).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
+                ))
+            })
+            .collect::<Result<_>>()?;
+        Ok(PreparedInputs { values })
+    }
+
+    /// Inputs that may be sequences or empty optionals (which are left out of the feed).
+    /// `model` gives the element type of empty sequences.
+    pub fn from_values(runtime: &Runtime, values: &[(String, HostValue)], model: &ModelInfo) -> Result<PreparedInputs> {
+        let mut prepared = Vec::new();
+        for (name, value) in values {
+            let value = match value {
+                HostValue::Sequence(items) if items.is_empty() => {
+                    let dtype = model.input(name).and_then(|i| i.dtype.as_deref()).and_then(DType::parse);
+                    let dtype = dtype
+                        .ok_or_else(|| anyhow::anyhow!("input '{name}': unknown element type for an empty sequence"))?;
+                    Some(session::empty_sequence(runtime, dtype).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?)
+                }
+                other => {
+                    crate::runtime::values::value_to_ort(other).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?
+                }
+            };
+            if let Some(v) = value {
+                prepared.push((name.clone(), v));
+            }
+        }
+        Ok(PreparedInputs { values: prepared })
+    }
+}
+
+/// Where a run's inputs come from and its outputs go.
+pub enum Feed<'a> {
+    /// Host values, copied to the device and back by each run.
+    Host(&'a PreparedInputs),
+    /// An IoBinding whose inputs are already in DirectML's memory and whose outputs stay there.
+    Device(&'a ort::session::IoBinding),
+}
+
+/// How many timed runs to make: up to `max`, or until `time_box` is spent once `min` are done.
+#[derive(Debug, Clone, Copy)]
+pub struct RunBudget {
+    pub max: u64,
+    pub time_box: Option<Duration>,
+    pub min: u64,
+}
+
+/// Untimed runs; stops early on Ctrl-C.
+pub fn warm_up(session: &mut Session, feed: &Feed, runs: u64) -> Result<()> {
+    for _ in 0..runs {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        run_feed(session, feed)?;
+    }
+    Ok(())
+}
+
+/// One run, its outputs dropped. A bound run waits until the GPU has written the outputs
+/// (IoBinding's SynchronizeBoundOutputs): without it a run would time only the submission.
+pub fn run_feed(session: &mut Session, feed: &Feed) -> Result<()> {
+    match feed {
+        Feed::Host(inputs) => run(session, inputs).map(drop),
+        Feed::Device(binding) => {
+            session.run_binding(binding).map_err(|e| run_error(&e)).map(drop)?;
+            binding.synchronize_outputs().map_err(|e| anyhow::anyhow!("waiting for the bound outputs: {e}"))
+        }
+    }
+}
+
+/// Timed runs: one latency sample (ms) per run. Stops early on Ctrl-C (the samples so far are
+/// kept) or when the time box is spent. GPU memory, when tracked, is read after each run,
+/// outside the timed part.
+pub fn timed_runs(
+    session: &mut Session,
+    feed: &Feed,
+    budget: RunBudget,
+    bar: &indicatif::ProgressBar,
+    mut memory: Option<&mut GpuMemoryTracker>,
+) -> Result<Vec<f64>> {
+    let mut samples = Vec::with_capacity(budget.max.min(1 << 20) as usize);
+    let started = Instant::now();
+    for i in 0..budget.max {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        if budget.time_box.is_some_and(|limit| i >= budget.min && started.elapsed() >= limit) {
+            break;
+        }
+        let t = Instant::now();
+        run_feed(session, feed)?;
+        samples.push(t.elapsed().as_secs_f64() * 1000.0);
+        if let Some(memory) = memory.as_deref_mut() {
+            memory.sample();
+        }
+        bar.inc(1);
+    }
+    Ok(samples)
+}
+
+/// One `Run`. Taking `&mut Session` is what guarantees one `Run` at a time per session, which
+/// DirectML requires.
+pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {
+    let feed: Vec<(&str, &ort::value::DynValue)> = inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
+    session.run(feed).map_err(|e| run_error(&e))
+}
+
+/// DirectML reports a lost GPU as DXGI_ERROR_DEVICE_REMOVED (887A0005) and its reasons as
+/// HRESULTs inside ONNX Runtime's message: name them. (ONNX Runtime owns the D3D12 device, so
+/// GetDeviceRemovedReason cannot be asked; the device stays lost for this process, and
+/// isolation runs the next item in a fresh one.)
+fn run_error(e: &ort::Error) -> anyhow::Error {
+    let message = e.to_string();
+    let named = crate::runtime::adapters::named_hresult_in(&message).map(|h| format!(" [{h}]")).unwrap_or_default();
+    anyhow::anyhow!("ONNX Runtime Run failed: {}{named}", message.trim())
+}
+
+/// One `Run`, with every output (tensor or sequence) copied to the host.
+pub fn run_to_host_values(session: &mut Session, inputs: &PreparedInputs) -> Result<Vec<(String, HostValue)>> {
+    to_host_values(&run(session, inputs)?)
+}
+
+/// Every output of a run (tensor or sequence, in host memory) copied into host values.
+pub(super) fn to_host_values(outputs: &ort::session::SessionOutputs) -> Result<Vec<(String, HostValue)>> {
+    outputs
+        .iter()
+        .map(|(name, value)| {
+            let host = crate::runtime::values::value_from_ort(&value).with_context(|| format!("output '{name}'"))?;
+            Ok((name.to_string(), host))
+        })
+        .collect()
+}

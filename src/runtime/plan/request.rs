@@ -1,0 +1,271 @@
+//! What the user asked for, after flag parsing and before any decision: the execution provider
+//! request (`--ep`), the session settings, and the DirectML choices as typed.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::DML_CONFIG_PREFIX;
+
+/// What the user asked for with `--ep` (and `--compare-ep`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EpRequest {
+    /// DirectML when the loaded ONNX Runtime offers it, otherwise the CPU.
+    Auto,
+    /// DirectML; an error where it is not available.
+    Dml,
+    /// The CPU execution provider only, whatever plugin libraries are registered.
+    Cpu,
+    /// An execution provider reached through its EP device (a plugin library's, or one built
+    /// in), named by its EP name (`WebGpuExecutionProvider`), that name without
+    /// `ExecutionProvider` (`webgpu`), or the name its `--ep-library` was registered under.
+    Device(String),
+    /// No execution provider named: ONNX Runtime chooses among its EP devices by this policy.
+    Policy(DevicePolicy),
+}
+
+impl EpRequest {
+    /// `auto`, `dml`, `cpu`, `policy:POLICY`, or an EP name. ONNX Runtime's own names for
+    /// DirectML and the CPU mean `dml` and `cpu`, which carry DirectML's rules.
+    pub fn parse(text: &str) -> Result<EpRequest, String> {
+        let text = text.trim();
+        if let Some(policy) = text.strip_prefix("policy:") {
+            return DevicePolicy::parse(policy).map(EpRequest::Policy);
+        }
+        if text.is_empty() {
+            return Err("an execution provider is required: auto, dml, cpu, policy:POLICY or an EP name".into());
+        }
+        Ok(match ep_key(text).as_str() {
+            "auto" => EpRequest::Auto,
+            "dml" | "directml" => EpRequest::Dml,
+            "cpu" => EpRequest::Cpu,
+            _ => EpRequest::Device(text.to_string()),
+        })
+    }
+}
+
+/// An EP name as `--ep` matches it: lower case, without `ExecutionProvider`
+/// (`OpenVINOExecutionProvider.AUTO` is `openvino.auto`).
+pub(super) fn ep_key(name: &str) -> String {
+    name.to_ascii_lowercase().replace("executionprovider", "")
+}
+
+impl fmt::Display for EpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EpRequest::Auto => f.write_str("auto"),
+            EpRequest::Dml => f.write_str("dml"),
+            EpRequest::Cpu => f.write_str("cpu"),
+            EpRequest::Device(name) => f.write_str(name),
+            EpRequest::Policy(policy) => write!(f, "policy:{policy}"),
+        }
+    }
+}
+
+impl Serialize for EpRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// ONNX Runtime's EP selection policies (`SessionOptionsSetEpSelectionPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DevicePolicy {
+    PreferCpu,
+    PreferGpu,
+    PreferNpu,
+    /// ONNX Runtime 1.22 to 1.31 treat it as prefer-gpu.
+    MaxPerformance,
+    /// ONNX Runtime 1.22 to 1.31 treat it as prefer-npu.
+    MaxEfficiency,
+    /// ONNX Runtime 1.22 to 1.31 treat it as prefer-npu.
+    MinPower,
+}
+
+impl DevicePolicy {
+    pub const ALL: [DevicePolicy; 6] = [
+        DevicePolicy::PreferCpu,
+        DevicePolicy::PreferGpu,
+        DevicePolicy::PreferNpu,
+        DevicePolicy::MaxPerformance,
+        DevicePolicy::MaxEfficiency,
+        DevicePolicy::MinPower,
+    ];
+
+    pub fn parse(text: &str) -> Result<DevicePolicy, String> {
+        DevicePolicy::ALL.into_iter().find(|p| p.to_string() == text.to_ascii_lowercase()).ok_or_else(|| {
+            let names: Vec<String> = DevicePolicy::ALL.iter().map(|p| format!("policy:{p}")).collect();
+            format!("'policy:{text}' is not a policy; ONNX Runtime's are {}", names.join(", "))
+        })
+    }
+}
+
+impl fmt::Display for DevicePolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DevicePolicy::PreferCpu => "prefer-cpu",
+            DevicePolicy::PreferGpu => "prefer-gpu",
+            DevicePolicy::PreferNpu => "prefer-npu",
+            DevicePolicy::MaxPerformance => "max-performance",
+            DevicePolicy::MaxEfficiency => "max-efficiency",
+            DevicePolicy::MinPower => "min-power",
+        })
+    }
+}
+
+/// DirectML's `performance_preference` (DXGI GPU preference when no `device_id` is given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PerformancePreference {
+    Default,
+    HighPerformance,
+    MinimumPower,
+}
+
+/// DirectML's `device_filter`: which kinds of adapter it may pick when no `device_id` is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceFilter {
+    Gpu,
+    Npu,
+    Any,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutionMode {
+    Sequential,
+    Parallel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizationLevel {
+    Disable,
+    Basic,
+    Extended,
+    All,
+}
+
+/// How ONNX Runtime's logging is filtered (`--ort-log-level`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OrtLogLevel {
+    Verbose,
+    Info,
+    Warning,
+    Error,
+    Fatal,
+}
+
+/// What the user asked for, after flag parsing and before any decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRequest {
+    pub ep: EpRequest,
+    pub device: Option<u32>,
+    pub performance_preference: Option<PerformancePreference>,
+    pub device_filter: Option<DeviceFilter>,
+    pub execution_mode: Option<ExecutionMode>,
+    pub memory_pattern: Option<bool>,
+    pub optimization_level: OptimizationLevel,
+    pub intra_op_threads: Option<usize>,
+    pub inter_op_threads: Option<usize>,
+    pub dims: Vec<(String, i64)>,
+    pub dim_denotations: Vec<(String, i64)>,
+    /// `--shape NAME=D0,D1,...`: one input's whole shape, which also fixes its named free
+    /// dimensions and sizes its unnamed ones.
+    pub shapes: Vec<(String, Vec<usize>)>,
+    pub log_level: OrtLogLevel,
+    /// Write ONNX Runtime's per-operator profile with this file prefix.
+    pub profile_prefix: Option<std::path::PathBuf>,
+    /// Save the optimised model ONNX Runtime produces to this file.
+    pub optimized_model_path: Option<std::path::PathBuf>,
+    /// With DirectML, fix the free dimensions no override fixes from the inputs about to be
+    /// bound (`--no-auto-dims` turns this off).
+    pub auto_dims: bool,
+    /// `--dml-disable-metacommands`: DirectML's `disable_metacommands` provider option.
+    pub dml_disable_metacommands: bool,
+    /// `--dml-graph-capture`: the session config entry `ep.dml.enable_graph_capture`.
+    pub dml_graph_capture: bool,
+    /// `--ep-option KEY=VALUE`: DirectML provider options passed through as given.
+    pub ep_options: Vec<(String, String)>,
+    /// `--session-config KEY=VALUE`: session config entries passed through as given.
+    pub session_config: Vec<(String, String)>,
+    /// `--io-on-device`: inputs uploaded once to DirectML's memory and outputs left there.
+    pub io_on_device: bool,
+}
+
+impl PlanRequest {
+    /// The request for a `--compare-ep` reference run: the same model settings on `ep`, with
+    /// the device choice, profiling and cache writing left to the main run.
+    pub fn reference(&self, ep: EpRequest, optimization_level: Option<OptimizationLevel>) -> PlanRequest {
+        PlanRequest {
+            ep,
+            device: None,
+            performance_preference: None,
+            device_filter: None,
+            optimization_level: optimization_level.unwrap_or(self.optimization_level),
+            profile_prefix: None,
+            optimized_model_path: None,
+            dml_disable_metacommands: false,
+            dml_graph_capture: false,
+            ep_options: Vec::new(),
+            // DirectML's own entries do not apply to the reference; ONNX Runtime's do.
+            session_config: self
+                .session_config
+                .iter()
+                .filter(|(k, _)| !k.starts_with(DML_CONFIG_PREFIX))
+                .cloned()
+                .collect(),
+            io_on_device: false,
+            ..self.clone()
+        }
+    }
+}
+
+impl Default for PlanRequest {
+    fn default() -> Self {
+        PlanRequest {
+            ep: EpRequest::Auto,
+            device: None,
+            performance_preference: None,
+            device_filter: None,
+            execution_mode: None,
+            memory_pattern: None,
+            optimization_level: OptimizationLevel::All,
+            intra_op_threads: None,
+            inter_op_threads: None,
+            dims: Vec::new(),
+            dim_denotations: Vec::new(),
+            shapes: Vec::new(),
+            log_level: OrtLogLevel::Warning,
+            profile_prefix: None,
+            optimized_model_path: None,
+            auto_dims: true,
+            dml_disable_metacommands: false,
+            dml_graph_capture: false,
+            ep_options: Vec::new(),
+            session_config: Vec::new(),
+            io_on_device: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ep_names_parse_to_what_they_mean() {
+        assert_eq!(EpRequest::parse("CPUExecutionProvider"), Ok(EpRequest::Cpu));
+        assert_eq!(EpRequest::parse("DmlExecutionProvider"), Ok(EpRequest::Dml));
+        assert_eq!(EpRequest::parse("webgpu"), Ok(EpRequest::Device("webgpu".into())));
+        assert_eq!(EpRequest::parse("policy:max-performance"), Ok(EpRequest::Policy(DevicePolicy::MaxPerformance)));
+        assert!(EpRequest::parse("policy:fastest").unwrap_err().contains("policy:prefer-gpu"));
+        assert!(EpRequest::parse(" ").is_err());
+        for text in ["auto", "dml", "cpu", "policy:min-power", "WebGpuExecutionProvider"] {
+            assert_eq!(EpRequest::parse(text).unwrap().to_string(), text);
+        }
+    }
+}
