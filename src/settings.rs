@@ -3,8 +3,10 @@
 
 use anyhow::Result;
 
-use crate::cli::{DeviceIoArgs, PreprocessArgs, SessionArgs};
+use crate::cli::{DeviceIoArgs, InputArgs, PreprocessArgs, SessionArgs};
 use crate::formats::image::PreprocessRequest;
+use crate::inputs::generate::Fill;
+use crate::inputs::LoadOptions;
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::OrtLogLevel;
 
@@ -45,6 +47,19 @@ pub fn run_plan_request(args: &SessionArgs, device_io: &DeviceIoArgs, log_level:
         dml_graph_capture: device_io.dml_graph_capture,
         ..plan_request(args, log_level)?
     })
+}
+
+/// How `run` and `reduce` load, preprocess and generate a model's inputs.
+pub fn load_options(input: &InputArgs, preprocess: &PreprocessArgs) -> LoadOptions {
+    LoadOptions {
+        preprocess: preprocess_request(preprocess, input.max_image_pixels),
+        // A range asks for random data.
+        generate: input.generate.or((!input.generate_ranges.is_empty()).then_some(Fill::Random)),
+        seed: input.seed,
+        max_tensor_bytes: input.max_tensor_bytes,
+        free_dim_size: usize::try_from(input.free_dim_size).unwrap_or(usize::MAX),
+        ranges: input.generate_ranges.clone(),
+    }
 }
 
 pub fn preprocess_request(args: &PreprocessArgs, max_pixels: u64) -> PreprocessRequest {

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= max-tensor-bytes= max-image-pixels= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= shape= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= dml-disable-metacommands ep-option= session-config= print-plan io-on-device dml-graph-capture preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= ep-library= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= shape= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= dml-disable-metacommands ep-option= session-config= print-plan io-on-device dml-graph-capture preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= ep-library= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -34,6 +34,8 @@ ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l seed -d 'Seed for --generate random' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
@@ -51,8 +53,6 @@ all\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l rtol -d 'Relative tolerance for --compare-ep' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l atol -d 'Absolute tolerance for --compare-ep' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
@@ -113,6 +113,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -s V -l version -d 'Print ve
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
@@ -126,6 +127,8 @@ ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l seed -d 'Seed for --generate random' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
@@ -143,8 +146,6 @@ all\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l rtol -d 'Relative tolerance for --compare-ep' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l atol -d 'Absolute tolerance for --compare-ep' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
@@ -339,6 +340,78 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'P
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
+zeros\t''
+ones\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l seed -d 'Seed for --generate random' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l compare-ep -d 'The reference execution provider, which must run the model: its values feed each candidate\'s inputs and are the outputs it is checked against. Takes what --ep takes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l atol -d 'Absolute tolerance (see --rtol)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s o -l output -d 'The folder to write the minimal model into, as an ONNX test case: model.onnx, test_data_set_0/ (the reference\'s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default: MODEL\'s name with `-reduced`, beside it' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l time-limit -d 'Stop bisecting after this long and write the smallest failing model found so far (exit 1: it may not be the smallest)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l candidate-timeout -d 'Kill a candidate\'s child process after this long (a hang counts as not reproducing)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l json -d 'Also write the summary as JSON (to stdout with `-`, or to FILE)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
+unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
+raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
+stretch\t'Resize to exactly the model\'s size, ignoring the aspect ratio'
+letterbox\t'Fit inside the model\'s size keeping the aspect ratio, pad the rest with `--pad-value`'
+none\t'No resizing: the image must already have the model\'s size'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l resize-to -d 'With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l filter -d 'Resampling filter (Pillow-exact)' -r -f -a "bilinear\t''
+bicubic\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l scale -d 'Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l mean -d 'Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l std -d 'Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l channel-order -d 'Channel order the model expects' -r -f -a "rgb\t''
+bgr\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l layout -d 'Tensor layout (default: inferred from where the model input has 1 or 3 channels)' -r -f -a "nchw\t''
+nhwc\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l pad-value -d 'With --resize letterbox: the pixel value of the padding' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l image-size -d 'Target HEIGHTxWIDTH when the model\'s spatial dimensions are free (default: the image\'s own size)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s q -l quiet -d 'No progress bar or per-candidate lines on stderr'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
@@ -377,12 +450,13 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -l color -d 'When to 
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

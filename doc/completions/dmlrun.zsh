@@ -24,6 +24,8 @@ ones\:""))' \
 '--seed=[Seed for --generate random]:N:_default' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
@@ -38,8 +40,6 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
 '--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
-'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
-'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
@@ -105,6 +105,8 @@ ones\:""))' \
 '--seed=[Seed for --generate random]:N:_default' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
@@ -119,8 +121,6 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
 '--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
-'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
-'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
 '--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
@@ -285,6 +285,70 @@ none\:"In this process"))' \
 '*::targets -- .onnx files, folders (searched recursively), or manifests (.toml/.json\: per model path, name, dims, inputs, generate):_files' \
 && ret=0
 ;;
+(reduce)
+_arguments "${_arguments_options[@]}" : \
+'*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
+zeros\:""
+ones\:""))' \
+'--seed=[Seed for --generate random]:N:_default' \
+'--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
+'*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--compare-ep=[The reference execution provider, which must run the model\: its values feed each candidate'\''s inputs and are the outputs it is checked against. Takes what --ep takes]:EP:_default' \
+'--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)]:R:_default' \
+'--atol=[Absolute tolerance (see --rtol)]:A:_default' \
+'-o+[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, beside it]:DIR:_files' \
+'--output=[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, beside it]:DIR:_files' \
+'--time-limit=[Stop bisecting after this long and write the smallest failing model found so far (exit 1\: it may not be the smallest)]:TIME:_default' \
+'--candidate-timeout=[Kill a candidate'\''s child process after this long (a hang counts as not reproducing)]:TIME:_default' \
+'--json=[Also write the summary as JSON (to stdout with \`-\`, or to FILE)]:FILE:_files' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
+unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
+raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
+'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
+stretch\:"Resize to exactly the model'\''s size, ignoring the aspect ratio"
+letterbox\:"Fit inside the model'\''s size keeping the aspect ratio, pad the rest with \`--pad-value\`"
+none\:"No resizing\: the image must already have the model'\''s size"))' \
+'--resize-to=[With --resize crop\: the shorter-side length before cropping (default\: crop size / 0.875, 256 for 224)]:N:_default' \
+'--filter=[Resampling filter (Pillow-exact)]:FILTER:(bilinear bicubic)' \
+'--scale=[Multiply pixel values (0..255) by this before mean/std (imagenet and unit\: 1/255)]:F:_default' \
+'*--mean=[Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406]:R,G,B:_default' \
+'*--std=[Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225]:R,G,B:_default' \
+'--channel-order=[Channel order the model expects]:ORDER:(rgb bgr)' \
+'--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
+'--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
+'--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'-q[No progress bar or per-candidate lines on stderr]' \
+'--quiet[No progress bar or per-candidate lines on stderr]' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
+'--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':model -- The ONNX model that fails on the execution provider --ep names (DirectML by default) and runs on the reference (--compare-ep, the CPU by default):_files' \
+&& ret=0
+;;
 (info)
 _arguments "${_arguments_options[@]}" : \
 '--json=[Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
@@ -356,6 +420,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(reduce)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (info)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -395,6 +463,7 @@ _dmlrun_commands() {
 'run:Run a model once (plus timed iterations) and report outputs and timings (the default)' \
 'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
+'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
 'devices:List the DirectML (DXGI) adapters; the index is the --device value' \
 'doctor:Show which ONNX Runtime dmlrun loads, from where, and its execution providers' \
@@ -430,6 +499,7 @@ _dmlrun__subcmd__help_commands() {
 'run:Run a model once (plus timed iterations) and report outputs and timings (the default)' \
 'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
+'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
 'devices:List the DirectML (DXGI) adapters; the index is the --device value' \
 'doctor:Show which ONNX Runtime dmlrun loads, from where, and its execution providers' \
@@ -474,6 +544,11 @@ _dmlrun__subcmd__help__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun help man commands' commands "$@"
 }
+(( $+functions[_dmlrun__subcmd__help__subcmd__reduce_commands] )) ||
+_dmlrun__subcmd__help__subcmd__reduce_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help reduce commands' commands "$@"
+}
 (( $+functions[_dmlrun__subcmd__help__subcmd__run_commands] )) ||
 _dmlrun__subcmd__help__subcmd__run_commands() {
     local commands; commands=()
@@ -493,6 +568,11 @@ _dmlrun__subcmd__info_commands() {
 _dmlrun__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun man commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__reduce_commands] )) ||
+_dmlrun__subcmd__reduce_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun reduce commands' commands "$@"
 }
 (( $+functions[_dmlrun__subcmd__run_commands] )) ||
 _dmlrun__subcmd__run_commands() {

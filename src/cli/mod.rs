@@ -7,6 +7,7 @@
 mod bench;
 mod inspect;
 mod parse;
+mod reduce;
 mod run;
 mod shared;
 mod test;
@@ -18,8 +19,9 @@ use clap::{Args, Parser, Subcommand};
 pub use bench::BenchArgs;
 pub use inspect::{CompletionsArgs, DevicesArgs, DoctorArgs, InfoArgs};
 pub use parse::*;
+pub use reduce::ReduceArgs;
 pub use run::RunArgs;
-pub use shared::{CompareArgs, DeviceIoArgs, IsolationArgs, PreprocessArgs, SessionArgs};
+pub use shared::{CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs};
 pub use test::TestArgs;
 
 use crate::runtime::ep_devices::EpLibraryRequest;
@@ -35,6 +37,9 @@ Typical uses:
 
   Benchmark a folder of models and gate on a 5% median-latency regression:
     dmlrun bench models/ --duration 10s --json bench.json --baseline last-bench.json
+
+  Find the node DirectML rejects, as a minimal model for a bug report:
+    dmlrun reduce det.onnx --device 0 --shape x=1,3,736,736
 
 More: dmlrun info MODEL, dmlrun devices, dmlrun doctor, dmlrun <command> --help.
 Exit codes: 0 success, 1 a check failed (test, --compare-ep, --baseline), 2 error.";
@@ -78,6 +83,13 @@ pub enum Command {
     ///
     /// Exit code 1 when --baseline finds a regression beyond --max-regression.
     Bench(Box<BenchArgs>),
+    /// When an execution provider rejects a model (or its outputs differ): bisect to the
+    /// smallest run of nodes that still fails, written as an ONNX test case.
+    ///
+    /// Each candidate runs in a child process; its boundary tensors are fed with the values the
+    /// reference EP (--compare-ep, the CPU by default) gave them. Exit code 0 when a minimal
+    /// model was written, 1 when the time limit stopped the search first, 2 on error.
+    Reduce(Box<ReduceArgs>),
     /// Show a model's inputs, outputs, symbolic dimensions, opsets and metadata.
     Info(InfoArgs),
     /// List the DirectML (DXGI) adapters; the index is the --device value.

@@ -21,6 +21,7 @@ use crate::report::bench::{
 };
 use crate::report::html::bench::HtmlExporter;
 use crate::report::ms;
+use crate::runtime::engine::diagnose::{Blame, EpFailure};
 use crate::runtime::engine::{self};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
@@ -116,11 +117,15 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
                     let error = crate::exit::one_line(&e);
                     // suspend, not println: a hidden bar (stderr not a terminal) drops println.
                     bars.suspend(|| crate::errln!("dmlrun: model {} failed: {error}", target.name));
+                    // An EP that rejects what the reference runs is the EP's failure, not the
+                    // model's: its own status, and the node where one is known.
+                    let rejected = e.downcast_ref::<EpFailure>().filter(|f| f.blame == Blame::Ep);
                     report.failed.push(FailedModel {
                         name: target.name.clone(),
                         path: target.path.clone(),
-                        status: ModelStatus::Failed,
+                        status: if rejected.is_some() { ModelStatus::EpRejected } else { ModelStatus::Failed },
                         error,
+                        node: rejected.and_then(|f| f.node.as_ref()).map(|n| n.name.clone()),
                     });
                 }
             }
@@ -193,7 +198,7 @@ fn bench_in_child(target: &BenchTarget, dir: &Path, args: &BenchArgs, report: &m
         }
     };
     crate::errln!("dmlrun: model {} failed: {error}", target.name);
-    report.failed.push(FailedModel { name: target.name.clone(), path: target.path.clone(), status, error });
+    report.failed.push(FailedModel { name: target.name.clone(), path: target.path.clone(), status, error, node: None });
     Ok(!crate::interrupt::interrupted())
 }
 
@@ -366,7 +371,9 @@ fn bench_model(
         None => None,
     };
     let gpu_memory = model.memory.as_ref().map(|m| m.memory.clone());
-    let gpu_memory_bytes = gpu_memory.as_ref().and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
+    // A reading DXGI gives but that does not count DirectML's allocations (Wine) is no figure.
+    let gpu_memory_bytes =
+        gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
     let reference = comparison.as_ref().map(|c| ReferenceBench {
         device: c.reference.clone(),
         latency_ms: crate::stats::summarize(&c.reference_samples),

@@ -5,5 +5,6 @@ pub mod devices;
 pub mod docs;
 pub mod doctor;
 pub mod info;
+pub mod reduce;
 pub mod run;
 pub mod test;

@@ -10,7 +10,6 @@ use crate::exit::ExitStatus;
 use crate::cli::RunArgs;
 use crate::compare::Tolerance;
 use crate::formats::model::ModelFile;
-use crate::inputs::LoadOptions;
 use crate::outputs::{self, TensorRole};
 use crate::report::{self, ms, Iterations, MapOutput, ModelReport, RunReport, Timings};
 use crate::runtime::engine::{self};
@@ -42,15 +41,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let runtime_load = started.elapsed();
 
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
-    let load = LoadOptions {
-        preprocess: settings::preprocess_request(&args.preprocess, args.max_image_pixels),
-        // A range asks for random data.
-        generate: args.generate.or((!args.generate_ranges.is_empty()).then_some(crate::inputs::generate::Fill::Random)),
-        seed: args.seed,
-        max_tensor_bytes: args.max_tensor_bytes,
-        free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
-        ranges: args.generate_ranges.clone(),
-    };
+    let load = settings::load_options(&args.input, &args.preprocess);
     let reference = args.compare.compare_ep.clone().map(|ep| {
         let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
         (request.reference(ep, args.compare.compare_opt_level), tolerance)
@@ -61,7 +52,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         model: &model_file,
         plan: &request,
         print_plan: args.session.print_plan,
-        inputs: &args.inputs,
+        inputs: &args.input.inputs,
         load: &load,
         warmup: args.warmup,
         budget: engine::RunBudget { max: args.iterations, time_box: None, min: 0 },

@@ -16,9 +16,10 @@ use crate::compare::{self, Mismatch, Tolerance};
 use crate::formats::model::{ModelFile, ValueKind};
 use crate::isolation::{self, ChildOutcome};
 use crate::report::test::{expectations, human, junit, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
+use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
 use crate::runtime::engine::{self, PreparedInputs};
 use crate::runtime::placement::EpNodes;
-use crate::runtime::plan::PlanRequest;
+use crate::runtime::plan::{PlanRequest, SessionPlan};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::suites::testdata::{self, Case};
@@ -238,6 +239,8 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
         max_abs_diff: None,
         placement: Vec::new(),
         expected_status: None,
+        blame: None,
+        node: None,
     };
     match check_case(settings, case, &mut result.placement) {
         Ok((mismatches, max_abs_diff)) => {
@@ -250,6 +253,10 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
         }
         Err(e) => {
             result.status = Status::Error;
+            if let Some(failure) = e.downcast_ref::<EpFailure>() {
+                result.blame = Some(failure.blame);
+                result.node = failure.node.as_ref().map(|n| n.name.clone());
+            }
             // Paths stay whole: a missing external data file must be named as ONNX Runtime
             // looked for it.
             result.reason = Some(crate::exit::one_line(&e));
@@ -287,7 +294,21 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
     }
     let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
     engine::finish_plan(settings.runtime, &mut plan, &info, &settings.request, &shapes, false)?;
-    let mut model = engine::open(settings.runtime, &case.model, info, model_load, plan)?;
+    // A failure on DirectML (or any EP but the CPU) is checked on the reference EP with the same
+    // inputs, to say whose it is.
+    let model_info = info.clone();
+    let explain = |plan: &SessionPlan, stage: Stage, prepared: &PreparedInputs, e: anyhow::Error| {
+        let failed = diagnose::Failed { model_path: &case.model, info: &model_info, plan, stage };
+        diagnose::explain(settings.runtime, &failed, settings.reference.as_ref(), &settings.request, prepared, None, e)
+    };
+    let mut model = match engine::open(settings.runtime, &case.model, info, model_load, plan.clone()) {
+        Ok(model) => model,
+        Err(e) => {
+            let Some((_, _, inputs)) = sets.first() else { return Err(e) };
+            let prepared = PreparedInputs::from_values(settings.runtime, inputs, &model_info)?;
+            return Err(explain(&plan, Stage::SessionCreation, &prepared, e));
+        }
+    };
     placement.clone_from(&model.device.placement);
     let mut reference = match &settings.reference {
         Some(r) => Some(engine::load(settings.runtime, &case.model, &model.info, r).context("reference session")?),
@@ -308,7 +329,8 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
     let mut max_abs_diff: Option<f64> = None;
     for (set, set_name, inputs) in &sets {
         let prepared = PreparedInputs::from_values(settings.runtime, inputs, &model.info)?;
-        let actual = engine::run_to_host_values(&mut model.session, &prepared)?;
+        let actual = engine::run_to_host_values(&mut model.session, &prepared)
+            .map_err(|e| explain(&model.plan, Stage::Run, &prepared, e))?;
         let expected = match &mut reference {
             Some(r) => engine::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
             None => {

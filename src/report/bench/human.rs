@@ -102,6 +102,7 @@ pub fn render(report: &BenchReport) -> String {
         let tag = match f.status {
             super::ModelStatus::Crash => "CRASHED",
             super::ModelStatus::Timeout => "TIMED OUT",
+            super::ModelStatus::EpRejected => "EP REJECTED",
             _ => "FAILED",
         };
         let _ = writeln!(w, "{:<24} {tag}: {}", f.name, f.error);

@@ -40,8 +40,13 @@ pub struct BenchReport {
 pub enum ModelStatus {
     /// Measured.
     Ok,
-    /// Could not be measured: unreadable, inputs that do not fit, a session or a run that failed.
+    /// Could not be measured: unreadable, inputs that do not fit, a session or a run that failed
+    /// where the reference EP fails too.
     Failed,
+    /// The EP under test rejected it (session creation or a run failed) while the reference EP
+    /// (the CPU, or `--compare-ep`) runs it with the same inputs.
+    #[serde(rename = "ep-rejected")]
+    EpRejected,
     /// Killed the process measuring it (`--isolation process`): an abort, a segfault, a lost device.
     Crash,
     /// Ran past `--timeout` and was killed (`--isolation process`).
@@ -54,6 +59,7 @@ impl ModelStatus {
         match self {
             ModelStatus::Ok => "ok",
             ModelStatus::Failed => "failed",
+            ModelStatus::EpRejected => "ep-rejected",
             ModelStatus::Crash => "crash",
             ModelStatus::Timeout => "timeout",
         }
@@ -77,6 +83,9 @@ pub struct FailedModel {
     pub status: ModelStatus,
     /// One line, as dmlrun would print it.
     pub error: String,
+    /// With `ep-rejected`: the node ONNX Runtime named, where it named one.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub node: Option<String>,
 }
 
 /// One model's measurements.
@@ -310,6 +319,7 @@ pub(crate) mod tests {
                 path: "broken.onnx".into(),
                 status: ModelStatus::Failed,
                 error: "model broken.onnx: not a valid ONNX model".into(),
+                node: None,
             }],
             baseline: None,
             interrupted: false,

@@ -9,6 +9,7 @@ use anyhow::Result;
 use super::svg::{self, BarGroup, Mark};
 use super::{esc, Page};
 use crate::report::bench::{BenchReport, Exporter, ModelBench, ModelStatus, PeakScope};
+use crate::runtime::engine::diagnose::shorten_source_paths;
 
 /// Writes the page; registered beside the JSON, CSV and Markdown exporters, so it is rewritten
 /// after every model like them.
@@ -118,7 +119,13 @@ fn status_table(page: &mut Page, report: &BenchReport) {
                 format!("{} MiB{}", b >> 20, if m.peak_rss_scope == PeakScope::Process { " (process)" } else { "" })
             })
             .unwrap_or_else(|| "-".into());
-        let gpu = m.gpu_memory_bytes.map(|b| format!("{} MiB", b >> 20)).unwrap_or_else(|| "-".into());
+        let gpu = match (&m.gpu_memory, m.gpu_memory_bytes) {
+            (Some(g), _) if g.note.is_some() => {
+                format!(r#"<span title="{}">not readable</span>"#, esc(g.note.as_deref().unwrap_or_default()))
+            }
+            (_, Some(b)) => format!("{} MiB", b >> 20),
+            _ => "-".into(),
+        };
         let warned = if m.warnings.is_empty() {
             String::new()
         } else {
@@ -142,7 +149,7 @@ fn status_table(page: &mut Page, report: &BenchReport) {
                 format!("{:.1}", m.session_create_ms),
                 format!("{:.3}", m.first_run_ms),
                 esc(&rss),
-                esc(&gpu),
+                gpu,
             ],
         ));
     }
@@ -159,7 +166,7 @@ fn status_table(page: &mut Page, report: &BenchReport) {
                     vec![
                         esc(&f.name),
                         format!(r#"<span class="status {word}">{}</span>"#, word.to_uppercase()),
-                        format!(r#"<span class="reason">{}</span>"#, esc(&f.error)),
+                        format!(r#"<span class="reason">{}</span>"#, esc(&shorten_source_paths(&f.error))),
                     ],
                 )
             })
@@ -402,6 +409,7 @@ mod tests {
             path: "b.onnx".into(),
             status: ModelStatus::Crash,
             error: "the process benchmarking it died: signal 11 (SIGSEGV)".into(),
+            node: None,
         });
         let html = render(&report);
         assert!(html.contains("squeeze, &quot;net&quot;"), "names are escaped");

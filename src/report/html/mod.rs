@@ -51,7 +51,7 @@ dl.env dt { color: var(--muted); } dl.env dd { margin: 0; overflow-wrap: anywher
 pre.plan { background: var(--panel); padding: 8px 12px; border-radius: 6px; overflow-x: auto; font-size: 12px; }
 .status { font-weight: 700; letter-spacing: .02em; }
 .status.ok, .status.pass { color: var(--ok); }
-.status.failed, .status.fail, .status.error, .status.crash, .status.timeout { color: var(--bad); }
+.status.failed, .status.fail, .status.error, .status.crash, .status.timeout, .status.ep-rejected { color: var(--bad); }
 tr.regression td, tr.bad td { background: var(--bad-bg); }
 .badge { display: inline-block; border: 1px solid currentColor; border-radius: 4px; padding: 0 5px;
   font-size: 12px; font-weight: 700; }
@@ -73,6 +73,7 @@ svg .bar-label.flagged { fill: var(--bad); font-weight: 700; }
 body:has(#only-failing:checked) tr.case.pass, body:has(#only-failing:checked) tr.detail.pass { display: none; }
 body:has(#only-passing:checked) tr.case:not(.pass), body:has(#only-passing:checked) tr.detail:not(.pass) { display: none; }
 td.reason { overflow-wrap: anywhere; max-width: 520px; }
+span.reason { overflow-wrap: anywhere; }
 footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 "#;
 

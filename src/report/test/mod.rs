@@ -73,6 +73,13 @@ pub struct CaseResult {
     /// The status --expect predicted, when it was not `pass`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub expected_status: Option<Status>,
+    /// For an `error` on an EP other than the CPU: whose fault the reference run says it is
+    /// (`ep`: the reference runs it with the same inputs; `inputs`; `model`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub blame: Option<crate::runtime::engine::diagnose::Blame>,
+    /// The node ONNX Runtime named in the failure, where it named one.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub node: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -146,6 +153,8 @@ impl CaseResult {
             max_abs_diff: None,
             placement: Vec::new(),
             expected_status: None,
+            blame: None,
+            node: None,
         }
     }
 }

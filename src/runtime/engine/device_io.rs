@@ -7,11 +7,10 @@ use anyhow::{Context, Result};
 use ort::session::Session;
 use serde::{Deserialize, Serialize};
 
-use super::measure::{generated_hint, MeasureRequest};
+use super::measure::MeasureRequest;
 use super::runs::{run_feed, run_to_host_values, timed_runs, to_host_values, warm_up, Feed, PreparedInputs};
 use super::{open, LoadedModel};
 use crate::compare::Tolerance;
-use crate::inputs::BoundInputs;
 use crate::runtime::plan;
 use crate::runtime::Runtime;
 use crate::tensor::{flatten, HostValue};
@@ -63,7 +62,6 @@ pub(super) fn measure_on_device(
     request: &MeasureRequest,
     model: &mut LoadedModel,
     prepared: &PreparedInputs,
-    bound: &BoundInputs,
     bar: &indicatif::ProgressBar,
 ) -> Result<TimedRuns> {
     let capture = model.plan.graph_capture();
@@ -76,11 +74,11 @@ pub(super) fn measure_on_device(
         plan.optimized_model_path = None;
         let mut reference = open(runtime, request.model_path, model.info.clone(), Duration::ZERO, plan)
             .context("the reference session without graph capture")?;
-        let outputs = run_to_host_values(&mut reference.session, prepared).map_err(|e| generated_hint(e, bound))?;
+        let outputs = run_to_host_values(&mut reference.session, prepared)?;
         (outputs, "a session of the same plan without graph capture".to_string(), None)
     } else {
         let started = Instant::now();
-        let outputs = run_to_host_values(&mut model.session, prepared).map_err(|e| generated_hint(e, bound))?;
+        let outputs = run_to_host_values(&mut model.session, prepared)?;
         (outputs, "the first, unbound run".to_string(), Some(started.elapsed()))
     };
 

@@ -8,13 +8,14 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::device_io::{measure_on_device, DeviceIo};
+use super::diagnose::{self, Stage};
 use super::open::DeviceReport;
 use super::runs::{run_to_host_values, timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
 use super::{bound_shapes, finish_plan, input_signatures, load, open, resolve_plan, LoadedModel};
 use crate::compare::Tolerance;
 use crate::formats::model::ModelFile;
 use crate::inputs::{BoundInputs, InputSpec, LoadOptions};
-use crate::runtime::plan::{self, PlanRequest};
+use crate::runtime::plan::{self, PlanRequest, SessionPlan};
 use crate::runtime::Runtime;
 use crate::tensor::{flatten, HostValue};
 
@@ -96,19 +97,29 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     for w in plan.option_warnings() {
         warn(w);
     }
-    let mut model = open(runtime, request.model_path, info, model_load, plan)?;
-    if let Some(w) = model.device.placement_warning() {
-        warn(w);
-    }
     let started = Instant::now();
     let prepared = PreparedInputs::new(&bound.tensors)?;
     input_prepare += started.elapsed();
+    let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
+        let reference = request.reference.as_ref().map(|(r, _)| r);
+        let failed = diagnose::Failed { model_path: request.model_path, info: &request.model.info, plan, stage };
+        diagnose::explain(runtime, &failed, reference, request.plan, &prepared, Some(&bound), error)
+    };
+    let mut model = match open(runtime, request.model_path, info, model_load, plan.clone()) {
+        Ok(model) => model,
+        Err(e) => return Err(explain(&plan, Stage::SessionCreation, e)),
+    };
+    if let Some(w) = model.device.placement_warning() {
+        warn(w);
+    }
 
     let (first_run, outputs, samples, device_io) = if model.plan.io_on_device {
-        measure_on_device(runtime, request, &mut model, &prepared, &bound, bar)?
+        measure_on_device(runtime, request, &mut model, &prepared, bar)
+            .map_err(|e| explain(&model.plan, Stage::Run, e))?
     } else {
         let started = Instant::now();
-        let outputs = run_to_host_values(&mut model.session, &prepared).map_err(|e| generated_hint(e, &bound))?;
+        let outputs =
+            run_to_host_values(&mut model.session, &prepared).map_err(|e| explain(&model.plan, Stage::Run, e))?;
         let first_run = started.elapsed();
         warm_up(&mut model.session, &Feed::Host(&prepared), request.warmup)?;
         let samples =
@@ -158,9 +169,9 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     Ok(Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, device_io, warnings })
 }
 
-/// A failed run on generated data says what dmlrun chose and how to change it: the model may
-/// simply not take those sizes (a 1x1 image for a convolution).
-pub(super) fn generated_hint(error: anyhow::Error, bound: &BoundInputs) -> anyhow::Error {
+/// What dmlrun chose for generated inputs and how to change it, when the inputs are to blame
+/// for a failed run: the model may simply not take those sizes (a 1x1 image for a convolution).
+pub(super) fn generated_advice(bound: &BoundInputs) -> Option<String> {
     let generated: Vec<String> = bound
         .sources
         .iter()
@@ -170,11 +181,16 @@ pub(super) fn generated_hint(error: anyhow::Error, bound: &BoundInputs) -> anyho
             format!("'{}' {} {}{chosen}", s.name, s.dtype, crate::tensor::format_shape(&s.shape))
         })
         .collect();
-    if generated.is_empty() {
-        return error;
-    }
-    error.context(format!(
+    (!generated.is_empty()).then(|| format!(
         "on generated input(s) {}: if the model takes other sizes or values, set them with --shape NAME=D0,D1,..., --dim NAME=N, --free-dim-size N or --generate-range NAME=LO,HI (a manifest's shapes, dims), or give the inputs with --input",
         generated.join("; ")
     ))
+}
+
+/// A failed run on generated data, with [`generated_advice`].
+pub(super) fn generated_hint(error: anyhow::Error, bound: &BoundInputs) -> anyhow::Error {
+    match generated_advice(bound) {
+        Some(advice) => error.context(advice),
+        None => error,
+    }
 }

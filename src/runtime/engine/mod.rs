@@ -8,6 +8,7 @@
 //! plan from the inputs and holds what they share.
 
 mod device_io;
+pub mod diagnose;
 mod gpu_memory;
 mod measure;
 mod open;

@@ -82,7 +82,11 @@ pub fn open(
     let mut memory = GpuMemoryTracker::start(&plan);
     let started = Instant::now();
     let (session, placement) = session::build(runtime, &plan, model_path)
-        .map_err(|(step, e)| session_error(&plan, model_path, step, &e.to_string()))?;
+        .map_err(|(step, e)| {
+            let ort_message = e.to_string();
+            let line = session_error(&plan, model_path, step.clone(), &ort_message).to_string();
+            anyhow::Error::new(SessionFailure { step, ort_message, line })
+        })?;
     let session_time = started.elapsed();
     if let Some(tracker) = &mut memory {
         tracker.session_created();
@@ -93,6 +97,24 @@ pub fn open(
     let device = device_report(runtime, &plan, placement);
     Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device, memory })
 }
+
+/// A session ONNX Runtime could not create: the line to say, and the step and ONNX Runtime's own
+/// message, so the diagnosis tells a model the EP rejects while loading it from an EP that could
+/// not start at all.
+#[derive(Debug)]
+pub struct SessionFailure {
+    pub step: BuildStep,
+    pub ort_message: String,
+    line: String,
+}
+
+impl std::fmt::Display for SessionFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.line)
+    }
+}
+
+impl std::error::Error for SessionFailure {}
 
 /// The one line a user sees when a session cannot be built: a DirectML device that cannot
 /// start is the adapter's problem, a model DirectML cannot compile is the model's.

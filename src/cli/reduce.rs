@@ -1,0 +1,85 @@
+//! `dmlrun reduce`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::parse::*;
+use super::{InputArgs, OrtArgs, PreprocessArgs, SessionArgs};
+use crate::runtime::plan::EpRequest;
+
+/// `dmlrun reduce`.
+#[derive(Debug, Clone, Args)]
+pub struct ReduceArgs {
+    /// The ONNX model that fails on the execution provider --ep names (DirectML by default) and
+    /// runs on the reference (--compare-ep, the CPU by default).
+    ///
+    /// Example: dmlrun reduce det.onnx --device 0 --shape x=1,3,736,736
+    #[arg(value_name = "MODEL")]
+    pub model: PathBuf,
+
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// The reference execution provider, which must run the model: its values feed each
+    /// candidate's inputs and are the outputs it is checked against. Takes what --ep takes.
+    ///
+    /// Example: --ep dml --compare-ep cpu
+    #[arg(long, value_name = "EP", value_parser = parse_ep, default_value = "cpu")]
+    pub compare_ep: EpRequest,
+
+    /// Relative tolerance: outputs further apart than atol + rtol * |reference| differ (the
+    /// accuracy mode keeps such a difference).
+    ///
+    /// Example: --rtol 1e-2
+    #[arg(long, value_name = "R", default_value_t = 1e-3)]
+    pub rtol: f64,
+
+    /// Absolute tolerance (see --rtol).
+    ///
+    /// Example: --atol 1e-4
+    #[arg(long, value_name = "A", default_value_t = 1e-5)]
+    pub atol: f64,
+
+    /// The folder to write the minimal model into, as an ONNX test case: model.onnx,
+    /// test_data_set_0/ (the reference's inputs and outputs) and reduce.json (what was tried).
+    /// It must not exist or be empty. Default: MODEL's name with `-reduced`, beside it.
+    ///
+    /// Example: -o mul-bug/
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Stop bisecting after this long and write the smallest failing model found so far
+    /// (exit 1: it may not be the smallest).
+    ///
+    /// Example: --time-limit 10m
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub time_limit: Option<std::time::Duration>,
+
+    /// Kill a candidate's child process after this long (a hang counts as not reproducing).
+    ///
+    /// Example: --candidate-timeout 2m
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "5m")]
+    pub candidate_timeout: std::time::Duration,
+
+    /// Also write the summary as JSON (to stdout with `-`, or to FILE).
+    ///
+    /// Example: --json reduce.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// No progress bar or per-candidate lines on stderr.
+    ///
+    /// Example: -q
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub preprocess: PreprocessArgs,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}

@@ -1,0 +1,216 @@
+//! `dmlrun reduce MODEL`: the smallest run of nodes that still fails on the EP under test,
+//! written as an ONNX test case.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::cli::ReduceArgs;
+use crate::exit::ExitStatus;
+use crate::formats::model::ModelFile;
+use crate::graph::Graph;
+use crate::reduce::{Reducer, Tried};
+use crate::report::reduce::{self as report, ReduceReport};
+use crate::runtime::engine::diagnose;
+use crate::runtime::plan::PlanRequest;
+use crate::runtime::Runtime;
+use crate::settings;
+
+pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
+    let model_path = args.model.as_path();
+    if !model_path.is_file() {
+        bail!("model {}: no such file", model_path.display());
+    }
+    let output = args.output.clone().unwrap_or_else(|| default_output(model_path));
+    let staging = staging_folder(&output)?;
+
+    let started = Instant::now();
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
+    let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
+    // The reference runs the model as ONNX Runtime does by default: the options under test
+    // (--session-config, --ep-option) are the EP under test's alone.
+    let reference = PlanRequest {
+        session_config: Vec::new(),
+        ep_options: Vec::new(),
+        ..request.reference(args.compare_ep.clone(), None)
+    };
+    let own_options = !args.session.session_config.is_empty() || !args.session.ep_options.is_empty();
+    if engine_name(&args.session.ep, &runtime) == engine_name(&args.compare_ep, &runtime) && !own_options {
+        bail!(
+            "--ep {} and --compare-ep {} are the same execution provider here, with the same options: reduce needs one that fails the model and one that runs it",
+            args.session.ep,
+            args.compare_ep
+        );
+    }
+    let model = ModelFile::read(model_path)?;
+    // What the EP under test would refuse outright (no DirectML here, no such adapter) is said
+    // before any work.
+    let plan = crate::runtime::engine::resolve_plan(&runtime, &model.info, &request, false)?;
+    if let Some(id) = plan.device_id() {
+        crate::runtime::adapters::check_device_index(id)?;
+    }
+    let graph = Graph::read(model_path)?;
+    let load = settings::load_options(&args.input, &args.preprocess);
+
+    let bar = crate::progress::counter(
+        2 * (graph.nodes().len().max(2) as f64).log2().ceil() as u64 + 2,
+        "candidates",
+        args.quiet,
+    );
+    bar.set_message(format!("reference run on {}", args.compare_ep));
+    let reference_run = diagnose::reference_run(&runtime, &model, &graph, &reference, &args.input.inputs, &load)
+        .with_context(|| {
+            format!(
+                "model {}: the reference EP (--compare-ep {}) cannot run it with these inputs, so there is nothing to compare a candidate with",
+                model_path.display(),
+                args.compare_ep
+            )
+        })?;
+    let mut values: HashMap<_, _> = reference_run.values.into_iter().collect();
+    for (name, tensor) in &reference_run.bound.tensors {
+        values.insert(name.clone(), crate::tensor::HostValue::Tensor(tensor.clone()));
+    }
+
+    let quiet = args.quiet;
+    let on_checked = |t: &Tried| {
+        bar.inc(1);
+        if !quiet {
+            bar.suspend(|| crate::errln!("{}", report::tried_line(t, &graph)));
+        }
+    };
+    let ep_args = ep_args(args, request.device);
+    let reducer = Reducer {
+        graph: &graph,
+        values,
+        ep_args: ep_args.clone(),
+        time_limit: args.time_limit,
+        candidate_timeout: Some(args.candidate_timeout),
+        work: staging.path(),
+        on_checked: &on_checked,
+    };
+    let reduction = reducer.reduce().with_context(|| format!("model {}", model_path.display()))?;
+    bar.finish_and_clear();
+
+    let report =
+        ReduceReport::new(model_path, &output, args, &ep_args, &reduction, reference_run.device, started.elapsed());
+    let case = reduction.case.clone();
+    crate::report::write_json(&case.join("reduce.json"), &report, "reduce.json")?;
+    install(&case, &output)?;
+    let mut human = true;
+    if let Some(path) = &args.json {
+        human = !crate::report::write_json(path, &report, "--json")?;
+    }
+    if human {
+        crate::out!("{}", report::human(&report));
+    }
+    if !reduction.complete {
+        crate::errln!(
+            "dmlrun: --time-limit {} hit after {} candidates: {} holds the smallest failing model found so far ({} of {} nodes), not necessarily a minimal one",
+            humantime::format_duration(args.time_limit.unwrap_or_default()),
+            reduction.tried.len(),
+            output.display(),
+            reduction.nodes_after,
+            reduction.nodes_before
+        );
+        return Ok(ExitStatus::Failed);
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `det.onnx` -> `det-reduced/` beside it.
+fn default_output(model: &Path) -> PathBuf {
+    let stem = model.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+    model.with_file_name(format!("{stem}-reduced"))
+}
+
+/// A temporary folder beside `output`, where candidates are written and the kept one is moved
+/// into place from: checked first, so a folder that cannot be written costs no work, and
+/// removed with everything in it if the reduction stops.
+fn staging_folder(output: &Path) -> Result<tempfile::TempDir> {
+    if output.exists() {
+        let empty = output.is_dir()
+            && std::fs::read_dir(output).with_context(|| format!("--output {}", output.display()))?.next().is_none();
+        if !empty {
+            bail!("--output {}: exists and is not an empty folder (name another)", output.display());
+        }
+    }
+    let parent = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".dmlrun-reduce-")
+        .tempdir_in(&parent)
+        .with_context(|| format!("--output {}: cannot write in {}", output.display(), parent.display()))
+}
+
+/// Moves the kept candidate to `output` (an empty folder there is replaced).
+fn install(case: &Path, output: &Path) -> Result<()> {
+    if output.is_dir() {
+        std::fs::remove_dir(output).with_context(|| format!("--output {}", output.display()))?;
+    }
+    std::fs::rename(case, output)
+        .with_context(|| format!("--output {}: moving the minimal model there", output.display()))
+}
+
+/// The EP a request lands on here, to refuse comparing an EP with itself.
+fn engine_name(ep: &crate::runtime::plan::EpRequest, runtime: &Runtime) -> String {
+    use crate::runtime::plan::{EpRequest, DML_PROVIDER};
+    match ep {
+        EpRequest::Auto if runtime.has_provider(DML_PROVIDER) => "dml".into(),
+        EpRequest::Auto | EpRequest::Cpu => "cpu".into(),
+        other => other.to_string().to_ascii_lowercase(),
+    }
+}
+
+/// The `dmlrun test` arguments that check a candidate on the EP under test: the same EP,
+/// adapter, options and ONNX Runtime as this run, and the tolerance.
+fn ep_args(args: &ReduceArgs, device: Option<u32>) -> Vec<OsString> {
+    let s = &args.session;
+    let mut out: Vec<OsString> = vec!["--ep".into(), s.ep.to_string().into()];
+    let mut flag = |name: &str, value: String| {
+        out.push(name.into());
+        out.push(value.into());
+    };
+    if let Some(d) = device {
+        flag("--device", d.to_string());
+    }
+    if let Some(p) = s.dml_performance_preference {
+        flag("--dml-performance-preference", value_name(&p));
+    }
+    if let Some(f) = s.dml_device_filter {
+        flag("--dml-device-filter", value_name(&f));
+    }
+    for (k, v) in &s.ep_options {
+        flag("--ep-option", format!("{k}={v}"));
+    }
+    for (k, v) in &s.session_config {
+        flag("--session-config", format!("{k}={v}"));
+    }
+    if s.opt_level != crate::runtime::plan::OptimizationLevel::All {
+        flag("--opt-level", value_name(&s.opt_level));
+    }
+    if let Some(lib) = &args.ort.ort_lib {
+        flag("--ort-lib", lib.display().to_string());
+    }
+    for lib in &args.ort.ep_libraries {
+        flag("--ep-library", format!("{}={}", lib.name, lib.path.display()));
+    }
+    if args.ort.ort_log_level != crate::runtime::OrtLogLevel::Warning {
+        flag("--ort-log-level", value_name(&args.ort.ort_log_level));
+    }
+    flag("--rtol", args.rtol.to_string());
+    flag("--atol", args.atol.to_string());
+    if s.dml_disable_metacommands {
+        out.push("--dml-disable-metacommands".into());
+    }
+    out
+}
+
+/// A flag value as the command line spells it.
+fn value_name(value: &impl clap::ValueEnum) -> String {
+    value.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+}

@@ -1,0 +1,108 @@
+//! One candidate of a reduction: a run of nodes written as an ONNX test case (`model.onnx` and
+//! `test_data_set_0/` with the reference's values for its inputs and outputs), checked on the
+//! execution provider under test by a child `dmlrun test`, so that an abort inside the EP costs
+//! the candidate, not the reduction.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::formats::tensor_proto;
+use crate::isolation::{run_child, ChildOutcome};
+use crate::report::test::{CaseResult, Status};
+use crate::tensor::HostTensor;
+
+/// What the EP under test did with a candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Ran, and every output matched the reference within tolerance.
+    Pass,
+    /// Ran, and these outputs differ from the reference beyond tolerance.
+    Differs { outputs: Vec<String>, reason: String },
+    /// Could not run: session creation or the run failed.
+    Error { reason: String },
+    /// Killed the process running it.
+    Crash { reason: String },
+    /// Ran past the per-candidate time limit.
+    Timeout,
+}
+
+impl Outcome {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Differs { .. } => "differs",
+            Outcome::Error { .. } => "error",
+            Outcome::Crash { .. } => "crash",
+            Outcome::Timeout => "timeout",
+        }
+    }
+
+    /// The EP rejects it: an error or a crash.
+    pub fn rejected(&self) -> bool {
+        matches!(self, Outcome::Error { .. } | Outcome::Crash { .. })
+    }
+
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Outcome::Differs { reason, .. } | Outcome::Error { reason } | Outcome::Crash { reason } => Some(reason),
+            Outcome::Pass | Outcome::Timeout => None,
+        }
+    }
+}
+
+/// Writes `dir` as an ONNX test case: the model, then its inputs and the reference outputs.
+pub fn write_case(
+    dir: &Path,
+    model: &[u8],
+    inputs: &[(String, &HostTensor)],
+    outputs: &[(String, &HostTensor)],
+) -> Result<()> {
+    let set = dir.join("test_data_set_0");
+    std::fs::create_dir_all(&set).with_context(|| format!("creating {}", set.display()))?;
+    std::fs::write(dir.join("model.onnx"), model)
+        .with_context(|| format!("writing {}", dir.join("model.onnx").display()))?;
+    for (role, tensors) in [("input", inputs), ("output", outputs)] {
+        for (i, (name, tensor)) in tensors.iter().enumerate() {
+            let path = set.join(format!("{role}_{i}.pb"));
+            std::fs::write(&path, tensor_proto::write(name, tensor))
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks the case in `dir` with a child `dmlrun test` given `ep_args` (the EP under test, its
+/// device and options, the tolerance).
+pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Result<Outcome> {
+    let report = dir.with_extension("report.json");
+    let mut args: Vec<OsString> = vec!["test".into(), dir.into()];
+    args.extend(ep_args.iter().cloned());
+    args.extend(["--isolation".into(), "none".into(), "--child-report".into(), report.clone().into_os_string()]);
+    Ok(match run_child(&args, &report, timeout)? {
+        ChildOutcome::Report(text) => {
+            #[derive(Deserialize)]
+            struct Report {
+                cases: Vec<CaseResult>,
+            }
+            let report: Report = serde_json::from_str(&text).context("reading a candidate's test report")?;
+            let case = report.cases.into_iter().next().context("a candidate's test report holds no case")?;
+            let reason = case.reason.unwrap_or_default();
+            match case.status {
+                Status::Pass => Outcome::Pass,
+                Status::Fail => {
+                    Outcome::Differs { outputs: case.mismatches.into_iter().map(|m| m.output).collect(), reason }
+                }
+                Status::Error => Outcome::Error { reason },
+                Status::Crash => Outcome::Crash { reason },
+                Status::Timeout => Outcome::Timeout,
+            }
+        }
+        ChildOutcome::Died(how) => Outcome::Crash { reason: how },
+        ChildOutcome::TimedOut(_) => Outcome::Timeout,
+    })
+}

@@ -1,0 +1,283 @@
+//! `dmlrun reduce`: from a model that fails on one execution provider (A) and runs on another
+//! (B, the reference), the smallest run of nodes that still fails, written as an ONNX test case
+//! that `dmlrun test` reproduces and a bug report can carry as it is.
+//!
+//! B runs the whole model once with every intermediate tensor exposed, so each candidate's
+//! boundary tensors become graph inputs fed with the values B gave them, and its outputs are
+//! checked against B's. Each candidate is checked on A in a child process ([`candidate`]).
+//! Two modes, chosen by what A does with the whole model:
+//! - rejection: A errors or crashes; [`bisect::shrink`] finds the shortest failing prefix, then
+//!   its shortest failing suffix;
+//! - accuracy: A runs but its outputs differ beyond tolerance; A runs the model with every
+//!   tensor exposed, the first node (in topological order) whose output differs is the first
+//!   divergence, and the search shrinks the run of nodes ending there that still differs.
+
+pub mod bisect;
+pub mod candidate;
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::graph::{Graph, TensorType};
+use crate::runtime::engine::diagnose::{value_text, NodeDetail, TensorSeen};
+use crate::tensor::{HostTensor, HostValue};
+use bisect::{Found, Verdict};
+use candidate::Outcome;
+
+/// Which failure the reduction keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// A rejects the model (an error or a crash).
+    Rejection,
+    /// A runs it, with outputs that differ from B's.
+    Accuracy,
+}
+
+/// What the reduction needs besides the graph: B's values of every tensor, how to check a
+/// candidate on A, and its limits.
+pub struct Reducer<'a> {
+    pub graph: &'a Graph,
+    /// The model's inputs as bound, and B's value of every tensor the graph computes.
+    pub values: HashMap<String, HostValue>,
+    /// `dmlrun test` arguments that select A and the tolerance.
+    pub ep_args: Vec<OsString>,
+    /// The whole reduction stops after this long, keeping the smallest failing model so far.
+    pub time_limit: Option<Duration>,
+    /// A candidate's child is killed after this long.
+    pub candidate_timeout: Option<Duration>,
+    /// Where candidates are written (a temporary folder).
+    pub work: &'a Path,
+    /// Told of each candidate as it is checked.
+    pub on_checked: &'a dyn Fn(&Tried),
+}
+
+/// One candidate checked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tried {
+    /// First and last node, in topological order.
+    pub first: usize,
+    pub last: usize,
+    pub nodes: usize,
+    /// The whole model with every intermediate tensor an output (the accuracy mode's search for
+    /// the first divergence), not a run of nodes.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub every_tensor: bool,
+    pub outcome: Outcome,
+    pub seconds: f64,
+}
+
+/// What the reduction found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reduction {
+    pub mode: Mode,
+    /// A's outcome on the whole model.
+    pub original: Outcome,
+    pub nodes_before: usize,
+    /// The run of nodes kept (topological order), and its size.
+    pub first: usize,
+    pub last: usize,
+    pub nodes_after: usize,
+    /// False when the time limit stopped the search: the kept model fails but may not be the
+    /// smallest.
+    pub complete: bool,
+    /// The node the failure is pinned on: the last of the kept run (the one whose arrival made
+    /// the prefix fail, or the first whose output differs).
+    pub node: NodeDetail,
+    /// Accuracy mode: the first tensor (in topological order) whose value differs on A.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_divergent: Option<String>,
+    /// A's outcome on the kept model.
+    pub outcome: Outcome,
+    pub tried: Vec<Tried>,
+    #[serde(skip)]
+    pub case: PathBuf,
+}
+
+impl Reducer<'_> {
+    /// Reduces the model; `Err` when there is nothing to reduce (A runs it as B does) or it
+    /// cannot be checked.
+    pub fn reduce(&self) -> Result<Reduction> {
+        let started = Instant::now();
+        let n = self.graph.nodes().len();
+        if n == 0 {
+            bail!("the model has no nodes");
+        }
+        let mut tried = Vec::new();
+        let whole = 0..=n - 1;
+        let (original, whole_case) = self.check(&whole, &mut tried)?;
+        let mode = match &original {
+            o if o.rejected() => Mode::Rejection,
+            Outcome::Differs { .. } => Mode::Accuracy,
+            Outcome::Timeout => bail!(
+                "the whole model ran past --candidate-timeout on the EP under test: nothing to bisect (raise the limit)"
+            ),
+            _ => bail!(
+                "the model runs on the EP under test with outputs within tolerance of the reference: nothing to reduce"
+            ),
+        };
+        let mut best = (whole.clone(), whole_case, original.clone());
+        let divergence = match mode {
+            Mode::Accuracy => Some(self.first_divergence(&mut tried)?),
+            Mode::Rejection => None,
+        };
+        let found = {
+            let mut check = |range: &RangeInclusive<usize>| -> Result<Verdict> {
+                if crate::interrupt::interrupted() || self.time_limit.is_some_and(|limit| started.elapsed() >= limit) {
+                    return Ok(Verdict::Stop);
+                }
+                let (outcome, case) = self.check(range, &mut tried)?;
+                let keeps = match mode {
+                    Mode::Rejection => outcome.rejected(),
+                    Mode::Accuracy => matches!(outcome, Outcome::Differs { .. }),
+                };
+                if !keeps {
+                    let _ = std::fs::remove_dir_all(&case);
+                    return Ok(Verdict::Passes);
+                }
+                // The search only narrows: a failing candidate is smaller than the last one kept.
+                let _ = std::fs::remove_dir_all(&best.1);
+                best = (range.clone(), case, outcome);
+                Ok(Verdict::Fails)
+            };
+            match &divergence {
+                None => bisect::shrink(n - 1, &mut check)?,
+                Some((_, node)) => bisect::latest_start(*node, &mut check)?,
+            }
+        };
+        let first_divergent = divergence.map(|(tensor, _)| tensor);
+        let Found { complete, .. } = found;
+        let (range, case, outcome) = best;
+        let last = &self.graph.nodes()[*range.end()];
+        Ok(Reduction {
+            mode,
+            original,
+            nodes_before: n,
+            first: *range.start(),
+            last: *range.end(),
+            nodes_after: range.end() - range.start() + 1,
+            complete,
+            node: self.node_detail(last),
+            first_divergent,
+            outcome,
+            tried,
+            case,
+        })
+    }
+
+    /// Writes the candidate `range` and checks it on A.
+    fn check(&self, range: &RangeInclusive<usize>, tried: &mut Vec<Tried>) -> Result<(Outcome, PathBuf)> {
+        let started = Instant::now();
+        let dir = self.work.join(format!("nodes-{}-{}", range.start(), range.end()));
+        let inputs = self.graph.boundary_inputs(range);
+        let outputs = self.graph.boundary_outputs(range);
+        let mut types = HashMap::new();
+        let tensor = |name: &String| -> Result<&HostTensor> {
+            match self.values.get(name) {
+                Some(HostValue::Tensor(t)) => Ok(t),
+                Some(other) => {
+                    bail!("'{name}' is a {} and only tensors can cross a candidate's boundary", other.kind())
+                }
+                None => bail!("the reference run gave no value for '{name}'"),
+            }
+        };
+        let mut feed = Vec::new();
+        for name in &inputs {
+            let t = tensor(name)?;
+            types.insert(name.clone(), TensorType { dtype: t.dtype, shape: t.shape.clone() });
+            feed.push((name.clone(), t));
+        }
+        let expected = outputs.iter().map(|name| Ok((name.clone(), tensor(name)?))).collect::<Result<Vec<_>>>()?;
+        let model = self.graph.extract(range, &types)?;
+        candidate::write_case(&dir, &model, &feed, &expected)?;
+        let outcome = candidate::check(&dir, &self.ep_args, self.candidate_timeout)?;
+        let entry = Tried {
+            first: *range.start(),
+            last: *range.end(),
+            nodes: range.end() - range.start() + 1,
+            every_tensor: false,
+            outcome: outcome.clone(),
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        (self.on_checked)(&entry);
+        tried.push(entry);
+        Ok((outcome, dir))
+    }
+
+    /// A's run of the whole model with every tensor exposed, against B's values: the first
+    /// tensor that differs, and the node that writes it.
+    fn first_divergence(&self, tried: &mut Vec<Tried>) -> Result<(String, usize)> {
+        let started = Instant::now();
+        let exposed = self.graph.intermediate_tensors();
+        let model = self.graph.with_outputs(&exposed)?;
+        let dir = self.work.join("every-tensor");
+        let tensor = |name: &String| match self.values.get(name) {
+            Some(HostValue::Tensor(t)) => Some((name.clone(), t)),
+            _ => None,
+        };
+        let inputs: Vec<_> = self.graph.inputs().iter().filter_map(tensor).collect();
+        let outputs: Vec<_> = self.graph.outputs().iter().chain(&exposed).filter_map(tensor).collect();
+        candidate::write_case(&dir, &model, &inputs, &outputs)?;
+        let outcome = candidate::check(&dir, &self.ep_args, self.candidate_timeout)?;
+        let _ = std::fs::remove_dir_all(&dir);
+        let n = self.graph.nodes().len();
+        let entry = Tried {
+            first: 0,
+            last: n - 1,
+            nodes: n,
+            every_tensor: true,
+            outcome: outcome.clone(),
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        (self.on_checked)(&entry);
+        tried.push(entry);
+        let Outcome::Differs { outputs: differing, .. } = outcome else {
+            bail!(
+                "with every intermediate tensor exposed the EP under test gives {} instead of differing outputs, so the first divergence cannot be located",
+                outcome.word()
+            );
+        };
+        self.graph
+            .nodes()
+            .iter()
+            .find_map(|node| {
+                let tensor = node.outputs.iter().find(|o| differing.contains(o))?;
+                Some((tensor.clone(), node.index))
+            })
+            .context("no node writes the outputs that differ")
+    }
+
+    /// The node with its inputs' and outputs' types and shapes from B's values.
+    fn node_detail(&self, node: &crate::graph::Node) -> NodeDetail {
+        let seen = |names: &[String]| -> Vec<TensorSeen> {
+            names
+                .iter()
+                .filter(|n| !n.is_empty())
+                .map(|n| TensorSeen {
+                    name: n.clone(),
+                    value: match self.values.get(n) {
+                        Some(v) => value_text(v),
+                        None if self.graph.is_initializer(n) => "initializer".to_string(),
+                        None => "?".to_string(),
+                    },
+                })
+                .collect()
+        };
+        NodeDetail {
+            name: node.name.clone(),
+            op_type: node.op_type.clone(),
+            domain: node.domain.clone(),
+            opset: self.graph.opset(node),
+            attributes: node.attributes.clone(),
+            inputs: seen(&node.inputs),
+            outputs: seen(&node.outputs),
+            in_subgraph: false,
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! The report of `dmlrun reduce`: what failed where, the minimal model written, the node it
+//! pins the failure on, and every candidate tried. JSON (schema [`REDUCE_SCHEMA`], also written
+//! as `reduce.json` into the case folder) and text.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::cli::ReduceArgs;
+use crate::graph::Graph;
+use crate::reduce::candidate::Outcome;
+use crate::reduce::{Mode, Reduction, Tried};
+use crate::runtime::engine::diagnose::NodeDetail;
+use crate::runtime::engine::DeviceReport;
+
+/// Schema identifier of the reduce report: fields are only added within a version.
+pub const REDUCE_SCHEMA: &str = "dmlrun.reduce/1";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReduceReport {
+    pub schema: &'static str,
+    pub dmlrun_version: &'static str,
+    pub model: PathBuf,
+    /// The EP under test, as `--ep` named it, and the reference that ran the model.
+    pub ep: String,
+    pub reference: DeviceReport,
+    pub mode: Mode,
+    /// What the EP under test did with the whole model.
+    pub original: Outcome,
+    pub nodes_before: usize,
+    pub nodes_after: usize,
+    /// The kept nodes' places in topological order.
+    pub first_node: usize,
+    pub last_node: usize,
+    pub complete: bool,
+    pub node: NodeDetail,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_divergent: Option<String>,
+    /// What the EP under test does with the minimal model.
+    pub outcome: Outcome,
+    /// The folder holding model.onnx and test_data_set_0/.
+    pub written: PathBuf,
+    /// The commands that show it.
+    pub reproduce: Vec<String>,
+    pub tried: Vec<Tried>,
+    pub seconds: f64,
+}
+
+impl ReduceReport {
+    pub fn new(
+        model: &Path,
+        output: &Path,
+        args: &ReduceArgs,
+        ep_args: &[std::ffi::OsString],
+        r: &Reduction,
+        reference: DeviceReport,
+        took: Duration,
+    ) -> ReduceReport {
+        let tolerance = format!(" --rtol {} --atol {}", args.rtol, args.atol);
+        ReduceReport {
+            schema: REDUCE_SCHEMA,
+            dmlrun_version: env!("CARGO_PKG_VERSION"),
+            model: model.to_path_buf(),
+            ep: args.session.ep.to_string(),
+            reference,
+            mode: r.mode,
+            original: r.original.clone(),
+            nodes_before: r.nodes_before,
+            nodes_after: r.nodes_after,
+            first_node: r.first,
+            last_node: r.last,
+            complete: r.complete,
+            node: r.node.clone(),
+            first_divergent: r.first_divergent.clone(),
+            outcome: r.outcome.clone(),
+            written: output.to_path_buf(),
+            reproduce: vec![
+                format!("dmlrun test {} {}", output.display(), shell_words(ep_args)),
+                format!("dmlrun test {} --ep {}{tolerance}", output.display(), args.compare_ep),
+            ],
+            tried: r.tried.clone(),
+            seconds: took.as_secs_f64(),
+        }
+    }
+}
+
+/// Arguments as a shell would take them back: quoted where they hold anything but plain
+/// characters.
+fn shell_words(args: &[std::ffi::OsString]) -> String {
+    args.iter()
+        .map(|a| {
+            let a = a.to_string_lossy();
+            if a.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=/:,+".contains(c)) {
+                a.into_owned()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `nodes 0..=335 (336 of 672): error (2.1 s): DmlGraphFusionHelper.cpp(588) ...`: one candidate.
+pub fn tried_line(t: &Tried, graph: &Graph) -> String {
+    let reason = t
+        .outcome
+        .reason()
+        .map(|r| format!(": {}", crate::runtime::engine::diagnose::shorten_source_paths(r)))
+        .unwrap_or_default();
+    let what = if t.every_tensor {
+        format!("the whole model with every tensor an output ({} nodes)", t.nodes)
+    } else {
+        let last = &graph.nodes()[t.last];
+        format!("nodes {}..={} ({} of {}, ending at {})", t.first, t.last, t.nodes, graph.nodes().len(), last.label())
+    };
+    let mut line = format!("reduce: {what}: {} ({:.1} s){reason}", t.outcome.word(), t.seconds);
+    if line.len() > 240 {
+        let cut = (0..=237).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
+        line.truncate(cut);
+        line.push_str("...");
+    }
+    line
+}
+
+/// The text report.
+pub fn human(r: &ReduceReport) -> String {
+    let mut s = String::new();
+    let mode = match r.mode {
+        Mode::Rejection => "the EP rejects the model",
+        Mode::Accuracy => "the EP runs the model, with outputs that differ beyond tolerance",
+    };
+    let _ = writeln!(s, "model       : {} ({} nodes)", r.model.display(), r.nodes_before);
+    let _ = writeln!(s, "under test  : --ep {}: {} on the whole model ({mode})", r.ep, r.original.word());
+    if let Some(reason) = r.original.reason() {
+        let _ = writeln!(s, "              {}", crate::runtime::engine::diagnose::shorten_source_paths(reason));
+    }
+    let _ = writeln!(s, "reference   : {} runs it; its values feed every candidate", r.reference.describe());
+    if let Some(t) = &r.first_divergent {
+        let _ = writeln!(s, "first differs: tensor '{t}'");
+    }
+    let fails = r.tried.iter().filter(|t| !matches!(t.outcome, Outcome::Pass)).count();
+    let _ = writeln!(
+        s,
+        "tried       : {} candidates in {:.1} s ({} reproduced, {} did not){}",
+        r.tried.len(),
+        r.seconds,
+        fails,
+        r.tried.len() - fails,
+        if r.complete { "" } else { "; stopped by --time-limit" }
+    );
+    let _ = writeln!(
+        s,
+        "minimal     : {} of {} nodes (nodes {}..={} in topological order), {} on the EP under test",
+        r.nodes_after,
+        r.nodes_before,
+        r.first_node,
+        r.last_node,
+        r.outcome.word()
+    );
+    let _ = writeln!(s, "node        : {}", r.node.describe());
+    let _ = writeln!(s, "written     : {} (model.onnx, test_data_set_0/, reduce.json)", r.written.display());
+    let _ = writeln!(s, "reproduce   : {}", r.reproduce[0]);
+    let _ = write!(s, "              {}  (passes)", r.reproduce[1]);
+    s
+}

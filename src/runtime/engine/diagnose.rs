@@ -1,0 +1,497 @@
+//! When an execution provider fails a model: whose fault it is, and which node.
+//!
+//! A session that cannot be created or a run that fails on DirectML (or any EP but the CPU)
+//! says nothing by itself about whether the model, the inputs or the EP is to blame. So the
+//! same model runs on the reference EP (the CPU, or `--compare-ep`) with the same inputs: if it
+//! runs there, the EP rejects the model; if it fails there too, the inputs (or the model) are
+//! at fault, and only then do input flags make sense as advice. ONNX Runtime names the failing
+//! node for a failed run (and for a missing kernel); its inputs' and outputs' shapes come from a
+//! reference run with those tensors exposed as outputs. A compile failure names no node:
+//! `dmlrun reduce` finds it by bisection.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::load;
+use super::open::SessionFailure;
+use crate::runtime::session::BuildStep;
+use super::measure::{generated_advice, generated_hint};
+use super::runs::{run_to_host_values, PreparedInputs};
+use crate::formats::model::ModelInfo;
+use crate::graph::Graph;
+use crate::inputs::BoundInputs;
+use crate::runtime::plan::{EpRequest, PlanRequest, SessionPlan, CPU_PROVIDER};
+use crate::runtime::Runtime;
+use crate::tensor::HostValue;
+
+/// Where the EP failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Creating the session: ONNX Runtime's partitioning, the EP's compilation.
+    SessionCreation,
+    /// Running it.
+    Run,
+}
+
+impl Stage {
+    fn words(self) -> &'static str {
+        match self {
+            Stage::SessionCreation => "at session creation",
+            Stage::Run => "at run",
+        }
+    }
+}
+
+/// Who is at fault, as the reference run decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Blame {
+    /// The reference EP runs the same model on the same inputs: the EP rejects the model.
+    Ep,
+    /// The reference EP opens the model but its run fails too: the inputs do not fit.
+    Inputs,
+    /// The reference EP cannot open the model either.
+    Model,
+}
+
+/// One tensor a node reads or writes, as a reference run saw it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TensorSeen {
+    pub name: String,
+    /// `float32 [6, 3, 48, 192]`, or what could be said of a value that is not a tensor.
+    pub value: String,
+}
+
+/// The node a failure is about.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NodeDetail {
+    pub name: String,
+    pub op_type: String,
+    pub domain: String,
+    pub opset: Option<i64>,
+    pub attributes: Vec<String>,
+    /// Its inputs and outputs with their types and shapes from the reference run (empty when
+    /// the node is inside a subgraph, which a reference run cannot expose).
+    pub inputs: Vec<TensorSeen>,
+    pub outputs: Vec<TensorSeen>,
+    /// The node is not in the main graph (inside an `If`, `Loop` or `Scan` body).
+    pub in_subgraph: bool,
+}
+
+impl NodeDetail {
+    /// `'Mul@0' (Mul, opset 11; in: x float32 [6, 3, 48, 192], ...; out: ...)`.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![match self.opset {
+            Some(v) if self.domain == "ai.onnx" => format!("{}, opset {v}", self.op_type),
+            Some(v) => format!("{}, {} opset {v}", self.op_type, self.domain),
+            None => self.op_type.clone(),
+        }];
+        let list =
+            |t: &[TensorSeen]| t.iter().map(|t| format!("{} {}", t.name, t.value)).collect::<Vec<_>>().join(", ");
+        if !self.inputs.is_empty() {
+            parts.push(format!("in: {}", list(&self.inputs)));
+        }
+        if !self.outputs.is_empty() {
+            parts.push(format!("out: {}", list(&self.outputs)));
+        }
+        if !self.attributes.is_empty() {
+            parts.push(format!("attributes: {}", self.attributes.join(" ")));
+        }
+        if self.in_subgraph {
+            parts.push("inside a subgraph".to_string());
+        }
+        format!("'{}' ({})", self.name, parts.join("; "))
+    }
+}
+
+/// An execution provider's failure on a model, with the reference run's verdict.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EpFailure {
+    pub model: PathBuf,
+    /// The EP that failed (`DmlExecutionProvider`).
+    pub ep: String,
+    /// The EP the same model and inputs ran on to decide the blame.
+    pub reference: String,
+    pub stage: Stage,
+    pub blame: Blame,
+    /// ONNX Runtime's message, its source paths shortened to file names.
+    pub message: String,
+    /// The HRESULT in the message, named (`E_INVALIDARG (0x80070057)`).
+    pub hresult: Option<String>,
+    pub node: Option<NodeDetail>,
+    /// The reference's own error, when it failed too.
+    pub reference_error: Option<String>,
+    /// For `Blame::Inputs`: what dmlrun chose for generated inputs and how to change it.
+    pub input_advice: Option<String>,
+}
+
+impl fmt::Display for EpFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ep = friendly_ep(&self.ep);
+        let hresult = self.hresult.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
+        let reference = friendly_ep(&self.reference);
+        match self.blame {
+            Blame::Ep => {
+                write!(
+                    f,
+                    "model {}: {ep} rejects this model ({reference} runs it with the same inputs): ",
+                    self.model.display()
+                )?;
+                match &self.node {
+                    Some(node) => write!(f, "node {} fails {}", node.describe(), self.stage.words())?,
+                    None => write!(f, "{} fails, naming no node", self.stage.words().trim_start_matches("at "))?,
+                }
+                write!(f, ": {}{hresult}", self.message)?;
+                if self.node.is_none() || self.node.as_ref().is_some_and(|n| n.in_subgraph) {
+                    write!(f, ". `dmlrun reduce {}` with the same flags finds the node and writes a minimal model that shows it", self.model.display())?;
+                }
+                Ok(())
+            }
+            Blame::Inputs => write!(
+                f,
+                "model {}: the inputs do not fit the model ({reference} fails on them too: {}){}",
+                self.model.display(),
+                self.reference_error.as_deref().unwrap_or("?"),
+                self.input_advice.as_ref().map(|a| format!("; {a}")).unwrap_or_default()
+            ),
+            Blame::Model => write!(
+                f,
+                "model {}: {reference} cannot open this model either ({}), so it is not {ep}'s: {}{hresult}",
+                self.model.display(),
+                self.reference_error.as_deref().unwrap_or("?"),
+                self.message
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EpFailure {}
+
+/// `DirectML` for `DmlExecutionProvider`, `the CPU EP` for the CPU's; other names as they are.
+fn friendly_ep(name: &str) -> String {
+    match name {
+        super::super::plan::DML_PROVIDER => "DirectML".to_string(),
+        CPU_PROVIDER => "the CPU EP".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// What failed: which model, on which plan, where.
+#[derive(Clone, Copy)]
+pub struct Failed<'a> {
+    pub model_path: &'a Path,
+    pub info: &'a ModelInfo,
+    pub plan: &'a SessionPlan,
+    pub stage: Stage,
+}
+
+/// What a failed session creation or run on `plan` means, decided by a reference run: an
+/// [`EpFailure`] (to downcast) when the plan is not the CPU EP's and the inputs are known, the
+/// error as it was otherwise (with the generated-input advice, the one place it applies).
+pub fn explain(
+    runtime: &Runtime,
+    failed: &Failed,
+    reference: Option<&PlanRequest>,
+    main_request: &PlanRequest,
+    prepared: &PreparedInputs,
+    bound: Option<&BoundInputs>,
+    error: anyhow::Error,
+) -> anyhow::Error {
+    let Failed { model_path, info, plan, stage } = *failed;
+    let ep = main_ep(plan);
+    if ep == CPU_PROVIDER {
+        return match bound {
+            Some(b) => generated_hint(error, b),
+            None => error,
+        };
+    }
+    // Only a model the EP could not load is the model's business: an EP that could not start,
+    // an option ONNX Runtime refused, or graph capture (an option too) are said as they are.
+    let message = match (stage, error.downcast_ref::<SessionFailure>()) {
+        (Stage::Run, _) => crate::exit::one_line(&error),
+        (Stage::SessionCreation, Some(f)) if f.step == BuildStep::Load && !plan.graph_capture() => f.ort_message.clone(),
+        (Stage::SessionCreation, _) => return error,
+    };
+    let message = shorten_source_paths(message.trim());
+    let reference_request = reference.cloned().unwrap_or_else(|| main_request.reference(EpRequest::Cpu, None));
+    let hresult = crate::runtime::adapters::named_hresult_in(&message);
+    let (blame, reference_name, reference_error) = match load(runtime, model_path, info, &reference_request) {
+        Err(e) => {
+            (Blame::Model, requested_ep(&reference_request.ep), Some(shorten_source_paths(&crate::exit::one_line(&e))))
+        }
+        Ok(mut session) => {
+            let name = session.device.execution_provider.clone();
+            match run_to_host_values(&mut session.session, prepared) {
+                Ok(_) => (Blame::Ep, name, None),
+                Err(e) => (Blame::Inputs, name, Some(shorten_source_paths(&crate::exit::one_line(&e)))),
+            }
+        }
+    };
+    if reference_name == ep {
+        return error;
+    }
+    let node = (blame == Blame::Ep)
+        .then(|| named_node(&message))
+        .flatten()
+        .map(|name| node_detail(runtime, model_path, &reference_request, prepared, &name));
+    let input_advice = (blame == Blame::Inputs).then(|| bound.and_then(generated_advice)).flatten();
+    anyhow::Error::new(EpFailure {
+        model: model_path.to_path_buf(),
+        ep,
+        reference: reference_name,
+        stage,
+        blame,
+        message: strip_run_prefix(&message),
+        hresult,
+        node,
+        reference_error,
+        input_advice,
+    })
+}
+
+/// The EP a request names, before any session exists.
+fn requested_ep(ep: &EpRequest) -> String {
+    match ep {
+        EpRequest::Cpu | EpRequest::Auto => CPU_PROVIDER.to_string(),
+        EpRequest::Dml => super::super::plan::DML_PROVIDER.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The EP the plan puts first (a policy's choice is unknown until a session exists: named by the
+/// policy).
+fn main_ep(plan: &SessionPlan) -> String {
+    use crate::runtime::plan::ProviderPlan;
+    match plan.execution_providers.first() {
+        Some(ProviderPlan::DirectML { .. }) => super::super::plan::DML_PROVIDER.to_string(),
+        Some(ProviderPlan::EpDevice { ep, .. }) => ep.clone(),
+        Some(ProviderPlan::Policy { policy }) => format!("the EP chosen by policy {policy}"),
+        Some(ProviderPlan::Cpu) | None => CPU_PROVIDER.to_string(),
+    }
+}
+
+/// The node ONNX Runtime's message names: `... while running Mul node. Name:'Mul@0' ...` (a
+/// failed run) or `... node with name 'add1'` (no kernel).
+pub fn named_node(message: &str) -> Option<String> {
+    for marker in ["Name:'", "node with name '"] {
+        if let Some(start) = message.find(marker).map(|i| i + marker.len()) {
+            let end = message[start..].find('\'')?;
+            return Some(message[start..start + end].to_string());
+        }
+    }
+    None
+}
+
+/// The node `name` of the model: its op, opset and attributes from the graph, its inputs' and
+/// outputs' types and shapes from a reference run with them exposed as outputs.
+fn node_detail(
+    runtime: &Runtime,
+    model_path: &Path,
+    reference: &PlanRequest,
+    prepared: &PreparedInputs,
+    name: &str,
+) -> NodeDetail {
+    let graph = Graph::read(model_path).ok();
+    let Some((graph, node)) = graph.as_ref().and_then(|g| Some((g, g.node_named(name)?))) else {
+        let op_type = String::new();
+        return NodeDetail {
+            name: name.to_string(),
+            op_type,
+            domain: String::new(),
+            opset: None,
+            attributes: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            in_subgraph: graph.is_some(),
+        };
+    };
+    let tensors: Vec<String> = node.inputs.iter().chain(&node.outputs).filter(|n| !n.is_empty()).cloned().collect();
+    let seen = exposed_values(runtime, graph, reference, prepared, &tensors).unwrap_or_default();
+    let describe = |names: &[String]| -> Vec<TensorSeen> {
+        names
+            .iter()
+            .filter(|n| !n.is_empty())
+            .map(|n| TensorSeen {
+                name: n.clone(),
+                value: if graph.is_initializer(n) {
+                    format!(
+                        "{} (initializer)",
+                        seen.iter().find(|(k, _)| k == n).map_or("?".to_string(), |(_, v)| v.clone())
+                    )
+                } else {
+                    seen.iter().find(|(k, _)| k == n).map_or("?".to_string(), |(_, v)| v.clone())
+                },
+            })
+            .collect()
+    };
+    NodeDetail {
+        name: node.name.clone(),
+        op_type: node.op_type.clone(),
+        domain: node.domain.clone(),
+        opset: graph.opset(node),
+        attributes: node.attributes.clone(),
+        inputs: describe(&node.inputs),
+        outputs: describe(&node.outputs),
+        in_subgraph: false,
+    }
+}
+
+/// `tensors` as a reference run of the model with them exposed gives them: name and
+/// `dtype [shape]`.
+fn exposed_values(
+    runtime: &Runtime,
+    graph: &Graph,
+    reference: &PlanRequest,
+    prepared: &PreparedInputs,
+    tensors: &[String],
+) -> anyhow::Result<Vec<(String, String)>> {
+    let (values, _) = run_exposed(runtime, graph, reference, prepared, tensors)?;
+    Ok(values.into_iter().map(|(name, value)| (name, value_text(&value))).collect())
+}
+
+/// One run of `graph` on `request` with `tensors` exposed as outputs beside the model's own:
+/// their values, and where the session ran.
+pub fn run_exposed(
+    runtime: &Runtime,
+    graph: &Graph,
+    request: &PlanRequest,
+    prepared: &PreparedInputs,
+    tensors: &[String],
+) -> anyhow::Result<(Vec<(String, HostValue)>, super::DeviceReport)> {
+    let bytes = graph.with_outputs(tensors)?;
+    let folder = tempfile::tempdir()?;
+    let path = folder.path().join("exposed.onnx");
+    std::fs::write(&path, &bytes)?;
+    let info = ModelInfo::from_bytes(&bytes)?;
+    let mut session = load(runtime, &path, &info, request)?;
+    let values = run_to_host_values(&mut session.session, prepared)?;
+    Ok((values, session.device.clone()))
+}
+
+/// A reference run of a whole model for `dmlrun reduce`: the inputs bound as `run` binds them
+/// (files, images, generated), and the value of every tensor the graph computes.
+pub struct ReferenceRun {
+    pub bound: BoundInputs,
+    pub values: Vec<(String, HostValue)>,
+    pub device: super::DeviceReport,
+}
+
+/// Binds `inputs` for the model as `request` plans it and runs `graph` on it with every
+/// intermediate tensor exposed.
+pub fn reference_run(
+    runtime: &Runtime,
+    model: &crate::formats::model::ModelFile,
+    graph: &Graph,
+    request: &PlanRequest,
+    inputs: &[crate::inputs::InputSpec],
+    load_options: &crate::inputs::LoadOptions,
+) -> anyhow::Result<ReferenceRun> {
+    let plan = super::resolve_plan(runtime, &model.info, request, false)?;
+    let bound = crate::inputs::bind(inputs, &super::input_signatures(&model.info, &plan), load_options)?;
+    let prepared = PreparedInputs::new(&bound.tensors)?;
+    let (values, device) = run_exposed(runtime, graph, request, &prepared, &graph.intermediate_tensors())?;
+    Ok(ReferenceRun { bound, values, device })
+}
+
+/// `float32 [6, 3, 48, 192]`.
+pub fn value_text(value: &HostValue) -> String {
+    match value {
+        HostValue::Tensor(t) => format!("{} {}", t.dtype.name(), crate::tensor::format_shape(&t.shape)),
+        HostValue::Sequence(items) => format!("sequence of {} tensors", items.len()),
+        HostValue::Absent => "absent".to_string(),
+        other => other.kind().to_string(),
+    }
+}
+
+/// ONNX Runtime's messages on Windows carry the build machine's source paths and addresses
+/// (`D:\a\_work\1\s\onnxruntime\core\providers\dml\...\DmlGraphFusionHelper.cpp(588)\onnxruntime.dll!00007FFB...:`):
+/// kept to the file and line (`DmlGraphFusionHelper.cpp(588)`).
+pub fn shorten_source_paths(message: &str) -> String {
+    message
+        .split(' ')
+        .map(|word| {
+            for ext in [".cpp(", ".cc(", ".h("] {
+                let Some(at) = word.find(ext) else { continue };
+                let Some(close) = word[at..].find(')').map(|c| at + c + 1) else { continue };
+                let start = word[..at].rfind(['\\', '/']).map_or(0, |i| i + 1);
+                return word[start..close].to_string();
+            }
+            word.to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `ONNX Runtime Run failed: ` is the engine's own prefix; the failure says where already.
+fn strip_run_prefix(message: &str) -> String {
+    message.trim_start_matches("ONNX Runtime Run failed: ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_node_onnx_runtime_names() {
+        let run = "Non-zero status code returned while running Mul node. Name:'Mul@0' Status Message: bad";
+        assert_eq!(named_node(run).as_deref(), Some("Mul@0"));
+        let kernel = "Could not find an implementation for Add(14) node with name 'add_i8'";
+        assert_eq!(named_node(kernel).as_deref(), Some("add_i8"));
+        assert_eq!(named_node("80070057 The parameter is incorrect."), None);
+    }
+
+    #[test]
+    fn source_paths_are_cut_to_file_and_line() {
+        let m = r"D:\a\_work\1\s\onnxruntime\core\providers\dml\DmlExecutionProvider\src\DmlGraphFusionHelper.cpp(588)\onnxruntime.dll!00007FFBA9B1F3E5: (caller: 00007FFB) Exception(1) tid(1c) 80070057 The parameter is incorrect.";
+        assert_eq!(
+            shorten_source_paths(m),
+            "DmlGraphFusionHelper.cpp(588) (caller: 00007FFB) Exception(1) tid(1c) 80070057 The parameter is incorrect."
+        );
+        assert_eq!(
+            shorten_source_paths("/onnxruntime/core/session/inference_session.cc(123) x"),
+            "inference_session.cc(123) x"
+        );
+    }
+
+    fn failure(blame: Blame, node: Option<NodeDetail>) -> EpFailure {
+        EpFailure {
+            model: PathBuf::from("m.onnx"),
+            ep: "DmlExecutionProvider".into(),
+            reference: CPU_PROVIDER.into(),
+            stage: Stage::Run,
+            blame,
+            message: "bad [x]".into(),
+            hresult: Some("E_INVALIDARG (0x80070057)".into()),
+            node,
+            reference_error: (blame != Blame::Ep).then(|| "it failed".to_string()),
+            input_advice: None,
+        }
+    }
+
+    #[test]
+    fn an_ep_failure_blames_the_ep_and_never_suggests_input_flags() {
+        let node = NodeDetail {
+            name: "Mul@0".into(),
+            op_type: "Mul".into(),
+            domain: "ai.onnx".into(),
+            opset: Some(11),
+            attributes: vec![],
+            inputs: vec![TensorSeen { name: "x".into(), value: "float32 [6, 3]".into() }],
+            outputs: vec![],
+            in_subgraph: false,
+        };
+        let text = failure(Blame::Ep, Some(node)).to_string();
+        assert!(text.starts_with("model m.onnx: DirectML rejects this model (the CPU EP runs it with the same inputs): node 'Mul@0' (Mul, opset 11; in: x float32 [6, 3]) fails at run"), "{text}");
+        assert!(text.contains("E_INVALIDARG") && !text.contains("--shape") && !text.contains("reduce"), "{text}");
+        let unnamed = failure(Blame::Ep, None).to_string();
+        assert!(unnamed.contains("naming no node") && unnamed.contains("dmlrun reduce m.onnx"), "{unnamed}");
+        let inputs = failure(Blame::Inputs, None).to_string();
+        assert!(
+            inputs.contains("the inputs do not fit the model (the CPU EP fails on them too: it failed)"),
+            "{inputs}"
+        );
+    }
+}

@@ -1,0 +1,158 @@
+//! `dmlrun reduce` on Linux, where the CPU EP is the only execution provider: the EP under test
+//! is the CPU EP with `optimization.enable_gelu_approximation=1`, which replaces the exact Gelu
+//! with its tanh approximation (a real numerical difference inside ONNX Runtime, at one node),
+//! and the reference is the CPU EP as ONNX Runtime configures it by default. DirectML's
+//! rejections of real models are reduced under Wine (scripts/wine-check).
+
+mod common;
+
+use common::{assert_one_line_error, dmlrun, test_model};
+
+const APPROXIMATE: [&str; 4] = ["--ep", "cpu", "--session-config", "optimization.enable_gelu_approximation=1"];
+
+fn gelu_chain() -> Vec<String> {
+    let model = test_model("gelu_chain.onnx").display().to_string();
+    [model.as_str(), "--generate", "ones", "--dim", "N=2"].iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn the_accuracy_mode_finds_the_first_divergent_node_of_an_external_data_model_and_writes_a_case_test_reproduces() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gelu-bug");
+    let output = dmlrun().arg("reduce").args(gelu_chain()).args(APPROXIMATE).arg("-o").arg(&out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.contains("first differs: tensor 'g'"), "{stdout}");
+    assert!(stdout.contains("minimal     : 1 of 6 nodes (nodes 3..=3"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "node        : 'gelu' (Gelu, com.microsoft opset 1; in: i float32 [2, 8]; out: g float32 [2, 8])"
+        ),
+        "{stdout}"
+    );
+    // Each candidate is said as it is checked: the whole model, every tensor exposed, then the node.
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("reduce: ")).count(), 3, "{stderr}");
+
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("reduce.json")).unwrap()).unwrap();
+    assert_eq!(report["schema"], "dmlrun.reduce/1");
+    assert_eq!(report["mode"], "accuracy");
+    assert_eq!((report["nodes_before"].as_u64(), report["nodes_after"].as_u64()), (Some(6), Some(1)));
+    assert_eq!(report["original"]["outcome"], "differs");
+    assert_eq!(report["outcome"]["outcome"], "differs");
+    assert_eq!(report["complete"], true);
+    assert_eq!(report["tried"].as_array().unwrap().len(), 3);
+
+    // The case stands alone (the external data read in) and shows the difference: the EP under
+    // test fails it, the reference passes it.
+    assert!(out.join("model.onnx").is_file() && !out.join("gelu_chain.bin").exists());
+    let under_test =
+        dmlrun().arg("test").arg(&out).args(APPROXIMATE).args(["--rtol", "1e-3", "--atol", "1e-5"]).output().unwrap();
+    assert_eq!(under_test.status.code(), Some(1), "{}", String::from_utf8_lossy(&under_test.stdout));
+    let reference =
+        dmlrun().arg("test").arg(&out).args(["--ep", "cpu", "--rtol", "1e-3", "--atol", "1e-5"]).output().unwrap();
+    assert_eq!(reference.status.code(), Some(0), "{}", String::from_utf8_lossy(&reference.stdout));
+    // The commands it prints are those.
+    let reproduce = report["reproduce"][0].as_str().unwrap();
+    assert!(reproduce.contains("--session-config optimization.enable_gelu_approximation=1"), "{reproduce}");
+    // Nothing of the work is left beside it.
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("gelu-bug")]);
+}
+
+#[test]
+fn a_model_both_eps_run_alike_has_nothing_to_reduce_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("none");
+    let model = test_model("add_mul.onnx");
+    let output = dmlrun()
+        .arg("reduce")
+        .arg(&model)
+        .args(["--generate", "ones", "-q"])
+        .args(APPROXIMATE)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_one_line_error(&output, "nothing to reduce");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "no partial files");
+}
+
+#[test]
+fn a_model_the_reference_cannot_run_is_refused_before_any_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dmlrun()
+        .arg("reduce")
+        .arg(test_model("unknown_op.onnx"))
+        .args(["--generate", "ones"])
+        .args(APPROXIMATE)
+        .arg("-o")
+        .arg(dir.path().join("x"))
+        .output()
+        .unwrap();
+    let err = assert_one_line_error(&output, "the reference EP (--compare-ep cpu) cannot run it with these inputs");
+    assert!(err.contains("Frobnicate") || err.contains("com.example"), "{err}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_time_limit_keeps_the_smallest_failing_model_so_far_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("partial");
+    let output = dmlrun()
+        .arg("reduce")
+        .args(gelu_chain())
+        .args(APPROXIMATE)
+        .args(["--time-limit", "1ms", "-q", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(lines[0].contains("--time-limit 1ms hit") && lines[0].contains("(6 of 6 nodes)"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("reduce.json")).unwrap()).unwrap();
+    assert_eq!(report["complete"], false);
+    // What was kept still shows the difference.
+    let under_test =
+        dmlrun().arg("test").arg(&out).args(APPROXIMATE).args(["--rtol", "1e-3", "--atol", "1e-5"]).output().unwrap();
+    assert_eq!(under_test.status.code(), Some(1));
+}
+
+#[test]
+fn a_candidate_killed_at_its_timeout_is_one_line_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dmlrun()
+        .arg("reduce")
+        .args(gelu_chain())
+        .args(APPROXIMATE)
+        .args(["--candidate-timeout", "1ms", "-q", "-o"])
+        .arg(dir.path().join("x"))
+        .output()
+        .unwrap();
+    assert_one_line_error(&output, "ran past --candidate-timeout");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn an_output_folder_that_cannot_be_written_or_is_not_empty_is_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let output =
+        dmlrun().arg("reduce").args(gelu_chain()).args(APPROXIMATE).arg("-o").arg(file.join("out")).output().unwrap();
+    assert_one_line_error(&output, "cannot write in");
+    let busy = dir.path().join("busy");
+    std::fs::create_dir(&busy).unwrap();
+    std::fs::write(busy.join("keep.txt"), "mine").unwrap();
+    let output = dmlrun().arg("reduce").args(gelu_chain()).args(APPROXIMATE).arg("-o").arg(&busy).output().unwrap();
+    assert_one_line_error(&output, "exists and is not an empty folder");
+    assert_eq!(std::fs::read_to_string(busy.join("keep.txt")).unwrap(), "mine");
+}
+
+#[test]
+fn the_same_ep_with_the_same_options_on_both_sides_is_refused() {
+    let output = dmlrun().arg("reduce").args(gelu_chain()).args(["--ep", "cpu"]).output().unwrap();
+    assert_one_line_error(&output, "are the same execution provider here, with the same options");
+}
