@@ -42,6 +42,17 @@ fn the_accuracy_mode_finds_the_first_divergent_node_of_an_external_data_model_an
     assert_eq!(report["outcome"]["outcome"], "differs");
     assert_eq!(report["complete"], true);
     assert_eq!(report["tried"].as_array().unwrap().len(), 3);
+    // What helps is said only as tried and seen: the approximation is a graph optimisation, so
+    // with optimisations off the minimal model, and the whole one, pass.
+    let remedies = report["remedies"].as_array().unwrap();
+    assert_eq!(remedies.len(), 1, "{remedies:?}");
+    assert_eq!(remedies[0]["option"], "--opt-level disable");
+    assert_eq!(remedies[0]["minimal"]["outcome"], "pass");
+    assert_eq!(remedies[0]["whole"]["outcome"], "pass");
+    assert!(
+        stdout.contains("options     : with --opt-level disable: the minimal model passes, the whole model passes"),
+        "{stdout}"
+    );
 
     // The case stands alone (the external data read in) and shows the difference: the EP under
     // test fails it, the reference passes it.

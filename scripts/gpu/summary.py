@@ -134,6 +134,50 @@ ep_devices_table("EP devices under Wine (dmlrun.exe devices, ONNX Runtime 1.24.4
 ep_devices_table("EP devices natively on Linux with the WebGPU plugin (dmlrun devices --ep-library, ONNX Runtime 1.31.1)",
                  report("wg-devices"))
 
+
+def step_seconds(name):
+    return STEPS[name][1] - STEPS[name][0] if name in STEPS else None
+
+
+def error_line(name):
+    path = os.path.join(R, f"{name}.err")
+    if not os.path.exists(path):
+        return ""
+    lines = [line for line in open(path, encoding="utf-8", errors="replace") if line.startswith("dmlrun: error:")]
+    return lines[-1].strip() if lines else ""
+
+
+DIAGNOSED = ("ppocr_det", "ppocr_cls", "orientation", "silero_vad")
+if any(f"diag-{m}-run" in STEPS for m in DIAGNOSED):
+    print("## When DirectML says no: the real models it rejects (dmlrun MODEL, then dmlrun reduce)\n")
+    print("| model | dmlrun's verdict | stage | node named | classify (s) | reduce (s) | candidates | nodes before -> after "
+          "| minimal model's node | minimal on DirectML / CPU EP |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for m in DIAGNOSED:
+        line = error_line(f"diag-{m}-run")
+        verdict = ("DirectML rejects it (CPU EP runs it)" if "DirectML rejects this model" in line
+                   else "inputs blamed" if "inputs do not fit" in line else (line[:80] or "ran"))
+        stage = "run" if "fails at run" in line else "session creation" if "session creation" in line else "-"
+        named = line.split("node '", 1)[1].split("'", 1)[0] if "node '" in line else "-"
+        r = report(f"diag-{m}-reduce")
+        t = lambda s: f"{s:.1f}" if s is not None else "-"
+        status = lambda ep: (report(f"diag-{m}-test-{ep}") or {"cases": [{"status": "-"}]})["cases"][0]["status"]
+        if r:
+            node = r["node"]
+            print(f"| {m} | {verdict} | {stage} | {named} | {t(step_seconds(f'diag-{m}-run'))} | "
+                  f"{t(step_seconds(f'diag-{m}-reduce'))} | {len(r['tried'])} | {r['nodes_before']} -> {r['nodes_after']} | "
+                  f"{node['op_type']} '{node['name']}' | {status('dml')} / {status('cpu')} |")
+        else:
+            print(f"| {m} | {verdict} | {stage} | {named} | {t(step_seconds(f'diag-{m}-run'))} | - | - | - | - | - |")
+    print()
+    for m in DIAGNOSED:
+        line = error_line(f"diag-{m}-run")
+        if line:
+            print(f"- {m}: `{line[:400]}`")
+    print()
+if report("sq-dim") is None:
+    sys.exit(0)
+
 print("## SqueezeNet, `dmlrun squeezenet1.1.onnx --device 0 --input cat.png`\n")
 print("| run | dimension overrides | create / first run / p50 (ms) | CoV | placement | max abs diff vs CPU |")
 print("|---|---|---|---|---|---|")

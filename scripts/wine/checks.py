@@ -182,6 +182,50 @@ def packaged(path, app_dir, ep):
     print(f"{path}: {ep_ran}, onnxruntime {lib['version']} beside dmlrun.exe, top-3 {top}")
 
 
+def diagnosis(folder, *names):
+    """Each model DirectML rejects: the run's error blames DirectML with the CPU EP's word (never
+    the inputs), and names the node where ONNX Runtime does; `dmlrun reduce` kept fewer nodes,
+    and its minimal model fails `dmlrun test` on DirectML and passes on the CPU EP. Writes the
+    figures to FOLDER/summary.json."""
+    rows = []
+    for name in names:
+        with open(f"{folder}/{name}.run.line", encoding="utf-8") as f:
+            line = f.read().strip()
+        assert "DirectML rejects this model (the CPU EP runs it with the same inputs)" in line, f"{name}: {line}"
+        for advice in ("--shape", "--dim", "--generate-range", "--free-dim-size"):
+            assert advice not in line, f"{name}: input advice '{advice}' for an EP failure: {line}"
+        reduced = f"target/wine/diagnosis/{name}-reduced"
+        r = load(f"{reduced}/reduce.json")
+        assert r["mode"] == "rejection", f"{name}: mode {r['mode']}"
+        assert r["complete"], f"{name}: the reduction did not finish"
+        assert r["nodes_after"] < r["nodes_before"] or r["nodes_before"] == 1, f"{name}: kept {r['nodes_after']}"
+        assert r["outcome"]["outcome"] in ("error", "crash"), f"{name}: minimal model {r['outcome']}"
+        dml = load(f"target/wine/diagnosis/{name}-test-dml.json")["cases"][0]
+        cpu = load(f"target/wine/diagnosis/{name}-test-cpu.json")["cases"][0]
+        assert dml["status"] in ("error", "crash"), f"{name}: minimal model on DirectML: {dml['status']}"
+        assert dml.get("blame") in (None, "ep"), f"{name}: minimal model blamed on {dml.get('blame')}"
+        assert cpu["status"] == "pass", f"{name}: minimal model on the CPU EP: {cpu['status']}"
+        stage = "run" if "fails at run" in line else "session creation"
+        named = line.split("node '", 1)[1].split("'", 1)[0] if "node '" in line else None
+        with open(f"{folder}/{name}.run.ms", encoding="utf-8") as f:
+            run_ms = int(f.read())
+        with open(f"{folder}/{name}.reduce.ms", encoding="utf-8") as f:
+            reduce_ms = int(f.read())
+        node = r["node"]
+        rows.append({
+            "model": name, "stage": stage, "node_named_by_onnxruntime": named,
+            "classify_s": round(run_ms / 1000, 1), "reduce_s": round(reduce_ms / 1000, 1),
+            "candidates": len(r["tried"]), "nodes_before": r["nodes_before"], "nodes_after": r["nodes_after"],
+            "node": node["name"], "op_type": node["op_type"], "minimal_on_dml": dml["status"],
+            "dml_reason": (dml.get("reason") or "")[:300],
+        })
+        print(f"{name}: {stage}; blamed on DirectML in {run_ms / 1000:.1f} s; reduced {r['nodes_before']} -> "
+              f"{r['nodes_after']} nodes ({node['op_type']} '{node['name']}') in {reduce_ms / 1000:.1f} s, "
+              f"{len(r['tried'])} candidates; minimal model: DirectML {dml['status']}, CPU pass")
+    with open(f"{folder}/summary.json", "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=2)
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     globals()[command.replace("-", "_")](*args)

@@ -82,10 +82,14 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         }
     };
     let ep_args = ep_args(args, request.device);
+    let mut reference_args: Vec<OsString> = vec!["--ep".into(), args.compare_ep.to_string().into()];
+    reference_args.extend(common_args(args));
     let reducer = Reducer {
         graph: &graph,
         values,
         ep_args: ep_args.clone(),
+        reference_args,
+        remedies: remedies(args, plan.uses_directml()),
         time_limit: args.time_limit,
         candidate_timeout: Some(args.candidate_timeout),
         work: staging.path(),
@@ -193,6 +197,21 @@ fn ep_args(args: &ReduceArgs, device: Option<u32>) -> Vec<OsString> {
     if s.opt_level != crate::runtime::plan::OptimizationLevel::All {
         flag("--opt-level", value_name(&s.opt_level));
     }
+    if s.dml_disable_metacommands {
+        out.push("--dml-disable-metacommands".into());
+    }
+    out.extend(common_args(args));
+    out
+}
+
+/// What both EPs' checks take: the same ONNX Runtime and plugin libraries, its logging, and the
+/// tolerance.
+fn common_args(args: &ReduceArgs) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::new();
+    let mut flag = |name: &str, value: String| {
+        out.push(name.into());
+        out.push(value.into());
+    };
     if let Some(lib) = &args.ort.ort_lib {
         flag("--ort-lib", lib.display().to_string());
     }
@@ -204,8 +223,25 @@ fn ep_args(args: &ReduceArgs, device: Option<u32>) -> Vec<OsString> {
     }
     flag("--rtol", args.rtol.to_string());
     flag("--atol", args.atol.to_string());
-    if s.dml_disable_metacommands {
-        out.push("--dml-disable-metacommands".into());
+    out
+}
+
+/// The options tried on the minimal model once it is found, those the user has not set already:
+/// DirectML's graph fusion and metacommands off, and ONNX Runtime's graph optimisations off.
+fn remedies(args: &ReduceArgs, directml: bool) -> Vec<(String, Vec<OsString>)> {
+    let s = &args.session;
+    let mut out: Vec<(String, Vec<OsString>)> = Vec::new();
+    let mut add = |words: &[&str]| out.push((words.join(" "), words.iter().map(OsString::from).collect()));
+    if directml {
+        if !s.session_config.iter().any(|(k, _)| k == crate::runtime::plan::DML_DISABLE_FUSION) {
+            add(&["--session-config", "ep.dml.disable_graph_fusion=1"]);
+        }
+        if !s.dml_disable_metacommands {
+            add(&["--dml-disable-metacommands"]);
+        }
+    }
+    if s.opt_level == crate::runtime::plan::OptimizationLevel::All {
+        add(&["--opt-level", "disable"]);
     }
     out
 }

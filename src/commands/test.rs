@@ -34,6 +34,9 @@ struct Settings<'a> {
     per_output: BTreeMap<String, Tolerance>,
     check_finite: bool,
     max_tensor_bytes: u64,
+    /// Run a case that fails on an EP other than the CPU on the reference EP, to say whose
+    /// failure it is (off for dmlrun reduce's candidates).
+    blame: bool,
 }
 
 /// Cases per child process under isolation: few enough that a child's death re-runs little,
@@ -69,6 +72,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         per_output: args.tols.iter().map(|(n, a, r)| (n.clone(), Tolerance { atol: *a, rtol: *r })).collect(),
         check_finite: args.check_finite,
         max_tensor_bytes: args.max_tensor_bytes,
+        blame: !args.no_blame,
     };
     // DirectML sessions share one device queue: never run them concurrently.
     let directml = engine::plans_directml(&runtime, &request)
@@ -298,6 +302,9 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
     // inputs, to say whose it is.
     let model_info = info.clone();
     let explain = |plan: &SessionPlan, stage: Stage, prepared: &PreparedInputs, e: anyhow::Error| {
+        if !settings.blame {
+            return e;
+        }
         let failed = diagnose::Failed { model_path: &case.model, info: &model_info, plan, stage };
         diagnose::explain(settings.runtime, &failed, settings.reference.as_ref(), &settings.request, prepared, None, e)
     };

@@ -212,11 +212,14 @@ impl Graph {
             // The original's inputs, outputs and value infos do not describe this boundary.
             ..RawGraph::default()
         };
+        // A tensor only a subgraph reads keeps its rank and sizes free: ONNX Runtime infers every
+        // branch's shapes at load, and the branch not taken may not fit the sizes of this run.
+        let direct: HashSet<&str> = nodes.iter().flat_map(|n| &n.inputs).map(String::as_str).collect();
         for name in self.boundary_inputs(range) {
             let Some(t) = types.get(&name) else {
                 bail!("no type and shape for '{name}', which the extracted nodes read")
             };
-            graph.input.push(typed_value(&name, t));
+            graph.input.push(typed_value(&name, t, direct.contains(name.as_str())));
         }
         graph.output = self.boundary_outputs(range).iter().map(|n| named_value(n)).collect();
         let read: BTreeSet<&str> = nodes.iter().flat_map(Node::reads).collect();
@@ -281,14 +284,15 @@ fn named_value(name: &str) -> Vec<u8> {
     ValueInfoProto { name: Some(name.to_string()), ..ValueInfoProto::default() }.encode_to_vec()
 }
 
-fn typed_value(name: &str, t: &TensorType) -> Vec<u8> {
+/// A graph input of `t`'s element type, with its shape when `with_shape`.
+fn typed_value(name: &str, t: &TensorType, with_shape: bool) -> Vec<u8> {
     let dim = t.shape.iter().map(|&d| Dimension { dim_value: Some(d as i64), ..Dimension::default() }).collect();
     ValueInfoProto {
         name: Some(name.to_string()),
         r#type: Some(TypeProto {
             tensor_type: Some(TensorTypeProto {
                 elem_type: Some(t.dtype.onnx_code()),
-                shape: Some(TensorShapeProto { dim }),
+                shape: with_shape.then_some(TensorShapeProto { dim }),
             }),
             ..TypeProto::default()
         }),

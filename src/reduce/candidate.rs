@@ -42,6 +42,17 @@ impl Outcome {
         }
     }
 
+    /// `passes`, `differs`, `fails`, `crashes`, `times out`: what the model does.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "passes",
+            Outcome::Differs { .. } => "differs",
+            Outcome::Error { .. } => "fails",
+            Outcome::Crash { .. } => "crashes",
+            Outcome::Timeout => "times out",
+        }
+    }
+
     /// The EP rejects it: an error or a crash.
     pub fn rejected(&self) -> bool {
         matches!(self, Outcome::Error { .. } | Outcome::Crash { .. })
@@ -82,7 +93,13 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
     let report = dir.with_extension("report.json");
     let mut args: Vec<OsString> = vec!["test".into(), dir.into()];
     args.extend(ep_args.iter().cloned());
-    args.extend(["--isolation".into(), "none".into(), "--child-report".into(), report.clone().into_os_string()]);
+    args.extend([
+        "--isolation".into(),
+        "none".into(),
+        "--no-blame".into(),
+        "--child-report".into(),
+        report.clone().into_os_string(),
+    ]);
     Ok(match run_child(&args, &report, timeout)? {
         ChildOutcome::Report(text) => {
             #[derive(Deserialize)]

@@ -40,6 +40,18 @@ pub enum Mode {
     Accuracy,
 }
 
+impl Mode {
+    /// Whether B's outcome on a candidate leaves it a reproducer: in rejection mode B must run it
+    /// (its values may move by a rounding: fusions differ between a candidate and the model with
+    /// every tensor exposed), in accuracy mode B's values must match.
+    fn reference_accepts(self, reference: &Outcome) -> bool {
+        match self {
+            Mode::Rejection => matches!(reference, Outcome::Pass | Outcome::Differs { .. }),
+            Mode::Accuracy => *reference == Outcome::Pass,
+        }
+    }
+}
+
 /// What the reduction needs besides the graph: B's values of every tensor, how to check a
 /// candidate on A, and its limits.
 pub struct Reducer<'a> {
@@ -48,6 +60,12 @@ pub struct Reducer<'a> {
     pub values: HashMap<String, HostValue>,
     /// `dmlrun test` arguments that select A and the tolerance.
     pub ep_args: Vec<OsString>,
+    /// The same for B: a candidate reproduces only when B passes it too (an extraction can make
+    /// a model no EP runs, such as a subgraph whose branch shapes no longer infer).
+    pub reference_args: Vec<OsString>,
+    /// Options tried on the minimal model when the search is done (fusion off, ...): a label
+    /// and the arguments added to `ep_args`.
+    pub remedies: Vec<(String, Vec<OsString>)>,
     /// The whole reduction stops after this long, keeping the smallest failing model so far.
     pub time_limit: Option<Duration>,
     /// A candidate's child is killed after this long.
@@ -65,12 +83,27 @@ pub struct Tried {
     pub first: usize,
     pub last: usize,
     pub nodes: usize,
+    /// B's outcome, checked when A's reproduced the failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Outcome>,
     /// The whole model with every intermediate tensor an output (the accuracy mode's search for
     /// the first divergence), not a run of nodes.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub every_tensor: bool,
     pub outcome: Outcome,
     pub seconds: f64,
+}
+
+/// An option tried on the minimal model once the search was done.
+#[derive(Debug, Clone, Serialize)]
+pub struct Remedy {
+    pub option: String,
+    /// What the EP under test did with the minimal model with the option.
+    pub minimal: Outcome,
+    /// Where it helps the minimal model: what the EP under test does with the whole model with
+    /// the option.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub whole: Option<Outcome>,
 }
 
 /// What the reduction found.
@@ -95,6 +128,10 @@ pub struct Reduction {
     pub first_divergent: Option<String>,
     /// A's outcome on the kept model.
     pub outcome: Outcome,
+    /// B's outcome on it (`differs` by a rounding is possible in rejection mode).
+    pub reference_outcome: Option<Outcome>,
+    /// The options tried on the kept model, and what A did with each.
+    pub remedies: Vec<Remedy>,
     pub tried: Vec<Tried>,
     #[serde(skip)]
     pub case: PathBuf,
@@ -122,7 +159,16 @@ impl Reducer<'_> {
                 "the model runs on the EP under test with outputs within tolerance of the reference: nothing to reduce"
             ),
         };
-        let mut best = (whole.clone(), whole_case, original.clone());
+        if let Some(reference) = tried.last().and_then(|t| t.reference.as_ref()).filter(|r| !mode.reference_accepts(r))
+        {
+            bail!(
+                "the whole model, rewritten with its inputs' sizes fixed, does not run on the reference EP either ({}: {}), so no candidate can be checked",
+                reference.word(),
+                reference.reason().unwrap_or("")
+            );
+        }
+        let whole_reference = tried.last().and_then(|t| t.reference.clone());
+        let mut best = (whole.clone(), whole_case, original.clone(), whole_reference);
         let divergence = match mode {
             Mode::Accuracy => Some(self.first_divergence(&mut tried)?),
             Mode::Rejection => None,
@@ -133,17 +179,20 @@ impl Reducer<'_> {
                     return Ok(Verdict::Stop);
                 }
                 let (outcome, case) = self.check(range, &mut tried)?;
+                let reference_passes =
+                    tried.last().and_then(|t| t.reference.as_ref()).is_some_and(|r| mode.reference_accepts(r));
                 let keeps = match mode {
                     Mode::Rejection => outcome.rejected(),
                     Mode::Accuracy => matches!(outcome, Outcome::Differs { .. }),
                 };
-                if !keeps {
+                if !keeps || !reference_passes {
                     let _ = std::fs::remove_dir_all(&case);
                     return Ok(Verdict::Passes);
                 }
                 // The search only narrows: a failing candidate is smaller than the last one kept.
                 let _ = std::fs::remove_dir_all(&best.1);
-                best = (range.clone(), case, outcome);
+                let reference = tried.last().and_then(|t| t.reference.clone());
+                best = (range.clone(), case, outcome, reference);
                 Ok(Verdict::Fails)
             };
             match &divergence {
@@ -153,7 +202,8 @@ impl Reducer<'_> {
         };
         let first_divergent = divergence.map(|(tensor, _)| tensor);
         let Found { complete, .. } = found;
-        let (range, case, outcome) = best;
+        let (range, case, outcome, reference_outcome) = best;
+        let remedies = self.try_remedies(&case, n)?;
         let last = &self.graph.nodes()[*range.end()];
         Ok(Reduction {
             mode,
@@ -166,15 +216,63 @@ impl Reducer<'_> {
             node: self.node_detail(last),
             first_divergent,
             outcome,
+            reference_outcome,
+            remedies,
             tried,
             case,
         })
     }
 
+    /// Each remedy on the minimal model in `case`; one that makes it pass, on the whole model too.
+    fn try_remedies(&self, case: &Path, n: usize) -> Result<Vec<Remedy>> {
+        let mut whole_case = None;
+        let mut remedies = Vec::new();
+        for (option, extra) in &self.remedies {
+            let args: Vec<OsString> = self.ep_args.iter().chain(extra).cloned().collect();
+            let minimal = candidate::check(case, &args, self.candidate_timeout)?;
+            let whole = if minimal == Outcome::Pass {
+                let dir = match &whole_case {
+                    Some(dir) => dir,
+                    None => whole_case.insert(self.write_candidate(&(0..=n - 1), "whole-model")?),
+                };
+                Some(candidate::check(dir, &args, self.candidate_timeout)?)
+            } else {
+                None
+            };
+            remedies.push(Remedy { option: option.clone(), minimal, whole });
+        }
+        if let Some(dir) = whole_case {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        Ok(remedies)
+    }
+
     /// Writes the candidate `range` and checks it on A.
     fn check(&self, range: &RangeInclusive<usize>, tried: &mut Vec<Tried>) -> Result<(Outcome, PathBuf)> {
         let started = Instant::now();
-        let dir = self.work.join(format!("nodes-{}-{}", range.start(), range.end()));
+        let dir = self.write_candidate(range, &format!("nodes-{}-{}", range.start(), range.end()))?;
+        let outcome = candidate::check(&dir, &self.ep_args, self.candidate_timeout)?;
+        let reference = match outcome {
+            Outcome::Pass | Outcome::Timeout => None,
+            _ => Some(candidate::check(&dir, &self.reference_args, self.candidate_timeout)?),
+        };
+        let entry = Tried {
+            first: *range.start(),
+            last: *range.end(),
+            nodes: range.end() - range.start() + 1,
+            reference,
+            every_tensor: false,
+            outcome: outcome.clone(),
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        (self.on_checked)(&entry);
+        tried.push(entry);
+        Ok((outcome, dir))
+    }
+
+    /// The nodes in `range` as a test case in the work folder, named `name`.
+    fn write_candidate(&self, range: &RangeInclusive<usize>, name: &str) -> Result<PathBuf> {
+        let dir = self.work.join(name);
         let inputs = self.graph.boundary_inputs(range);
         let outputs = self.graph.boundary_outputs(range);
         let mut types = HashMap::new();
@@ -196,18 +294,7 @@ impl Reducer<'_> {
         let expected = outputs.iter().map(|name| Ok((name.clone(), tensor(name)?))).collect::<Result<Vec<_>>>()?;
         let model = self.graph.extract(range, &types)?;
         candidate::write_case(&dir, &model, &feed, &expected)?;
-        let outcome = candidate::check(&dir, &self.ep_args, self.candidate_timeout)?;
-        let entry = Tried {
-            first: *range.start(),
-            last: *range.end(),
-            nodes: range.end() - range.start() + 1,
-            every_tensor: false,
-            outcome: outcome.clone(),
-            seconds: started.elapsed().as_secs_f64(),
-        };
-        (self.on_checked)(&entry);
-        tried.push(entry);
-        Ok((outcome, dir))
+        Ok(dir)
     }
 
     /// A's run of the whole model with every tensor exposed, against B's values: the first
@@ -231,6 +318,7 @@ impl Reducer<'_> {
             first: 0,
             last: n - 1,
             nodes: n,
+            reference: None,
             every_tensor: true,
             outcome: outcome.clone(),
             seconds: started.elapsed().as_secs_f64(),
@@ -278,6 +366,7 @@ impl Reducer<'_> {
             inputs: seen(&node.inputs),
             outputs: seen(&node.outputs),
             in_subgraph: false,
+            enclosing: None,
         }
     }
 }

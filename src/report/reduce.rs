@@ -40,6 +40,10 @@ pub struct ReduceReport {
     pub first_divergent: Option<String>,
     /// What the EP under test does with the minimal model.
     pub outcome: Outcome,
+    /// What the reference does with it.
+    pub reference_outcome: Option<Outcome>,
+    /// Options tried on the minimal model, and whether it then passes.
+    pub remedies: Vec<crate::reduce::Remedy>,
     /// The folder holding model.onnx and test_data_set_0/.
     pub written: PathBuf,
     /// The commands that show it.
@@ -75,6 +79,8 @@ impl ReduceReport {
             node: r.node.clone(),
             first_divergent: r.first_divergent.clone(),
             outcome: r.outcome.clone(),
+            reference_outcome: r.reference_outcome.clone(),
+            remedies: r.remedies.clone(),
             written: output.to_path_buf(),
             reproduce: vec![
                 format!("dmlrun test {} {}", output.display(), shell_words(ep_args)),
@@ -160,8 +166,21 @@ pub fn human(r: &ReduceReport) -> String {
         r.outcome.word()
     );
     let _ = writeln!(s, "node        : {}", r.node.describe());
+    // Only what was tried and seen: each option on the minimal model, and where it made that
+    // pass, on the whole model.
+    for (i, m) in r.remedies.iter().enumerate() {
+        let label = if i == 0 { "options     :" } else { "             " };
+        let whole = m.whole.as_ref().map(|w| format!(", the whole model {}", w.verb())).unwrap_or_default();
+        let _ = writeln!(s, "{label} with {}: the minimal model {}{whole}", m.option, m.minimal.verb());
+    }
     let _ = writeln!(s, "written     : {} (model.onnx, test_data_set_0/, reduce.json)", r.written.display());
     let _ = writeln!(s, "reproduce   : {}", r.reproduce[0]);
-    let _ = write!(s, "              {}  (passes)", r.reproduce[1]);
+    let verdict = match &r.reference_outcome {
+        Some(Outcome::Differs { .. }) => {
+            "runs it; its outputs differ from the whole model's run by more than the tolerance"
+        }
+        _ => "passes",
+    };
+    let _ = write!(s, "              {}  ({verdict})", r.reproduce[1]);
     s
 }

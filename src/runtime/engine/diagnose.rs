@@ -15,14 +15,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::load;
-use super::open::SessionFailure;
-use crate::runtime::session::BuildStep;
 use super::measure::{generated_advice, generated_hint};
+use super::open::SessionFailure;
 use super::runs::{run_to_host_values, PreparedInputs};
 use crate::formats::model::ModelInfo;
 use crate::graph::Graph;
 use crate::inputs::BoundInputs;
 use crate::runtime::plan::{EpRequest, PlanRequest, SessionPlan, CPU_PROVIDER};
+use crate::runtime::session::BuildStep;
 use crate::runtime::Runtime;
 use crate::tensor::HostValue;
 
@@ -79,6 +79,9 @@ pub struct NodeDetail {
     pub outputs: Vec<TensorSeen>,
     /// The node is not in the main graph (inside an `If`, `Loop` or `Scan` body).
     pub in_subgraph: bool,
+    /// For a node in a subgraph: the main graph's node that holds it (`If 'If_0'`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub enclosing: Option<String>,
 }
 
 impl NodeDetail {
@@ -101,7 +104,10 @@ impl NodeDetail {
             parts.push(format!("attributes: {}", self.attributes.join(" ")));
         }
         if self.in_subgraph {
-            parts.push("inside a subgraph".to_string());
+            parts.push(match &self.enclosing {
+                Some(outer) => format!("inside a subgraph of {outer}"),
+                None => "inside a subgraph".to_string(),
+            });
         }
         format!("'{}' ({})", self.name, parts.join("; "))
     }
@@ -131,7 +137,13 @@ pub struct EpFailure {
 impl fmt::Display for EpFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ep = friendly_ep(&self.ep);
-        let hresult = self.hresult.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
+        // The engine names the HRESULT of a failed run already.
+        let hresult = self
+            .hresult
+            .as_ref()
+            .filter(|h| !self.message.contains(h.as_str()))
+            .map(|h| format!(" [{h}]"))
+            .unwrap_or_default();
         let reference = friendly_ep(&self.reference);
         match self.blame {
             Blame::Ep => {
@@ -212,7 +224,9 @@ pub fn explain(
     // an option ONNX Runtime refused, or graph capture (an option too) are said as they are.
     let message = match (stage, error.downcast_ref::<SessionFailure>()) {
         (Stage::Run, _) => crate::exit::one_line(&error),
-        (Stage::SessionCreation, Some(f)) if f.step == BuildStep::Load && !plan.graph_capture() => f.ort_message.clone(),
+        (Stage::SessionCreation, Some(f)) if f.step == BuildStep::Load && !plan.graph_capture() => {
+            f.ort_message.clone()
+        }
         (Stage::SessionCreation, _) => return error,
     };
     let message = shorten_source_paths(message.trim());
@@ -233,10 +247,9 @@ pub fn explain(
     if reference_name == ep {
         return error;
     }
-    let node = (blame == Blame::Ep)
-        .then(|| named_node(&message))
-        .flatten()
-        .map(|name| node_detail(runtime, model_path, &reference_request, prepared, &name));
+    let named = named_nodes(&message);
+    let node = (blame == Blame::Ep && !named.is_empty())
+        .then(|| node_detail(runtime, model_path, &reference_request, prepared, &named));
     let input_advice = (blame == Blame::Inputs).then(|| bound.and_then(generated_advice)).flatten();
     anyhow::Error::new(EpFailure {
         model: model_path.to_path_buf(),
@@ -273,39 +286,56 @@ fn main_ep(plan: &SessionPlan) -> String {
     }
 }
 
-/// The node ONNX Runtime's message names: `... while running Mul node. Name:'Mul@0' ...` (a
-/// failed run) or `... node with name 'add1'` (no kernel).
-pub fn named_node(message: &str) -> Option<String> {
-    for marker in ["Name:'", "node with name '"] {
-        if let Some(start) = message.find(marker).map(|i| i + marker.len()) {
-            let end = message[start..].find('\'')?;
-            return Some(message[start..start + end].to_string());
+/// The nodes ONNX Runtime's message names, outermost first, with their op types where it says
+/// them: `... while running If node. Name:'If_0' Status Message: ... while running LSTM node.
+/// Name:'.../LSTM' ...` (a failed run, nested in control flow) or `... for Add(14) node with
+/// name 'add1'` (no kernel). The last is the node that failed.
+pub fn named_nodes(message: &str) -> Vec<(Option<String>, String)> {
+    let mut found = Vec::new();
+    let mut rest = message;
+    while let Some(at) = rest.find(" node. Name:'") {
+        let op = rest[..at].rsplit(' ').next().filter(|w| !w.is_empty()).map(str::to_string);
+        let start = at + " node. Name:'".len();
+        let Some(end) = rest[start..].find('\'') else { break };
+        found.push((op, rest[start..start + end].to_string()));
+        rest = &rest[start + end..];
+    }
+    if found.is_empty() {
+        if let Some(start) = message.find("node with name '").map(|i| i + "node with name '".len()) {
+            if let Some(end) = message[start..].find('\'') {
+                let op = message[..start].split(" for ").last().and_then(|s| s.split('(').next()).map(str::to_string);
+                found.push((op.filter(|o| !o.contains(' ')), message[start..start + end].to_string()));
+            }
         }
     }
-    None
+    found
 }
 
-/// The node `name` of the model: its op, opset and attributes from the graph, its inputs' and
-/// outputs' types and shapes from a reference run with them exposed as outputs.
+/// The failing node (the innermost `named`): when it is in the main graph, its op, opset and
+/// attributes from the graph and its inputs' and outputs' types and shapes from a reference run
+/// with them exposed as outputs; inside a subgraph, what the message says of it and the main
+/// graph node that holds it.
 fn node_detail(
     runtime: &Runtime,
     model_path: &Path,
     reference: &PlanRequest,
     prepared: &PreparedInputs,
-    name: &str,
+    named: &[(Option<String>, String)],
 ) -> NodeDetail {
     let graph = Graph::read(model_path).ok();
-    let Some((graph, node)) = graph.as_ref().and_then(|g| Some((g, g.node_named(name)?))) else {
-        let op_type = String::new();
+    let (op, name) = named.last().cloned().unwrap_or_default();
+    let Some((graph, node)) = graph.as_ref().and_then(|g| Some((g, g.node_named(&name)?))) else {
+        let enclosing = graph.as_ref().and_then(|g| named.iter().find_map(|(_, n)| g.node_named(n)));
         return NodeDetail {
-            name: name.to_string(),
-            op_type,
+            name,
+            op_type: op.unwrap_or_default(),
             domain: String::new(),
             opset: None,
             attributes: Vec::new(),
             inputs: Vec::new(),
             outputs: Vec::new(),
-            in_subgraph: graph.is_some(),
+            in_subgraph: true,
+            enclosing: enclosing.map(|n| n.label()),
         };
     };
     let tensors: Vec<String> = node.inputs.iter().chain(&node.outputs).filter(|n| !n.is_empty()).cloned().collect();
@@ -336,6 +366,7 @@ fn node_detail(
         inputs: describe(&node.inputs),
         outputs: describe(&node.outputs),
         in_subgraph: false,
+        enclosing: None,
     }
 }
 
@@ -435,12 +466,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_the_node_onnx_runtime_names() {
+    fn names_the_nodes_onnx_runtime_names_innermost_last() {
+        let some = |s: &str| Some(s.to_string());
         let run = "Non-zero status code returned while running Mul node. Name:'Mul@0' Status Message: bad";
-        assert_eq!(named_node(run).as_deref(), Some("Mul@0"));
+        assert_eq!(named_nodes(run), vec![(some("Mul"), "Mul@0".to_string())]);
+        // Silero VAD on DirectML under vkd3d: an LSTM two If's deep.
+        let nested = "Non-zero status code returned while running If node. Name:'If_0' Status Message: Non-zero status code returned while running If node. Name:'If_0_then_branch__Inline_0__/decoder/If_1' Status Message: Non-zero status code returned while running LSTM node. Name:'If_0_then_branch__Inline_0__/decoder/rnn/LSTM' Status Message: MLOperatorAuthorImpl.cpp(2508) 80070057";
+        let names: Vec<_> = named_nodes(nested).into_iter().map(|(op, n)| (op.unwrap_or_default(), n)).collect();
+        assert_eq!(names.len(), 3);
+        assert_eq!(names[0], ("If".to_string(), "If_0".to_string()));
+        assert_eq!(names[2], ("LSTM".to_string(), "If_0_then_branch__Inline_0__/decoder/rnn/LSTM".to_string()));
         let kernel = "Could not find an implementation for Add(14) node with name 'add_i8'";
-        assert_eq!(named_node(kernel).as_deref(), Some("add_i8"));
-        assert_eq!(named_node("80070057 The parameter is incorrect."), None);
+        assert_eq!(named_nodes(kernel), vec![(some("Add"), "add_i8".to_string())]);
+        assert!(named_nodes("80070057 The parameter is incorrect.").is_empty());
     }
 
     #[test]
@@ -482,6 +520,7 @@ mod tests {
             inputs: vec![TensorSeen { name: "x".into(), value: "float32 [6, 3]".into() }],
             outputs: vec![],
             in_subgraph: false,
+            enclosing: None,
         };
         let text = failure(Blame::Ep, Some(node)).to_string();
         assert!(text.starts_with("model m.onnx: DirectML rejects this model (the CPU EP runs it with the same inputs): node 'Mul@0' (Mul, opset 11; in: x float32 [6, 3]) fails at run"), "{text}");

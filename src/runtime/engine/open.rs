@@ -81,12 +81,11 @@ pub fn open(
     }
     let mut memory = GpuMemoryTracker::start(&plan);
     let started = Instant::now();
-    let (session, placement) = session::build(runtime, &plan, model_path)
-        .map_err(|(step, e)| {
-            let ort_message = e.to_string();
-            let line = session_error(&plan, model_path, step.clone(), &ort_message).to_string();
-            anyhow::Error::new(SessionFailure { step, ort_message, line })
-        })?;
+    let (session, placement) = session::build(runtime, &plan, model_path).map_err(|(step, e)| {
+        let ort_message = e.to_string();
+        let line = session_error(&plan, model_path, step.clone(), &ort_message).to_string();
+        anyhow::Error::new(SessionFailure { step, ort_message, line })
+    })?;
     let session_time = started.elapsed();
     if let Some(tracker) = &mut memory {
         tracker.session_created();
