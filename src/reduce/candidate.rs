@@ -108,7 +108,7 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
             }
             let report: Report = serde_json::from_str(&text).context("reading a candidate's test report")?;
             let case = report.cases.into_iter().next().context("a candidate's test report holds no case")?;
-            let reason = case.reason.unwrap_or_default();
+            let reason = without_staging_path(&case.reason.unwrap_or_default());
             match case.status {
                 Status::Pass => Outcome::Pass,
                 Status::Fail => {
@@ -122,4 +122,25 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
         ChildOutcome::Died(how) => Outcome::Crash { reason: how },
         ChildOutcome::TimedOut(_) => Outcome::Timeout,
     })
+}
+
+/// A candidate's reason without the `model .../nodes-0-671/model.onnx: ` its error starts with:
+/// the staging path says nothing the report does not.
+fn without_staging_path(reason: &str) -> String {
+    match reason.strip_prefix("model ").and_then(|r| r.split_once("model.onnx: ")) {
+        Some((_, rest)) => rest.to_string(),
+        None => reason.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_loses_the_staging_path_and_keeps_the_rest() {
+        let reason = r"model Z:\work\.dmlrun-reduce-VT\nodes-0-671\model.onnx: DirectML started on adapter 0 but could not compile this model";
+        assert_eq!(without_staging_path(reason), "DirectML started on adapter 0 but could not compile this model");
+        assert_eq!(without_staging_path("output 'y': 2 of 8 differ"), "output 'y': 2 of 8 differ");
+    }
 }
