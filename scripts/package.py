@@ -46,6 +46,9 @@ def common_files():
         "licenses/dmlrun/LICENSE-APACHE": open("LICENSE-APACHE", "rb").read(),
         "licenses/libjpeg-turbo/LICENSE": crate_license("mozjpeg-sys"),
     }
+    # The README's links into docs/ resolve inside the unpacked folder too.
+    for path in sorted(glob.glob("docs/*.md") + glob.glob("docs/images/*")):
+        files[path] = open(path, "rb").read()
     for path in sorted(glob.glob("doc/completions/*")):
         files["completions/" + os.path.basename(path)] = open(path, "rb").read()
     return files

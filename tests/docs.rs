@@ -3,7 +3,7 @@
 
 mod common;
 
-use clap::CommandFactory;
+use clap::{CommandFactory, Parser};
 use common::*;
 use dmlrun::cli::Cli;
 
@@ -110,4 +110,112 @@ fn json_goes_to_stdout_and_diagnostics_to_stderr() {
         .output()
         .unwrap();
     serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("stdout is pure JSON");
+}
+
+/// Every flag a user can type is in the guide, the manual the README points to.
+#[test]
+fn every_flag_is_documented_in_the_guide() {
+    let guide = String::from_utf8(committed("docs/guide.md")).unwrap();
+    let mut root = Cli::command();
+    root.build();
+    let mut missing = Vec::new();
+    for cmd in std::iter::once(&root).chain(root.get_subcommands()) {
+        for arg in cmd.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if arg.is_hide_set() || long == "help" {
+                continue;
+            }
+            if !guide.contains(&format!("--{long}")) {
+                missing.push(format!("{} --{long}", cmd.get_name()));
+            }
+        }
+    }
+    missing.dedup();
+    assert!(missing.is_empty(), "flags missing from docs/guide.md: {missing:?}");
+}
+
+/// The command lines the README and the guide show parse as dmlrun parses them: a renamed or
+/// removed flag fails here, not in a reader's terminal.
+#[test]
+fn the_command_lines_in_the_docs_parse() {
+    let mut checked = 0;
+    for doc in ["README.md", "docs/guide.md"] {
+        let text = String::from_utf8(committed(doc)).unwrap();
+        let mut in_code = false;
+        let mut candidates: Vec<String> = Vec::new();
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
+            } else if in_code {
+                candidates.push(line.trim().trim_start_matches("$ ").to_string());
+            } else {
+                // Inline code spans (the odd pieces between backticks), but a command's bare name
+                // (`dmlrun test`), which names it rather than runs it.
+                let spans = line.split('`').skip(1).step_by(2);
+                candidates.extend(spans.filter(|s| s.split_whitespace().count() > 2).map(str::to_string));
+            }
+        }
+        for line in &candidates {
+            let line = line.as_str();
+            // Synopses (`dmlrun MODEL [--input [NAME=]FILE]...`, a command and its gloss in
+            // columns, `dmlrun <command> --help`) are not command lines.
+            let synopsis = line.contains("...") || line.contains('[') || line.contains("   ") || line.contains('<');
+            if !line.starts_with("dmlrun ") || synopsis {
+                continue;
+            }
+            // What follows a pipe or a redirection is the shell's.
+            let command = line.split(['|', '>']).next().unwrap_or(line);
+            let words: Vec<&str> = command.split_whitespace().collect();
+            match Cli::try_parse_from(&words) {
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+                    ) => {}
+                Err(e) => panic!("{doc}: `{line}` does not parse: {e}"),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 15, "only {checked} command lines found in the docs");
+}
+
+/// Links between the docs lead somewhere: every relative link names a file that exists, and
+/// every `#anchor` into the guide names one of its headings.
+#[test]
+fn relative_links_in_the_docs_resolve() {
+    let guide = String::from_utf8(committed("docs/guide.md")).unwrap();
+    let anchors: Vec<String> = guide
+        .lines()
+        .filter_map(|l| l.strip_prefix("## ").or_else(|| l.strip_prefix("### ")))
+        .map(|h| {
+            h.to_lowercase()
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                .collect::<String>()
+                .replace(' ', "-")
+        })
+        .collect();
+    let mut checked = 0;
+    for doc in ["README.md", "docs/guide.md", "docs/architecture.md", "docs/gpu.md", "docs/wine.md"] {
+        let text = String::from_utf8(committed(doc)).unwrap();
+        let dir = std::path::Path::new(doc).parent().unwrap();
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            if target.starts_with("http") || target.contains(' ') {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let path = if file.is_empty() { std::path::PathBuf::from(doc) } else { dir.join(file) };
+            assert!(root().join(&path).exists(), "{doc}: link to {target}: no such file");
+            if !anchor.is_empty() && path.ends_with("guide.md") {
+                assert!(anchors.iter().any(|a| a == anchor), "{doc}: link to {target}: no such heading in the guide");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} links checked");
 }

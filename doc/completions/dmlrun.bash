@@ -1171,7 +1171,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --html --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-j -v -q -h --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --html --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --ep-library --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

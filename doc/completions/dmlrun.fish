@@ -260,6 +260,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l color -d 'When to
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-blame -d 'Internal: say a failing case\'s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce\'s candidates, whose reference values it has already)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s v -l verbose -d 'List passing cases too'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s q -l quiet -d 'Print only the summary line'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'

@@ -209,6 +209,7 @@ none\:"In this process"))' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
+'--no-blame[Internal\: say a failing case'\''s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce'\''s candidates, whose reference values it has already)]' \
 '-v[List passing cases too]' \
 '--verbose[List passing cases too]' \
 '-q[Print only the summary line]' \
