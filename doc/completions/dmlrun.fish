@@ -114,6 +114,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "run" -d 'Run a model onc
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "merge" -d 'Put reports back together: the JSON reports of a run\'s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
@@ -205,6 +206,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Pri
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l shard -d 'Run only shard K of N of the cases: count mode (K/N) deals them round-robin in name order, hash mode (hash:K/N) by a hash of each case\'s name. The N shards together run every case once; `dmlrun merge` puts their JSON reports back together' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l tol -d 'Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable' -r
@@ -267,6 +269,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-auto-dims -d '
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shard -d 'Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in the order given, hash mode (hash:K/N) by a hash of each model\'s name. `dmlrun merge` puts the N JSON reports back together' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l min-iterations -d 'With --duration: at least this many timed runs' -r
@@ -413,6 +416,16 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l no-auto-dims -d
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l json -d 'Write the merged report (or the comparison) as JSON to FILE (`-` for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l junit -d 'Write the merged test report as JUnit XML' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l html -d 'Write the merged report (or the comparison) as one HTML page' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l markdown -d 'Write the merged bench report (or the comparison) as Markdown' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l csv -d 'Write the merged bench report as CSV' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l compare -d 'Put whole runs side by side instead: per case or model each run\'s status (and bench\'s p50, the fastest marked, and max |diff| where --compare-ep found outputs apart), the ones whose verdicts disagree first'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
@@ -451,13 +464,14 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -l color -d 'When to 
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "merge" -d 'Put reports back together: the JSON reports of a run\'s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

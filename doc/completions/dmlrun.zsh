@@ -170,6 +170,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 ;;
 (test)
 _arguments "${_arguments_options[@]}" : \
+'--shard=[Run only shard K of N of the cases\: count mode (K/N) deals them round-robin in name order, hash mode (hash\:K/N) by a hash of each case'\''s name. The N shards together run every case once; \`dmlrun merge\` puts their JSON reports back together]:K/N:_default' \
 '--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it]:A:_default' \
 '*--tol=[Tolerance for one output, overriding everything else\: --tol NAME=ATOL,RTOL. Repeatable]:OUTPUT=ATOL,RTOL:_default' \
@@ -224,6 +225,7 @@ none\:"In this process"))' \
 ;;
 (bench)
 _arguments "${_arguments_options[@]}" : \
+'--shard=[Benchmark only shard K of N of the models\: count mode (K/N) deals them round-robin in the order given, hash mode (hash\:K/N) by a hash of each model'\''s name. \`dmlrun merge\` puts the N JSON reports back together]:K/N:_default' \
 '(--duration)--iterations=[Timed runs per model (default 100, unless --duration is given)]:N:_default' \
 '--duration=[Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)]:TIME:_default' \
 '--min-iterations=[With --duration\: at least this many timed runs]:N:_default' \
@@ -350,6 +352,20 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 ':model -- The ONNX model that fails on the execution provider --ep names (DirectML by default) and runs on the reference (--compare-ep, the CPU by default):_files' \
 && ret=0
 ;;
+(merge)
+_arguments "${_arguments_options[@]}" : \
+'--json=[Write the merged report (or the comparison) as JSON to FILE (\`-\` for stdout)]:FILE:_files' \
+'--junit=[Write the merged test report as JUnit XML]:FILE:_files' \
+'--html=[Write the merged report (or the comparison) as one HTML page]:FILE:_files' \
+'--markdown=[Write the merged bench report (or the comparison) as Markdown]:FILE:_files' \
+'--csv=[Write the merged bench report as CSV]:FILE:_files' \
+'--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--compare[Put whole runs side by side instead\: per case or model each run'\''s status (and bench'\''s p50, the fastest marked, and max |diff| where --compare-ep found outputs apart), the ones whose verdicts disagree first]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::reports -- JSON reports of `dmlrun test` or `dmlrun bench`\: the N shards of one run (`--shard K/N`), or, with --compare, whole runs of the same work on different machines or devices:_files' \
+&& ret=0
+;;
 (info)
 _arguments "${_arguments_options[@]}" : \
 '--json=[Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
@@ -425,6 +441,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(merge)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (info)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -465,6 +485,7 @@ _dmlrun_commands() {
 'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
 'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
+'merge:Put reports back together\: the JSON reports of a run'\''s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
 'devices:List the DirectML (DXGI) adapters; the index is the --device value' \
 'doctor:Show which ONNX Runtime dmlrun loads, from where, and its execution providers' \
@@ -501,6 +522,7 @@ _dmlrun__subcmd__help_commands() {
 'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
 'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
+'merge:Put reports back together\: the JSON reports of a run'\''s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
 'devices:List the DirectML (DXGI) adapters; the index is the --device value' \
 'doctor:Show which ONNX Runtime dmlrun loads, from where, and its execution providers' \
@@ -545,6 +567,11 @@ _dmlrun__subcmd__help__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun help man commands' commands "$@"
 }
+(( $+functions[_dmlrun__subcmd__help__subcmd__merge_commands] )) ||
+_dmlrun__subcmd__help__subcmd__merge_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help merge commands' commands "$@"
+}
 (( $+functions[_dmlrun__subcmd__help__subcmd__reduce_commands] )) ||
 _dmlrun__subcmd__help__subcmd__reduce_commands() {
     local commands; commands=()
@@ -569,6 +596,11 @@ _dmlrun__subcmd__info_commands() {
 _dmlrun__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun man commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__merge_commands] )) ||
+_dmlrun__subcmd__merge_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun merge commands' commands "$@"
 }
 (( $+functions[_dmlrun__subcmd__reduce_commands] )) ||
 _dmlrun__subcmd__reduce_commands() {

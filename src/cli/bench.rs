@@ -18,6 +18,14 @@ pub struct BenchArgs {
     #[arg(value_name = "MODEL|DIR|MANIFEST", required = true)]
     pub targets: Vec<PathBuf>,
 
+    /// Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in
+    /// the order given, hash mode (hash:K/N) by a hash of each model's name. `dmlrun merge`
+    /// puts the N JSON reports back together.
+    ///
+    /// Example: --shard 1/2 --json bench-1.json
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<crate::suites::shard::Shard>,
+
     /// Timed runs per model (default 100, unless --duration is given).
     ///
     /// Example: --iterations 500

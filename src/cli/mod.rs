@@ -6,6 +6,7 @@
 
 mod bench;
 mod inspect;
+mod merge;
 mod parse;
 mod reduce;
 mod run;
@@ -18,6 +19,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub use bench::BenchArgs;
 pub use inspect::{CompletionsArgs, DevicesArgs, DoctorArgs, InfoArgs};
+pub use merge::MergeArgs;
 pub use parse::*;
 pub use reduce::ReduceArgs;
 pub use run::RunArgs;
@@ -90,6 +92,14 @@ pub enum Command {
     /// reference EP (--compare-ep, the CPU by default) gave them. Exit code 0 when a minimal
     /// model was written, 1 when the time limit stopped the search first, 2 on error.
     Reduce(Box<ReduceArgs>),
+    /// Put reports back together: the JSON reports of a run's --shard K/N parts into the report
+    /// of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work
+    /// on different machines or devices side by side.
+    ///
+    /// Nothing is written when the reports do not fit together (a shard missing or given twice,
+    /// different dmlrun versions, a report cut short). Exit code 1 when --compare finds runs
+    /// whose verdicts disagree.
+    Merge(MergeArgs),
     /// Show a model's inputs, outputs, symbolic dimensions, opsets and metadata.
     Info(InfoArgs),
     /// List the DirectML (DXGI) adapters; the index is the --device value.

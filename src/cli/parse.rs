@@ -86,6 +86,11 @@ pub fn parse_input(text: &str) -> Result<InputSpec, String> {
     InputSpec::parse(text)
 }
 
+/// Parses `--shard K/N`, `count:K/N`, `hash:K/N`.
+pub fn parse_shard(text: &str) -> Result<crate::suites::shard::Shard, String> {
+    crate::suites::shard::Shard::parse(text)
+}
+
 /// Parses `--ep` and `--compare-ep`.
 pub fn parse_ep(text: &str) -> Result<EpRequest, String> {
     EpRequest::parse(text)

@@ -17,6 +17,14 @@ pub struct TestArgs {
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
 
+    /// Run only shard K of N of the cases: count mode (K/N) deals them round-robin in name
+    /// order, hash mode (hash:K/N) by a hash of each case's name. The N shards together run
+    /// every case once; `dmlrun merge` puts their JSON reports back together.
+    ///
+    /// Example: --shard 2/4 --json shard-2.json
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<crate::suites::shard::Shard>,
+
     /// Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|.
     /// A case's data.json overrides it.
     ///

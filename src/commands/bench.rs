@@ -27,6 +27,7 @@ use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::suites::manifest::{self, BenchTarget};
+use crate::suites::shard::ShardInfo;
 
 /// Default timed runs per model when neither --iterations nor --duration is given.
 const DEFAULT_ITERATIONS: u64 = 100;
@@ -35,6 +36,12 @@ const HIGH_COV: f64 = 0.10;
 
 pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     let mut targets = manifest::resolve(&args.targets)?;
+    // The shard first, on the whole list, so an isolation child (which resolves again) picks
+    // the same models before its --only.
+    let shard = args.shard.map(|shard| ShardInfo { shard, of_items: targets.len() });
+    if let Some(shard) = args.shard {
+        targets = shard.select(targets, |t| t.name.as_str());
+    }
     if !args.isolation.only.is_empty() {
         targets.retain(|t| args.isolation.only.contains(&t.name));
     }
@@ -67,14 +74,15 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     }
 
     let mut report = BenchReport {
-        schema: bench::BENCH_SCHEMA,
-        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        schema: bench::BENCH_SCHEMA.to_string(),
+        dmlrun_version: env!("CARGO_PKG_VERSION").to_string(),
         machine: crate::sysinfo::machine(),
         onnxruntime: runtime.library.clone(),
         models: Vec::new(),
         failed: Vec::new(),
         baseline: None,
         interrupted: false,
+        shard,
     };
     // --print-plan prints from this process: under `auto` it keeps the models here.
     let isolation = match args.isolation.isolation {

@@ -5,6 +5,7 @@ pub mod devices;
 pub mod docs;
 pub mod doctor;
 pub mod info;
+pub mod merge;
 pub mod reduce;
 pub mod run;
 pub mod test;

@@ -22,6 +22,7 @@ use crate::runtime::placement::EpNodes;
 use crate::runtime::plan::{PlanRequest, SessionPlan};
 use crate::runtime::Runtime;
 use crate::settings;
+use crate::suites::shard::ShardInfo;
 use crate::suites::testdata::{self, Case};
 use crate::tensor::HostValue;
 
@@ -45,6 +46,12 @@ const CASES_PER_CHILD: usize = 100;
 
 pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     let testdata::Discovery { mut cases, skipped } = testdata::discover(&args.paths)?;
+    // The shard first, on the whole sorted list, so an isolation child (which discovers again)
+    // picks the same cases before its --only.
+    let shard = args.shard.map(|shard| ShardInfo { shard, of_items: cases.len() });
+    if let Some(shard) = args.shard {
+        cases = shard.select(cases, |c| c.name.as_str());
+    }
     if !args.isolation.only.is_empty() {
         cases.retain(|c| args.isolation.only.contains(&c.name));
     }
@@ -93,8 +100,8 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
 
     let summary = Summary::of(&mut results, &expectations, started.elapsed().as_secs_f64() * 1000.0);
     let report = TestReport {
-        schema: TEST_SCHEMA,
-        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        schema: TEST_SCHEMA.to_string(),
+        dmlrun_version: env!("CARGO_PKG_VERSION").to_string(),
         onnxruntime: runtime.library.clone(),
         plan_request: describe_request(&request),
         reference: reference.as_ref().map(describe_request),
@@ -102,6 +109,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         cases: results,
         skipped,
         interrupted,
+        shard,
     };
     if let Some(path) = &args.isolation.child_report {
         // An isolation child: its report is its only output.

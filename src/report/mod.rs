@@ -4,6 +4,7 @@ pub mod bench;
 pub mod html;
 pub mod human;
 pub mod json;
+pub mod merge;
 pub mod reduce;
 pub mod test;
 

@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 /// Where the library was found; reported by `dmlrun doctor` and in JSON reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LibrarySource {
     /// `--ort-lib PATH`.

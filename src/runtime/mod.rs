@@ -33,7 +33,7 @@ pub struct Runtime {
     pub ep_devices: Vec<ep_devices::EpDevice>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct LibraryInfo {
     pub path: PathBuf,
     pub source: LibrarySource,

@@ -2,4 +2,5 @@
 //! (`dmlrun bench`).
 
 pub mod manifest;
+pub mod shard;
 pub mod testdata;

@@ -26,7 +26,7 @@ pub struct Case {
 
 /// A folder that looks like a test case but cannot be one, and why: reported, never silently
 /// passed over.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Skipped {
     pub dir: PathBuf,
     pub reason: String,

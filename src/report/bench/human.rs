@@ -134,8 +134,9 @@ pub fn render(report: &BenchReport) -> String {
     }
     let _ = writeln!(
         w,
-        "{} model(s): {} measured, {} failed{}",
+        "{} model(s){}: {} measured, {} failed{}",
         report.models.len() + report.failed.len(),
+        report.shard.map(|s| format!(" (shard {} of {})", s.shard, s.of_items)).unwrap_or_default(),
         report.models.len(),
         report.failed.len(),
         if report.interrupted { " (interrupted)" } else { "" }

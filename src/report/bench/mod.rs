@@ -17,10 +17,10 @@ use crate::stats::LatencyStats;
 pub const BENCH_SCHEMA: &str = "dmlrun.bench/1";
 
 /// A whole benchmark session.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BenchReport {
-    pub schema: &'static str,
-    pub dmlrun_version: &'static str,
+    pub schema: String,
+    pub dmlrun_version: String,
     pub machine: crate::sysinfo::Machine,
     pub onnxruntime: crate::runtime::LibraryInfo,
     /// The models measured, in order (`status: "ok"`).
@@ -28,10 +28,14 @@ pub struct BenchReport {
     /// The models that could not be measured (`status` `failed`, `crash` or `timeout`), each
     /// with its error; the others were measured all the same.
     pub failed: Vec<FailedModel>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    /// A merged report has none: the gate is the run's (`dmlrun merge` says so).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing, default)]
     pub baseline: Option<BaselineComparison>,
     /// Ctrl-C stopped the session: the last model's statistics cover the runs made until then.
     pub interrupted: bool,
+    /// `--shard K/N`: the part of the models this session measured.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub shard: Option<crate::suites::shard::ShardInfo>,
 }
 
 /// A model's status in a bench session.
@@ -272,8 +276,8 @@ pub(crate) mod tests {
         )
         .unwrap();
         BenchReport {
-            schema: BENCH_SCHEMA,
-            dmlrun_version: "0.0.0",
+            schema: BENCH_SCHEMA.to_string(),
+            dmlrun_version: "0.0.0".to_string(),
             machine: crate::sysinfo::machine(),
             onnxruntime: crate::runtime::LibraryInfo {
                 path: "libonnxruntime.so".into(),
@@ -323,6 +327,7 @@ pub(crate) mod tests {
             }],
             baseline: None,
             interrupted: false,
+            shard: None,
         }
     }
 

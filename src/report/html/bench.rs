@@ -419,4 +419,30 @@ mod tests {
         assert!(html.contains("3 model(s): 1 measured, 2 failed"));
         assert!(html.contains(r#"<span class="status failed">FAILED</span>"#));
     }
+
+    #[test]
+    fn an_ep_rejection_wraps_with_build_paths_cut_and_unread_gpu_memory_is_said_so() {
+        let mut report = crate::report::bench::tests::sample_report();
+        report.failed.push(crate::report::bench::FailedModel {
+            name: "ppocr_det".into(),
+            path: "det.onnx".into(),
+            status: ModelStatus::EpRejected,
+            error: r"model det.onnx: DirectML rejects this model (the CPU EP runs it with the same inputs): session creation fails, naming no node: E:\_work\1\s\onnxruntime\core\providers\dml\DmlExecutionProvider\src\DmlGraphFusionHelper.cpp(588)\onnxruntime.dll!00000001800F7C07: 80070057".into(),
+            node: None,
+        });
+        let zero = crate::runtime::adapters::VideoMemory { local_bytes: 0, non_local_bytes: 0 };
+        report.models[0].gpu_memory = Some(crate::runtime::engine::GpuMemory {
+            adapter: 0,
+            before_session: zero,
+            after_session: Some(zero),
+            peak_timed_runs: Some(zero),
+            note: Some("under Wine 8.0, DXGI's QueryVideoMemoryInfo does not count Direct3D 12 (vkd3d) allocations".into()),
+        });
+        report.models[0].gpu_memory_bytes = None;
+        let html = render(&report);
+        assert!(html.contains(r#"<span class="status ep-rejected">EP-REJECTED</span>"#));
+        assert!(html.contains("naming no node: DmlGraphFusionHelper.cpp(588) 80070057"), "build path cut");
+        assert!(html.contains(">not readable</span>") && !html.contains(">0 MiB<"), "no 0 MiB under Wine");
+        assert!(super::super::STYLE.contains("span.reason { overflow-wrap: anywhere; }"), "long reasons wrap");
+    }
 }

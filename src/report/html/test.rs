@@ -56,7 +56,7 @@ pub fn render(report: &TestReport) -> String {
     if let Some(reference) = &report.reference {
         page.push(&format!("<dt>compared with</dt><dd>{}</dd>", esc(reference)));
     }
-    page.push(&format!("<dt>dmlrun</dt><dd>{}</dd></dl>", esc(report.dmlrun_version)));
+    page.push(&format!("<dt>dmlrun</dt><dd>{}</dd></dl>", esc(&report.dmlrun_version)));
 
     page.heading(2, "Cases");
     page.push(

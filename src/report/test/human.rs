@@ -53,8 +53,9 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
     };
     let skipped =
         if report.skipped.is_empty() { String::new() } else { format!(", {} folders skipped", report.skipped.len()) };
+    let shard = report.shard.map(|s| format!(" (shard {} of {} cases)", s.shard, s.of_items)).unwrap_or_default();
     out.push_str(&format!(
-        "{} cases: {} passed, {} failed, {} errors{died}{skipped} ({:.1} s)\n",
+        "{} cases{shard}: {} passed, {} failed, {} errors{died}{skipped} ({:.1} s)\n",
         s.total,
         s.passed,
         s.failed,

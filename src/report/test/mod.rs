@@ -82,7 +82,7 @@ pub struct CaseResult {
     pub node: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Summary {
     pub total: usize,
     pub passed: usize,
@@ -98,10 +98,10 @@ pub struct Summary {
 }
 
 /// The JSON report of `dmlrun test` (schema [`TEST_SCHEMA`]).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TestReport {
-    pub schema: &'static str,
-    pub dmlrun_version: &'static str,
+    pub schema: String,
+    pub dmlrun_version: String,
     pub onnxruntime: LibraryInfo,
     pub plan_request: String,
     pub reference: Option<String>,
@@ -111,6 +111,9 @@ pub struct TestReport {
     pub skipped: Vec<crate::suites::testdata::Skipped>,
     /// Ctrl-C stopped the run: `cases` holds the cases that ran, the others are not in it.
     pub interrupted: bool,
+    /// `--shard K/N`: the part of the cases this run ran.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub shard: Option<crate::suites::shard::ShardInfo>,
 }
 
 impl Summary {

@@ -215,9 +215,11 @@ pub fn explain(
     let Failed { model_path, info, plan, stage } = *failed;
     let ep = main_ep(plan);
     if ep == CPU_PROVIDER {
-        return match bound {
-            Some(b) => generated_hint(error, b),
-            None => error,
+        // No other EP to ask: a failed run on generated data gets the advice on its sizes, as
+        // before; a model that cannot be loaded is said as it is.
+        return match (stage, bound) {
+            (Stage::Run, Some(b)) => generated_hint(error, b),
+            _ => error,
         };
     }
     // Only a model the EP could not load is the model's business: an EP that could not start,

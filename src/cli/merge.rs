@@ -1,0 +1,54 @@
+//! `dmlrun merge`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+/// `dmlrun merge`.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// JSON reports of `dmlrun test` or `dmlrun bench`: the N shards of one run (`--shard K/N`),
+    /// or, with --compare, whole runs of the same work on different machines or devices.
+    ///
+    /// Example: dmlrun merge shard-1.json shard-2.json shard-3.json shard-4.json --json all.json
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<PathBuf>,
+
+    /// Put whole runs side by side instead: per case or model each run's status (and bench's
+    /// p50, the fastest marked, and max |diff| where --compare-ep found outputs apart), the ones
+    /// whose verdicts disagree first.
+    ///
+    /// Example: dmlrun merge --compare h100.json arc.json --markdown compare.md
+    #[arg(long)]
+    pub compare: bool,
+
+    /// Write the merged report (or the comparison) as JSON to FILE (`-` for stdout).
+    ///
+    /// Example: --json merged.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write the merged test report as JUnit XML.
+    ///
+    /// Example: --junit results.xml
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+
+    /// Write the merged report (or the comparison) as one HTML page.
+    ///
+    /// Example: --html merged.html
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Write the merged bench report (or the comparison) as Markdown.
+    ///
+    /// Example: --markdown merged.md
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write the merged bench report as CSV.
+    ///
+    /// Example: --csv merged.csv
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
