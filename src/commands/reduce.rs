@@ -98,9 +98,10 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let reduction = reducer.reduce().with_context(|| format!("model {}", model_path.display()))?;
     bar.finish_and_clear();
 
-    let report =
-        ReduceReport::new(model_path, &output, args, &ep_args, &reduction, reference_run.device, started.elapsed());
     let case = reduction.case.clone();
+    let report =
+        ReduceReport::new(model_path, &output, args, &ep_args, reduction, reference_run.device, started.elapsed());
+    let reduction = &report.reduction;
     crate::report::write_json(&case.join("reduce.json"), &report, "reduce.json")?;
     install(&case, &output)?;
     let mut human = true;

@@ -114,8 +114,8 @@ pub struct Reduction {
     pub original: Outcome,
     pub nodes_before: usize,
     /// The run of nodes kept (topological order), and its size.
-    pub first: usize,
-    pub last: usize,
+    pub first_node: usize,
+    pub last_node: usize,
     pub nodes_after: usize,
     /// False when the time limit stopped the search: the kept model fails but may not be the
     /// smallest.
@@ -209,8 +209,8 @@ impl Reducer<'_> {
             mode,
             original,
             nodes_before: n,
-            first: *range.start(),
-            last: *range.end(),
+            first_node: *range.start(),
+            last_node: *range.end(),
             nodes_after: range.end() - range.start() + 1,
             complete,
             node: self.node_detail(last),

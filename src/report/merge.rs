@@ -94,6 +94,20 @@ impl Report {
     }
 }
 
+/// A test report merges and compares only with test reports, a bench report with bench reports.
+fn same_kind(path: &Path, report: &Report, first_path: &Path, first: &Report) -> Result<()> {
+    if report.kind() != first.kind() {
+        bail!(
+            "{}: a {} report, and {} is a {} report",
+            path.display(),
+            report.kind(),
+            first_path.display(),
+            first.kind()
+        );
+    }
+    Ok(())
+}
+
 /// Checks that `reports` are the N shards of one run, each once, and returns the report that
 /// run would have written unsharded: cases (models) in name order, the summary counted again,
 /// the durations the longest shard's (they ran side by side).
@@ -105,15 +119,7 @@ pub fn merge_shards(reports: Vec<(PathBuf, Report)>) -> Result<Report> {
     let mut by_index: BTreeMap<usize, &Path> = BTreeMap::new();
     let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
     for (path, report) in &reports {
-        if report.kind() != first.kind() {
-            bail!(
-                "{}: a {} report, and {} is a {} report",
-                path.display(),
-                report.kind(),
-                first_path.display(),
-                first.kind()
-            );
-        }
+        same_kind(path, report, first_path, first)?;
         if report.version() != first.version() {
             bail!(
                 "{}: written by dmlrun {}, and {} by dmlrun {}: merge shards of one dmlrun version",
@@ -278,15 +284,7 @@ pub struct Comparison {
 pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
     let (first_path, first) = reports.first().context("no report to compare")?;
     for (path, report) in &reports {
-        if report.kind() != first.kind() {
-            bail!(
-                "{}: a {} report, and {} is a {} report",
-                path.display(),
-                report.kind(),
-                first_path.display(),
-                first.kind()
-            );
-        }
+        same_kind(path, report, first_path, first)?;
         if let Some(s) = report.shard() {
             bail!(
                 "{}: shard {} of a run; merge the shards of each run first (dmlrun merge SHARD... --json RUN.json), then compare the runs",

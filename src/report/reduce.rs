@@ -12,7 +12,6 @@ use crate::cli::ReduceArgs;
 use crate::graph::Graph;
 use crate::reduce::candidate::Outcome;
 use crate::reduce::{Mode, Reduction, Tried};
-use crate::runtime::engine::diagnose::NodeDetail;
 use crate::runtime::engine::DeviceReport;
 
 /// Schema identifier of the reduce report: fields are only added within a version.
@@ -26,29 +25,13 @@ pub struct ReduceReport {
     /// The EP under test, as `--ep` named it, and the reference that ran the model.
     pub ep: String,
     pub reference: DeviceReport,
-    pub mode: Mode,
-    /// What the EP under test did with the whole model.
-    pub original: Outcome,
-    pub nodes_before: usize,
-    pub nodes_after: usize,
-    /// The kept nodes' places in topological order.
-    pub first_node: usize,
-    pub last_node: usize,
-    pub complete: bool,
-    pub node: NodeDetail,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_divergent: Option<String>,
-    /// What the EP under test does with the minimal model.
-    pub outcome: Outcome,
-    /// What the reference does with it.
-    pub reference_outcome: Option<Outcome>,
-    /// Options tried on the minimal model, and whether it then passes.
-    pub remedies: Vec<crate::reduce::Remedy>,
+    /// What the search found: mode, the kept nodes, the node, outcomes, options, every candidate.
+    #[serde(flatten)]
+    pub reduction: Reduction,
     /// The folder holding model.onnx and test_data_set_0/.
     pub written: PathBuf,
     /// The commands that show it.
     pub reproduce: Vec<String>,
-    pub tried: Vec<Tried>,
     pub seconds: f64,
 }
 
@@ -58,7 +41,7 @@ impl ReduceReport {
         output: &Path,
         args: &ReduceArgs,
         ep_args: &[std::ffi::OsString],
-        r: &Reduction,
+        reduction: Reduction,
         reference: DeviceReport,
         took: Duration,
     ) -> ReduceReport {
@@ -69,24 +52,12 @@ impl ReduceReport {
             model: model.to_path_buf(),
             ep: args.session.ep.to_string(),
             reference,
-            mode: r.mode,
-            original: r.original.clone(),
-            nodes_before: r.nodes_before,
-            nodes_after: r.nodes_after,
-            first_node: r.first,
-            last_node: r.last,
-            complete: r.complete,
-            node: r.node.clone(),
-            first_divergent: r.first_divergent.clone(),
-            outcome: r.outcome.clone(),
-            reference_outcome: r.reference_outcome.clone(),
-            remedies: r.remedies.clone(),
+            reduction,
             written: output.to_path_buf(),
             reproduce: vec![
                 format!("dmlrun test {} {}", output.display(), shell_words(ep_args)),
                 format!("dmlrun test {} --ep {}{tolerance}", output.display(), args.compare_ep),
             ],
-            tried: r.tried.clone(),
             seconds: took.as_secs_f64(),
         }
     }
@@ -133,49 +104,49 @@ pub fn tried_line(t: &Tried, graph: &Graph) -> String {
 /// The text report.
 pub fn human(r: &ReduceReport) -> String {
     let mut s = String::new();
-    let mode = match r.mode {
+    let mode = match r.reduction.mode {
         Mode::Rejection => "the EP rejects the model",
         Mode::Accuracy => "the EP runs the model, with outputs that differ beyond tolerance",
     };
-    let _ = writeln!(s, "model       : {} ({} nodes)", r.model.display(), r.nodes_before);
-    let _ = writeln!(s, "under test  : --ep {}: {} on the whole model ({mode})", r.ep, r.original.word());
-    if let Some(reason) = r.original.reason() {
+    let _ = writeln!(s, "model       : {} ({} nodes)", r.model.display(), r.reduction.nodes_before);
+    let _ = writeln!(s, "under test  : --ep {}: {} on the whole model ({mode})", r.ep, r.reduction.original.word());
+    if let Some(reason) = r.reduction.original.reason() {
         let _ = writeln!(s, "              {}", crate::runtime::engine::diagnose::shorten_source_paths(reason));
     }
     let _ = writeln!(s, "reference   : {} runs it; its values feed every candidate", r.reference.describe());
-    if let Some(t) = &r.first_divergent {
+    if let Some(t) = &r.reduction.first_divergent {
         let _ = writeln!(s, "first differs: tensor '{t}'");
     }
-    let fails = r.tried.iter().filter(|t| !matches!(t.outcome, Outcome::Pass)).count();
+    let fails = r.reduction.tried.iter().filter(|t| !matches!(t.outcome, Outcome::Pass)).count();
     let _ = writeln!(
         s,
         "tried       : {} candidates in {:.1} s ({} reproduced, {} did not){}",
-        r.tried.len(),
+        r.reduction.tried.len(),
         r.seconds,
         fails,
-        r.tried.len() - fails,
-        if r.complete { "" } else { "; stopped by --time-limit" }
+        r.reduction.tried.len() - fails,
+        if r.reduction.complete { "" } else { "; stopped by --time-limit" }
     );
     let _ = writeln!(
         s,
         "minimal     : {} of {} nodes (nodes {}..={} in topological order), {} on the EP under test",
-        r.nodes_after,
-        r.nodes_before,
-        r.first_node,
-        r.last_node,
-        r.outcome.word()
+        r.reduction.nodes_after,
+        r.reduction.nodes_before,
+        r.reduction.first_node,
+        r.reduction.last_node,
+        r.reduction.outcome.word()
     );
-    let _ = writeln!(s, "node        : {}", r.node.describe());
+    let _ = writeln!(s, "node        : {}", r.reduction.node.describe());
     // Only what was tried and seen: each option on the minimal model, and where it made that
     // pass, on the whole model.
-    for (i, m) in r.remedies.iter().enumerate() {
+    for (i, m) in r.reduction.remedies.iter().enumerate() {
         let label = if i == 0 { "options     :" } else { "             " };
         let whole = m.whole.as_ref().map(|w| format!(", the whole model {}", w.verb())).unwrap_or_default();
         let _ = writeln!(s, "{label} with {}: the minimal model {}{whole}", m.option, m.minimal.verb());
     }
     let _ = writeln!(s, "written     : {} (model.onnx, test_data_set_0/, reduce.json)", r.written.display());
     let _ = writeln!(s, "reproduce   : {}", r.reproduce[0]);
-    let verdict = match &r.reference_outcome {
+    let verdict = match &r.reduction.reference_outcome {
         Some(Outcome::Differs { .. }) => {
             "runs it; its outputs differ from the whole model's run by more than the tolerance"
         }

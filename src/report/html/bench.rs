@@ -436,7 +436,9 @@ mod tests {
             before_session: zero,
             after_session: Some(zero),
             peak_timed_runs: Some(zero),
-            note: Some("under Wine 8.0, DXGI's QueryVideoMemoryInfo does not count Direct3D 12 (vkd3d) allocations".into()),
+            note: Some(
+                "under Wine 8.0, DXGI's QueryVideoMemoryInfo does not count Direct3D 12 (vkd3d) allocations".into(),
+            ),
         });
         report.models[0].gpu_memory_bytes = None;
         let html = render(&report);
