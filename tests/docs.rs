@@ -68,6 +68,20 @@ fn top_level_help_matches_the_snapshot() {
 }
 
 #[test]
+fn top_level_help_is_one_screen_and_run_help_is_complete() {
+    let top = String::from_utf8(dmlrun().arg("--help").output().unwrap().stdout).unwrap();
+    assert!(top.lines().count() < 80, "dmlrun --help is {} lines", top.lines().count());
+    assert!(top.contains("dmlrun run --help lists them") && top.contains("reduce") && top.contains("merge"));
+    assert!(!top.contains("--io-on-device"), "run's flags are left to dmlrun run --help");
+    let run = String::from_utf8(dmlrun().args(["run", "--help"]).output().unwrap().stdout).unwrap();
+    for flag in ["--device", "--input", "--compare-ep", "--io-on-device", "--preset", "--ort-lib"] {
+        assert!(run.contains(flag), "dmlrun run --help lacks {flag}");
+    }
+    // The hidden flags still parse at the top level: `dmlrun MODEL --device 1` is the seed.
+    assert!(Cli::try_parse_from(["dmlrun", "m.onnx", "--device", "1", "--input", "cat.png"]).is_ok());
+}
+
+#[test]
 fn completions_subcommand_prints_a_script() {
     let out = dmlrun().args(["completions", "bash"]).output().unwrap();
     assert!(out.status.success());

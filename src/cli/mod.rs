@@ -43,8 +43,23 @@ Typical uses:
   Find the node DirectML rejects, as a minimal model for a bug report:
     dmlrun reduce det.onnx --device 0 --shape x=1,3,736,736
 
+`dmlrun MODEL` takes every flag of `dmlrun run`: dmlrun run --help lists them.
 More: dmlrun info MODEL, dmlrun devices, dmlrun doctor, dmlrun <command> --help.
 Exit codes: 0 success, 1 a check failed (test, --compare-ep, --baseline), 2 error.";
+
+/// The command as `main` parses with it: `dmlrun --help` lists the commands, the examples and
+/// the global flags, and leaves the flags of `dmlrun MODEL` to `dmlrun run --help` (they are
+/// parsed all the same; the man page and completions are made from the full definition).
+pub fn with_short_top_level_help(command: clap::Command) -> clap::Command {
+    command.mut_args(|arg| {
+        let global = matches!(arg.get_id().as_str(), "color" | "help" | "version");
+        if arg.get_long().is_some() && !global {
+            arg.hide(true)
+        } else {
+            arg
+        }
+    })
+}
 
 /// Run, inspect and time ONNX models on ONNX Runtime, with DirectML as the first-class backend.
 #[derive(Debug, Parser)]
