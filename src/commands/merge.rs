@@ -1,6 +1,6 @@
 //! `dmlrun merge REPORT...`: shards back into one run's report, or runs side by side.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
@@ -14,41 +14,36 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
     // Every report is read, and they are checked to fit together, before anything is written.
     let reports = args.reports.iter().map(|p| Ok((p.clone(), Report::read(p)?))).collect::<Result<Vec<_>>>()?;
     if args.compare {
-        let comparison = merge::compare(reports)?;
-        let mut files: Vec<(&Option<PathBuf>, &str, String)> = vec![
-            (&args.json, "--json", serde_json::to_string_pretty(&comparison)? + "\n"),
-            (&args.markdown, "--markdown", comparison.markdown()),
-            (&args.html, "--html", comparison.html()),
-        ];
         refuse(&args.junit, "--junit", "a comparison")?;
         refuse(&args.csv, "--csv", "a comparison")?;
-        let on_stdout = write_all(&mut files)?;
+        let comparison = merge::compare(reports)?;
+        let mut on_stdout = emit(&args.json, "--json", || Ok(serde_json::to_string_pretty(&comparison)? + "\n"))?;
+        on_stdout |= emit(&args.markdown, "--markdown", || Ok(comparison.markdown()))?;
+        on_stdout |= emit(&args.html, "--html", || Ok(comparison.html()))?;
         if !on_stdout {
             crate::out!("{}", comparison.markdown());
         }
         return Ok(if comparison.disagreements > 0 { ExitStatus::Failed } else { ExitStatus::Success });
     }
     let merged = merge::merge_shards(reports)?;
-    let mut files: Vec<(&Option<PathBuf>, &str, String)> = Vec::new();
-    let summary = match &merged {
+    let (on_stdout, summary) = match &merged {
         Report::Test(report) => {
             refuse(&args.markdown, "--markdown", "a test report")?;
             refuse(&args.csv, "--csv", "a test report")?;
-            files.push((&args.json, "--json", serde_json::to_string_pretty(report)? + "\n"));
-            files.push((&args.junit, "--junit", crate::report::test::junit::render(report)?));
-            files.push((&args.html, "--html", crate::report::html::test::render(report)));
-            crate::report::test::human::render(report, false, false, None)
+            let mut on_stdout = emit(&args.json, "--json", || Ok(serde_json::to_string_pretty(report)? + "\n"))?;
+            on_stdout |= emit(&args.junit, "--junit", || crate::report::test::junit::render(report))?;
+            on_stdout |= emit(&args.html, "--html", || Ok(crate::report::html::test::render(report)))?;
+            (on_stdout, crate::report::test::human::render(report, false, false, None))
         }
         Report::Bench(report) => {
             refuse(&args.junit, "--junit", "a bench report")?;
-            files.push((&args.json, "--json", JsonExporter.render(report)?));
-            files.push((&args.csv, "--csv", CsvExporter.render(report)?));
-            files.push((&args.markdown, "--markdown", MarkdownExporter.render(report)?));
-            files.push((&args.html, "--html", HtmlExporter.render(report)?));
-            crate::report::bench::human::render(report)
+            let mut on_stdout = emit(&args.json, "--json", || JsonExporter.render(report))?;
+            on_stdout |= emit(&args.csv, "--csv", || CsvExporter.render(report))?;
+            on_stdout |= emit(&args.markdown, "--markdown", || MarkdownExporter.render(report))?;
+            on_stdout |= emit(&args.html, "--html", || HtmlExporter.render(report))?;
+            (on_stdout, crate::report::bench::human::render(report))
         }
     };
-    let on_stdout = write_all(&mut files)?;
     if !on_stdout {
         crate::out!("{summary}");
     }
@@ -59,6 +54,15 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
         Report::Bench(r) => !r.failed.is_empty(),
     };
     Ok(if failed { ExitStatus::Failed } else { ExitStatus::Success })
+}
+
+/// Renders and writes one requested export (`-`: stdout); renders nothing not asked for.
+/// Returns whether it went to stdout.
+fn emit(path: &Option<PathBuf>, flag: &str, render: impl FnOnce() -> Result<String>) -> Result<bool> {
+    match path {
+        Some(path) => crate::report::write_text(path, &render()?, flag),
+        None => Ok(false),
+    }
 }
 
 /// A test run without `--expect` fails on any case that did not pass; with it, only on the
@@ -72,20 +76,4 @@ fn refuse(flag: &Option<PathBuf>, name: &str, what: &str) -> Result<()> {
         bail!("{name}: there is no such file for {what}");
     }
     Ok(())
-}
-
-/// Writes each requested file atomically, one `-` to stdout; whether one went to stdout.
-fn write_all(files: &mut [(&Option<PathBuf>, &str, String)]) -> Result<bool> {
-    let mut on_stdout = false;
-    for (path, flag, text) in files.iter() {
-        let Some(path) = path else { continue };
-        if path == Path::new("-") {
-            crate::out!("{text}");
-            on_stdout = true;
-        } else {
-            crate::fsutil::write_atomic(path, text.as_bytes())
-                .map_err(|e| anyhow::anyhow!("{flag} {}: {e}", path.display()))?;
-        }
-    }
-    Ok(on_stdout)
 }

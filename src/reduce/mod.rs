@@ -25,7 +25,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::graph::{Graph, TensorType};
-use crate::runtime::engine::diagnose::{value_text, NodeDetail, TensorSeen};
+use crate::runtime::engine::diagnose::{value_text, NodeDetail};
 use crate::tensor::{HostTensor, HostValue};
 use bisect::{Found, Verdict};
 use candidate::Outcome;
@@ -343,30 +343,10 @@ impl Reducer<'_> {
 
     /// The node with its inputs' and outputs' types and shapes from B's values.
     fn node_detail(&self, node: &crate::graph::Node) -> NodeDetail {
-        let seen = |names: &[String]| -> Vec<TensorSeen> {
-            names
-                .iter()
-                .filter(|n| !n.is_empty())
-                .map(|n| TensorSeen {
-                    name: n.clone(),
-                    value: match self.values.get(n) {
-                        Some(v) => value_text(v),
-                        None if self.graph.is_initializer(n) => "initializer".to_string(),
-                        None => "?".to_string(),
-                    },
-                })
-                .collect()
-        };
-        NodeDetail {
-            name: node.name.clone(),
-            op_type: node.op_type.clone(),
-            domain: node.domain.clone(),
-            opset: self.graph.opset(node),
-            attributes: node.attributes.clone(),
-            inputs: seen(&node.inputs),
-            outputs: seen(&node.outputs),
-            in_subgraph: false,
-            enclosing: None,
-        }
+        NodeDetail::of(self.graph, node, |name| match self.values.get(name) {
+            Some(v) => value_text(v),
+            None if self.graph.is_initializer(name) => "initializer".to_string(),
+            None => "?".to_string(),
+        })
     }
 }

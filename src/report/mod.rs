@@ -103,8 +103,13 @@ pub fn ms(d: std::time::Duration) -> f64 {
 /// Writes `value` as pretty JSON to `path`, or to stdout when `path` is `-`. Returns whether it
 /// went to stdout (then the caller prints nothing else there).
 pub fn write_json(path: &std::path::Path, value: &impl Serialize, flag: &str) -> anyhow::Result<bool> {
+    write_text(path, &(serde_json::to_string_pretty(value)? + "\n"), flag)
+}
+
+/// Writes `text` to `path` atomically, or to stdout when `path` is `-`; an error names `flag`
+/// and the file. Returns whether it went to stdout.
+pub fn write_text(path: &std::path::Path, text: &str, flag: &str) -> anyhow::Result<bool> {
     use anyhow::Context;
-    let text = serde_json::to_string_pretty(value)? + "\n";
     if path == std::path::Path::new("-") {
         crate::out!("{text}");
         return Ok(true);

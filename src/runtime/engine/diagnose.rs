@@ -9,6 +9,7 @@
 //! reference run with those tensors exposed as outputs. A compile failure names no node:
 //! `dmlrun reduce` finds it by bisection.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -85,6 +86,24 @@ pub struct NodeDetail {
 }
 
 impl NodeDetail {
+    /// A main-graph node as the graph has it, its tensors each said by `value_of`.
+    pub fn of(graph: &Graph, node: &crate::graph::Node, value_of: impl Fn(&str) -> String) -> NodeDetail {
+        let seen = |names: &[String]| -> Vec<TensorSeen> {
+            names.iter().filter(|n| !n.is_empty()).map(|n| TensorSeen { name: n.clone(), value: value_of(n) }).collect()
+        };
+        NodeDetail {
+            name: node.name.clone(),
+            op_type: node.op_type.clone(),
+            domain: node.domain.clone(),
+            opset: graph.opset(node),
+            attributes: node.attributes.clone(),
+            inputs: seen(&node.inputs),
+            outputs: seen(&node.outputs),
+            in_subgraph: false,
+            enclosing: None,
+        }
+    }
+
     /// `'Mul@0' (Mul, opset 11; in: x float32 [6, 3, 48, 192], ...; out: ...)`.
     pub fn describe(&self) -> String {
         let mut parts = vec![match self.opset {
@@ -341,35 +360,16 @@ fn node_detail(
         };
     };
     let tensors: Vec<String> = node.inputs.iter().chain(&node.outputs).filter(|n| !n.is_empty()).cloned().collect();
-    let seen = exposed_values(runtime, graph, reference, prepared, &tensors).unwrap_or_default();
-    let describe = |names: &[String]| -> Vec<TensorSeen> {
-        names
-            .iter()
-            .filter(|n| !n.is_empty())
-            .map(|n| TensorSeen {
-                name: n.clone(),
-                value: if graph.is_initializer(n) {
-                    format!(
-                        "{} (initializer)",
-                        seen.iter().find(|(k, _)| k == n).map_or("?".to_string(), |(_, v)| v.clone())
-                    )
-                } else {
-                    seen.iter().find(|(k, _)| k == n).map_or("?".to_string(), |(_, v)| v.clone())
-                },
-            })
-            .collect()
-    };
-    NodeDetail {
-        name: node.name.clone(),
-        op_type: node.op_type.clone(),
-        domain: node.domain.clone(),
-        opset: graph.opset(node),
-        attributes: node.attributes.clone(),
-        inputs: describe(&node.inputs),
-        outputs: describe(&node.outputs),
-        in_subgraph: false,
-        enclosing: None,
-    }
+    let seen: HashMap<String, String> =
+        exposed_values(runtime, graph, reference, prepared, &tensors).unwrap_or_default().into_iter().collect();
+    NodeDetail::of(graph, node, |name| {
+        let value = seen.get(name).map_or("?", String::as_str);
+        if graph.is_initializer(name) {
+            format!("{value} (initializer)")
+        } else {
+            value.to_string()
+        }
+    })
 }
 
 /// `tensors` as a reference run of the model with them exposed gives them: name and
