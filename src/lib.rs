@@ -9,6 +9,7 @@ pub(crate) mod compare;
 pub mod exit;
 pub mod formats;
 pub(crate) mod fsutil;
+pub mod generate;
 pub(crate) mod graph;
 pub(crate) mod inputs;
 pub mod interrupt;

@@ -5,6 +5,7 @@
 //! parsers in `parse.rs`; everything is re-exported here, so `cli::RunArgs` is the one name.
 
 mod bench;
+mod generate;
 mod inspect;
 mod merge;
 mod parse;
@@ -18,6 +19,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub use bench::BenchArgs;
+pub use generate::{GenerateArgs, KvLayout};
 pub use inspect::{CompletionsArgs, DevicesArgs, DoctorArgs, InfoArgs};
 pub use merge::MergeArgs;
 pub use parse::*;
@@ -39,6 +41,9 @@ Typical uses:
 
   Benchmark a folder of models and gate on a 5% median-latency regression:
     dmlrun bench models/ --duration 10s --json bench.json --baseline last-bench.json
+
+  Time to first token and tokens/s of an onnxruntime-genai model on DirectML:
+    dmlrun generate phi3-dml/ --device 0 --prompt-tokens 128 -n 128 --io-on-device
 
   Find the node DirectML rejects, as a minimal model for a bug report:
     dmlrun reduce det.onnx --device 0 --shape x=1,3,736,736
@@ -107,6 +112,13 @@ pub enum Command {
     /// reference EP (--compare-ep, the CPU by default) gave them. Exit code 0 when a minimal
     /// model was written, 1 when the time limit stopped the search first, 2 on error.
     Reduce(Box<ReduceArgs>),
+    /// Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx)
+    /// and measure it as LLM benchmarks do: time to first token, tokens per second, per-token
+    /// latency.
+    ///
+    /// The text goes to stdout as it is produced, the figures to stderr. Exit code 1 when
+    /// --compare-ep generates different tokens.
+    Generate(Box<GenerateArgs>),
     /// Put reports back together: the JSON reports of a run's --shard K/N parts into the report
     /// of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work
     /// on different machines or devices side by side.

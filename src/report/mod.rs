@@ -1,6 +1,7 @@
 //! Run reports: one value computed by the commands, rendered by one module per format.
 
 pub mod bench;
+pub mod generate;
 pub mod html;
 pub mod human;
 pub mod json;

@@ -7,6 +7,7 @@
 //! `sessions` (`bench --sessions`), `gpu_memory` (DXGI's readings); this file completes the
 //! plan from the inputs and holds what they share.
 
+mod decoder;
 mod device_io;
 pub mod diagnose;
 mod gpu_memory;
@@ -21,6 +22,7 @@ use std::time::Duration;
 use anyhow::Result;
 use ort::session::Session;
 
+pub use decoder::{DecoderOptions, DecoderSession};
 pub use device_io::DeviceIo;
 pub use gpu_memory::{GpuMemory, GpuMemoryTracker};
 pub use measure::measure;

@@ -1,0 +1,193 @@
+//! `dmlrun generate`.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Args, ValueEnum};
+
+use super::parse::*;
+use super::{DeviceIoArgs, OrtArgs, SessionArgs};
+use crate::runtime::plan::{EpRequest, OptimizationLevel};
+
+/// How the KV cache is kept between steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KvLayout {
+    /// One buffer of --max-length positions, bound as both past and present (static shapes).
+    Shared,
+    /// Each step's present outputs become the next step's past inputs, one position longer.
+    Growing,
+}
+
+/// `dmlrun generate`.
+#[derive(Debug, Clone, Args)]
+#[command(group(ArgGroup::new("prompt_source").args(["prompt", "prompt_file", "prompt_tokens", "prompt_ids"])))]
+pub struct GenerateArgs {
+    /// An onnxruntime-genai model folder (genai_config.json, the decoder .onnx, tokenizer.json),
+    /// or a decoder .onnx with input_ids, past_key_values.N.key|value inputs and logits,
+    /// present.N.key|value outputs (give its tokenizer with --tokenizer).
+    ///
+    /// Example: dmlrun generate phi-3-mini-dml/ --prompt "Why is the sky blue?"
+    #[arg(value_name = "MODEL")]
+    pub model: PathBuf,
+
+    /// The prompt text, tokenized with the model's tokenizer.json.
+    ///
+    /// Example: --prompt "Write a haiku about GPUs."
+    #[arg(short, long, value_name = "TEXT")]
+    pub prompt: Option<String>,
+
+    /// A file of prompts, one per line (empty lines skipped); each is generated and reported
+    /// on its own.
+    ///
+    /// Example: --prompt-file prompts.txt
+    #[arg(long, value_name = "FILE")]
+    pub prompt_file: Option<PathBuf>,
+
+    /// A synthetic prompt of exactly N tokens (ids drawn from --seed), as LLM benchmark scripts
+    /// use; needs no tokenizer.
+    ///
+    /// Example: --prompt-tokens 1024
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub prompt_tokens: Option<u64>,
+
+    /// The prompt as token ids, comma-separated (to reproduce another tool's run exactly);
+    /// needs no tokenizer.
+    ///
+    /// Example: --prompt-ids 1,450,4996,17354
+    #[arg(long, value_name = "IDS", value_delimiter = ',', num_args = 1..)]
+    pub prompt_ids: Option<Vec<i64>>,
+
+    /// The tokenizer.json to use (default: the one in the model's folder).
+    ///
+    /// Example: --tokenizer qwen/tokenizer.json
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
+
+    /// Stop after this many new tokens (or at an end-of-sequence token).
+    ///
+    /// Example: --max-new-tokens 128
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_new_tokens: u64,
+
+    /// The KV buffer's length in positions (prompt plus new tokens), fixed so that DirectML
+    /// compiles one shape for every prompt. Default: the prompt plus --max-new-tokens.
+    ///
+    /// Example: --max-length 2048
+    #[arg(long, value_name = "N")]
+    pub max_length: Option<usize>,
+
+    /// The model's context length, for a bare .onnx (a genai folder's config says it).
+    ///
+    /// Example: --context-length 4096
+    #[arg(long, value_name = "N")]
+    pub context_length: Option<usize>,
+
+    /// The KV cache's layout: shared (one static buffer, onnxruntime-genai's
+    /// past_present_share_buffer) or growing. Default: what genai_config.json says; growing for
+    /// a bare .onnx.
+    ///
+    /// Example: --kv-layout growing
+    #[arg(long, value_name = "LAYOUT")]
+    pub kv_layout: Option<KvLayout>,
+
+    /// Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens
+    /// (benchmarks).
+    ///
+    /// Example: --ignore-eos
+    #[arg(long)]
+    pub ignore_eos: bool,
+
+    /// Sample the next token instead of taking the most likely one (greedy, the default).
+    ///
+    /// Example: --sample --temperature 0.7 --top-p 0.9 --seed 1
+    #[arg(long)]
+    pub sample: bool,
+
+    /// Sampling temperature (with --sample).
+    ///
+    /// Example: --temperature 0.7
+    #[arg(long, value_name = "T", default_value_t = 1.0, requires = "sample")]
+    pub temperature: f32,
+
+    /// Sample among the K most likely tokens only (0: all; with --sample).
+    ///
+    /// Example: --top-k 50
+    #[arg(long, value_name = "K", default_value_t = 0, requires = "sample")]
+    pub top_k: usize,
+
+    /// Sample among the most likely tokens whose probabilities reach P (with --sample).
+    ///
+    /// Example: --top-p 0.9
+    #[arg(long, value_name = "P", default_value_t = 1.0, requires = "sample")]
+    pub top_p: f32,
+
+    /// Seed for --sample and for --prompt-tokens.
+    ///
+    /// Example: --seed 42
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Measured repetitions of each prompt (the figures are over these).
+    ///
+    /// Example: --iterations 5
+    #[arg(short = 'i', long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub iterations: u64,
+
+    /// Unmeasured repetitions first.
+    ///
+    /// Example: --warmup 1
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub warmup: u64,
+
+    /// Also generate greedily on this execution provider and compare the token ids (exit 1
+    /// where they part); takes what --ep takes.
+    ///
+    /// Example: --ep dml --compare-ep cpu
+    #[arg(long, value_name = "EP", value_parser = parse_ep)]
+    pub compare_ep: Option<EpRequest>,
+
+    /// Graph optimisation level of the --compare-ep session (default: the same as --opt-level).
+    ///
+    /// Example: --compare-opt-level disable
+    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
+    pub compare_opt_level: Option<OptimizationLevel>,
+
+    /// Write the JSON report to FILE ("-" for stdout instead of the text).
+    ///
+    /// Example: --json gen.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write the figures as CSV, a row per prompt, to FILE ("-" for stdout).
+    ///
+    /// Example: --csv gen.csv
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write the figures as a Markdown table to FILE ("-" for stdout).
+    ///
+    /// Example: --markdown - >> RESULTS.md
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write a self-contained HTML page to FILE: the figures and a plot of each token's decode
+    /// latency over the sequence (where the KV cache's growth shows).
+    ///
+    /// Example: --html gen.html
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// No generated text on stdout and no progress on stderr (the figures are still printed).
+    ///
+    /// Example: -q
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub device_io: DeviceIoArgs,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}

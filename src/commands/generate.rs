@@ -1,0 +1,324 @@
+//! `dmlrun generate MODEL`: a decoder LLM's text, and the figures LLM benchmarks report.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::cli::{GenerateArgs, KvLayout};
+use crate::exit::ExitStatus;
+use crate::formats::model::ModelFile;
+use crate::generate::tokenizer::{TextStream, TextTokenizer};
+use crate::generate::{self, config, figures, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop};
+use crate::report::generate::{
+    self as report, GenerateReport, KvCache, PromptComparison, PromptResult, TokenComparison,
+};
+use crate::runtime::engine::{DecoderOptions, DecoderSession};
+use crate::runtime::Runtime;
+use crate::settings;
+
+/// A prompt as token ids, with where it came from.
+struct Prompt {
+    source: String,
+    text: Option<String>,
+    ids: Vec<i64>,
+}
+
+pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
+    let (mut spec, info, tokenizer) = read_model(args)?;
+    let vocab = logits_width(&spec, &info)?;
+    if let Some(t) = &tokenizer {
+        t.check_fits(vocab, &spec.model)?;
+    }
+    let prompts = prompts(args, tokenizer.as_ref(), vocab, &spec)?;
+    let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
+    let max_new_tokens = args.max_new_tokens as usize;
+    let kv_length = generate::kv_length(longest, max_new_tokens, args.max_length, spec.context_length)?;
+    if let Some(layout) = args.kv_layout {
+        spec.past_present_share_buffer = layout == KvLayout::Shared;
+    }
+    for flag in [&args.json, &args.csv, &args.markdown, &args.html].into_iter().flatten() {
+        if flag.is_dir() {
+            bail!("{}: is a directory, not a report file", flag.display());
+        }
+    }
+
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
+    let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
+    let options = DecoderOptions {
+        model_path: &spec.model,
+        info: &info,
+        spec: &spec,
+        request: &request,
+        print_plan: args.session.print_plan,
+        kv_length,
+    };
+    let mut decoder = DecoderSession::open(&runtime, &options)?;
+    let sampling = if args.sample {
+        Sampling::Sample { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed }
+    } else {
+        Sampling::Greedy
+    };
+    let settings = LoopSettings { max_new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: args.ignore_eos };
+    // An export to stdout takes it: the text is then not printed.
+    let exports_to_stdout = [&args.json, &args.csv, &args.markdown].into_iter().flatten().any(|p| p == Path::new("-"));
+    let text_to_stdout = !args.quiet && !exports_to_stdout;
+
+    let mut results = Vec::new();
+    let mut interrupted = false;
+    for prompt in &prompts {
+        let repetitions = args.warmup + args.iterations;
+        let mut measured: Vec<Generation> = Vec::new();
+        let mut text = None;
+        for repetition in 0..repetitions {
+            let is_warmup = repetition < args.warmup;
+            let streamed = !is_warmup && measured.is_empty();
+            if !args.quiet && prompts.len() > 1 && repetition == 0 {
+                crate::errln!("--- {}", prompt.source);
+            }
+            // A seeded sampler per repetition, so repetitions draw alike.
+            let mut sampler = Sampler::new(sampling);
+            let mut stream = TextStream::default();
+            let mut produced = String::new();
+            let generation = generate::generate(&mut decoder, &prompt.ids, &settings, &mut sampler, &mut |id| {
+                if streamed {
+                    if let Some(t) = &tokenizer {
+                        let piece = stream.push(t, id)?;
+                        if text_to_stdout {
+                            crate::out!("{piece}");
+                        }
+                        produced.push_str(&piece);
+                    }
+                }
+                Ok(())
+            })
+            .with_context(|| format!("generating from {}", prompt.source))?;
+            if let Some(memory) = decoder.model.memory.as_mut() {
+                memory.sample();
+            }
+            if streamed {
+                if text_to_stdout && tokenizer.is_some() {
+                    crate::outln!();
+                }
+                text = tokenizer.as_ref().map(|_| produced.clone());
+            }
+            if !args.quiet && repetitions > 1 {
+                crate::errln!(
+                    "{} {}/{}: {} tokens",
+                    if is_warmup { "warm-up" } else { "repetition" },
+                    if is_warmup { repetition + 1 } else { repetition - args.warmup + 1 },
+                    if is_warmup { args.warmup } else { args.iterations },
+                    generation.tokens.len()
+                );
+            }
+            let stop = generation.stop;
+            if !is_warmup {
+                measured.push(generation);
+            }
+            if stop == Stop::Interrupted {
+                interrupted = true;
+                break;
+            }
+        }
+        if let Some(first) = measured.first() {
+            results.push(PromptResult {
+                source: prompt.source.clone(),
+                text: prompt.text.clone(),
+                prompt_token_ids: prompt.ids.clone(),
+                token_ids: first.tokens.clone(),
+                generated_text: text,
+                stop: first.stop,
+                figures: figures::figures(&measured),
+            });
+        }
+        if interrupted {
+            break;
+        }
+    }
+
+    let comparison = match (&args.compare_ep, interrupted) {
+        (Some(ep), false) => {
+            let reference = request.reference(ep.clone(), args.compare_opt_level);
+            let options = DecoderOptions { request: &reference, print_plan: false, ..options };
+            let mut other = DecoderSession::open(&runtime, &options).context("the --compare-ep session")?;
+            let mut compared = Vec::new();
+            for (prompt, result) in prompts.iter().zip(&results) {
+                let greedy = generate::generate(
+                    &mut other,
+                    &prompt.ids,
+                    &settings,
+                    &mut Sampler::new(Sampling::Greedy),
+                    &mut |_| Ok(()),
+                )?;
+                let ours = if args.sample {
+                    // Sampled tokens are not comparable; greedy ones on this EP are.
+                    generate::generate(
+                        &mut decoder,
+                        &prompt.ids,
+                        &settings,
+                        &mut Sampler::new(Sampling::Greedy),
+                        &mut |_| Ok(()),
+                    )?
+                    .tokens
+                } else {
+                    result.token_ids.clone()
+                };
+                let first_difference = report::first_difference(&ours, &greedy.tokens);
+                compared.push(PromptComparison {
+                    source: prompt.source.clone(),
+                    matching: first_difference.unwrap_or(ours.len()),
+                    first_difference,
+                    reference_token_ids: greedy.tokens,
+                });
+            }
+            Some(TokenComparison { reference_ep: other.model.device.describe(), prompts: compared })
+        }
+        _ => None,
+    };
+
+    let report = GenerateReport {
+        schema: report::GENERATE_SCHEMA,
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        model: args.model.clone(),
+        decoder: spec.clone(),
+        tokenizer: tokenizer.as_ref().map(|t| t.path.clone()),
+        onnxruntime: runtime.library.clone(),
+        device: decoder.model.device.clone(),
+        plan: decoder.model.plan.clone(),
+        session_create_ms: crate::report::ms(decoder.model.session_time),
+        kv_cache: KvCache {
+            layout: if spec.past_present_share_buffer { "shared" } else { "growing" },
+            length: spec.past_present_share_buffer.then_some(kv_length),
+            bytes: decoder.kv_bytes,
+            on_device: decoder.kv_on_device(),
+        },
+        sampling,
+        max_new_tokens,
+        warmup: args.warmup,
+        prompts: results,
+        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
+        gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
+        comparison,
+        interrupted,
+    };
+    write_reports(args, &report)?;
+    if interrupted {
+        crate::errln!("dmlrun: interrupted: the figures are over what was generated");
+        return Ok(ExitStatus::Interrupted);
+    }
+    Ok(match &report.comparison {
+        Some(c) if !c.all_match() => ExitStatus::Failed,
+        _ => ExitStatus::Success,
+    })
+}
+
+/// The decoder's spec, its header and its tokenizer (if any) from MODEL and the flags.
+fn read_model(args: &GenerateArgs) -> Result<(DecoderSpec, crate::formats::model::ModelInfo, Option<TextTokenizer>)> {
+    let model = &args.model;
+    let (mut spec, tokenizer_path) = if model.is_dir() {
+        let spec = config::from_genai_folder(model)?;
+        let default_tokenizer = model.join("tokenizer.json");
+        (spec, args.tokenizer.clone().or_else(|| default_tokenizer.is_file().then_some(default_tokenizer)))
+    } else if model.is_file() {
+        let info = crate::formats::model::ModelInfo::read(model)?;
+        let mut spec = config::from_bare_model(model, &info)?;
+        if let Some(context) = args.context_length {
+            spec.context_length = context;
+            spec.max_length = context;
+        }
+        (spec, args.tokenizer.clone())
+    } else {
+        bail!("model {}: no such file or folder", model.display());
+    };
+    if !spec.model.is_file() {
+        bail!("{}: names the decoder {}, which does not exist", spec.source, spec.model.display());
+    }
+    let info = ModelFile::read(&spec.model)?.info;
+    if model.is_dir() {
+        config::keep_declared_inputs(&mut spec, &info);
+    }
+    spec.check_against(&info)?;
+    let tokenizer = tokenizer_path.map(|p: PathBuf| TextTokenizer::load(&p)).transpose()?;
+    Ok((spec, info, tokenizer))
+}
+
+/// How many logits a position has: the model's fixed last logits dimension, or the config's
+/// vocabulary size.
+fn logits_width(spec: &DecoderSpec, info: &crate::formats::model::ModelInfo) -> Result<usize> {
+    let declared =
+        info.outputs.iter().find(|o| o.name == spec.logits).and_then(|o| o.dims.last()).and_then(|d| d.value);
+    match (declared, spec.vocab_size) {
+        (Some(d), Some(v)) if d as usize != v => {
+            bail!("{}: vocab_size {v}, but the model's '{}' has {d} per position", spec.source, spec.logits)
+        }
+        (Some(d), _) => Ok(d as usize),
+        (None, Some(v)) => Ok(v),
+        (None, None) => bail!(
+            "model {}: '{}' has no fixed vocabulary dimension and no config names one",
+            spec.model.display(),
+            spec.logits
+        ),
+    }
+}
+
+fn prompts(
+    args: &GenerateArgs,
+    tokenizer: Option<&TextTokenizer>,
+    vocab: usize,
+    spec: &DecoderSpec,
+) -> Result<Vec<Prompt>> {
+    let need_tokenizer = |flag: &str| -> Result<&TextTokenizer> {
+        tokenizer.with_context(|| {
+            format!("{flag} needs a tokenizer: {} has no tokenizer.json; give one with --tokenizer FILE (or use --prompt-tokens N)", args.model.display())
+        })
+    };
+    if let Some(n) = args.prompt_tokens {
+        let ids = generate::synthetic_prompt(
+            n as usize,
+            tokenizer.map_or(vocab, |t| t.vocab_size().min(vocab)),
+            &spec.eos_token_ids,
+            args.seed,
+        );
+        return Ok(vec![Prompt { source: format!("{n} synthetic tokens"), text: None, ids }]);
+    }
+    if let Some(ids) = &args.prompt_ids {
+        if let Some(bad) = ids.iter().find(|&&id| id < 0 || id as usize >= vocab) {
+            bail!("--prompt-ids: {bad} is not a token id of this model (its vocabulary has {vocab} ids)");
+        }
+        return Ok(vec![Prompt { source: "--prompt-ids".into(), text: None, ids: ids.clone() }]);
+    }
+    if let Some(text) = &args.prompt {
+        let ids = need_tokenizer("--prompt")?.encode(text)?;
+        return Ok(vec![Prompt { source: "--prompt".into(), text: Some(text.clone()), ids }]);
+    }
+    if let Some(file) = &args.prompt_file {
+        let tokenizer = need_tokenizer("--prompt-file")?;
+        let content = std::fs::read_to_string(file).with_context(|| format!("--prompt-file {}", file.display()))?;
+        let mut prompts = Vec::new();
+        for (i, line) in content.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let ids = tokenizer.encode(line)?;
+            prompts.push(Prompt { source: format!("{}:{}", file.display(), i + 1), text: Some(line.to_string()), ids });
+        }
+        if prompts.is_empty() {
+            bail!("--prompt-file {}: no prompts (every line is empty)", file.display());
+        }
+        return Ok(prompts);
+    }
+    bail!("no prompt: give --prompt TEXT, --prompt-file FILE, --prompt-tokens N or --prompt-ids IDS")
+}
+
+fn write_reports(args: &GenerateArgs, report: &GenerateReport) -> Result<()> {
+    if let Some(path) = &args.json {
+        crate::report::write_json(path, report, "--json")?;
+    }
+    if let Some(path) = &args.csv {
+        crate::report::write_text(path, &report::csv(report), "--csv")?;
+    }
+    if let Some(path) = &args.markdown {
+        crate::report::write_text(path, &report::markdown(report), "--markdown")?;
+    }
+    if let Some(path) = &args.html {
+        crate::report::write_text(path, &report::html(report), "--html")?;
+    }
+    crate::err!("{}", report::human(report));
+    Ok(())
+}

@@ -1,0 +1,329 @@
+//! `dmlrun generate`'s report: the value, and its human summary, CSV, Markdown and HTML.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::generate::figures::GenerationFigures;
+use crate::generate::{DecoderSpec, Sampling, Stop};
+use crate::runtime::engine::{DeviceReport, GpuMemory};
+use crate::runtime::plan::SessionPlan;
+use crate::runtime::LibraryInfo;
+
+pub const GENERATE_SCHEMA: &str = "dmlrun.generate/1";
+
+/// Everything `dmlrun generate` measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct GenerateReport {
+    pub schema: &'static str,
+    pub dmlrun_version: &'static str,
+    pub model: PathBuf,
+    pub decoder: DecoderSpec,
+    pub tokenizer: Option<PathBuf>,
+    pub onnxruntime: LibraryInfo,
+    pub device: DeviceReport,
+    pub plan: SessionPlan,
+    /// ONNX Runtime session creation (ms).
+    pub session_create_ms: f64,
+    pub kv_cache: KvCache,
+    pub sampling: Sampling,
+    pub max_new_tokens: usize,
+    pub warmup: u64,
+    pub prompts: Vec<PromptResult>,
+    /// The process's peak resident memory, where the platform reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_memory: Option<GpuMemory>,
+    /// With --compare-ep: the reference EP's greedy tokens against these.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<TokenComparison>,
+    /// Ctrl-C stopped the run; the figures are over what was done.
+    pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KvCache {
+    /// `shared` or `growing`.
+    pub layout: &'static str,
+    /// Positions in the shared buffer (prompt plus new tokens at most).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub length: Option<usize>,
+    /// Bytes allocated (shared) or at the largest (growing).
+    pub bytes: u64,
+    /// In DirectML's memory (--io-on-device) rather than the host's.
+    pub on_device: bool,
+}
+
+/// One prompt's generation and figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptResult {
+    /// `text`, `file:LINE` or `synthetic`.
+    pub source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    pub prompt_token_ids: Vec<i64>,
+    /// The first measured repetition's tokens (every greedy repetition makes the same).
+    pub token_ids: Vec<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generated_text: Option<String>,
+    pub stop: Stop,
+    pub figures: GenerationFigures,
+}
+
+/// Token ids from two EPs, greedy, compared prompt by prompt.
+#[derive(Debug, Clone, Serialize)]
+pub struct TokenComparison {
+    pub reference_ep: String,
+    pub prompts: Vec<PromptComparison>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptComparison {
+    pub source: String,
+    /// Tokens equal from the start.
+    pub matching: usize,
+    /// The first position where they part (None: equal throughout).
+    pub first_difference: Option<usize>,
+    pub reference_token_ids: Vec<i64>,
+}
+
+impl TokenComparison {
+    pub fn all_match(&self) -> bool {
+        self.prompts.iter().all(|p| p.first_difference.is_none())
+    }
+}
+
+/// Where two token sequences first differ (a length difference counts).
+pub fn first_difference(a: &[i64], b: &[i64]) -> Option<usize> {
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    (common < a.len().max(b.len())).then_some(common)
+}
+
+fn f1(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+fn f2(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+fn stat(s: &Option<crate::stats::LatencyStats>, f: fn(&crate::stats::LatencyStats) -> f64) -> String {
+    s.as_ref().map_or_else(|| "-".to_string(), |s| f2(f(s)))
+}
+
+/// The human summary printed after the text (to stderr).
+pub fn human(report: &GenerateReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "model:     {} ({})", report.model.display(), report.device.describe());
+    let _ = writeln!(
+        out,
+        "session:   {:.1} ms to create; KV cache {} ({}{}, {:.1} MiB{})",
+        report.session_create_ms,
+        report.kv_cache.layout,
+        report.kv_cache.length.map(|l| format!("{l} positions, ")).unwrap_or_default(),
+        if report.kv_cache.layout == "shared" { "bound as past and present" } else { "present -> past" },
+        report.kv_cache.bytes as f64 / (1024.0 * 1024.0),
+        if report.kv_cache.on_device { ", on the device" } else { "" }
+    );
+    for p in &report.prompts {
+        let f = &p.figures;
+        let _ = writeln!(
+            out,
+            "prompt:    {} ({} tokens) -> {} new tokens ({}), {} repetition(s) after {} warm-up",
+            p.source,
+            f.prompt_tokens,
+            f.new_tokens,
+            serde_json::to_value(p.stop).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+            f.repetitions,
+            report.warmup
+        );
+        let _ = writeln!(
+            out,
+            "  time to first token  {} ms (p50)   prompt {} tokens/s",
+            stat(&f.ttft_ms, |s| s.p50),
+            f1(f.prompt_tokens_per_s)
+        );
+        let _ = writeln!(
+            out,
+            "  decode per token     p50 {} ms   p90 {} ms   p99 {} ms   {} tokens/s",
+            stat(&f.decode_ms, |s| s.p50),
+            stat(&f.decode_ms, |s| s.p90),
+            stat(&f.decode_ms, |s| s.p99),
+            f1(f.generation_tokens_per_s)
+        );
+        let ph = &f.decode_phases;
+        let _ = writeln!(
+            out,
+            "  per token: run {} ms, inputs {} ms, logits out {} ms, sampling {} ms;  end to end {} ms (p50)",
+            f2(ph.compute_ms),
+            f2(ph.inputs_ms),
+            f2(ph.outputs_ms),
+            f2(ph.sampling_ms),
+            stat(&f.end_to_end_ms, |s| s.p50)
+        );
+    }
+    if let Some(rss) = report.peak_rss_bytes {
+        let _ = writeln!(out, "memory:    peak RSS {:.1} MiB", rss as f64 / (1024.0 * 1024.0));
+    }
+    if let Some(c) = &report.comparison {
+        for p in &c.prompts {
+            match p.first_difference {
+                None => {
+                    let _ = writeln!(out, "compare:   {} generates the same {} tokens", c.reference_ep, p.matching);
+                }
+                Some(at) => {
+                    let _ = writeln!(
+                        out,
+                        "compare:   {} parts at token {at} ({} equal before it): this EP {:?}, {} {:?}",
+                        c.reference_ep,
+                        p.matching,
+                        report.prompts.iter().find(|r| r.source == p.source).and_then(|r| r.token_ids.get(at)),
+                        c.reference_ep,
+                        p.reference_token_ids.get(at)
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+const COLUMNS: &[&str] = &[
+    "prompt",
+    "prompt_tokens",
+    "new_tokens",
+    "repetitions",
+    "ttft_ms_p50",
+    "prompt_tokens_per_s",
+    "decode_ms_p50",
+    "decode_ms_p90",
+    "decode_ms_p99",
+    "generation_tokens_per_s",
+    "end_to_end_ms_p50",
+    "session_create_ms",
+];
+
+fn row(report: &GenerateReport, p: &PromptResult) -> Vec<String> {
+    let f = &p.figures;
+    vec![
+        p.source.clone(),
+        f.prompt_tokens.to_string(),
+        f.new_tokens.to_string(),
+        f.repetitions.to_string(),
+        stat(&f.ttft_ms, |s| s.p50),
+        f1(f.prompt_tokens_per_s),
+        stat(&f.decode_ms, |s| s.p50),
+        stat(&f.decode_ms, |s| s.p90),
+        stat(&f.decode_ms, |s| s.p99),
+        f1(f.generation_tokens_per_s),
+        stat(&f.end_to_end_ms, |s| s.p50),
+        f1(report.session_create_ms),
+    ]
+}
+
+pub fn csv(report: &GenerateReport) -> String {
+    let quote =
+        |s: &str| if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
+    let mut out = COLUMNS.join(",") + "\n";
+    for p in &report.prompts {
+        out += &(row(report, p).iter().map(|c| quote(c)).collect::<Vec<_>>().join(",") + "\n");
+    }
+    out
+}
+
+pub fn markdown(report: &GenerateReport) -> String {
+    let mut out =
+        format!("| {} |\n|{}|\n", COLUMNS.join(" | "), COLUMNS.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
+    for p in &report.prompts {
+        out +=
+            &format!("| {} |\n", row(report, p).iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
+    }
+    out
+}
+
+/// The HTML page: the figures and, per prompt, the decode latency at each position.
+pub fn html(report: &GenerateReport) -> String {
+    use super::html::{esc, Page};
+    let mut page = Page::new();
+    page.heading(1, &format!("dmlrun generate: {}", report.model.display()));
+    page.push(&format!(
+        "<p>{} &middot; ONNX Runtime {} &middot; KV cache {} ({:.1} MiB{}) &middot; session created in {:.1} ms</p>",
+        esc(&report.device.describe()),
+        esc(&report.onnxruntime.version),
+        report.kv_cache.layout,
+        report.kv_cache.bytes as f64 / (1024.0 * 1024.0),
+        if report.kv_cache.on_device { ", on the device" } else { "" },
+        report.session_create_ms
+    ));
+    let header: Vec<&str> = COLUMNS.to_vec();
+    let rows: Vec<(String, Vec<String>)> = report.prompts.iter().map(|p| (String::new(), row(report, p))).collect();
+    page.table("figures", &header, &(1..COLUMNS.len()).collect::<Vec<_>>(), &rows);
+    for p in &report.prompts {
+        page.heading(2, &format!("{}: decode latency per token", p.source));
+        page.push(&position_plot(&p.figures.per_position_ms));
+        if let Some(text) = &p.generated_text {
+            page.push(&format!("<pre class=\"generated\">{}</pre>", esc(text)));
+        }
+    }
+    page.finish(&format!("dmlrun generate {}", report.model.display()))
+}
+
+/// A line of the mean decode latency at each position (inline SVG).
+fn position_plot(per_position_ms: &[f64]) -> String {
+    if per_position_ms.is_empty() {
+        return "<p>One new token: no decode steps to plot.</p>".to_string();
+    }
+    let (w, h, left, bottom) = (720.0, 240.0, 56.0, 28.0);
+    let max = per_position_ms.iter().copied().fold(0.0f64, f64::max).max(1e-9) * 1.1;
+    let n = per_position_ms.len().max(2) - 1;
+    let x = |i: usize| left + (w - left - 8.0) * i as f64 / n as f64;
+    let y = |v: f64| 8.0 + (h - bottom - 8.0) * (1.0 - v / max);
+    let points: Vec<String> =
+        per_position_ms.iter().enumerate().map(|(i, &v)| format!("{:.1},{:.1}", x(i), y(v))).collect();
+    let mut svg = format!(
+        "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"decode latency per token position\"><title>decode latency (ms) at each token after the first</title>"
+    );
+    for frac in [0.0, 0.5, 1.0] {
+        let v = max / 1.1 * frac;
+        let (line_y, label_y) = (y(v), y(v) + 4.0);
+        let _ = write!(
+            svg,
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{line_y:.1}\" y2=\"{line_y:.1}\" stroke=\"var(--grid)\"/><text x=\"{}\" y=\"{label_y:.1}\" text-anchor=\"end\" font-size=\"11\" fill=\"var(--muted)\">{}</text>",
+            w - 8.0,
+            left - 4.0,
+            super::html::svg::ms(v)
+        );
+    }
+    let _ = write!(
+        svg,
+        "<polyline fill=\"none\" stroke=\"var(--s1)\" stroke-width=\"1.5\" points=\"{}\"/><text x=\"{left}\" y=\"{}\" font-size=\"11\" fill=\"var(--muted)\">token 2</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\" fill=\"var(--muted)\">token {}</text></svg>",
+        points.join(" "),
+        h - 8.0,
+        w - 8.0,
+        h - 8.0,
+        per_position_ms.len() + 1
+    );
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_difference_counts_a_shorter_sequence() {
+        assert_eq!(first_difference(&[1, 2, 3], &[1, 2, 3]), None);
+        assert_eq!(first_difference(&[1, 2, 3], &[1, 5, 3]), Some(1));
+        assert_eq!(first_difference(&[1, 2], &[1, 2, 3]), Some(2));
+    }
+
+    #[test]
+    fn the_position_plot_has_one_point_per_decode_step() {
+        let svg = position_plot(&[1.0, 2.0, 1.5]);
+        let points = svg.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+        assert_eq!(points.split(' ').count(), 3);
+        assert!(svg.contains("token 4"));
+    }
+}

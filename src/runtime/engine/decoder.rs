@@ -1,0 +1,295 @@
+//! A decoder LLM's session with its KV cache, stepped by `generate`'s loop.
+//!
+//! Two layouts, as onnxruntime-genai has them:
+//! - **shared buffer** (`past_present_share_buffer`): one tensor of `[1, kv_heads, max_length,
+//!   head_size]` per layer and kind, bound through IoBinding as both the past input and the
+//!   present output, so every step has the same KV shapes (what DirectML needs to compile once)
+//!   and nothing is copied between steps. With `--io-on-device` the buffers live in DirectML's
+//!   memory; otherwise in host memory (and DirectML copies them each step).
+//! - **growing**: the present outputs of one step are the past inputs of the next, one position
+//!   longer each time.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use ort::session::Session;
+use ort::value::{DynTensor, DynValue, TensorElementType};
+
+use super::{open, resolve_plan, LoadedModel};
+use crate::formats::model::ModelInfo;
+use crate::generate::{Decoder, DecoderSpec, StepTiming};
+use crate::runtime::plan::PlanRequest;
+use crate::runtime::Runtime;
+
+/// The session, its KV cache and the last logits.
+pub struct DecoderSession {
+    pub model: LoadedModel,
+    spec: DecoderSpec,
+    kv_type: TensorElementType,
+    cache: Cache,
+    /// Positions already in the cache.
+    past: usize,
+    logits: Vec<f32>,
+    /// Bytes of the KV cache as allocated (shared buffer) or at its largest (growing).
+    pub kv_bytes: u64,
+}
+
+enum Cache {
+    Shared {
+        binding: Box<ort::session::IoBinding>,
+        capacity: usize,
+        _buffers: Vec<DynTensor>,
+        on_device: bool,
+        /// Host memory: the logits are bound there again each step, since their shape changes
+        /// between prefill and decode and a bound output keeps the shape of its first run.
+        logits_to: ort::memory::MemoryInfo<'static>,
+    },
+    Growing {
+        past: Vec<(String, DynValue)>,
+    },
+}
+
+/// How the decoder session is set up.
+pub struct DecoderOptions<'a> {
+    pub model_path: &'a Path,
+    pub info: &'a ModelInfo,
+    pub spec: &'a DecoderSpec,
+    pub request: &'a PlanRequest,
+    pub print_plan: bool,
+    /// The shared KV buffer's length in positions (ignored for a growing cache).
+    pub kv_length: usize,
+}
+
+impl DecoderSession {
+    /// Opens the session and allocates the KV cache.
+    pub fn open(runtime: &Runtime, options: &DecoderOptions) -> Result<DecoderSession> {
+        let spec = options.spec;
+        let mut plan = resolve_plan(runtime, options.info, options.request, options.print_plan)?;
+        // Prefill and decode feed different sequence lengths, so the free dimensions stay free
+        // (only --dim fixes them); the KV shapes are what the shared buffer keeps static.
+        plan.auto_dims = false;
+        if plan.graph_capture() {
+            bail!("--dml-graph-capture: dmlrun generate cannot replay a captured decode step yet (each step's token and mask would have to be written into the captured buffers in place); run without it");
+        }
+        if options.print_plan {
+            crate::errln!("session plan:\n{plan}");
+        }
+        let on_device = plan.io_on_device;
+        let device_id = plan.device_id().unwrap_or(0) as i32;
+        let model = open(runtime, options.model_path, options.info.clone(), Duration::ZERO, plan)?;
+        let first_past = DecoderSpec::layer_name(&spec.past_key, 0);
+        let kv_type = model
+            .session
+            .inputs()
+            .iter()
+            .find(|i| i.name() == first_past)
+            .and_then(|i| i.dtype().tensor_type())
+            .ok_or_else(|| anyhow!("model {}: input '{first_past}' is not a tensor", options.model_path.display()))?;
+        if !matches!(kv_type, TensorElementType::Float32 | TensorElementType::Float16) {
+            bail!(
+                "model {}: KV input '{first_past}' is {kv_type:?}; dmlrun generate takes float32 or float16 caches",
+                options.model_path.display()
+            );
+        }
+        let element_bytes = if kv_type == TensorElementType::Float16 { 2 } else { 4 };
+        let (cache, kv_bytes) = if spec.past_present_share_buffer {
+            let shape = [1, spec.kv_heads, options.kv_length, spec.head_size];
+            let mut binding = model.session.create_binding().map_err(|e| anyhow!("IoBinding: {e}"))?;
+            let device_allocator;
+            let allocator = if on_device {
+                device_allocator =
+                    ort::memory::Allocator::new(&model.session, super::device_io::device_memory(device_id)?)
+                        .map_err(|e| anyhow!("--io-on-device: DirectML's allocator: {e}"))?;
+                &device_allocator
+            } else {
+                model.session.allocator()
+            };
+            let mut buffers = Vec::new();
+            for (past, present) in spec.kv_pairs() {
+                let mut buffer = DynTensor::new(allocator, kv_type, shape)
+                    .map_err(|e| anyhow!("allocating the KV buffer '{past}' {shape:?}: {e}"))?;
+                if !on_device {
+                    zero(&mut buffer, element_bytes);
+                }
+                binding.bind_input(past.as_str(), &buffer).map_err(|e| anyhow!("binding '{past}': {e}"))?;
+                binding.bind_output(present.as_str(), &mut buffer).map_err(|e| anyhow!("binding '{present}': {e}"))?;
+                buffers.push(buffer);
+            }
+            let cpu = ort::memory::MemoryInfo::new(
+                ort::memory::AllocationDevice::CPU,
+                0,
+                ort::memory::AllocatorType::Device,
+                ort::memory::MemoryType::Default,
+            )
+            .map_err(|e| anyhow!("memory info: {e}"))?;
+            let bytes = (buffers.len() * shape.iter().product::<usize>() * element_bytes) as u64;
+            (
+                Cache::Shared {
+                    binding: Box::new(binding),
+                    capacity: options.kv_length,
+                    _buffers: buffers,
+                    on_device,
+                    logits_to: cpu,
+                },
+                bytes,
+            )
+        } else {
+            (Cache::Growing { past: Vec::new() }, 0)
+        };
+        let mut session =
+            DecoderSession { model, spec: spec.clone(), kv_type, cache, past: 0, logits: Vec::new(), kv_bytes };
+        session.reset()?;
+        Ok(session)
+    }
+
+    /// Whether the KV cache lives in DirectML's memory.
+    pub fn kv_on_device(&self) -> bool {
+        matches!(self.cache, Cache::Shared { on_device: true, .. })
+    }
+
+    fn empty_past(&self) -> Result<Vec<(String, DynValue)>> {
+        let shape = [1usize, self.spec.kv_heads, 0, self.spec.head_size];
+        self.spec
+            .kv_pairs()
+            .into_iter()
+            .map(|(past, _)| {
+                let value: DynValue = match self.kv_type {
+                    TensorElementType::Float16 => {
+                        ort::value::Tensor::<half::f16>::from_array((shape, Vec::<half::f16>::new()))?.into_dyn()
+                    }
+                    _ => ort::value::Tensor::<f32>::from_array((shape, Vec::<f32>::new()))?.into_dyn(),
+                };
+                Ok((past, value))
+            })
+            .collect::<ort::Result<_>>()
+            .map_err(|e| anyhow!("an empty KV cache: {e}"))
+    }
+
+    /// The step's host inputs: token ids, the mask over every position so far, the positions.
+    fn step_inputs(&self, tokens: &[i64]) -> Result<Vec<(String, DynValue)>> {
+        let n = tokens.len();
+        let total = self.past + n;
+        let tensor = |shape: [usize; 2], data: Vec<i64>| -> Result<DynValue> {
+            Ok(ort::value::Tensor::<i64>::from_array((shape, data)).map_err(|e| anyhow!("{e}"))?.into_dyn())
+        };
+        let mut inputs = vec![(self.spec.input_ids.clone(), tensor([1, n], tokens.to_vec())?)];
+        if let Some(mask) = &self.spec.attention_mask {
+            inputs.push((mask.clone(), tensor([1, total], vec![1; total])?));
+        }
+        if let Some(positions) = &self.spec.position_ids {
+            inputs.push((positions.clone(), tensor([1, n], (self.past as i64..total as i64).collect())?));
+        }
+        Ok(inputs)
+    }
+}
+
+/// Zeroes a host tensor: a fresh allocation holds whatever was there, and a KV position the mask
+/// excludes is still multiplied by zero in some kernels, where NaN garbage would not vanish.
+fn zero(tensor: &mut DynTensor, element_bytes: usize) {
+    let elements: usize = tensor.shape().iter().map(|&d| d.max(0) as usize).product();
+    let ptr = tensor.data_ptr_mut().cast::<u8>();
+    // SAFETY: the tensor was just allocated by ONNX Runtime's CPU allocator with `elements`
+    // elements of `element_bytes` each, and nothing else holds it yet.
+    unsafe { std::ptr::write_bytes(ptr, 0, elements * element_bytes) };
+}
+
+/// The last position's logits of a `[.., vocab]` output, as f32.
+fn last_logits(value: &DynValue, out: &mut Vec<f32>) -> Result<()> {
+    let ty = value.dtype().tensor_type();
+    out.clear();
+    match ty {
+        Some(TensorElementType::Float32) => {
+            let (shape, data) = value.try_extract_tensor::<f32>().map_err(|e| anyhow!("logits: {e}"))?;
+            let vocab = *shape.last().unwrap_or(&0) as usize;
+            out.extend_from_slice(&data[data.len().saturating_sub(vocab)..]);
+        }
+        Some(TensorElementType::Float16) => {
+            let (shape, data) = value.try_extract_tensor::<half::f16>().map_err(|e| anyhow!("logits: {e}"))?;
+            let vocab = *shape.last().unwrap_or(&0) as usize;
+            out.extend(data[data.len().saturating_sub(vocab)..].iter().map(|v| v.to_f32()));
+        }
+        other => bail!("logits are {other:?}; dmlrun generate reads float32 or float16 logits"),
+    }
+    Ok(())
+}
+
+impl Decoder for DecoderSession {
+    fn reset(&mut self) -> Result<()> {
+        self.past = 0;
+        if let Cache::Growing { .. } = self.cache {
+            let past = self.empty_past()?;
+            self.cache = Cache::Growing { past };
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, tokens: &[i64]) -> Result<StepTiming> {
+        let started = Instant::now();
+        let inputs = self.step_inputs(tokens)?;
+        let logits_name = self.spec.logits.clone();
+        let timing = match &mut self.cache {
+            Cache::Shared { binding, capacity, logits_to, .. } => {
+                if self.past + tokens.len() > *capacity {
+                    bail!("the KV buffer of {capacity} positions is full");
+                }
+                for (name, value) in &inputs {
+                    binding.bind_input(name.as_str(), value).map_err(|e| anyhow!("binding '{name}': {e}"))?;
+                }
+                binding
+                    .bind_output_to_device(logits_name.as_str(), logits_to)
+                    .map_err(|e| anyhow!("binding '{logits_name}': {e}"))?;
+                let bound = started.elapsed();
+                let run_started = Instant::now();
+                let outputs = run_session(&mut self.model.session, |s| s.run_binding(binding))?;
+                let compute = run_started.elapsed();
+                let read_started = Instant::now();
+                let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
+                last_logits(logits, &mut self.logits)?;
+                StepTiming { inputs: bound, compute, outputs: read_started.elapsed() }
+            }
+            Cache::Growing { past } => {
+                let mut feed: Vec<(String, DynValue)> = inputs;
+                feed.append(past);
+                let bound = started.elapsed();
+                let run_started = Instant::now();
+                let feed_refs: Vec<(&str, &DynValue)> = feed.iter().map(|(n, v)| (n.as_str(), v)).collect();
+                let mut outputs = run_session(&mut self.model.session, |s| s.run(feed_refs))?;
+                let compute = run_started.elapsed();
+                let read_started = Instant::now();
+                let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
+                last_logits(logits, &mut self.logits)?;
+                let mut next = Vec::new();
+                let mut bytes = 0u64;
+                for (past_name, present_name) in self.spec.kv_pairs() {
+                    let present = outputs
+                        .remove(present_name.as_str())
+                        .with_context(|| format!("the run gave no '{present_name}'"))?;
+                    bytes += present.dtype().tensor_shape().map_or(0, |s| {
+                        s.iter().product::<i64>().max(0) as u64
+                            * if self.kv_type == TensorElementType::Float16 { 2 } else { 4 }
+                    });
+                    next.push((past_name, present));
+                }
+                self.kv_bytes = self.kv_bytes.max(bytes);
+                *past = next;
+                StepTiming { inputs: bound, compute, outputs: read_started.elapsed() }
+            }
+        };
+        self.past += tokens.len();
+        Ok(timing)
+    }
+
+    fn logits(&self) -> &[f32] {
+        &self.logits
+    }
+}
+
+/// One `Run` with ONNX Runtime's error made into dmlrun's line.
+fn run_session<'s, T>(session: &'s mut Session, run: impl FnOnce(&'s mut Session) -> ort::Result<T>) -> Result<T> {
+    run(session).map_err(|e| {
+        let message = e.to_string();
+        let named = crate::runtime::adapters::named_hresult_in(&message).map(|h| format!(" [{h}]")).unwrap_or_default();
+        anyhow!("ONNX Runtime Run failed: {}{named}", message.trim())
+    })
+}
