@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 
+from tokenizers import Tokenizer
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 TINY = os.path.join(ROOT, "tests", "models", "tiny_decoder")
@@ -53,7 +55,10 @@ def main():
     cases = []
     for case in COMMITTED:
         ref = genai(TINY, case)
-        cases.append({**case, "prompt_ids_genai": ref["prompt_ids"], "tokens": ref["tokens"]})
+        # The text as Hugging Face's tokenizers decode it (special tokens skipped): what
+        # `dmlrun generate` prints.
+        text = Tokenizer.from_file(os.path.join(TINY, "tokenizer.json")).decode(ref["tokens"], skip_special_tokens=True)
+        cases.append({**case, "prompt_ids_genai": ref["prompt_ids"], "tokens": ref["tokens"], "text": text})
     if write:
         with open(EXPECTED, "w") as f:
             json.dump({"onnxruntime_genai": genai(TINY, COMMITTED[1])["genai_version"], "cases": cases}, f, indent=1)

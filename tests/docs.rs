@@ -179,7 +179,7 @@ fn the_command_lines_in_the_docs_parse() {
             }
             // What follows a pipe or a redirection is the shell's.
             let command = line.split(['|', '>']).next().unwrap_or(line);
-            let words: Vec<&str> = command.split_whitespace().collect();
+            let words = shell_words(command);
             match Cli::try_parse_from(&words) {
                 Ok(_) => {}
                 Err(e)
@@ -193,6 +193,35 @@ fn the_command_lines_in_the_docs_parse() {
         }
     }
     assert!(checked >= 15, "only {checked} command lines found in the docs");
+}
+
+/// Words as a shell splits them: on whitespace, with "double-quoted" text one word.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let (mut quoted, mut started) = (false, false);
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                started = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
 }
 
 /// Links between the docs lead somewhere: every relative link names a file that exists, and

@@ -28,6 +28,9 @@ _dmlrun() {
             dmlrun,doctor)
                 cmd="dmlrun__subcmd__doctor"
                 ;;
+            dmlrun,generate)
+                cmd="dmlrun__subcmd__generate"
+                ;;
             dmlrun,help)
                 cmd="dmlrun__subcmd__help"
                 ;;
@@ -61,6 +64,9 @@ _dmlrun() {
             dmlrun__subcmd__help,doctor)
                 cmd="dmlrun__subcmd__help__subcmd__doctor"
                 ;;
+            dmlrun__subcmd__help,generate)
+                cmd="dmlrun__subcmd__help__subcmd__generate"
+                ;;
             dmlrun__subcmd__help,help)
                 cmd="dmlrun__subcmd__help__subcmd__help"
                 ;;
@@ -89,7 +95,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --ep-library --help --version run test bench reduce merge info devices doctor completions man help"
+            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --ep-library --help --version run test bench reduce generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -582,8 +588,190 @@ _dmlrun() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dmlrun__subcmd__generate)
+            opts="-p -n -i -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --tokenizer --max-new-tokens --max-length --context-length --kv-layout --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --json --csv --markdown --html --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt-ids)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-new-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context-length)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kv-layout)
+                    COMPREPLY=($(compgen -W "shared growing" -- "${cur}"))
+                    return 0
+                    ;;
+                --temperature)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --top-k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --top-p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warmup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --csv)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --markdown)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --html)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                --ep-library)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dmlrun__subcmd__help)
-            opts="run test bench reduce merge info devices doctor completions man help"
+            opts="run test bench reduce generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -639,6 +827,20 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__generate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -114,6 +114,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "run" -d 'Run a model onc
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "generate" -d 'Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do: time to first token, tokens per second, per-token latency'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "merge" -d 'Put reports back together: the JSON reports of a run\'s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
@@ -416,6 +417,72 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l no-auto-dims -d
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s p -l prompt -d 'The prompt text, tokenized with the model\'s tokenizer.json' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-file -d 'A file of prompts, one per line (empty lines skipped); each is generated and reported on its own' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-tokens -d 'A synthetic prompt of exactly N tokens (ids drawn from --seed), as LLM benchmark scripts use; needs no tokenizer' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-ids -d 'The prompt as token ids, comma-separated (to reproduce another tool\'s run exactly); needs no tokenizer' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l tokenizer -d 'The tokenizer.json to use (default: the one in the model\'s folder)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s n -l max-new-tokens -d 'Stop after this many new tokens (or at an end-of-sequence token)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l max-length -d 'The KV buffer\'s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default: the prompt plus --max-new-tokens' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l context-length -d 'The model\'s context length, for a bare .onnx (a genai folder\'s config says it)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l kv-layout -d 'The KV cache\'s layout: shared (one static buffer, onnxruntime-genai\'s past_present_share_buffer) or growing. Default: what genai_config.json says; growing for a bare .onnx' -r -f -a "shared\t'One buffer of --max-length positions, bound as both past and present (static shapes)'
+growing\t'Each step\'s present outputs become the next step\'s past inputs, one position longer'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l temperature -d 'Sampling temperature (with --sample)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l top-k -d 'Sample among the K most likely tokens only (0: all; with --sample)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l top-p -d 'Sample among the most likely tokens whose probabilities reach P (with --sample)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l seed -d 'Seed for --sample and for --prompt-tokens' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s i -l iterations -d 'Measured repetitions of each prompt (the figures are over these)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l warmup -d 'Unmeasured repetitions first' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l compare-ep -d 'Also generate greedily on this execution provider and compare the token ids (exit 1 where they part); takes what --ep takes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l compare-opt-level -d 'Graph optimisation level of the --compare-ep session (default: the same as --opt-level)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the text)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l csv -d 'Write the figures as CSV, a row per prompt, to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l markdown -d 'Write the figures as a Markdown table to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l html -d 'Write a self-contained HTML page to FILE: the figures and a plot of each token\'s decode latency over the sequence (where the KV cache\'s growth shows)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ignore-eos -d 'Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l sample -d 'Sample the next token instead of taking the most likely one (greedy, the default)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s q -l quiet -d 'No generated text on stdout and no progress on stderr (the figures are still printed)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l json -d 'Write the merged report (or the comparison) as JSON to FILE (`-` for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l junit -d 'Write the merged test report as JUnit XML' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l html -d 'Write the merged report (or the comparison) as one HTML page' -r -F
@@ -464,14 +531,15 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -l color -d 'When to 
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "merge" -d 'Put reports back together: the JSON reports of a run\'s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce merge info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "generate" -d 'Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do: time to first token, tokens per second, per-token latency'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "merge" -d 'Put reports back together: the JSON reports of a run\'s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce generate merge info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

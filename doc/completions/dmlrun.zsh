@@ -352,6 +352,65 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 ':model -- The ONNX model that fails on the execution provider --ep names (DirectML by default) and runs on the reference (--compare-ep, the CPU by default):_files' \
 && ret=0
 ;;
+(generate)
+_arguments "${_arguments_options[@]}" : \
+'-p+[The prompt text, tokenized with the model'\''s tokenizer.json]:TEXT:_default' \
+'--prompt=[The prompt text, tokenized with the model'\''s tokenizer.json]:TEXT:_default' \
+'--prompt-file=[A file of prompts, one per line (empty lines skipped); each is generated and reported on its own]:FILE:_files' \
+'--prompt-tokens=[A synthetic prompt of exactly N tokens (ids drawn from --seed), as LLM benchmark scripts use; needs no tokenizer]:N:_default' \
+'*--prompt-ids=[The prompt as token ids, comma-separated (to reproduce another tool'\''s run exactly); needs no tokenizer]:IDS:_default' \
+'--tokenizer=[The tokenizer.json to use (default\: the one in the model'\''s folder)]:FILE:_files' \
+'-n+[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
+'--max-new-tokens=[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
+'--max-length=[The KV buffer'\''s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default\: the prompt plus --max-new-tokens]:N:_default' \
+'--context-length=[The model'\''s context length, for a bare .onnx (a genai folder'\''s config says it)]:N:_default' \
+'--kv-layout=[The KV cache'\''s layout\: shared (one static buffer, onnxruntime-genai'\''s past_present_share_buffer) or growing. Default\: what genai_config.json says; growing for a bare .onnx]:LAYOUT:((shared\:"One buffer of --max-length positions, bound as both past and present (static shapes)"
+growing\:"Each step'\''s present outputs become the next step'\''s past inputs, one position longer"))' \
+'--temperature=[Sampling temperature (with --sample)]:T:_default' \
+'--top-k=[Sample among the K most likely tokens only (0\: all; with --sample)]:K:_default' \
+'--top-p=[Sample among the most likely tokens whose probabilities reach P (with --sample)]:P:_default' \
+'--seed=[Seed for --sample and for --prompt-tokens]:N:_default' \
+'-i+[Measured repetitions of each prompt (the figures are over these)]:N:_default' \
+'--iterations=[Measured repetitions of each prompt (the figures are over these)]:N:_default' \
+'--warmup=[Unmeasured repetitions first]:N:_default' \
+'--compare-ep=[Also generate greedily on this execution provider and compare the token ids (exit 1 where they part); takes what --ep takes]:EP:_default' \
+'--compare-opt-level=[Graph optimisation level of the --compare-ep session (default\: the same as --opt-level)]:LEVEL:(disable basic extended all)' \
+'--json=[Write the JSON report to FILE ("-" for stdout instead of the text)]:FILE:_files' \
+'--csv=[Write the figures as CSV, a row per prompt, to FILE ("-" for stdout)]:FILE:_files' \
+'--markdown=[Write the figures as a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
+'--html=[Write a self-contained HTML page to FILE\: the figures and a plot of each token'\''s decode latency over the sequence (where the KV cache'\''s growth shows)]:FILE:_files' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--ignore-eos[Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)]' \
+'--sample[Sample the next token instead of taking the most likely one (greedy, the default)]' \
+'-q[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
+'--quiet[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
+'--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
+'--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':model -- An onnxruntime-genai model folder (genai_config.json, the decoder .onnx, tokenizer.json), or a decoder .onnx with input_ids, past_key_values.N.key|value inputs and logits, present.N.key|value outputs (give its tokenizer with --tokenizer):_files' \
+&& ret=0
+;;
 (merge)
 _arguments "${_arguments_options[@]}" : \
 '--json=[Write the merged report (or the comparison) as JSON to FILE (\`-\` for stdout)]:FILE:_files' \
@@ -441,6 +500,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(generate)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (merge)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -485,6 +548,7 @@ _dmlrun_commands() {
 'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
 'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
+'generate:Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do\: time to first token, tokens per second, per-token latency' \
 'merge:Put reports back together\: the JSON reports of a run'\''s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
 'devices:List the DirectML (DXGI) adapters; the index is the --device value' \
@@ -515,6 +579,11 @@ _dmlrun__subcmd__doctor_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun doctor commands' commands "$@"
 }
+(( $+functions[_dmlrun__subcmd__generate_commands] )) ||
+_dmlrun__subcmd__generate_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun generate commands' commands "$@"
+}
 (( $+functions[_dmlrun__subcmd__help_commands] )) ||
 _dmlrun__subcmd__help_commands() {
     local commands; commands=(
@@ -522,6 +591,7 @@ _dmlrun__subcmd__help_commands() {
 'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
 'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
+'generate:Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do\: time to first token, tokens per second, per-token latency' \
 'merge:Put reports back together\: the JSON reports of a run'\''s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
 'devices:List the DirectML (DXGI) adapters; the index is the --device value' \
@@ -551,6 +621,11 @@ _dmlrun__subcmd__help__subcmd__devices_commands() {
 _dmlrun__subcmd__help__subcmd__doctor_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun help doctor commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__generate_commands] )) ||
+_dmlrun__subcmd__help__subcmd__generate_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help generate commands' commands "$@"
 }
 (( $+functions[_dmlrun__subcmd__help__subcmd__help_commands] )) ||
 _dmlrun__subcmd__help__subcmd__help_commands() {

@@ -43,7 +43,7 @@ Typical uses:
     dmlrun bench models/ --duration 10s --json bench.json --baseline last-bench.json
 
   Time to first token and tokens/s of an onnxruntime-genai model on DirectML:
-    dmlrun generate phi3-dml/ --device 0 --prompt-tokens 128 -n 128 --io-on-device
+    dmlrun generate phi3-dml/ --device 0 --prompt-tokens 128 -n 128
 
   Find the node DirectML rejects, as a minimal model for a bug report:
     dmlrun reduce det.onnx --device 0 --shape x=1,3,736,736

@@ -26,7 +26,7 @@ use crate::runtime::engine::{self};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
-use crate::suites::manifest::{self, BenchTarget};
+use crate::suites::manifest::{self, BenchTarget, GenerationTarget};
 use crate::suites::shard::ShardInfo;
 
 /// Default timed runs per model when neither --iterations nor --duration is given.
@@ -65,7 +65,11 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     // A --dim applies to the models that have that dimension; one that no model has is a typo.
     // Each model file is read once, here: its header for the --dim check and the plan, its hash
     // for the cache key. One that cannot be read is that model's failure, not the session's.
-    let files: Vec<Result<ModelFile>> = targets.iter().map(|t| ModelFile::read(&t.path)).collect();
+    // A generate entry's decoder is read when it is measured (from its genai_config.json).
+    let files: Vec<Result<ModelFile>> = targets
+        .iter()
+        .map(|t| if t.generation.is_some() { Err(anyhow::anyhow!("a decoder")) } else { ModelFile::read(&t.path) })
+        .collect();
     let readable: Vec<&ModelFile> = files.iter().filter_map(|f| f.as_ref().ok()).collect();
     for (name, value) in &base_request.dims {
         if !readable.is_empty() && !readable.iter().any(|f| f.info.symbolic_dims().contains(name)) {
@@ -108,12 +112,16 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
                 break;
             }
         } else {
-            let measured =
-                file.as_ref().map_err(|e| anyhow::anyhow!("{}", crate::exit::one_line(e))).and_then(|file| {
-                    let mut request = base_request.clone();
-                    request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
-                    bench_model(&runtime, &request, target, file, args, &bars)
-                });
+            let measured = match (&target.generation, file) {
+                (Some(wanted), _) => bench_generation(&runtime, &base_request, target, wanted, args),
+                (None, file) => {
+                    file.as_ref().map_err(|e| anyhow::anyhow!("{}", crate::exit::one_line(e))).and_then(|file| {
+                        let mut request = base_request.clone();
+                        request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
+                        bench_model(&runtime, &request, target, file, args, &bars)
+                    })
+                }
+            };
             match measured {
                 Ok(Some(result)) => report.models.push(result),
                 // Interrupted before its first timed run: nothing to report for it.
@@ -416,7 +424,99 @@ fn bench_model(
         sessions,
         comparison,
         reference,
+        generation: None,
         warnings,
+    }))
+}
+
+/// A manifest's generate entry: a synthetic prompt, one warm-up generation, then the measured
+/// repetitions, each making exactly `new_tokens` (EOS ignored, as LLM benchmarks do).
+fn bench_generation(
+    runtime: &Runtime,
+    request: &PlanRequest,
+    target: &BenchTarget,
+    wanted: &GenerationTarget,
+    args: &BenchArgs,
+) -> Result<Option<ModelBench>> {
+    use crate::generate::{self, figures, DecoderModel, LoopSettings, Sampler, Sampling};
+    let peak_rss_scope = if crate::sysinfo::reset_peak_rss() || args.isolation.child_report.is_some() {
+        PeakScope::Model
+    } else {
+        PeakScope::Process
+    };
+    let DecoderModel { spec, info, tokenizer, vocab } = DecoderModel::read(&target.path, None, None)?;
+    let mut request = request.clone();
+    request.dims.retain(|(name, _)| info.symbolic_dims().contains(name));
+    let prompt_vocab = tokenizer.as_ref().map_or(vocab, |t| t.vocab_size().min(vocab));
+    let prompt = generate::synthetic_prompt(wanted.prompt_tokens, prompt_vocab, &spec.eos_token_ids, args.seed);
+    let kv_length = generate::kv_length(prompt.len(), wanted.new_tokens, wanted.max_length, spec.context_length)?;
+    let started = std::time::Instant::now();
+    let options = engine::DecoderOptions {
+        model_path: &spec.model,
+        info: &info,
+        spec: &spec,
+        request: &request,
+        print_plan: args.session.print_plan,
+        kv_length,
+    };
+    let mut decoder = engine::DecoderSession::open(runtime, &options)?;
+    let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
+    let settings =
+        LoopSettings { max_new_tokens: wanted.new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
+    let mut runs = Vec::new();
+    let mut first_ttft = None;
+    for repetition in 0..=wanted.repetitions {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        let generation =
+            generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_| Ok(()))?;
+        first_ttft.get_or_insert(generation.prefill.total_ms);
+        if let Some(memory) = decoder.model.memory.as_mut() {
+            memory.sample();
+        }
+        // The first is the warm-up; an interrupted one is not counted.
+        if repetition > 0 && generation.stop != generate::Stop::Interrupted {
+            runs.push(generation);
+        }
+    }
+    if runs.is_empty() {
+        return Ok(None);
+    }
+    let figures = figures::figures(&runs);
+    let samples: Vec<f64> = runs.iter().flat_map(|g| g.decode.iter().map(|s| s.total_ms)).collect();
+    let latency = crate::stats::summarize(&samples)
+        .context("one new token makes no decode steps to time: give the entry new_tokens of 2 or more")?;
+    let gpu_memory = decoder.model.memory.as_ref().map(|m| m.memory.clone());
+    let gpu_memory_bytes =
+        gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
+    Ok(Some(ModelBench {
+        name: target.name.clone(),
+        path: target.path.clone(),
+        status: ModelStatus::Ok,
+        device: decoder.model.device.clone(),
+        plan: decoder.model.plan.clone(),
+        inputs: Vec::new(),
+        model_load_ms,
+        session_create_ms: ms(decoder.model.session_time),
+        cache: None,
+        first_run_ms: first_ttft.unwrap_or_default(),
+        warmup: 1,
+        latency_ms: latency,
+        samples_ms: samples,
+        batch_size: Some(1),
+        items_per_s: None,
+        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
+        peak_rss_scope,
+        gpu_memory_bytes,
+        gpu_memory,
+        profile: None,
+        device_io: None,
+        sessions: None,
+        comparison: None,
+        reference: None,
+        generation: Some(figures),
+        warnings: Vec::new(),
     }))
 }
 

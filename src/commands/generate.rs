@@ -1,14 +1,13 @@
 //! `dmlrun generate MODEL`: a decoder LLM's text, and the figures LLM benchmarks report.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
 use crate::cli::{GenerateArgs, KvLayout};
 use crate::exit::ExitStatus;
-use crate::formats::model::ModelFile;
 use crate::generate::tokenizer::{TextStream, TextTokenizer};
-use crate::generate::{self, config, figures, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop};
+use crate::generate::{self, figures, DecoderModel, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop};
 use crate::report::generate::{
     self as report, GenerateReport, KvCache, PromptComparison, PromptResult, TokenComparison,
 };
@@ -24,11 +23,8 @@ struct Prompt {
 }
 
 pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
-    let (mut spec, info, tokenizer) = read_model(args)?;
-    let vocab = logits_width(&spec, &info)?;
-    if let Some(t) = &tokenizer {
-        t.check_fits(vocab, &spec.model)?;
-    }
+    let DecoderModel { mut spec, info, tokenizer, vocab } =
+        DecoderModel::read(&args.model, args.tokenizer.as_deref(), args.context_length)?;
     let prompts = prompts(args, tokenizer.as_ref(), vocab, &spec)?;
     let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
     let max_new_tokens = args.max_new_tokens as usize;
@@ -96,8 +92,12 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
                 memory.sample();
             }
             if streamed {
-                if text_to_stdout && tokenizer.is_some() {
-                    crate::outln!();
+                if let Some(t) = &tokenizer {
+                    let rest = stream.finish(t)?;
+                    produced.push_str(&rest);
+                    if text_to_stdout {
+                        crate::outln!("{rest}");
+                    }
                 }
                 text = tokenizer.as_ref().map(|_| produced.clone());
             }
@@ -209,55 +209,6 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         Some(c) if !c.all_match() => ExitStatus::Failed,
         _ => ExitStatus::Success,
     })
-}
-
-/// The decoder's spec, its header and its tokenizer (if any) from MODEL and the flags.
-fn read_model(args: &GenerateArgs) -> Result<(DecoderSpec, crate::formats::model::ModelInfo, Option<TextTokenizer>)> {
-    let model = &args.model;
-    let (mut spec, tokenizer_path) = if model.is_dir() {
-        let spec = config::from_genai_folder(model)?;
-        let default_tokenizer = model.join("tokenizer.json");
-        (spec, args.tokenizer.clone().or_else(|| default_tokenizer.is_file().then_some(default_tokenizer)))
-    } else if model.is_file() {
-        let info = crate::formats::model::ModelInfo::read(model)?;
-        let mut spec = config::from_bare_model(model, &info)?;
-        if let Some(context) = args.context_length {
-            spec.context_length = context;
-            spec.max_length = context;
-        }
-        (spec, args.tokenizer.clone())
-    } else {
-        bail!("model {}: no such file or folder", model.display());
-    };
-    if !spec.model.is_file() {
-        bail!("{}: names the decoder {}, which does not exist", spec.source, spec.model.display());
-    }
-    let info = ModelFile::read(&spec.model)?.info;
-    if model.is_dir() {
-        config::keep_declared_inputs(&mut spec, &info);
-    }
-    spec.check_against(&info)?;
-    let tokenizer = tokenizer_path.map(|p: PathBuf| TextTokenizer::load(&p)).transpose()?;
-    Ok((spec, info, tokenizer))
-}
-
-/// How many logits a position has: the model's fixed last logits dimension, or the config's
-/// vocabulary size.
-fn logits_width(spec: &DecoderSpec, info: &crate::formats::model::ModelInfo) -> Result<usize> {
-    let declared =
-        info.outputs.iter().find(|o| o.name == spec.logits).and_then(|o| o.dims.last()).and_then(|d| d.value);
-    match (declared, spec.vocab_size) {
-        (Some(d), Some(v)) if d as usize != v => {
-            bail!("{}: vocab_size {v}, but the model's '{}' has {d} per position", spec.source, spec.logits)
-        }
-        (Some(d), _) => Ok(d as usize),
-        (None, Some(v)) => Ok(v),
-        (None, None) => bail!(
-            "model {}: '{}' has no fixed vocabulary dimension and no config names one",
-            spec.model.display(),
-            spec.logits
-        ),
-    }
 }
 
 fn prompts(

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod figures;
+mod model;
 pub mod sampling;
 pub mod tokenizer;
 
@@ -14,6 +15,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 pub use config::DecoderSpec;
+pub use model::DecoderModel;
 pub use sampling::{Sampler, Sampling};
 
 /// How long one step of the model took, split where the engine can split it.

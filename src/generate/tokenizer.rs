@@ -80,4 +80,12 @@ impl TextStream {
         self.emitted = text.len();
         Ok(new)
     }
+
+    /// What is still held back at the end (a tail that never completed a character).
+    pub fn finish(&mut self, tokenizer: &TextTokenizer) -> Result<String> {
+        let text = tokenizer.decode(&self.ids)?;
+        let rest = text.get(self.emitted..).unwrap_or_default().to_string();
+        self.emitted = text.len();
+        Ok(rest)
+    }
 }

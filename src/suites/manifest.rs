@@ -28,6 +28,19 @@ pub struct BenchTarget {
     /// Tolerances for `--compare-ep` output checks of this model.
     pub rtol: Option<f64>,
     pub atol: Option<f64>,
+    /// `kind = "generate"`: a decoder LLM measured by its generation, not by single runs.
+    pub generation: Option<GenerationTarget>,
+}
+
+/// A manifest's generate entry: a synthetic prompt of `prompt_tokens`, `new_tokens` generated
+/// (EOS ignored), `repetitions` measured after one warm-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenerationTarget {
+    pub prompt_tokens: usize,
+    pub new_tokens: usize,
+    pub repetitions: usize,
+    /// The KV buffer's length (default: prompt plus new tokens).
+    pub max_length: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -53,6 +66,12 @@ struct ManifestModel {
     generate: Option<String>,
     rtol: Option<f64>,
     atol: Option<f64>,
+    /// `model` (the default) or `generate`.
+    kind: Option<String>,
+    prompt_tokens: Option<usize>,
+    new_tokens: Option<usize>,
+    repetitions: Option<usize>,
+    max_length: Option<usize>,
 }
 
 /// Expands the command-line targets into models, in order; names are made unique.
@@ -60,7 +79,15 @@ pub fn resolve(targets: &[PathBuf]) -> Result<Vec<BenchTarget>> {
     let mut models = Vec::new();
     for target in targets {
         let ext = target.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
-        if target.is_dir() {
+        if target.join("genai_config.json").is_file() {
+            // An onnxruntime-genai folder is a decoder: measured by its generation.
+            let mut decoder = plain(target);
+            decoder.name =
+                target.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "decoder".into());
+            decoder.generation =
+                Some(GenerationTarget { prompt_tokens: 128, new_tokens: 128, repetitions: 3, max_length: None });
+            models.push(decoder);
+        } else if target.is_dir() {
             let mut found = Vec::new();
             collect_onnx(target, &mut found)?;
             if found.is_empty() {
@@ -113,6 +140,7 @@ fn plain(path: &Path) -> BenchTarget {
         generate: None,
         rtol: None,
         atol: None,
+        generation: None,
     }
 }
 
@@ -156,6 +184,35 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
                 i + 1
             ),
         };
+        let at = || format!("manifest {} model {}", path.display(), i + 1);
+        let generation = match m.kind.as_deref() {
+            None | Some("model") => {
+                if m.prompt_tokens.is_some()
+                    || m.new_tokens.is_some()
+                    || m.repetitions.is_some()
+                    || m.max_length.is_some()
+                {
+                    bail!(
+                        "{}: prompt_tokens, new_tokens, repetitions and max_length belong to kind = \"generate\"",
+                        at()
+                    );
+                }
+                None
+            }
+            Some("generate") => {
+                let target = GenerationTarget {
+                    prompt_tokens: m.prompt_tokens.unwrap_or(128),
+                    new_tokens: m.new_tokens.unwrap_or(128),
+                    repetitions: m.repetitions.unwrap_or(3),
+                    max_length: m.max_length,
+                };
+                if target.prompt_tokens == 0 || target.new_tokens == 0 || target.repetitions == 0 {
+                    bail!("{}: prompt_tokens, new_tokens and repetitions must be at least 1", at());
+                }
+                Some(target)
+            }
+            Some(other) => bail!("{}: kind must be model or generate, not '{other}'", at()),
+        };
         for (name, value) in &m.dims {
             if *value < 0 {
                 bail!("manifest {} model {}: dim {name}={value} cannot be negative", path.display(), i + 1);
@@ -171,8 +228,10 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             }
         }
         models.push(BenchTarget {
+            // A genai folder is named by the folder.
             name: m.name.unwrap_or_else(|| {
-                model_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+                let name = if model_path.is_dir() { model_path.file_name() } else { model_path.file_stem() };
+                name.map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
             }),
             path: model_path,
             dims: m.dims.into_iter().collect(),
@@ -190,6 +249,7 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             generate,
             rtol: m.rtol,
             atol: m.atol,
+            generation,
         });
     }
     if models.is_empty() {
@@ -228,6 +288,20 @@ mod tests {
         assert_eq!(a[0].inputs, vec![InputSpec { name: Some("input".into()), path: "/m/cat.png".into() }]);
         assert_eq!(a[0].generate, Some(Fill::Zeros));
         assert_eq!((a[0].rtol, a[0].atol), (Some(0.01), None));
+    }
+
+    #[test]
+    fn generate_entries_take_their_defaults_and_refuse_misplaced_fields() {
+        let toml = "[[model]]\npath = 'phi3'\nkind = 'generate'\nprompt_tokens = 1024\n";
+        let m = parse_manifest(toml, Path::new("/m/bench.toml")).unwrap();
+        assert_eq!(
+            m[0].generation,
+            Some(GenerationTarget { prompt_tokens: 1024, new_tokens: 128, repetitions: 3, max_length: None })
+        );
+        let err = parse_manifest("[[model]]\npath = 'x.onnx'\nnew_tokens = 5\n", Path::new("b.toml")).unwrap_err();
+        assert!(err.to_string().contains("belong to kind = \"generate\""), "{err}");
+        let err = parse_manifest("[[model]]\npath = 'x'\nkind = 'llm'\n", Path::new("b.toml")).unwrap_err();
+        assert!(err.to_string().contains("kind must be model or generate"), "{err}");
     }
 
     #[test]

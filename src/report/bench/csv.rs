@@ -6,7 +6,7 @@ use super::{BenchReport, Exporter};
 
 pub struct CsvExporter;
 
-pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes,upload_ms,download_ms,sessions,sessions_inferences_per_s";
+pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes,upload_ms,download_ms,sessions,sessions_inferences_per_s,prompt_tokens,new_tokens,ttft_ms,generation_tokens_per_s";
 
 /// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
 fn field(text: &str) -> String {
@@ -53,6 +53,10 @@ impl Exporter for CsvExporter {
                 opt(m.device_io.as_ref().and_then(|io| io.download_ms)),
                 opt(m.sessions.as_ref().map(|c| c.sessions)),
                 opt(m.sessions.as_ref().map(|c| c.throughput_per_s)),
+                opt(m.generation.as_ref().map(|g| g.prompt_tokens)),
+                opt(m.generation.as_ref().map(|g| g.new_tokens)),
+                opt(m.generation.as_ref().and_then(|g| g.ttft_ms.as_ref()).map(|t| t.p50)),
+                opt(m.generation.as_ref().map(|g| g.generation_tokens_per_s)),
             ];
             out.push_str(&row.join(","));
             out.push('\n');
@@ -82,14 +86,14 @@ mod tests {
         let text = CsvExporter.render(&sample_report()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0].split(',').count(), 25);
+        assert_eq!(lines[0].split(',').count(), 29);
         assert!(
             lines[1].starts_with("\"squeeze, \"\"net\"\"\",ok,,CPUExecutionProvider,,4,1,2.5,2.5,"),
             "{}",
             lines[1]
         );
         // The failed model: name, status, error, and as many empty figures as the header has.
-        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(22)));
-        assert_eq!(lines[2].split(',').count(), 25);
+        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(26)));
+        assert_eq!(lines[2].split(',').count(), 29);
     }
 }

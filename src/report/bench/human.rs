@@ -32,6 +32,18 @@ pub fn render(report: &BenchReport) -> String {
             m.first_run_ms,
             rss
         );
+        if let Some(g) = &m.generation {
+            let _ = writeln!(
+                w,
+                "{:<24} generate: {}-token prompt, {} new tokens: time to first token {} ms, {:.1} tokens/s (prompt {:.1} tokens/s); the latencies above are per decoded token",
+                "",
+                g.prompt_tokens,
+                g.new_tokens,
+                g.ttft_ms.as_ref().map_or("-".into(), |t| format!("{:.3}", t.p50)),
+                g.generation_tokens_per_s,
+                g.prompt_tokens_per_s
+            );
+        }
         if let Some(items) = m.items_per_s {
             let _ = writeln!(w, "{:<24} batch {}: {items:.1} items/s", "", m.batch_size.unwrap_or(1));
         }
@@ -117,6 +129,15 @@ pub fn render(report: &BenchReport) -> String {
                 (Some(x), true) => format!("{x:.3}x  REGRESSION"),
                 (Some(x), false) => format!("{x:.3}x"),
             };
+            if let Some(now) = r.tokens_per_s {
+                let _ = writeln!(
+                    w,
+                    "  {:<24} {now:.1} vs {} tokens/s  {verdict}",
+                    r.name,
+                    r.baseline_tokens_per_s.map_or("-".into(), |v| format!("{v:.1}"))
+                );
+                continue;
+            }
             let _ = writeln!(
                 w,
                 "  {:<24} p50 {} vs {}  {verdict}",

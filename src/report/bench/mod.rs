@@ -142,6 +142,11 @@ pub struct ModelBench {
     /// far its outputs are from this run's.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub reference: Option<ReferenceBench>,
+    /// A manifest's `kind = "generate"` entry: the generation figures. `latency_ms` and
+    /// `samples_ms` are then the decode steps (one token each) and `first_run_ms` the first
+    /// (warm-up) generation's time to first token.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub generation: Option<crate::generate::figures::GenerationFigures>,
     pub warnings: Vec<String>,
 }
 
@@ -180,10 +185,16 @@ pub struct BaselineComparison {
 pub struct BaselineRow {
     pub name: String,
     pub status: ModelStatus,
+    /// Generation tokens/s (a generate entry: the gate is on them) now and in the baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_per_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_tokens_per_s: Option<f64>,
     pub baseline_p50_ms: Option<f64>,
     /// Absent for a model that failed this time.
     pub p50_ms: Option<f64>,
-    /// new / old median latency; above 1 + max_regression is a regression.
+    /// new / old median latency (old / new tokens/s for a generate entry): how much slower;
+    /// above 1 + max_regression is a regression.
     pub ratio: Option<f64>,
     pub regression: bool,
 }
@@ -199,6 +210,13 @@ pub struct StoredReport {
 pub struct StoredModel {
     pub name: String,
     pub latency_ms: StoredLatency,
+    #[serde(default)]
+    pub generation: Option<StoredGeneration>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct StoredGeneration {
+    pub generation_tokens_per_s: f64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -213,17 +231,28 @@ pub fn compare_with_baseline(
     file: PathBuf,
     max_regression: f64,
 ) -> BaselineComparison {
-    let old = |name: &str| baseline.models.iter().find(|b| b.name == name).map(|b| b.latency_ms.p50);
+    let stored = |name: &str| baseline.models.iter().find(|b| b.name == name);
+    let old = |name: &str| stored(name).map(|b| b.latency_ms.p50);
     let mut models: Vec<BaselineRow> = report
         .models
         .iter()
         .map(|m| {
-            let old = old(&m.name);
-            let ratio = old.filter(|o| *o > 0.0).map(|o| m.latency_ms.p50 / o);
+            let old_p50 = old(&m.name);
+            // A generation is gated on its tokens/s, as LLM benchmarks compare them.
+            let tokens_per_s = m.generation.as_ref().map(|g| g.generation_tokens_per_s);
+            let baseline_tokens_per_s = tokens_per_s
+                .and(stored(&m.name).and_then(|b| b.generation.as_ref()).map(|g| g.generation_tokens_per_s));
+            let ratio = match (tokens_per_s, baseline_tokens_per_s) {
+                (Some(now), Some(then)) => (now > 0.0).then(|| then / now),
+                (Some(_), None) => None,
+                _ => old_p50.filter(|o| *o > 0.0).map(|o| m.latency_ms.p50 / o),
+            };
             BaselineRow {
                 name: m.name.clone(),
                 status: ModelStatus::Ok,
-                baseline_p50_ms: old,
+                tokens_per_s,
+                baseline_tokens_per_s,
+                baseline_p50_ms: old_p50,
                 p50_ms: Some(m.latency_ms.p50),
                 ratio,
                 regression: ratio.is_some_and(|r| r > 1.0 + max_regression),
@@ -235,6 +264,8 @@ pub fn compare_with_baseline(
     models.extend(report.failed.iter().map(|f| BaselineRow {
         name: f.name.clone(),
         status: f.status,
+        tokens_per_s: None,
+        baseline_tokens_per_s: None,
         baseline_p50_ms: old(&f.name),
         p50_ms: None,
         ratio: None,
@@ -308,6 +339,7 @@ pub(crate) mod tests {
                 items_per_s: None,
                 samples_ms: vec![1.0, 2.0, 3.0, 4.0],
                 reference: None,
+                generation: None,
                 peak_rss_bytes: Some(1 << 20),
                 peak_rss_scope: PeakScope::Model,
                 gpu_memory_bytes: None,
@@ -336,7 +368,11 @@ pub(crate) mod tests {
         let report = sample_report();
         let stored = |p50: f64| StoredReport {
             schema: BENCH_SCHEMA.into(),
-            models: vec![StoredModel { name: report.models[0].name.clone(), latency_ms: StoredLatency { p50 } }],
+            models: vec![StoredModel {
+                name: report.models[0].name.clone(),
+                latency_ms: StoredLatency { p50 },
+                generation: None,
+            }],
         };
         // New median is 2.5 ms.
         let slower = compare_with_baseline(&report, &stored(2.0), "b.json".into(), 0.05);

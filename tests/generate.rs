@@ -1,0 +1,311 @@
+//! `dmlrun generate` on the CPU EP with the committed test decoder (tests/models/tiny_decoder:
+//! onnxruntime-genai's layout, made by scripts/make_tiny_decoder.py). Its greedy tokens are held
+//! to onnxruntime-genai's, committed in genai_expected.json, which scripts/genai-check compares
+//! with onnxruntime-genai itself in CI.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{assert_one_line_error, dmlrun, test_model};
+
+fn tiny() -> PathBuf {
+    test_model("tiny_decoder")
+}
+
+fn expected() -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(tiny().join("genai_expected.json")).unwrap()).unwrap()
+}
+
+fn generate_json(args: &[&str]) -> serde_json::Value {
+    let output = dmlrun().arg("generate").arg(tiny()).args(args).args(["--json", "-"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "dmlrun generate {args:?}: {stderr}");
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("bad JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+fn ids(value: &serde_json::Value) -> Vec<i64> {
+    value.as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect()
+}
+
+#[test]
+fn greedy_tokens_equal_onnxruntime_genai_token_for_token_with_either_kv_layout() {
+    for case in expected()["cases"].as_array().unwrap() {
+        let n = case["max_new_tokens"].to_string();
+        let mut args = vec!["-n", n.as_str()];
+        let prompt_ids;
+        if let Some(text) = case["prompt"].as_str() {
+            args.extend(["--prompt", text]);
+        } else {
+            prompt_ids = ids(&case["prompt_ids"]).iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+            args.extend(["--prompt-ids", prompt_ids.as_str()]);
+        }
+        for layout in ["shared", "growing"] {
+            let report = generate_json(&[args.as_slice(), &["--kv-layout", layout]].concat());
+            let prompt = &report["prompts"][0];
+            assert_eq!(ids(&prompt["prompt_token_ids"]), ids(&case["prompt_ids_genai"]), "tokenizer, {layout}");
+            assert_eq!(ids(&prompt["token_ids"]), ids(&case["tokens"]), "{layout}: {case}");
+            assert_eq!(report["kv_cache"]["layout"], layout);
+        }
+    }
+}
+
+#[test]
+fn the_text_streams_to_stdout_and_the_figures_go_to_stderr() {
+    let output = dmlrun()
+        .arg("generate")
+        .arg(tiny())
+        .args(["--prompt", "Hello world, dmlrun generates text.", "-n", "24"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    // The text Hugging Face's tokenizers (Python) decode from onnxruntime-genai's tokens.
+    assert_eq!(stdout, format!("{}\n", expected()["cases"][0]["text"].as_str().unwrap()), "{stderr}");
+    for figure in ["time to first token", "decode per token", "tokens/s", "KV cache shared (45 positions"] {
+        assert!(stderr.contains(figure), "{figure:?} missing from: {stderr}");
+    }
+    assert!(!stdout.contains("time to first token"));
+}
+
+#[test]
+fn synthetic_prompts_and_ignore_eos_fix_the_token_counts_benchmarks_need() {
+    let report =
+        generate_json(&["--prompt-tokens", "40", "-n", "30", "--ignore-eos", "--iterations", "3", "--warmup", "1"]);
+    let prompt = &report["prompts"][0];
+    let figures = &prompt["figures"];
+    assert_eq!(prompt["prompt_token_ids"].as_array().unwrap().len(), 40);
+    assert_eq!(prompt["token_ids"].as_array().unwrap().len(), 30);
+    assert_eq!(figures["repetitions"], 3);
+    assert_eq!(figures["new_tokens"], 30.0);
+    assert_eq!(figures["decode_ms"]["count"], 3 * 29);
+    assert_eq!(figures["per_position_ms"].as_array().unwrap().len(), 29);
+    assert!(figures["ttft_ms"]["p50"].as_f64().unwrap() > 0.0);
+    assert!(figures["generation_tokens_per_s"].as_f64().unwrap() > 0.0);
+    let phases = &figures["decode_phases"];
+    assert!(phases["compute_ms"].as_f64().unwrap() <= figures["decode_ms"]["mean"].as_f64().unwrap());
+    assert_eq!(report["kv_cache"]["length"], 70);
+    assert_eq!(report["warmup"], 1);
+    assert_eq!(report["schema"], "dmlrun.generate/1");
+    // The same seed draws the same synthetic prompt.
+    let again = generate_json(&["--prompt-tokens", "40", "-n", "2"]);
+    assert_eq!(again["prompts"][0]["prompt_token_ids"], prompt["prompt_token_ids"]);
+}
+
+#[test]
+fn seeded_sampling_repeats_itself_and_differs_from_greedy() {
+    let args =
+        ["--prompt-ids", "5,17,33", "-n", "30", "--ignore-eos", "--sample", "--temperature", "1.5", "--seed", "9"];
+    let a = generate_json(&args);
+    let b = generate_json(&args);
+    let greedy = generate_json(&["--prompt-ids", "5,17,33", "-n", "30", "--ignore-eos"]);
+    assert_eq!(a["prompts"][0]["token_ids"], b["prompts"][0]["token_ids"]);
+    assert_ne!(a["prompts"][0]["token_ids"], greedy["prompts"][0]["token_ids"]);
+    assert_eq!(a["sampling"]["mode"], "sample");
+}
+
+#[test]
+fn compare_ep_compares_the_generated_token_ids() {
+    let output = dmlrun()
+        .arg("generate")
+        .arg(tiny())
+        .args([
+            "--prompt-ids",
+            "5,17,33",
+            "-n",
+            "16",
+            "--compare-ep",
+            "cpu",
+            "--compare-opt-level",
+            "disable",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let compared = &report["comparison"]["prompts"][0];
+    assert_eq!(compared["first_difference"], serde_json::Value::Null);
+    assert_eq!(compared["matching"], 16);
+    assert_eq!(compared["reference_token_ids"], report["prompts"][0]["token_ids"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("generates the same 16 tokens"));
+}
+
+#[test]
+fn a_prompt_file_is_one_result_per_line_and_every_export_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompts = dir.path().join("prompts.txt");
+    std::fs::write(&prompts, "The first prompt\n\nA second one, longer than the first\n").unwrap();
+    let (csv, md, html) = (dir.path().join("g.csv"), dir.path().join("g.md"), dir.path().join("g.html"));
+    let output = dmlrun()
+        .arg("generate")
+        .arg(tiny())
+        .arg("--prompt-file")
+        .arg(&prompts)
+        .args(["-n", "8", "-q", "--csv"])
+        .arg(&csv)
+        .arg("--markdown")
+        .arg(&md)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stdout.is_empty(), "-q prints no text");
+    let csv = std::fs::read_to_string(csv).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert!(rows[0].starts_with("prompt,prompt_tokens,new_tokens,repetitions,ttft_ms_p50"));
+    assert!(rows[1].contains("prompts.txt:1,") && rows[2].contains("prompts.txt:3,"), "{csv}");
+    assert_eq!(std::fs::read_to_string(md).unwrap().lines().count(), 4);
+    let html = std::fs::read_to_string(html).unwrap();
+    assert_eq!(html.matches("<polyline").count(), 2, "one latency plot per prompt");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_cleanly_with_the_figures_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("g.json");
+    let model = tiny();
+    let args: Vec<std::ffi::OsString> = vec![
+        "generate".into(),
+        model.into(),
+        "--prompt-tokens".into(),
+        "8".into(),
+        "-n".into(),
+        "100".into(),
+        "--ignore-eos".into(),
+        "--iterations".into(),
+        "10000000".into(),
+        "-q".into(),
+        "--json".into(),
+        json.clone().into(),
+    ];
+    let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let output = common::interrupted_after_a_while(&refs);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(json).unwrap()).unwrap();
+    assert_eq!(report["interrupted"], true);
+    assert!(report["prompts"][0]["figures"]["repetitions"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn a_folder_without_genai_config_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dmlrun().arg("generate").arg(dir.path()).args(["--prompt", "hi"]).output().unwrap();
+    assert_one_line_error(&output, "no genai_config.json");
+}
+
+#[test]
+fn a_config_naming_a_tensor_the_model_lacks_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["model.onnx", "model.onnx.data", "tokenizer.json"] {
+        std::fs::copy(tiny().join(name), dir.path().join(name)).unwrap();
+    }
+    let config = std::fs::read_to_string(tiny().join("genai_config.json")).unwrap();
+    std::fs::write(dir.path().join("genai_config.json"), config.replace("\"present.%d.key\"", "\"present_key.%d\""))
+        .unwrap();
+    let output = dmlrun().arg("generate").arg(dir.path()).args(["--prompt", "hi"]).output().unwrap();
+    assert_one_line_error(&output, "names KV output 'present_key.0', which model");
+}
+
+#[test]
+fn a_prompt_longer_than_the_context_is_one_line() {
+    let output = dmlrun().arg("generate").arg(tiny()).args(["--prompt-tokens", "200"]).output().unwrap();
+    assert_one_line_error(
+        &output,
+        "the prompt has 200 tokens, which leaves no room in the model's context of 128 tokens",
+    );
+    let output = dmlrun().arg("generate").arg(tiny()).args(["--prompt-tokens", "100", "-n", "50"]).output().unwrap();
+    assert_one_line_error(&output, "at most 28 new tokens fit");
+}
+
+#[test]
+fn a_tokenizer_with_more_tokens_than_the_logits_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tokenizer: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tiny().join("tokenizer.json")).unwrap()).unwrap();
+    let vocab = tokenizer["model"]["vocab"].as_object_mut().unwrap();
+    for i in 0..100 {
+        let id = vocab.len();
+        vocab.insert(format!("extra{i}"), id.into());
+    }
+    let path = dir.path().join("tokenizer.json");
+    std::fs::write(&path, serde_json::to_vec(&tokenizer).unwrap()).unwrap();
+    let output =
+        dmlrun().arg("generate").arg(tiny()).arg("--tokenizer").arg(&path).args(["--prompt", "hi"]).output().unwrap();
+    assert_one_line_error(&output, "has 484 tokens but model");
+}
+
+#[test]
+fn a_model_without_kv_inputs_is_one_line() {
+    let output =
+        dmlrun().arg("generate").arg(test_model("int64_ids.onnx")).args(["--prompt-tokens", "4"]).output().unwrap();
+    assert_one_line_error(&output, "no KV-cache inputs (past_key_values.0.key ...)");
+}
+
+#[test]
+fn a_text_prompt_without_a_tokenizer_asks_for_one() {
+    let output = dmlrun()
+        .arg("generate")
+        .arg(tiny().join("model.onnx"))
+        .args(["--prompt", "hi", "--context-length", "128"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&output, "--prompt needs a tokenizer");
+}
+
+#[test]
+fn bench_mixes_generate_entries_with_vision_models_and_gates_on_tokens_per_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("bench.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[[model]]\npath = '{}'\n\n[[model]]\npath = '{}'\nname = 'tiny-llm'\nkind = 'generate'\nprompt_tokens = 32\nnew_tokens = 16\nrepetitions = 2\n",
+            common::test_model("add_mul.onnx").display(),
+            tiny().display()
+        ),
+    )
+    .unwrap();
+    let json = dir.path().join("bench.json");
+    let output = dmlrun()
+        .arg("bench")
+        .arg(&manifest)
+        .args(["--iterations", "5", "--dim", "batch=1", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("generate: 32-token prompt, 16 new tokens: time to first token"), "{stdout}");
+    let mut report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let llm = &report["models"][1];
+    assert_eq!(llm["name"], "tiny-llm");
+    assert_eq!(llm["latency_ms"]["count"], 2 * 15, "the latencies are the decode steps");
+    assert_eq!(llm["generation"]["new_tokens"], 16.0);
+    assert!(report["models"][0]["generation"].is_null());
+
+    // A baseline ten times faster in tokens/s: a regression, exit 1.
+    let tps = llm["generation"]["generation_tokens_per_s"].as_f64().unwrap();
+    report["models"][1]["generation"]["generation_tokens_per_s"] = (tps * 10.0).into();
+    let baseline = dir.path().join("fast.json");
+    std::fs::write(&baseline, serde_json::to_vec(&report).unwrap()).unwrap();
+    let output = dmlrun()
+        .arg("bench")
+        .arg(&manifest)
+        .args(["--iterations", "5", "--dim", "batch=1", "--baseline"])
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let gate = stdout.lines().find(|l| l.trim_start().starts_with("tiny-llm") && l.contains("tokens/s")).unwrap();
+    assert!(gate.contains("REGRESSION"), "{gate}");
+}
