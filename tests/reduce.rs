@@ -167,3 +167,32 @@ fn the_same_ep_with_the_same_options_on_both_sides_is_refused() {
     let output = dmlrun().arg("reduce").args(gelu_chain()).args(["--ep", "cpu"]).output().unwrap();
     assert_one_line_error(&output, "are the same execution provider here, with the same options");
 }
+
+#[test]
+fn each_op_checks_every_operator_type_alone_and_names_the_one_that_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("ops.json");
+    let output = dmlrun()
+        .arg("reduce")
+        .args(gelu_chain())
+        .args(APPROXIMATE)
+        .arg("--each-op")
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "one operator differs: exit 1; {stderr}");
+    let survey: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(survey["schema"], "dmlrun.each-op/1");
+    let ops = survey["ops"].as_array().unwrap();
+    assert_eq!(ops.len(), 6);
+    let failing: Vec<&str> =
+        ops.iter().filter(|o| o["outcome"]["outcome"] != "pass").map(|o| o["op_type"].as_str().unwrap()).collect();
+    assert_eq!(failing, vec!["Gelu"], "{survey}");
+    let gelu = ops.iter().find(|o| o["op_type"] == "Gelu").unwrap();
+    assert_eq!(gelu["node"]["name"], "gelu");
+    assert_eq!(gelu["reference"]["outcome"], "pass");
+    // No model is written.
+    assert!(!test_model("gelu_chain-reduced").exists());
+}

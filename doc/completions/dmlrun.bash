@@ -1031,7 +1031,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__reduce)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --compare-ep --rtol --atol --output --time-limit --candidate-timeout --json --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --compare-ep --rtol --atol --output --time-limit --candidate-timeout --each-op --json --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --ep-library --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

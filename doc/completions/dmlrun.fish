@@ -412,6 +412,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep-library -d '
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l each-op -d 'Instead of bisecting: check each operator type of the model alone (its first node as a one-node model, fed with the reference\'s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s q -l quiet -d 'No progress bar or per-candidate lines on stderr'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'

@@ -342,6 +342,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
 '-q[No progress bar or per-candidate lines on stderr]' \
 '--quiet[No progress bar or per-candidate lines on stderr]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \

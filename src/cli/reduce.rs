@@ -62,6 +62,14 @@ pub struct ReduceArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "5m")]
     pub candidate_timeout: std::time::Duration,
 
+    /// Instead of bisecting: check each operator type of the model alone (its first node as a
+    /// one-node model, fed with the reference's values) on the EP under test, and list which
+    /// it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json.
+    ///
+    /// Example: dmlrun reduce decoder.onnx --each-op --device 0
+    #[arg(long)]
+    pub each_op: bool,
+
     /// Also write the summary as JSON (to stdout with `-`, or to FILE).
     ///
     /// Example: --json reduce.json

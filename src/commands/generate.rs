@@ -11,7 +11,8 @@ use crate::generate::{self, figures, DecoderModel, DecoderSpec, Generation, Loop
 use crate::report::generate::{
     self as report, GenerateReport, KvCache, PromptComparison, PromptResult, TokenComparison,
 };
-use crate::runtime::engine::{DecoderOptions, DecoderSession};
+use crate::runtime::engine::{DecoderOptions, DecoderSession, DeviceReport};
+use crate::runtime::plan::{EpRequest, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
 
@@ -75,7 +76,9 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             let mut sampler = Sampler::new(sampling);
             let mut stream = TextStream::default();
             let mut produced = String::new();
+            let mut chosen = Vec::new();
             let generation = generate::generate(&mut decoder, &prompt.ids, &settings, &mut sampler, &mut |id| {
+                chosen.push(id);
                 if streamed {
                     if let Some(t) = &tokenizer {
                         let piece = stream.push(t, id)?;
@@ -86,8 +89,14 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
                     }
                 }
                 Ok(())
-            })
-            .with_context(|| format!("generating from {}", prompt.source))?;
+            });
+            let generation = match generation {
+                Ok(generation) => generation,
+                Err(e) if request.ep != EpRequest::Cpu => {
+                    return Err(blame(&runtime, &options, &request, &prompt.ids, &chosen, &decoder.model.device, e))
+                }
+                Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
+            };
             if let Some(memory) = decoder.model.memory.as_mut() {
                 memory.sample();
             }
@@ -272,4 +281,59 @@ fn write_reports(args: &GenerateArgs, report: &GenerateReport) -> Result<()> {
     }
     crate::err!("{}", report::human(report));
     Ok(())
+}
+
+/// A generation that failed on an EP other than the CPU: the same steps (the prompt, then each
+/// token chosen before the failure) replayed on the CPU EP decide whose failure it is, and the
+/// node ONNX Runtime names is looked up in the graph.
+fn blame(
+    runtime: &Runtime,
+    options: &DecoderOptions,
+    request: &PlanRequest,
+    prompt: &[i64],
+    chosen: &[i64],
+    device: &DeviceReport,
+    error: anyhow::Error,
+) -> anyhow::Error {
+    use crate::generate::Decoder;
+    let message = crate::runtime::engine::diagnose::shorten_source_paths(&crate::exit::one_line(&error));
+    let at = match chosen.len() {
+        0 => format!("the prefill ({} prompt tokens)", prompt.len()),
+        k => format!("decode step {k}"),
+    };
+    let cpu = request.reference(EpRequest::Cpu, None);
+    let replay = DecoderSession::open(runtime, &DecoderOptions { request: &cpu, print_plan: false, ..*options })
+        .and_then(|mut reference| {
+            reference.step(prompt)?;
+            for &token in chosen {
+                reference.step(&[token])?;
+            }
+            Ok(())
+        });
+    let node = crate::runtime::engine::diagnose::named_nodes(&message).pop().map(|(op, name)| {
+        let graph = crate::graph::Graph::read(options.model_path).ok();
+        match graph.as_ref().and_then(|g| Some((g, g.node_named(&name)?))) {
+            Some((graph, node)) => {
+                let mut detail = crate::runtime::engine::diagnose::NodeDetail::of(graph, node, |_| String::new());
+                detail.inputs.clear();
+                detail.outputs.clear();
+                detail.describe()
+            }
+            None => format!("'{name}' ({})", op.unwrap_or_default()),
+        }
+    });
+    let node = node.map(|n| format!(" at node {n}")).unwrap_or_default();
+    match replay {
+        Ok(()) => anyhow::anyhow!(
+            "model {}: {} rejects this model{node} in {at} (the CPU EP runs the same steps): {message}",
+            options.model_path.display(),
+            device.execution_provider
+        ),
+        Err(reference) => anyhow::anyhow!(
+            "model {}: {at} fails{node} on {} and on the CPU EP too ({}): {message}",
+            options.model_path.display(),
+            device.execution_provider,
+            crate::exit::one_line(&reference)
+        ),
+    }
 }

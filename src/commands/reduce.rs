@@ -25,7 +25,12 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         bail!("model {}: no such file", model_path.display());
     }
     let output = args.output.clone().unwrap_or_else(|| default_output(model_path));
-    let staging = staging_folder(&output)?;
+    // --each-op writes no model: its candidates go to a temporary folder.
+    let staging = if args.each_op {
+        tempfile::tempdir().context("a temporary folder for the candidates")?
+    } else {
+        staging_folder(&output)?
+    };
 
     let started = Instant::now();
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
@@ -95,6 +100,27 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         work: staging.path(),
         on_checked: &on_checked,
     };
+    if args.each_op {
+        let checks = reducer.each_op().with_context(|| format!("model {}", model_path.display()))?;
+        bar.finish_and_clear();
+        let survey = report::OpSurvey {
+            schema: report::EACH_OP_SCHEMA,
+            model: model_path.to_path_buf(),
+            ep_args: ep_args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+            reference: reference_run.device.describe(),
+            ops: checks,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        let mut human = true;
+        if let Some(path) = &args.json {
+            human = !crate::report::write_json(path, &survey, "--json")?;
+        }
+        if human {
+            crate::out!("{}", report::each_op_human(&survey));
+        }
+        let any_failed = survey.ops.iter().any(|c| c.outcome != crate::reduce::candidate::Outcome::Pass);
+        return Ok(ExitStatus::of_checks(any_failed, crate::interrupt::interrupted()));
+    }
     let reduction = reducer.reduce().with_context(|| format!("model {}", model_path.display()))?;
     bar.finish_and_clear();
 

@@ -137,7 +137,51 @@ pub struct Reduction {
     pub case: PathBuf,
 }
 
+/// One operator type checked alone (`--each-op`): its first node, as a one-node model fed with
+/// the reference's values.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpCheck {
+    pub op_type: String,
+    pub domain: String,
+    /// How many nodes of this type the model has.
+    pub count: usize,
+    /// The node checked: the first of its type in topological order.
+    pub node: NodeDetail,
+    /// What the EP under test did with it.
+    pub outcome: Outcome,
+    /// What the reference did with it, where the EP under test did not pass.
+    pub reference: Option<Outcome>,
+}
+
 impl Reducer<'_> {
+    /// Each operator type of the model, its first node alone, on the EP under test (and on the
+    /// reference where that fails): which of a model's operators the EP takes, in one pass.
+    pub fn each_op(&self) -> Result<Vec<OpCheck>> {
+        let mut seen: Vec<OpCheck> = Vec::new();
+        let mut tried = Vec::new();
+        for node in self.graph.nodes() {
+            if crate::interrupt::interrupted() {
+                break;
+            }
+            if let Some(known) = seen.iter_mut().find(|c| c.op_type == node.op_type && c.domain == node.domain) {
+                known.count += 1;
+                continue;
+            }
+            let range = node.index..=node.index;
+            let (outcome, case) = self.check(&range, &mut tried)?;
+            let _ = std::fs::remove_dir_all(case);
+            seen.push(OpCheck {
+                op_type: node.op_type.clone(),
+                domain: node.domain.clone(),
+                count: 1,
+                node: self.node_detail(node),
+                outcome,
+                reference: tried.last().and_then(|t: &Tried| t.reference.clone()),
+            });
+        }
+        Ok(seen)
+    }
+
     /// Reduces the model; `Err` when there is nothing to reduce (A runs it as B does) or it
     /// cannot be checked.
     pub fn reduce(&self) -> Result<Reduction> {

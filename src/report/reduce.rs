@@ -155,3 +155,54 @@ pub fn human(r: &ReduceReport) -> String {
     let _ = write!(s, "              {}  ({verdict})", r.reproduce[1]);
     s
 }
+
+/// Schema identifier of `dmlrun reduce --each-op`'s report.
+pub const EACH_OP_SCHEMA: &str = "dmlrun.each-op/1";
+
+/// `dmlrun reduce --each-op`: each operator type of a model alone on the EP under test.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpSurvey {
+    pub schema: &'static str,
+    pub model: PathBuf,
+    /// The `dmlrun test` arguments each one-node model was checked with.
+    pub ep_args: Vec<String>,
+    /// Where the reference ran the whole model, whose values feed each node.
+    pub reference: String,
+    pub ops: Vec<crate::reduce::OpCheck>,
+    pub seconds: f64,
+}
+
+/// The survey as a table: each operator, how many nodes have it, what the EP under test did.
+pub fn each_op_human(survey: &OpSurvey) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "model       : {} ({} operator types)", survey.model.display(), survey.ops.len());
+    let _ = writeln!(s, "under test  : {}", survey.ep_args.join(" "));
+    let _ = writeln!(s, "reference   : {} (its values feed each node)", survey.reference);
+    let width = survey.ops.iter().map(|c| c.op_type.len() + c.domain.len() + 1).max().unwrap_or(8).max(8);
+    for c in &survey.ops {
+        let op = if c.domain.is_empty() || c.domain == "ai.onnx" {
+            c.op_type.clone()
+        } else {
+            format!("{}:{}", c.domain, c.op_type)
+        };
+        let verdict = match (&c.outcome, &c.reference) {
+            (Outcome::Pass, _) => "runs".to_string(),
+            (o, Some(r)) if !r.rejected() => format!(
+                "{} (the reference runs it): {}",
+                o.word(),
+                o.reason().map(crate::runtime::engine::diagnose::shorten_source_paths).unwrap_or_default()
+            ),
+            (o, _) => format!("{} (the reference fails it too)", o.word()),
+        };
+        let _ = writeln!(s, "  {op:<width$} x{:<4} {verdict}", c.count);
+    }
+    let failed = survey.ops.iter().filter(|c| c.outcome != Outcome::Pass).count();
+    let _ = writeln!(
+        s,
+        "{} of {} operator types run alone on the EP under test ({failed} do not), in {:.1} s",
+        survey.ops.len() - failed,
+        survey.ops.len(),
+        survey.seconds
+    );
+    s
+}
