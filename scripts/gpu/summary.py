@@ -175,6 +175,41 @@ if any(f"diag-{m}-run" in STEPS for m in DIAGNOSED):
         if line:
             print(f"- {m}: `{line[:400]}`")
     print()
+if any(name.startswith("gen-") for name in STEPS):
+    print("## Text generation: `dmlrun generate`, a 0.63 B-parameter decoder (random weights), 128 new tokens\n")
+    print("| run | prompt tokens | session (ms) | TTFT p50 (ms) | prompt tokens/s | decode p50 / p90 / p99 (ms) | tokens/s | "
+          "KV cache | step (s) | verdict |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for p in (128, 1024):
+        for kind, label in (("dml", "DirectML, KV in host memory"), ("dml-io", "DirectML, `--io-on-device`"),
+                            ("cpu", "CPU EP")):
+            name = f"gen-{kind}-p{p}"
+            if name not in STEPS:
+                continue
+            r = report(name)
+            secs = fmt(step_seconds(name), 1)
+            if not r:
+                line = error_line(name)
+                print(f"| {label} | {p} | - | - | - | - | - | - | {secs} | {line[:220] or 'no report'} |")
+                continue
+            f = r["prompts"][0]["figures"]
+            d = f["decode_ms"] or {}
+            kv = r["kv_cache"]
+            print(f"| {label} ({r['onnxruntime']['version']}) | {p} | {fmt(r['session_create_ms'], 0)} | {fmt(f['ttft_ms']['p50'], 1)} | "
+                  f"{fmt(f['prompt_tokens_per_s'], 0)} | {fmt(d.get('p50'))} / {fmt(d.get('p90'))} / {fmt(d.get('p99'))} | "
+                  f"{fmt(f['generation_tokens_per_s'], 1)} | {kv['layout']}, {kv['bytes'] / 2**20:.0f} MiB"
+                  f"{', device' if kv['on_device'] else ''} | {secs} | generated |")
+    survey = report("gen-each-op")
+    if survey:
+        print("\nEach operator type of a 2-layer float16 decoder of the same width alone on DirectML "
+              f"(`dmlrun reduce --each-op`, {survey['seconds']:.0f} s):\n")
+        print("| operator | nodes | DirectML alone |")
+        print("|---|---|---|")
+        for o in survey["ops"]:
+            op = o["op_type"] if o["domain"] in ("", "ai.onnx") else f"{o['domain']}:{o['op_type']}"
+            reason = (o["outcome"].get("reason") or "")[:160]
+            print(f"| {op} | {o['count']} | {o['outcome']['outcome']}{': ' + reason if reason else ''} |")
+    print()
 if report("sq-dim") is None:
     sys.exit(0)
 

@@ -182,6 +182,49 @@ def packaged(path, app_dir, ep):
     print(f"{path}: {ep_ran}, onnxruntime {lib['version']} beside dmlrun.exe, top-3 {top}")
 
 
+
+def generation(folder, expected_json):
+    """dmlrun generate under Wine: on the CPU EP (onnxruntime-directml 1.24.4) the greedy tokens
+    are onnxruntime-genai's; on DirectML either the tokens are generated and compared with the CPU
+    EP's, or the error blames DirectML (the CPU EP ran the same steps) and names the node; and
+    `reduce --each-op` lists each of the decoder's operator types alone on DirectML. Writes
+    FOLDER/summary.json."""
+    expected = load(expected_json)["cases"][1]
+    cpu = load(f"{folder}/cpu.json")
+    assert cpu["onnxruntime"]["version"].startswith("1.24"), cpu["onnxruntime"]
+    tokens = cpu["prompts"][0]["token_ids"]
+    assert tokens == expected["tokens"], f"CPU EP under Wine: {tokens} != genai's {expected['tokens']}"
+    print(f"CPU EP (ONNX Runtime {cpu['onnxruntime']['version']}): {len(tokens)} tokens, equal to onnxruntime-genai's")
+    summary = {"cpu_tokens_equal_genai": True}
+    try:
+        dml = load(f"{folder}/dml.json")
+    except FileNotFoundError:
+        dml = None
+    if dml is not None:
+        compared = dml["comparison"]["prompts"][0]
+        summary["dml"] = {"ran": True, "first_difference": compared["first_difference"],
+                          "tokens_per_s": dml["prompts"][0]["figures"]["generation_tokens_per_s"]}
+        print(f"DirectML: generated; against the CPU EP: first difference at {compared['first_difference']}")
+    else:
+        with open(f"{folder}/dml.line", encoding="utf-8") as f:
+            line = f.read().strip()
+        assert "DmlExecutionProvider rejects this model at node '" in line, line
+        assert "(the CPU EP runs the same steps)" in line, line
+        node = line.split("at node '", 1)[1].split("'", 1)[0]
+        op = line.split(f"at node '{node}' (", 1)[1].split(",", 1)[0].split(")", 1)[0]
+        summary["dml"] = {"ran": False, "node": node, "op_type": op, "line": line[:400]}
+        print(f"DirectML: rejects the decoder at node '{node}' ({op}); blamed with the CPU EP's word")
+    survey = load(f"{folder}/each-op.json")
+    assert survey["schema"] == "dmlrun.each-op/1", survey["schema"]
+    ops = {f"{o['domain'] + ':' if o['domain'] not in ('', 'ai.onnx') else ''}{o['op_type']}": o["outcome"]["outcome"] for o in survey["ops"]}
+    for needed in ("com.microsoft:GroupQueryAttention", "com.microsoft:SkipSimplifiedLayerNormalization", "MatMul"):
+        assert needed in ops, f"{needed} not surveyed: {sorted(ops)}"
+    summary["each_op"] = ops
+    print("each operator alone on DirectML: " + ", ".join(f"{k} {v}" for k, v in ops.items()))
+    with open(f"{folder}/summary.json", "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=1)
+
+
 def diagnosis(folder, *names):
     """Each model DirectML rejects: the run's error blames DirectML with the CPU EP's word (never
     the inputs), and names the node where ONNX Runtime does; `dmlrun reduce` kept fewer nodes,

@@ -141,15 +141,22 @@ impl Graph {
         self.nodes.iter().find(|n| n.name == name)
     }
 
-    /// Every tensor a node writes, in topological order: what a reference run can expose.
+    /// Every tensor a node writes and another reads, in topological order: what a reference run
+    /// can expose.
     pub fn intermediate_tensors(&self) -> Vec<String> {
         let outputs: HashSet<&str> = self.outputs.iter().map(String::as_str).collect();
+        let read = self.read_tensors();
         self.nodes
             .iter()
             .flat_map(|n| &n.outputs)
-            .filter(|o| !o.is_empty() && !outputs.contains(o.as_str()))
+            .filter(|o| !o.is_empty() && !outputs.contains(o.as_str()) && read.contains(o.as_str()))
             .cloned()
             .collect()
+    }
+
+    /// Every tensor some node reads (a subgraph's outer-scope reads included).
+    fn read_tensors(&self) -> HashSet<&str> {
+        self.nodes.iter().flat_map(|n| n.reads()).collect()
     }
 
     /// The model with `extra` tensors added to its graph outputs (after the model's own), as
@@ -158,7 +165,13 @@ impl Graph {
         let mut graph = self.graph.clone();
         graph.node = self.nodes.iter().map(|n| n.raw.clone()).collect();
         let known: HashSet<&str> = self.outputs.iter().map(String::as_str).collect();
-        graph.output.extend(extra.iter().filter(|n| !known.contains(n.as_str())).map(|n| named_value(n)));
+        // A node output nothing reads may never be written (an optional output such as
+        // SkipSimplifiedLayerNormalization's mean): ONNX Runtime 1.24 hands back an empty value
+        // for it, which cannot be read as a tensor. Only tensors that something reads are exposed.
+        let read = self.read_tensors();
+        graph.output.extend(
+            extra.iter().filter(|n| !known.contains(n.as_str()) && read.contains(n.as_str())).map(|n| named_value(n)),
+        );
         // External data read in: the model is written elsewhere than the original.
         graph.initializer = graph.initializer.iter().map(|raw| self.inline_external(raw)).collect::<Result<_>>()?;
         self.encode(graph)
@@ -407,4 +420,19 @@ fn topological_order(nodes: Vec<Node>) -> Result<Vec<Node>> {
         .enumerate()
         .map(|(index, i)| Node { index, ..slots[i].take().expect("each node once") })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_nothing_reads_are_not_exposed() {
+        // SkipSimplifiedLayerNormalization's mean and inverse deviation (output_1, output_2) are
+        // never read in the test decoder; its sum (output_3) is.
+        let graph = Graph::read(Path::new("tests/models/tiny_decoder/model.onnx")).unwrap();
+        let exposed = graph.intermediate_tensors();
+        assert!(exposed.iter().any(|t| t == "/model/layers.0/post_attention_layernorm/output_3"));
+        assert!(!exposed.iter().any(|t| t.ends_with("post_attention_layernorm/output_1")), "{exposed:?}");
+    }
 }
