@@ -477,6 +477,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ignore-eos -d 'Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l sample -d 'Sample the next token instead of taking the most likely one (greedy, the default)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-blame -d 'When a step fails on an EP other than the CPU, say ONNX Runtime\'s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s q -l quiet -d 'No generated text on stdout and no progress on stderr (the figures are still printed)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'

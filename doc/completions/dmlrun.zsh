@@ -400,6 +400,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--ignore-eos[Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)]' \
 '--sample[Sample the next token instead of taking the most likely one (greedy, the default)]' \
+'--no-blame[When a step fails on an EP other than the CPU, say ONNX Runtime'\''s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)]' \
 '-q[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
 '--quiet[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \

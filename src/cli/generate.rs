@@ -151,6 +151,14 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
     pub compare_opt_level: Option<OptimizationLevel>,
 
+    /// When a step fails on an EP other than the CPU, say ONNX Runtime's error as it is, without
+    /// replaying the steps on the CPU EP to decide whose failure it is (the replay of a large
+    /// float16 model can take minutes on the CPU).
+    ///
+    /// Example: --no-blame
+    #[arg(long)]
+    pub no_blame: bool,
+
     /// Write the JSON report to FILE ("-" for stdout instead of the text).
     ///
     /// Example: --json gen.json

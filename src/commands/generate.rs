@@ -92,7 +92,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             });
             let generation = match generation {
                 Ok(generation) => generation,
-                Err(e) if request.ep != EpRequest::Cpu => {
+                Err(e) if request.ep != EpRequest::Cpu && !args.no_blame => {
                     return Err(blame(&runtime, &options, &request, &prompt.ids, &chosen, &decoder.model.device, e))
                 }
                 Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
@@ -301,6 +301,7 @@ fn blame(
         0 => format!("the prefill ({} prompt tokens)", prompt.len()),
         k => format!("decode step {k}"),
     };
+    crate::errln!("dmlrun: {at} failed on {}; replaying the same steps on the CPU EP to say whose failure it is (--no-blame skips this)", device.execution_provider);
     let cpu = request.reference(EpRequest::Cpu, None);
     let replay = DecoderSession::open(runtime, &DecoderOptions { request: &cpu, print_plan: false, ..*options })
         .and_then(|mut reference| {

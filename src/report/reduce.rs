@@ -192,6 +192,7 @@ pub fn each_op_human(survey: &OpSurvey) -> String {
                 o.word(),
                 o.reason().map(crate::runtime::engine::diagnose::shorten_source_paths).unwrap_or_default()
             ),
+            (Outcome::Timeout, _) => "timeout (ran past --candidate-timeout)".to_string(),
             (o, _) => format!("{} (the reference fails it too)", o.word()),
         };
         let _ = writeln!(s, "  {op:<width$} x{:<4} {verdict}", c.count);
