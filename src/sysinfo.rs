@@ -21,7 +21,7 @@ pub fn machine() -> Machine {
         arch: std::env::consts::ARCH.to_string(),
         cpu: cpu_model(),
         logical_cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        wine: crate::runtime::adapters::wine_version(),
+        wine: crate::runtime::wine::wine_version(),
     }
 }
 

@@ -14,7 +14,7 @@ pub fn execute(args: &DoctorArgs) -> Result<ExitStatus> {
     let lib = &runtime.library;
     let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
     let adapters = crate::runtime::adapters::list_adapters();
-    let wine = crate::runtime::adapters::wine_version();
+    let wine = crate::runtime::wine::wine_version();
     if let Some(path) = &args.json {
         let value = json!({
             "dmlrun_version": env!("CARGO_PKG_VERSION"),

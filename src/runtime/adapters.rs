@@ -283,48 +283,6 @@ impl VideoMemoryProbe {
     }
 }
 
-/// The Wine version when this Windows build runs under Wine (ntdll's `wine_get_version`), so
-/// reports never mistake Wine for Windows.
-#[cfg(windows)]
-pub fn wine_version() -> Option<String> {
-    use windows::core::{s, w};
-    use windows::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
-    // SAFETY: ntdll is always loaded; `wine_get_version` exists only under Wine and returns a
-    // static NUL-terminated string.
-    unsafe {
-        let ntdll = GetModuleHandleW(w!("ntdll.dll")).ok()?;
-        let proc = GetProcAddress(ntdll, s!("wine_get_version"))?;
-        let get_version: extern "C" fn() -> *const std::ffi::c_char = std::mem::transmute(proc);
-        let version = get_version();
-        (!version.is_null()).then(|| std::ffi::CStr::from_ptr(version).to_string_lossy().into_owned())
-    }
-}
-
-/// There is no Wine to run under on other platforms.
-#[cfg(not(windows))]
-pub fn wine_version() -> Option<String> {
-    None
-}
-
-/// Under Wine, loads `winevulkan.dll` for the rest of the process before DirectML starts.
-///
-/// Wine's Direct3D 12 (vkd3d) loads and frees winevulkan as devices come and go; once the
-/// last reference goes while vkd3d's threads still use it, the process crashes at exit after
-/// printing correct results (and a default Wine prefix then hangs in its debugger). One extra
-/// reference that is never released keeps it loaded. On Windows this does nothing.
-#[cfg(windows)]
-pub fn pin_wine_vulkan() {
-    use windows::core::w;
-    use windows::Win32::System::LibraryLoader::LoadLibraryW;
-    if wine_version().is_some() {
-        // SAFETY: loading a system DLL by name; the handle is deliberately never freed.
-        let _ = unsafe { LoadLibraryW(w!("winevulkan.dll")) };
-    }
-}
-
-#[cfg(not(windows))]
-pub fn pin_wine_vulkan() {}
-
 /// Checks that `--device N` names an adapter, where adapters can be listed.
 pub fn check_device_index(index: u32) -> anyhow::Result<()> {
     if !cfg!(windows) {

@@ -10,6 +10,7 @@ pub mod plan;
 pub mod profile;
 pub mod session;
 pub mod values;
+pub mod wine;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

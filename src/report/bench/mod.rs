@@ -326,6 +326,7 @@ pub(crate) mod tests {
                     adapter_name: None,
                     placement: vec![],
                     chosen_by: None,
+                    direct3d12: None,
                 },
                 plan,
                 inputs: vec![],

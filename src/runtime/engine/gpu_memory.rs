@@ -40,7 +40,7 @@ impl GpuMemoryTracker {
                 peak_timed_runs: None,
                 // Seen with Wine 8 on lavapipe and on NVIDIA's driver: its DXGI answers, with 0
                 // bytes whatever Direct3D 12 (vkd3d) allocates.
-                note: crate::runtime::adapters::wine_version().map(|v| {
+                note: crate::runtime::wine::wine_version().map(|v| {
                     format!(
                         "under Wine {v}, DXGI's QueryVideoMemoryInfo does not count Direct3D 12 (vkd3d) allocations"
                     )

@@ -28,6 +28,10 @@ pub struct DeviceReport {
     /// The EP selection policy that chose the execution provider (`--ep policy:...`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub chosen_by: Option<String>,
+    /// What dmlrun changed in the Direct3D 12 under DirectML (only under Wine; see
+    /// `runtime::wine`), so a report never hides it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub direct3d12: Option<String>,
 }
 
 impl DeviceReport {
@@ -76,9 +80,7 @@ pub fn open(
     if let Some(id) = plan.device_id() {
         crate::runtime::adapters::check_device_index(id)?;
     }
-    if plan.uses_directml() {
-        crate::runtime::adapters::pin_wine_vulkan();
-    }
+    let direct3d12 = plan.uses_directml().then(crate::runtime::wine::prepare_direct3d12).flatten();
     let mut memory = GpuMemoryTracker::start(&plan);
     let started = Instant::now();
     let (session, placement) = session::build(runtime, &plan, model_path).map_err(|(step, e)| {
@@ -93,7 +95,7 @@ pub fn open(
 
     let inputs = input_signatures(&info, &plan);
     let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
-    let device = device_report(runtime, &plan, placement);
+    let device = DeviceReport { direct3d12, ..device_report(runtime, &plan, placement) };
     Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device, memory })
 }
 
@@ -174,6 +176,7 @@ fn device_report(runtime: &Runtime, plan: &SessionPlan, placement: Vec<EpNodes>)
         adapter_name,
         placement: Vec::new(),
         chosen_by: None,
+        direct3d12: None,
     };
     let report = match plan.execution_providers.first() {
         Some(ProviderPlan::DirectML { .. }) => {
@@ -211,6 +214,7 @@ mod tests {
                 .map(|(ep, n)| EpNodes { execution_provider: ep.to_string(), nodes: *n, op_types: Vec::new() })
                 .collect(),
             chosen_by: None,
+            direct3d12: None,
         }
     }
 

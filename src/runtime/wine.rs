@@ -1,0 +1,175 @@
+//! The Windows build under Wine: knowing that it is there, and the two things Wine's Direct3D 12
+//! (vkd3d) needs before DirectML starts on it. On Windows every function here does nothing.
+//!
+//! 1. `winevulkan.dll` kept loaded: vkd3d loads and frees it as devices come and go; once the
+//!    last reference goes while vkd3d's threads still use it, the process crashes at exit after
+//!    printing correct results (and a default Wine prefix then hangs in its debugger).
+//! 2. 64-bit integer shader operations hidden from DirectML: vkd3d 1.6 (Wine 8) reports
+//!    `Int64ShaderOps` on a device of shader model 5.1, but 64-bit integer operations exist only
+//!    in shader model 6 (DXIL), which it cannot compile. DirectML believes the flag and hands it
+//!    DXIL shaders for every int64 operator (the `Cast` of a decoder's attention mask, for one):
+//!    vkd3d logs `Skipping DXIL shader model 6+ code chunk`, pipeline creation fails, and DirectML
+//!    says `80070057 Invalid parameter`. Told the truth, DirectML emulates int64 with 32-bit
+//!    operations in the shaders vkd3d compiles. The flag is corrected in the one place DirectML
+//!    reads it, vkd3d's `CheckFeatureSupport`, only while the shader model says it cannot hold.
+
+/// The Wine version when this Windows build runs under Wine (ntdll's `wine_get_version`), so
+/// reports never mistake Wine for Windows.
+#[cfg(windows)]
+pub fn wine_version() -> Option<String> {
+    use windows::core::{s, w};
+    use windows::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
+    // SAFETY: ntdll is always loaded; `wine_get_version` exists only under Wine and returns a
+    // static NUL-terminated string.
+    unsafe {
+        let ntdll = GetModuleHandleW(w!("ntdll.dll")).ok()?;
+        let proc = GetProcAddress(ntdll, s!("wine_get_version"))?;
+        let get_version: extern "C" fn() -> *const std::ffi::c_char = std::mem::transmute(proc);
+        let version = get_version();
+        (!version.is_null()).then(|| std::ffi::CStr::from_ptr(version).to_string_lossy().into_owned())
+    }
+}
+
+/// There is no Wine to run under on other platforms.
+#[cfg(not(windows))]
+pub fn wine_version() -> Option<String> {
+    None
+}
+
+/// Under Wine, readies its Direct3D 12 for DirectML (once per process; see the module's text)
+/// and says what was changed in it, for the report; `None` on Windows and elsewhere.
+pub fn prepare_direct3d12() -> Option<String> {
+    static PREPARED: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    PREPARED.get_or_init(|| wine_version().and_then(|_| imp::prepare())).clone()
+}
+
+#[cfg(not(windows))]
+mod imp {
+    pub fn prepare() -> Option<String> {
+        None
+    }
+}
+
+#[cfg(windows)]
+mod imp {
+    use std::ffi::c_void;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use windows::core::{s, w, GUID, HRESULT};
+    use windows::Win32::System::LibraryLoader::{GetProcAddress, LoadLibraryW};
+    use windows::Win32::System::Memory::{VirtualProtect, PAGE_PROTECTION_FLAGS, PAGE_READWRITE};
+
+    const IID_ID3D12_DEVICE: GUID = GUID::from_u128(0x189819f1_1db6_4b57_be54_1821339b85f7);
+    const D3D_FEATURE_LEVEL_11_0: i32 = 0xb000;
+    const D3D12_FEATURE_SHADER_MODEL: i32 = 7;
+    const D3D12_FEATURE_D3D12_OPTIONS1: i32 = 8;
+    const D3D_SHADER_MODEL_6_0: i32 = 0x60;
+    /// `ID3D12Device`'s vtable: IUnknown (3), ID3D12Object (4), then GetNodeCount,
+    /// CreateCommandQueue, CreateCommandAllocator, CreateGraphicsPipelineState,
+    /// CreateComputePipelineState, CreateCommandList, CheckFeatureSupport.
+    const RELEASE_SLOT: usize = 2;
+    const CHECK_FEATURE_SUPPORT_SLOT: usize = 13;
+
+    /// `D3D12_FEATURE_DATA_D3D12_OPTIONS1`.
+    #[repr(C)]
+    #[derive(Default)]
+    struct Options1 {
+        wave_ops: i32,
+        wave_lane_count_min: u32,
+        wave_lane_count_max: u32,
+        total_lane_count: u32,
+        expanded_compute_resource_states: i32,
+        int64_shader_ops: i32,
+    }
+
+    type CreateDevice = unsafe extern "system" fn(*mut c_void, i32, *const GUID, *mut *mut c_void) -> HRESULT;
+    type CheckFeatureSupport = unsafe extern "system" fn(*mut c_void, i32, *mut c_void, u32) -> HRESULT;
+    type Release = unsafe extern "system" fn(*mut c_void) -> u32;
+
+    /// vkd3d's own `CheckFeatureSupport`, which the corrected one calls.
+    static VKD3D_CHECK_FEATURE_SUPPORT: AtomicUsize = AtomicUsize::new(0);
+
+    unsafe extern "system" fn check_feature_support(
+        device: *mut c_void,
+        feature: i32,
+        data: *mut c_void,
+        size: u32,
+    ) -> HRESULT {
+        // SAFETY: set to vkd3d's function before this one is put in the vtable.
+        let vkd3d: CheckFeatureSupport =
+            unsafe { std::mem::transmute(VKD3D_CHECK_FEATURE_SUPPORT.load(Ordering::Acquire)) };
+        // SAFETY: the caller's arguments, passed on as they came.
+        let hr = unsafe { vkd3d(device, feature, data, size) };
+        if hr.is_ok() && feature == D3D12_FEATURE_D3D12_OPTIONS1 && size as usize >= std::mem::size_of::<Options1>() {
+            // SAFETY: vkd3d just filled this D3D12_FEATURE_DATA_D3D12_OPTIONS1 of `size` bytes.
+            unsafe { (*data.cast::<Options1>()).int64_shader_ops = 0 };
+        }
+        hr
+    }
+
+    pub fn prepare() -> Option<String> {
+        // SAFETY: loading system DLLs by name; the handles are deliberately never freed, so
+        // winevulkan outlives vkd3d's threads and the patched vtable outlives every device.
+        let d3d12 = unsafe {
+            let _ = LoadLibraryW(w!("winevulkan.dll"));
+            LoadLibraryW(w!("d3d12.dll")).ok()?
+        };
+        // SAFETY: D3D12CreateDevice has this signature; a null adapter is the default one.
+        let device = unsafe {
+            let create: CreateDevice = std::mem::transmute(GetProcAddress(d3d12, s!("D3D12CreateDevice"))?);
+            let mut device = std::ptr::null_mut();
+            create(std::ptr::null_mut(), D3D_FEATURE_LEVEL_11_0, &IID_ID3D12_DEVICE, &mut device).ok().ok()?;
+            device
+        };
+        // SAFETY: `device` is a live ID3D12Device; its first field is its vtable.
+        let vtable = unsafe { *device.cast::<*mut usize>() };
+        let vkd3d: CheckFeatureSupport = unsafe { std::mem::transmute(*vtable.add(CHECK_FEATURE_SUPPORT_SLOT)) };
+        let mut shader_model = D3D_SHADER_MODEL_6_0;
+        let mut options1 = Options1::default();
+        // SAFETY: the two feature queries with their own data structures.
+        let (model_hr, options_hr) = unsafe {
+            (
+                vkd3d(device, D3D12_FEATURE_SHADER_MODEL, (&mut shader_model as *mut i32).cast(), 4),
+                vkd3d(
+                    device,
+                    D3D12_FEATURE_D3D12_OPTIONS1,
+                    (&mut options1 as *mut Options1).cast(),
+                    std::mem::size_of::<Options1>() as u32,
+                ),
+            )
+        };
+        let contradictory = model_hr.is_ok()
+            && options_hr.is_ok()
+            && shader_model < D3D_SHADER_MODEL_6_0
+            && options1.int64_shader_ops != 0;
+        let note = contradictory.then(|| patch(vtable, vkd3d)).flatten().map(|()| {
+            format!(
+                "Wine's Direct3D 12 reports 64-bit integer shader ops at shader model {}.{}, which has none; \
+                 dmlrun tells DirectML it has none, so DirectML emulates them in shaders vkd3d compiles",
+                shader_model >> 4,
+                shader_model & 0xf
+            )
+        });
+        // SAFETY: the reference D3D12CreateDevice gave us.
+        unsafe {
+            let release: Release = std::mem::transmute(*vtable.add(RELEASE_SLOT));
+            release(device);
+        }
+        note
+    }
+
+    /// Puts the corrected `CheckFeatureSupport` in the vtable every vkd3d device shares.
+    fn patch(vtable: *mut usize, vkd3d: CheckFeatureSupport) -> Option<()> {
+        VKD3D_CHECK_FEATURE_SUPPORT.store(vkd3d as *const () as usize, Ordering::Release);
+        let slot = unsafe { vtable.add(CHECK_FEATURE_SUPPORT_SLOT) };
+        let mut old = PAGE_PROTECTION_FLAGS(0);
+        // SAFETY: the slot lies in d3d12.dll's read-only data, made writable for this one store
+        // and then given its protection back; d3d12.dll stays loaded for the process.
+        unsafe {
+            VirtualProtect(slot.cast(), std::mem::size_of::<usize>(), PAGE_READWRITE, &mut old).ok()?;
+            slot.write(check_feature_support as *const () as usize);
+            let _ = VirtualProtect(slot.cast(), std::mem::size_of::<usize>(), old, &mut old);
+        }
+        Some(())
+    }
+}
