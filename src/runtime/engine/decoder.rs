@@ -4,10 +4,24 @@
 //! - **shared buffer** (`past_present_share_buffer`): one tensor of `[1, kv_heads, max_length,
 //!   head_size]` per layer and kind, bound through IoBinding as both the past input and the
 //!   present output, so every step has the same KV shapes (what DirectML needs to compile once)
-//!   and nothing is copied between steps. With `--io-on-device` the buffers live in DirectML's
-//!   memory; otherwise in host memory (and DirectML copies them each step).
+//!   and nothing is copied between steps. On DirectML the buffers live in its memory; on other
+//!   EPs in host memory unless `--io-on-device` asks otherwise.
 //! - **growing**: the present outputs of one step are the past inputs of the next, one position
 //!   longer each time.
+//!
+//! DirectML's GroupQueryAttention never reads its past inputs: it writes the new keys and values
+//! into the present buffer after the positions already there and attends over that buffer, so
+//! the present must be the very memory the past was (onnxruntime-genai binds one buffer to both).
+//! Host memory does not give that: ONNX Runtime copies a host input to the device and the device
+//! output back separately, and each step would start from a present holding only its own
+//! positions. So on DirectML the shared buffer is always in DirectML's memory, and the growing
+//! layout is refused for a model with GroupQueryAttention.
+//!
+//! On DirectML every decode step also feeds the attention mask at the buffer's full length (ones
+//! for the positions so far, zeros after), as onnxruntime-genai does for DirectML: the mask's
+//! length is the total sequence length GroupQueryAttention takes as a constant, so a mask one
+//! position longer each step would have DirectML compile the attention again for every token.
+//! The positions already there come from the mask's sum, not its length.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -33,6 +47,8 @@ pub struct DecoderSession {
     logits: Vec<f32>,
     /// Bytes of the KV cache as allocated (shared buffer) or at its largest (growing).
     pub kv_bytes: u64,
+    /// Decode steps feed the mask at the shared buffer's length (DirectML; see the module's text).
+    full_length_decode_mask: bool,
 }
 
 enum Cache {
@@ -75,7 +91,13 @@ impl DecoderSession {
         if options.print_plan {
             crate::errln!("session plan:\n{plan}");
         }
-        let on_device = plan.io_on_device;
+        let on_device = plan.io_on_device || (plan.uses_directml() && spec.past_present_share_buffer);
+        if plan.uses_directml() && !spec.past_present_share_buffer && has_group_query_attention(options.model_path)? {
+            bail!(
+                "model {}: --kv-layout growing cannot run on DirectML: its GroupQueryAttention reads the past from the present buffer (never from the past inputs), so the KV cache must be one buffer bound as both; use --kv-layout shared",
+                options.model_path.display()
+            );
+        }
         let device_id = plan.device_id().unwrap_or(0) as i32;
         let model = open(runtime, options.model_path, options.info.clone(), Duration::ZERO, plan)?;
         let first_past = DecoderSpec::layer_name(&spec.past_key, 0);
@@ -137,8 +159,17 @@ impl DecoderSession {
         } else {
             (Cache::Growing { past: Vec::new() }, 0)
         };
-        let mut session =
-            DecoderSession { model, spec: spec.clone(), kv_type, cache, past: 0, logits: Vec::new(), kv_bytes };
+        let full_length_decode_mask = model.plan.uses_directml() && spec.past_present_share_buffer;
+        let mut session = DecoderSession {
+            model,
+            spec: spec.clone(),
+            kv_type,
+            cache,
+            past: 0,
+            logits: Vec::new(),
+            kv_bytes,
+            full_length_decode_mask,
+        };
         session.reset()?;
         Ok(session)
     }
@@ -175,13 +206,25 @@ impl DecoderSession {
         };
         let mut inputs = vec![(self.spec.input_ids.clone(), tensor([1, n], tokens.to_vec())?)];
         if let Some(mask) = &self.spec.attention_mask {
-            inputs.push((mask.clone(), tensor([1, total], vec![1; total])?));
+            let length = match &self.cache {
+                Cache::Shared { capacity, .. } if self.full_length_decode_mask && self.past > 0 => *capacity,
+                _ => total,
+            };
+            let mut ones = vec![0; length];
+            ones[..total].fill(1);
+            inputs.push((mask.clone(), tensor([1, length], ones)?));
         }
         if let Some(positions) = &self.spec.position_ids {
             inputs.push((positions.clone(), tensor([1, n], (self.past as i64..total as i64).collect())?));
         }
         Ok(inputs)
     }
+}
+
+/// Whether the model's graph has a com.microsoft GroupQueryAttention node.
+fn has_group_query_attention(model: &Path) -> Result<bool> {
+    let graph = crate::graph::Graph::read(model)?;
+    Ok(graph.nodes().iter().any(|n| n.op_type == "GroupQueryAttention" && n.domain == "com.microsoft"))
 }
 
 /// Zeroes a host tensor: a fresh allocation holds whatever was there, and a KV position the mask
@@ -226,13 +269,15 @@ impl Decoder for DecoderSession {
 
     fn step(&mut self, tokens: &[i64]) -> Result<StepTiming> {
         let started = Instant::now();
+        if let Cache::Shared { capacity, .. } = &self.cache {
+            if self.past + tokens.len() > *capacity {
+                bail!("the KV buffer of {capacity} positions is full");
+            }
+        }
         let inputs = self.step_inputs(tokens)?;
         let logits_name = self.spec.logits.clone();
         let timing = match &mut self.cache {
-            Cache::Shared { binding, capacity, logits_to, .. } => {
-                if self.past + tokens.len() > *capacity {
-                    bail!("the KV buffer of {capacity} positions is full");
-                }
+            Cache::Shared { binding, logits_to, .. } => {
                 for (name, value) in &inputs {
                     binding.bind_input(name.as_str(), value).map_err(|e| anyhow!("binding '{name}': {e}"))?;
                 }
