@@ -470,7 +470,9 @@ fn bench_generation(
             break;
         }
         let generation =
-            generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_| Ok(()))?;
+            generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| {
+                Ok(())
+            })?;
         first_ttft.get_or_insert(generation.prefill.total_ms);
         if let Some(memory) = decoder.model.memory.as_mut() {
             memory.sample();

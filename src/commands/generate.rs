@@ -77,7 +77,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             let mut stream = TextStream::default();
             let mut produced = String::new();
             let mut chosen = Vec::new();
-            let generation = generate::generate(&mut decoder, &prompt.ids, &settings, &mut sampler, &mut |id| {
+            let generation = generate::generate(&mut decoder, &prompt.ids, &settings, &mut sampler, &mut |id, _| {
                 chosen.push(id);
                 if streamed {
                     if let Some(t) = &tokenizer {
@@ -151,13 +151,6 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             let mut other = DecoderSession::open(&runtime, &options).context("the --compare-ep session")?;
             let mut compared = Vec::new();
             for (prompt, result) in prompts.iter().zip(&results) {
-                let greedy = generate::generate(
-                    &mut other,
-                    &prompt.ids,
-                    &settings,
-                    &mut Sampler::new(Sampling::Greedy),
-                    &mut |_| Ok(()),
-                )?;
                 let ours = if args.sample {
                     // Sampled tokens are not comparable; greedy ones on this EP are.
                     generate::generate(
@@ -165,17 +158,35 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
                         &prompt.ids,
                         &settings,
                         &mut Sampler::new(Sampling::Greedy),
-                        &mut |_| Ok(()),
+                        &mut |_, _| Ok(()),
                     )?
                     .tokens
                 } else {
                     result.token_ids.clone()
                 };
+                // Where the reference parts from ours, how far apart the two tokens are in the
+                // reference's own logits: a hair's breadth is rounding, not a wrong kernel.
+                let mut margin = None;
+                let mut step = 0;
+                let greedy = generate::generate(
+                    &mut other,
+                    &prompt.ids,
+                    &settings,
+                    &mut Sampler::new(Sampling::Greedy),
+                    &mut |token, logits| {
+                        if let Some(&mine) = ours.get(step).filter(|&&mine| mine != token && margin.is_none()) {
+                            margin = report::LogitMargin::of(logits, token, mine);
+                        }
+                        step += 1;
+                        Ok(())
+                    },
+                )?;
                 let first_difference = report::first_difference(&ours, &greedy.tokens);
                 compared.push(PromptComparison {
                     source: prompt.source.clone(),
                     matching: first_difference.unwrap_or(ours.len()),
                     first_difference,
+                    reference_logit_margin: margin.filter(|_| first_difference.is_some()),
                     reference_token_ids: greedy.tokens,
                 });
             }

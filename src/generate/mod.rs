@@ -85,13 +85,13 @@ pub struct LoopSettings<'a> {
 }
 
 /// Generates from `prompt` until EOS, `max_new_tokens` or Ctrl-C; `on_token` sees each token as
-/// it is chosen (to print the text as it comes).
+/// it is chosen (to print the text as it comes), with the logits it was chosen from.
 pub fn generate(
     decoder: &mut dyn Decoder,
     prompt: &[i64],
     settings: &LoopSettings,
     sampler: &mut Sampler,
-    on_token: &mut dyn FnMut(i64) -> Result<()>,
+    on_token: &mut dyn FnMut(i64, &[f32]) -> Result<()>,
 ) -> Result<Generation> {
     decoder.reset()?;
     let mut tokens = Vec::with_capacity(settings.max_new_tokens);
@@ -121,7 +121,7 @@ pub fn generate(
             decode.push(step);
         }
         tokens.push(token);
-        on_token(token)?;
+        on_token(token, decoder.logits())?;
         if !settings.ignore_eos && settings.eos_token_ids.contains(&token) {
             stop = Stop::Eos;
             break;
@@ -222,7 +222,7 @@ mod tests {
         let mut d = Counting { fed: 0, logits: vec![] };
         let settings = LoopSettings { max_new_tokens: 4, eos_token_ids: &[], ignore_eos: false };
         let mut seen = Vec::new();
-        let g = generate(&mut d, &[3, 4], &settings, &mut Sampler::new(Sampling::Greedy), &mut |t| {
+        let g = generate(&mut d, &[3, 4], &settings, &mut Sampler::new(Sampling::Greedy), &mut |t, _| {
             seen.push(t);
             Ok(())
         })
@@ -238,10 +238,10 @@ mod tests {
     fn eos_ends_the_generation_unless_ignored() {
         let mut d = Counting { fed: 0, logits: vec![] };
         let settings = LoopSettings { max_new_tokens: 10, eos_token_ids: &[7], ignore_eos: false };
-        let g = generate(&mut d, &[4], &settings, &mut Sampler::new(Sampling::Greedy), &mut |_| Ok(())).unwrap();
+        let g = generate(&mut d, &[4], &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| Ok(())).unwrap();
         assert_eq!((g.tokens.clone(), g.stop), (vec![5, 6, 7], Stop::Eos));
         let settings = LoopSettings { ignore_eos: true, ..settings };
-        let g = generate(&mut d, &[4], &settings, &mut Sampler::new(Sampling::Greedy), &mut |_| Ok(())).unwrap();
+        let g = generate(&mut d, &[4], &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| Ok(())).unwrap();
         assert_eq!(g.tokens.len(), 10);
     }
 

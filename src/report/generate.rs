@@ -86,7 +86,35 @@ pub struct PromptComparison {
     pub matching: usize,
     /// The first position where they part (None: equal throughout).
     pub first_difference: Option<usize>,
+    /// At that position, the reference's logits of its own token and of this EP's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_logit_margin: Option<LogitMargin>,
     pub reference_token_ids: Vec<i64>,
+}
+
+/// Two candidate tokens in one set of logits: how far the chosen one is ahead of the other.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LogitMargin {
+    pub chosen_logit: f32,
+    pub other_logit: f32,
+}
+
+impl LogitMargin {
+    /// The logits of `chosen` and `other`, where both are ids of the vocabulary.
+    pub fn of(logits: &[f32], chosen: i64, other: i64) -> Option<LogitMargin> {
+        let at = |id: i64| usize::try_from(id).ok().and_then(|i| logits.get(i).copied());
+        Some(LogitMargin { chosen_logit: at(chosen)?, other_logit: at(other)? })
+    }
+
+    pub fn gap(&self) -> f32 {
+        self.chosen_logit - self.other_logit
+    }
+
+    /// Whether the gap is below float16's resolution at these logits (a relative 2^-10): two EPs
+    /// computing in float16 can then choose either token, and neither is wrong.
+    pub fn within_float16_rounding(&self) -> bool {
+        self.gap() <= self.chosen_logit.abs().max(self.other_logit.abs()) * f32::powi(2.0, -10)
+    }
 }
 
 impl TokenComparison {
@@ -114,9 +142,20 @@ fn stat(s: &Option<crate::stats::LatencyStats>, f: fn(&crate::stats::LatencyStat
 }
 
 /// The human summary printed after the text (to stderr).
+/// Token `at` of a generation, or that it had ended before it.
+fn token_at(ids: Option<&[i64]>, at: usize) -> String {
+    match ids.and_then(|ids| ids.get(at)) {
+        Some(id) => id.to_string(),
+        None => "ended before it".to_string(),
+    }
+}
+
 pub fn human(report: &GenerateReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "model:     {} ({})", report.model.display(), report.device.describe());
+    if let Some(changed) = &report.device.direct3d12 {
+        let _ = writeln!(out, "direct3d12: {changed}");
+    }
     let _ = writeln!(
         out,
         "session:   {:.1} ms to create; KV cache {} ({}{}, {:.1} MiB{})",
@@ -174,14 +213,24 @@ pub fn human(report: &GenerateReport) -> String {
                     let _ = writeln!(out, "compare:   {} generates the same {} tokens", c.reference_ep, p.matching);
                 }
                 Some(at) => {
+                    let margin = p.reference_logit_margin.map(|m| {
+                        format!(
+                            "; in its logits {:.4} against {:.4}, {:.4} apart{}",
+                            m.chosen_logit,
+                            m.other_logit,
+                            m.gap(),
+                            if m.within_float16_rounding() { ", within float16 rounding (a near-tie)" } else { "" }
+                        )
+                    });
                     let _ = writeln!(
                         out,
-                        "compare:   {} parts at token {at} ({} equal before it): this EP {:?}, {} {:?}",
+                        "compare:   {} parts at token {at} ({} equal before it): this EP {}, {} {}{}",
                         c.reference_ep,
                         p.matching,
-                        report.prompts.iter().find(|r| r.source == p.source).and_then(|r| r.token_ids.get(at)),
+                        token_at(report.prompts.iter().find(|r| r.source == p.source).map(|r| &r.token_ids[..]), at),
                         c.reference_ep,
-                        p.reference_token_ids.get(at)
+                        token_at(Some(&p.reference_token_ids), at),
+                        margin.unwrap_or_default()
                     );
                 }
             }
@@ -317,6 +366,24 @@ mod tests {
         assert_eq!(first_difference(&[1, 2, 3], &[1, 2, 3]), None);
         assert_eq!(first_difference(&[1, 2, 3], &[1, 5, 3]), Some(1));
         assert_eq!(first_difference(&[1, 2], &[1, 2, 3]), Some(2));
+    }
+
+    #[test]
+    fn a_near_tie_is_a_gap_below_float16_resolution() {
+        // The first decode step of a random-weight float16 decoder, DirectML against the CPU EP.
+        let tie = LogitMargin::of(&[0.0, 11.090824, 11.09467], 2, 1).unwrap();
+        assert!((tie.gap() - 0.003846).abs() < 1e-5);
+        assert!(tie.within_float16_rounding());
+        let clear = LogitMargin::of(&[0.0, 9.5, 11.09467], 2, 1).unwrap();
+        assert!(!clear.within_float16_rounding());
+        assert_eq!(LogitMargin::of(&[1.0], 0, 5), None, "an id past the vocabulary");
+    }
+
+    #[test]
+    fn a_parted_token_is_its_id_or_the_end_of_its_sequence() {
+        assert_eq!(token_at(Some(&[381, 206]), 1), "206");
+        assert_eq!(token_at(Some(&[381]), 1), "ended before it");
+        assert_eq!(token_at(None, 0), "ended before it");
     }
 
     #[test]
