@@ -344,16 +344,48 @@ impl Reducer<'_> {
     /// A's run of the whole model with every tensor exposed, against B's values: the first
     /// tensor that differs, and the node that writes it.
     fn first_divergence(&self, tried: &mut Vec<Tried>) -> Result<(String, usize)> {
+        let every = self.graph.intermediate_tensors();
+        let outcome = self.exposed_run(&every, tried)?;
+        // ONNX Runtime 1.24's DirectML hands back an empty value for a tensor it computed on the
+        // CPU as another node's constant input (a decoder's int32 total_sequence_length): the
+        // activations, the floating-point tensors, are then exposed without the rest.
+        let outcome = match outcome {
+            Outcome::Error { reason } if reason.contains(crate::runtime::engine::EMPTY_OUTPUT) => {
+                let floats: Vec<String> = every
+                    .into_iter()
+                    .filter(|name| matches!(self.values.get(name), Some(HostValue::Tensor(t)) if t.dtype.is_float()))
+                    .collect();
+                self.exposed_run(&floats, tried)?
+            }
+            outcome => outcome,
+        };
+        let Outcome::Differs { outputs: differing, .. } = outcome else {
+            bail!(
+                "with every intermediate tensor exposed the EP under test gives {} instead of differing outputs, so the first divergence cannot be located",
+                outcome.word()
+            );
+        };
+        self.graph
+            .nodes()
+            .iter()
+            .find_map(|node| {
+                let tensor = node.outputs.iter().find(|o| differing.contains(o))?;
+                Some((tensor.clone(), node.index))
+            })
+            .context("no node writes the outputs that differ")
+    }
+
+    /// A's run of the whole model with `exposed` tensors as outputs too, checked against B's.
+    fn exposed_run(&self, exposed: &[String], tried: &mut Vec<Tried>) -> Result<Outcome> {
         let started = Instant::now();
-        let exposed = self.graph.intermediate_tensors();
-        let model = self.graph.with_outputs(&exposed)?;
+        let model = self.graph.with_outputs(exposed)?;
         let dir = self.work.join("every-tensor");
         let tensor = |name: &String| match self.values.get(name) {
             Some(HostValue::Tensor(t)) => Some((name.clone(), t)),
             _ => None,
         };
         let inputs: Vec<_> = self.graph.inputs().iter().filter_map(tensor).collect();
-        let outputs: Vec<_> = self.graph.outputs().iter().chain(&exposed).filter_map(tensor).collect();
+        let outputs: Vec<_> = self.graph.outputs().iter().chain(exposed).filter_map(tensor).collect();
         candidate::write_case(&dir, &model, &inputs, &outputs)?;
         let outcome = candidate::check(&dir, &self.ep_args, self.candidate_timeout)?;
         let _ = std::fs::remove_dir_all(&dir);
@@ -369,20 +401,7 @@ impl Reducer<'_> {
         };
         (self.on_checked)(&entry);
         tried.push(entry);
-        let Outcome::Differs { outputs: differing, .. } = outcome else {
-            bail!(
-                "with every intermediate tensor exposed the EP under test gives {} instead of differing outputs, so the first divergence cannot be located",
-                outcome.word()
-            );
-        };
-        self.graph
-            .nodes()
-            .iter()
-            .find_map(|node| {
-                let tensor = node.outputs.iter().find(|o| differing.contains(o))?;
-                Some((tensor.clone(), node.index))
-            })
-            .context("no node writes the outputs that differ")
+        Ok(outcome)
     }
 
     /// The node with its inputs' and outputs' types and shapes from B's values.

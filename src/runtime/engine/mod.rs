@@ -28,7 +28,7 @@ pub use gpu_memory::{GpuMemory, GpuMemoryTracker};
 pub use measure::measure;
 pub use measure::{Comparison, MeasureRequest, Measurement};
 pub use open::{open, DeviceReport};
-pub use runs::{run_to_host_values, PreparedInputs, RunBudget};
+pub use runs::{run_to_host_values, PreparedInputs, RunBudget, EMPTY_OUTPUT};
 pub use sessions::{measure_sessions, ConcurrentSessions};
 
 use crate::formats::model::{ModelInfo, ValueKind};

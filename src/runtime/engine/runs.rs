@@ -128,7 +128,24 @@ pub fn timed_runs(
 /// DirectML requires.
 pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {
     let feed: Vec<(&str, &ort::value::DynValue)> = inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
-    session.run(feed).map_err(|e| run_error(&e))
+    without_panic(|| session.run(feed)).map_err(|e| run_error(&e))
+}
+
+/// What ONNX Runtime's run hands back is wrapped by ort, which panics on an output that is neither
+/// a tensor nor typed: ONNX Runtime 1.24's DirectML EP hands back such an empty value for a tensor
+/// asked for as a graph output that it computed on the CPU as another node's constant input (a
+/// decoder's `total_sequence_length`). That is an error of the run, said as one line.
+pub const EMPTY_OUTPUT: &str =
+    "ONNX Runtime handed back an empty value (no tensor, no type) for one of the outputs asked for";
+
+fn without_panic<T>(run: impl FnOnce() -> ort::Result<T>) -> ort::Result<T> {
+    use std::panic::{catch_unwind, set_hook, take_hook, AssertUnwindSafe};
+    // The default hook would print the panic before it is caught: it is set aside meanwhile.
+    let hook = take_hook();
+    set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(run));
+    set_hook(hook);
+    result.unwrap_or_else(|_| Err(ort::Error::new(EMPTY_OUTPUT)))
 }
 
 /// DirectML reports a lost GPU as DXGI_ERROR_DEVICE_REMOVED (887A0005) and its reasons as
