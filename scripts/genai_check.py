@@ -4,8 +4,8 @@
 1. The committed test model (tests/models/tiny_decoder): onnxruntime-genai's tokens now must be
    the ones committed in genai_expected.json, which `cargo test` holds dmlrun to (so the file
    cannot drift from genai). `--write` rewrites that file from genai instead.
-2. Models made here (make_tiny_decoder.py: float16, more layers, a longer context), each with
-   both KV layouts: dmlrun's tokens must be genai's.
+2. Models made here (make_tiny_decoder.py: float16, more layers, a longer context, the
+   DirectML form of the graph), each with both KV layouts: dmlrun's tokens must be genai's.
 
 Environment: DMLRUN (the binary). Exit 1 on any difference.
 """
@@ -75,6 +75,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         made = [
             ("float16, 3 layers", ["--dtype", "float16", "--layers", "3"], {"prompt_ids": [3, 1, 4, 1, 5, 9, 2, 6], "max_new_tokens": 32}),
+            # The builder's DirectML form: RotaryEmbedding nodes and a position_ids input.
+            ("float16, 3 layers, the DirectML form", ["--dtype", "float16", "--layers", "3", "--ep", "dml"],
+             {"prompt_ids": [3, 1, 4, 1, 5, 9, 2, 6], "max_new_tokens": 32}),
             ("float32, 4 layers, 8 heads, 1000-token vocabulary, context 512, 300-token prompt",
              ["--layers", "4", "--hidden", "128", "--heads", "8", "--kv-heads", "2", "--vocab", "1000", "--context", "512", "--seed", "3"],
              {"prompt_ids": [(i * 37) % 997 + 1 for i in range(300)], "max_new_tokens": 64}),

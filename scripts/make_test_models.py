@@ -311,6 +311,21 @@ def gelu_chain():
     print("wrote gelu_chain.onnx and gelu_chain.bin")
 
 
+def unread_output():
+    """A LayerNormalization whose mean output is named but read by nothing (as decoders' norms
+    once had theirs), and whose normalised output a Relu reads: a run with every intermediate
+    tensor exposed must ask for the second and not the first."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])
+    scale = helper.make_tensor("scale", TensorProto.FLOAT, [4], [1.0, 1.0, 1.0, 1.0])
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "scale"], ["normed", "mean"], name="norm", axis=-1),
+        helper.make_node("Relu", ["normed"], ["y"], name="relu"),
+    ]
+    graph = helper.make_graph(nodes, "unread_output", [x], [y], initializer=[scale])
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "unread_output.onnx")
+
+
 def unknown_op():
     """Uses an operator from a domain ONNX Runtime has no kernels for."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
@@ -402,4 +417,5 @@ if __name__ == "__main__":
     gelu_chain()
     external_weights()
     unknown_op()
+    unread_output()
     tensor_fixtures()

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """Writes a decoder LLM in onnxruntime-genai's layout, with random weights, made on this machine.
 
-The graph is the one onnxruntime-genai's model builder emits for a Llama-type model on the CPU
-and DirectML: Gather embedding, SimplifiedLayerNormalization / SkipSimplifiedLayerNormalization,
-MatMul projections, GroupQueryAttention with its rotary embedding inside (do_rotary=1, cos/sin
-caches), a SiLU MLP (Sigmoid, Mul), the attention-mask subgraph the builder makes for GQA
-(ReduceSum-1 -> seqlens_k, Shape[1] -> total_sequence_length), and `past_key_values.%d.key` ->
-`present.%d.key` with a KV buffer shared between past and present. The builder itself needs
+The graph is the one onnxruntime-genai's model builder emits for a Llama-type model: Gather
+embedding, SimplifiedLayerNormalization / SkipSimplifiedLayerNormalization, MatMul projections,
+GroupQueryAttention, a SiLU MLP (Sigmoid, Mul), the attention-mask subgraph the builder makes for
+GQA (ReduceSum-1 -> seqlens_k, Shape[1] -> total_sequence_length), and `past_key_values.%d.key`
+-> `present.%d.key` with a KV buffer shared between past and present. `--ep` picks the builder's
+form for an execution provider, as its `-e` does: for `cpu` (and CUDA) the rotary embedding is
+inside GroupQueryAttention (do_rotary=1 with cos/sin caches); for `dml` it is a separate
+com.microsoft RotaryEmbedding on the queries and keys, fed by a `position_ids` input, and
+GroupQueryAttention has do_rotary=0, because DirectML's GroupQueryAttention kernel does not
+implement do_rotary (it reads neither the attribute nor the caches, and gives other numbers). The builder itself needs
 PyTorch and transformers to read a checkpoint; this writes the same graph from numpy, so a test
 model needs no download and no PyTorch.
 
     make_tiny_decoder.py OUT_DIR [--layers N --hidden H --heads Q --kv-heads K --intermediate I
-                                  --vocab V --context C --dtype float32|float16 --seed S]
+                                  --vocab V --context C --dtype float32|float16 --ep cpu|dml
+                                  --seed S]
 
 The tokenizer is a byte-level BPE trained (Hugging Face `tokenizers`) on this repository's
 README, cut to the vocabulary size, so any text encodes; with a vocabulary larger than what the
@@ -43,6 +48,8 @@ def parse_args():
     p.add_argument("--vocab", type=int, default=384)
     p.add_argument("--context", type=int, default=128)
     p.add_argument("--dtype", choices=["float32", "float16"], default="float32")
+    p.add_argument("--ep", choices=["cpu", "dml"], default="cpu",
+                   help="the execution provider whose form of the graph the builder emits (rotary inside GQA, or separate)")
     p.add_argument("--seed", type=int, default=7)
     return p.parse_args()
 
@@ -126,19 +133,30 @@ def build(args):
         q = g.node("MatMul", [normed, g.weight(f"model.layers.{i}.attn.q_proj.weight", (args.hidden, args.hidden), proj_scale)], [f"{p}/attn/q_proj/MatMul/output_0"])
         k = g.node("MatMul", [normed, g.weight(f"model.layers.{i}.attn.k_proj.weight", (args.hidden, kv_hidden), proj_scale)], [f"{p}/attn/k_proj/MatMul/output_0"])
         v = g.node("MatMul", [normed, g.weight(f"model.layers.{i}.attn.v_proj.weight", (args.hidden, kv_hidden), proj_scale)], [f"{p}/attn/v_proj/MatMul/output_0"])
+        rotary_inside = args.ep == "cpu"
+        if rotary_inside:
+            rotary_inputs = [cos_cache, sin_cache]
+        else:
+            q = g.node("RotaryEmbedding", [q, "position_ids", cos_cache, sin_cache], [f"{p}/attn/q_rotary/RotaryEmbedding/output_0"],
+                       domain="com.microsoft", interleaved=0, num_heads=args.heads)
+            k = g.node("RotaryEmbedding", [k, "position_ids", cos_cache, sin_cache], [f"{p}/attn/k_rotary/RotaryEmbedding/output_0"],
+                       domain="com.microsoft", interleaved=0, num_heads=args.kv_heads)
+            rotary_inputs = []
         attn, _, _ = g.node(
             "GroupQueryAttention",
-            [q, k, v, f"past_key_values.{i}.key", f"past_key_values.{i}.value", seqlens_k, total_len, cos_cache, sin_cache],
+            [q, k, v, f"past_key_values.{i}.key", f"past_key_values.{i}.value", seqlens_k, total_len, *rotary_inputs],
             [f"{p}/attn/GroupQueryAttention/output_0", f"present.{i}.key", f"present.{i}.value"],
             domain="com.microsoft",
-            num_heads=args.heads, kv_num_heads=args.kv_heads, do_rotary=1, rotary_interleaved=0,
+            num_heads=args.heads, kv_num_heads=args.kv_heads, do_rotary=int(rotary_inside), rotary_interleaved=0,
             local_window_size=-1, scale=float(1.0 / np.sqrt(head)),
         )
         o = g.node("MatMul", [attn, g.weight(f"model.layers.{i}.attn.o_proj.weight", (args.hidden, args.hidden), proj_scale)], [f"{p}/attn/o_proj/MatMul/output_0"])
         post_w = g.const(f"model.layers.{i}.post_attention_layernorm.weight", np.ones(args.hidden, dtype=g.np_dtype))
+        # As the builder: the mean and inverse standard deviation outputs left unnamed (DirectML
+        # takes the node only then), the sum of input and skip as output 3.
         normed, _, _, residual = g.node(
             "SkipSimplifiedLayerNormalization", [o, residual, post_w],
-            [f"{p}/post_attention_layernorm/output_0", f"{p}/post_attention_layernorm/output_1", f"{p}/post_attention_layernorm/output_2", f"{p}/post_attention_layernorm/output_3"],
+            [f"{p}/post_attention_layernorm/output_0", "", "", f"{p}/post_attention_layernorm/output_3"],
             domain="com.microsoft", epsilon=eps,
         )
         gate = g.node("MatMul", [normed, g.weight(f"model.layers.{i}.mlp.gate_proj.weight", (args.hidden, args.intermediate), proj_scale)], [f"{p}/mlp/gate_proj/MatMul/output_0"])
@@ -147,13 +165,16 @@ def build(args):
         act = g.node("Mul", [gate, sig], [f"{p}/mlp/act_fn/Mul/output_0"])
         prod = g.node("Mul", [act, up], [f"{p}/mlp/Mul/output_0"])
         down = g.node("MatMul", [prod, g.weight(f"model.layers.{i}.mlp.down_proj.weight", (args.intermediate, args.hidden), 1.0 / np.sqrt(args.intermediate))], [f"{p}/mlp/down_proj/MatMul/output_0"])
-        next_norm = "model.norm.weight" if i == args.layers - 1 else f"model.layers.{i + 1}.input_layernorm.weight"
-        next_name = "/model/norm" if i == args.layers - 1 else f"/model/layers.{i + 1}/input_layernorm"
-        normed, _, _, residual = g.node(
+        last = i == args.layers - 1
+        next_norm = "model.norm.weight" if last else f"model.layers.{i + 1}.input_layernorm.weight"
+        next_name = "/model/norm" if last else f"/model/layers.{i + 1}/input_layernorm"
+        # The last norm's sum is not needed: the builder gives it output 0 alone.
+        outputs = [f"{next_name}/output_0"] if last else [f"{next_name}/output_0", "", "", f"{next_name}/output_3"]
+        produced = g.node(
             "SkipSimplifiedLayerNormalization", [down, residual, g.const(next_norm, np.ones(args.hidden, dtype=g.np_dtype))],
-            [f"{next_name}/output_0", f"{next_name}/output_1", f"{next_name}/output_2", f"{next_name}/output_3"],
-            domain="com.microsoft", epsilon=eps,
+            outputs, domain="com.microsoft", epsilon=eps,
         )
+        normed, residual = (produced, None) if last else (produced[0], produced[3])
     logits_raw = g.node("MatMul", [normed, g.weight("lm_head.weight", (args.hidden, args.vocab), 4.0 * proj_scale)], ["/lm_head/MatMul/output_0"])
     # The builder's logits are float32 whatever the model's dtype.
     if g.onnx_dtype == TensorProto.FLOAT16:
@@ -167,6 +188,8 @@ def build(args):
         helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch_size", "sequence_length"]),
         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch_size", "total_sequence_length"]),
     ]
+    if args.ep == "dml":
+        inputs.append(helper.make_tensor_value_info("position_ids", TensorProto.INT64, ["batch_size", "sequence_length"]))
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", "sequence_length", args.vocab])]
     for i in range(args.layers):
         for kind in ("key", "value"):
@@ -183,6 +206,14 @@ def build(args):
 
 
 def genai_config(args, head, eos):
+    inputs = {
+        "input_ids": "input_ids",
+        "attention_mask": "attention_mask",
+        "past_key_names": "past_key_values.%d.key",
+        "past_value_names": "past_key_values.%d.value",
+    }
+    if args.ep == "dml":
+        inputs["position_ids"] = "position_ids"
     return {
         "model": {
             "bos_token_id": eos,
@@ -192,12 +223,7 @@ def genai_config(args, head, eos):
                 "filename": "model.onnx",
                 "head_size": head,
                 "hidden_size": args.hidden,
-                "inputs": {
-                    "input_ids": "input_ids",
-                    "attention_mask": "attention_mask",
-                    "past_key_names": "past_key_values.%d.key",
-                    "past_value_names": "past_key_values.%d.value",
-                },
+                "inputs": inputs,
                 "outputs": {"logits": "logits", "present_key_names": "present.%d.key", "present_value_names": "present.%d.value"},
                 "num_attention_heads": args.heads,
                 "num_hidden_layers": args.layers,
@@ -246,7 +272,7 @@ def main():
         json.dump(genai_config(args, head, eos), f, indent=4)
         f.write("\n")
     params = sum(int(np.prod(t.dims)) for t in model.graph.initializer)
-    print(f"wrote {args.out_dir}: {args.layers} layers, hidden {args.hidden}, vocab {args.vocab}, {params / 1e6:.2f} M parameters ({args.dtype})")
+    print(f"wrote {args.out_dir}: {args.layers} layers, hidden {args.hidden}, vocab {args.vocab}, {params / 1e6:.2f} M parameters ({args.dtype}, the {args.ep} form)")
 
 
 if __name__ == "__main__":

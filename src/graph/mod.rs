@@ -428,11 +428,17 @@ mod tests {
 
     #[test]
     fn outputs_nothing_reads_are_not_exposed() {
-        // SkipSimplifiedLayerNormalization's mean and inverse deviation (output_1, output_2) are
-        // never read in the test decoder; its sum (output_3) is.
-        let graph = Graph::read(Path::new("tests/models/tiny_decoder/model.onnx")).unwrap();
-        let exposed = graph.intermediate_tensors();
-        assert!(exposed.iter().any(|t| t == "/model/layers.0/post_attention_layernorm/output_3"));
-        assert!(!exposed.iter().any(|t| t.ends_with("post_attention_layernorm/output_1")), "{exposed:?}");
+        // LayerNormalization's mean is named but read by nothing; its normalised output is read.
+        let graph = Graph::read(Path::new("tests/models/unread_output.onnx")).unwrap();
+        assert_eq!(graph.intermediate_tensors(), vec!["normed".to_string()]);
+        let exposed = crate::formats::model::ModelInfo::from_bytes(
+            &graph.with_outputs(&["normed".into(), "mean".into()]).unwrap(),
+        )
+        .unwrap()
+        .outputs
+        .into_iter()
+        .map(|o| o.name)
+        .collect::<Vec<_>>();
+        assert_eq!(exposed, ["y", "normed"]);
     }
 }
