@@ -176,13 +176,12 @@ if any(f"diag-{m}-run" in STEPS for m in DIAGNOSED):
             print(f"- {m}: `{line[:400]}`")
     print()
 if any(name.startswith("gen-") for name in STEPS):
-    print("## Text generation: `dmlrun generate`, a 0.63 B-parameter decoder (random weights), 128 new tokens\n")
+    print("## Text generation: `dmlrun generate`, decoders with random weights (scripts/make_tiny_decoder.py)\n")
     print("| run | prompt tokens | session (ms) | TTFT p50 (ms) | prompt tokens/s | decode p50 / p90 / p99 (ms) | tokens/s | "
           "KV cache | step (s) | verdict |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for p in (128, 1024):
-        for kind, label in (("dml", "DirectML, KV in host memory"), ("dml-io", "DirectML, `--io-on-device`"),
-                            ("cpu", "CPU EP")):
+        for kind, label in (("dml", "DirectML, float16, KV in its memory"), ("cpu", "CPU EP, float32")):
             name = f"gen-{kind}-p{p}"
             if name not in STEPS:
                 continue
@@ -199,6 +198,27 @@ if any(name.startswith("gen-") for name in STEPS):
                   f"{fmt(f['prompt_tokens_per_s'], 0)} | {fmt(d.get('p50'))} / {fmt(d.get('p90'))} / {fmt(d.get('p99'))} | "
                   f"{fmt(f['generation_tokens_per_s'], 1)} | {kv['layout']}, {kv['bytes'] / 2**20:.0f} MiB"
                   f"{', device' if kv['on_device'] else ''} | {secs} | generated |")
+    compared = report("gen-dml-compare") or report("gen-narrow-compare")
+    if compared and compared.get("comparison"):
+        c = compared["comparison"]["prompts"][0]
+        where = "the same tokens" if c["first_difference"] is None else f"parts at token {c['first_difference']}"
+        margin = c.get("reference_logit_margin")
+        logits = f"; the CPU EP's logits there: its token {margin['chosen_logit']:.4f}, DirectML's {margin['other_logit']:.4f}" if margin else ""
+        print(f"\nDirectML's greedy tokens against the CPU EP's on the same float16 model `{compared['model']}` "
+              f"({len(compared['prompts'][0]['token_ids'])} tokens after a {compared['prompts'][0]['figures']['prompt_tokens']}-token "
+              f"prompt): {where} ({c['matching']} equal before it){logits}; DirectML's first tokens "
+              f"{compared['prompts'][0]['token_ids'][:6]}, the CPU EP's {c['reference_token_ids'][:6]}.")
+    elif "gen-dml-compare" in STEPS:
+        print(f"\nDirectML against the CPU EP: {error_line('gen-dml-compare')[:300] or 'no report'}")
+    reduced = report("gen-dml-reduce")
+    if reduced:
+        first = reduced.get("first_divergent") or "-"
+        node = (reduced.get("node") or {})
+        print(f"\n`dmlrun reduce --compare-ep cpu` on the prefill (rtol/atol 5e-2, {reduced['seconds']:.0f} s): first tensor "
+              f"that differs `{first}`; minimal model {reduced['nodes_after']} of {reduced['nodes_before']} nodes, "
+              f"ending at {node.get('op_type', '-')} '{node.get('name', '-')}': {reduced['outcome'].get('reason', '')[:300]}")
+    elif "gen-dml-reduce" in STEPS:
+        print(f"\n`dmlrun reduce` on the prefill: {error_line('gen-dml-reduce')[:300] or 'no report'}")
     survey = report("gen-each-op")
     if survey:
         print("\nEach operator type of a 2-layer float16 decoder of the same width alone on DirectML "
