@@ -104,6 +104,12 @@ fn seeded_sampling_repeats_itself_and_differs_from_greedy() {
     assert_eq!(a["prompts"][0]["token_ids"], b["prompts"][0]["token_ids"]);
     assert_ne!(a["prompts"][0]["token_ids"], greedy["prompts"][0]["token_ids"]);
     assert_eq!(a["sampling"]["mode"], "sample");
+    // Repetitions of one run (a warm-up among them) draw alike too: the KV buffer reused from
+    // the last repetition leaves nothing behind, and the report says so by naming none.
+    let repeated = generate_json(&[&args[..], &["--iterations", "3", "--warmup", "1"]].concat());
+    assert_eq!(repeated["prompts"][0]["token_ids"], a["prompts"][0]["token_ids"]);
+    assert!(repeated["prompts"][0].get("differing_repetition").is_none(), "{}", repeated["prompts"][0]);
+    assert_eq!(repeated["decode_step_captured"], false);
 }
 
 #[test]

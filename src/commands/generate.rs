@@ -65,6 +65,8 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
     for prompt in &prompts {
         let repetitions = args.warmup + args.iterations;
         let mut measured: Vec<Generation> = Vec::new();
+        let mut first_tokens: Option<Vec<i64>> = None;
+        let mut differing_repetition = None;
         let mut text = None;
         for repetition in 0..repetitions {
             let is_warmup = repetition < args.warmup;
@@ -119,6 +121,22 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
                     generation.tokens.len()
                 );
             }
+            match &first_tokens {
+                None => first_tokens = Some(generation.tokens.clone()),
+                Some(first)
+                    if differing_repetition.is_none()
+                        && *first != generation.tokens
+                        && generation.stop != Stop::Interrupted =>
+                {
+                    differing_repetition = Some(repetition + 1);
+                    crate::errln!(
+                        "dmlrun: warning: repetition {} of {} made other tokens than the first (state left from a previous repetition?)",
+                        repetition + 1,
+                        prompt.source
+                    );
+                }
+                Some(_) => {}
+            }
             let stop = generation.stop;
             if !is_warmup {
                 measured.push(generation);
@@ -134,6 +152,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
                 text: prompt.text.clone(),
                 prompt_token_ids: prompt.ids.clone(),
                 token_ids: first.tokens.clone(),
+                differing_repetition,
                 generated_text: text,
                 stop: first.stop,
                 figures: figures::figures(&measured),
@@ -211,6 +230,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             bytes: decoder.kv_bytes,
             on_device: decoder.kv_on_device(),
         },
+        decode_step_captured: decoder.decode_step_captured(),
         sampling,
         max_new_tokens,
         warmup: args.warmup,

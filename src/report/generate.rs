@@ -27,6 +27,8 @@ pub struct GenerateReport {
     /// ONNX Runtime session creation (ms).
     pub session_create_ms: f64,
     pub kv_cache: KvCache,
+    /// `--dml-graph-capture`: the decode step captured once and replayed (the prefill uncaptured).
+    pub decode_step_captured: bool,
     pub sampling: Sampling,
     pub max_new_tokens: usize,
     pub warmup: u64,
@@ -64,8 +66,13 @@ pub struct PromptResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     pub prompt_token_ids: Vec<i64>,
-    /// The first measured repetition's tokens (every greedy repetition makes the same).
+    /// The first measured repetition's tokens.
     pub token_ids: Vec<i64>,
+    /// The first repetition (counting warm-ups, from 1) whose tokens are not the first one's:
+    /// with a seeded sampler every repetition should make the same, so one that does not shows
+    /// state left over from the last (a KV buffer, a captured graph's inputs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub differing_repetition: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub generated_text: Option<String>,
     pub stop: Stop,
@@ -158,13 +165,14 @@ pub fn human(report: &GenerateReport) -> String {
     }
     let _ = writeln!(
         out,
-        "session:   {:.1} ms to create; KV cache {} ({}{}, {:.1} MiB{})",
+        "session:   {:.1} ms to create; KV cache {} ({}{}, {:.1} MiB{}){}",
         report.session_create_ms,
         report.kv_cache.layout,
         report.kv_cache.length.map(|l| format!("{l} positions, ")).unwrap_or_default(),
         if report.kv_cache.layout == "shared" { "bound as past and present" } else { "present -> past" },
         report.kv_cache.bytes as f64 / (1024.0 * 1024.0),
-        if report.kv_cache.on_device { ", on the device" } else { "" }
+        if report.kv_cache.on_device { ", on the device" } else { "" },
+        if report.decode_step_captured { "; decode step captured once, replayed (DirectML graph capture)" } else { "" }
     );
     for p in &report.prompts {
         let f = &p.figures;
@@ -298,12 +306,13 @@ pub fn html(report: &GenerateReport) -> String {
     let mut page = Page::new();
     page.heading(1, &format!("dmlrun generate: {}", report.model.display()));
     page.push(&format!(
-        "<p>{} &middot; ONNX Runtime {} &middot; KV cache {} ({:.1} MiB{}) &middot; session created in {:.1} ms</p>",
+        "<p>{} &middot; ONNX Runtime {} &middot; KV cache {} ({:.1} MiB{}){} &middot; session created in {:.1} ms</p>",
         esc(&report.device.describe()),
         esc(&report.onnxruntime.version),
         report.kv_cache.layout,
         report.kv_cache.bytes as f64 / (1024.0 * 1024.0),
         if report.kv_cache.on_device { ", on the device" } else { "" },
+        if report.decode_step_captured { " &middot; decode step graph-captured" } else { "" },
         report.session_create_ms
     ));
     let header: Vec<&str> = COLUMNS.to_vec();

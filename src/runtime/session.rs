@@ -284,3 +284,71 @@ pub fn empty_sequence(runtime: &Runtime, dtype: crate::tensor::DType) -> ort::Re
     let mut outputs = session.run(no_inputs)?;
     outputs.remove("empty").ok_or_else(|| ort::Error::new("SequenceEmpty produced no output"))
 }
+
+/// The output name [`copier`] gives the copy of input `name`.
+pub fn copy_of(name: &str) -> String {
+    format!("{name}.copy")
+}
+
+/// A session of `plan`'s providers and options over a model that copies each of `values`
+/// (name, element type, shape) to [`copy_of`] its name with an `Identity` node.
+///
+/// dmlrun's own copier between host and device memory: bound with a host input and a device
+/// output it writes into that device buffer, on this session's queue, and its binding can be
+/// synchronized, so the copy is known to be done before another session reads the buffer.
+/// (ort's `Tensor::copy_into` runs an identity session it keeps to itself: DirectML's `Run`
+/// returns before its GPU work is done, and nothing outside can wait for it.)
+pub fn copier(
+    runtime: &Runtime,
+    plan: &SessionPlan,
+    values: &[(String, crate::tensor::DType, Vec<usize>)],
+) -> ort::Result<Session> {
+    use crate::formats::onnx_proto::{
+        Dimension, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto, TensorTypeProto, TypeProto,
+        ValueInfoProto,
+    };
+    use prost::Message;
+
+    let typed = |name: String, dtype: crate::tensor::DType, shape: &[usize]| ValueInfoProto {
+        name: Some(name),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TensorTypeProto {
+                elem_type: Some(dtype.onnx_code()),
+                shape: Some(TensorShapeProto {
+                    dim: shape
+                        .iter()
+                        .map(|&d| Dimension { dim_value: Some(d as i64), ..Dimension::default() })
+                        .collect(),
+                }),
+            }),
+            ..TypeProto::default()
+        }),
+        doc_string: None,
+    };
+    let model = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(14) }],
+        graph: Some(GraphProto {
+            node: values
+                .iter()
+                .map(|(name, _, _)| NodeProto {
+                    input: vec![name.clone()],
+                    output: vec![copy_of(name)],
+                    op_type: Some("Identity".into()),
+                    ..NodeProto::default()
+                })
+                .collect(),
+            name: Some("dmlrun_copier".into()),
+            input: values.iter().map(|(name, dtype, shape)| typed(name.clone(), *dtype, shape)).collect(),
+            output: values.iter().map(|(name, dtype, shape)| typed(copy_of(name), *dtype, shape)).collect(),
+            ..GraphProto::default()
+        }),
+        ..ModelProto::default()
+    };
+    static COPIERS: AtomicUsize = AtomicUsize::new(0);
+    let log_id = format!("dmlrun-copier-{}", COPIERS.fetch_add(1, Ordering::Relaxed));
+    let mut builder = configure(runtime, plan, &log_id).map_err(|(_, e)| e)?;
+    let session = builder.commit_from_memory(&model.encode_to_vec());
+    let _ = super::take_placement(&log_id);
+    session
+}

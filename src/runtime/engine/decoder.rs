@@ -22,6 +22,13 @@
 //! length is the total sequence length GroupQueryAttention takes as a constant, so a mask one
 //! position longer each step would have DirectML compile the attention again for every token.
 //! The positions already there come from the mask's sum, not its length.
+//!
+//! With `--dml-graph-capture` the decode step is captured once and replayed, as
+//! onnxruntime-genai does on DirectML: the prefill runs uncaptured (`gpu_graph_id` -1, since every
+//! prompt length is another shape), the decode steps as graph 1. A replay reads and writes only
+//! the buffers the capture recorded and ignores what is bound afterwards, so the decode step's
+//! token, mask and position live in DirectML buffers of their own, bound once, whose contents are
+//! overwritten before each step, and its logits land in one DirectML buffer read back after it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -33,7 +40,7 @@ use ort::value::{DynTensor, DynValue, TensorElementType};
 use super::{open, resolve_plan, LoadedModel};
 use crate::formats::model::ModelInfo;
 use crate::generate::{Decoder, DecoderSpec, StepTiming};
-use crate::runtime::plan::PlanRequest;
+use crate::runtime::plan::{PlanRequest, ProviderPlan};
 use crate::runtime::Runtime;
 
 /// The session, its KV cache and the last logits.
@@ -41,6 +48,7 @@ pub struct DecoderSession {
     pub model: LoadedModel,
     spec: DecoderSpec,
     kv_type: TensorElementType,
+    logits_type: TensorElementType,
     cache: Cache,
     /// Positions already in the cache.
     past: usize,
@@ -57,6 +65,8 @@ enum Cache {
         capacity: usize,
         _buffers: Vec<DynTensor>,
         on_device: bool,
+        /// The decode step's fixed buffers under graph capture.
+        captured: Option<Box<CapturedStep>>,
         /// Host memory: the logits are bound there again each step, since their shape changes
         /// between prefill and decode and a bound output keeps the shape of its first run.
         logits_to: ort::memory::MemoryInfo<'static>,
@@ -64,6 +74,118 @@ enum Cache {
     Growing {
         past: Vec<(String, DynValue)>,
     },
+}
+
+/// The decode step's DirectML buffers under graph capture (see the module's text).
+struct CapturedStep {
+    device_id: i32,
+    /// The step inputs by name: token ids `[1, 1]`, the mask `[1, capacity]`, positions `[1, 1]`,
+    /// each a DirectML buffer the captured graph reads.
+    inputs: Vec<(String, DynTensor)>,
+    /// Writes the host inputs into those buffers on a queue it can wait for.
+    copier: Session,
+    copier_binding: ort::session::IoBinding,
+    /// `[1, 1, vocab]` once the prefill has said the vocabulary's size.
+    logits: Option<DynTensor>,
+    uncaptured: ort::session::RunOptions,
+    replayed: ort::session::RunOptions,
+}
+
+impl CapturedStep {
+    fn new(runtime: &Runtime, model: &LoadedModel, spec: &DecoderSpec, capacity: usize) -> Result<CapturedStep> {
+        let device_id = model.plan.device_id().unwrap_or(0) as i32;
+        let shapes: Vec<(String, crate::tensor::DType, Vec<usize>)> = [
+            Some((spec.input_ids.clone(), vec![1, 1])),
+            spec.attention_mask.clone().map(|m| (m, vec![1, capacity])),
+            spec.position_ids.clone().map(|p| (p, vec![1, 1])),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|(name, shape)| (name, crate::tensor::DType::Int64, shape))
+        .collect();
+        let mut plan = model.plan.clone();
+        plan.session_config.remove(crate::runtime::plan::DML_GRAPH_CAPTURE);
+        // Unfused: with its three Identity nodes fused into one DirectML graph, the copier's
+        // first run removed the device under Wine (887A0005); node by node it runs.
+        plan.session_config.insert(crate::runtime::plan::DML_DISABLE_FUSION.into(), "1".into());
+        plan.dimension_overrides.clear();
+        plan.profile_prefix = None;
+        plan.optimized_model_path = None;
+        // The CPU EP first, as in ort's own copier: the host is where the values come from.
+        plan.execution_providers.retain(|p| !matches!(p, ProviderPlan::Cpu));
+        plan.execution_providers.insert(0, ProviderPlan::Cpu);
+        let copier = crate::runtime::session::copier(runtime, &plan, &shapes)
+            .map_err(|e| anyhow!("--dml-graph-capture: the session that writes the step's inputs: {e}"))?;
+        let mut copier_binding = copier.create_binding().map_err(|e| anyhow!("IoBinding: {e}"))?;
+        let allocator = ort::memory::Allocator::new(&model.session, super::device_io::device_memory(device_id)?)
+            .map_err(|e| anyhow!("--dml-graph-capture: DirectML's allocator: {e}"))?;
+        let mut inputs = Vec::new();
+        for (name, _, shape) in shapes {
+            let mut buffer = DynTensor::new(&allocator, TensorElementType::Int64, shape)
+                .map_err(|e| anyhow!("--dml-graph-capture: allocating '{name}': {e}"))?;
+            let copy = crate::runtime::session::copy_of(&name);
+            copier_binding.bind_output(copy.as_str(), &mut buffer).map_err(|e| anyhow!("binding '{copy}': {e}"))?;
+            inputs.push((name, buffer));
+        }
+        let options = |graph: &str| -> Result<ort::session::RunOptions> {
+            let mut options = ort::session::RunOptions::new().map_err(|e| anyhow!("run options: {e}"))?;
+            options.set("gpu_graph_id", graph).map_err(|e| anyhow!("run options: {e}"))?;
+            Ok(options)
+        };
+        Ok(CapturedStep {
+            device_id,
+            inputs,
+            copier,
+            copier_binding,
+            logits: None,
+            uncaptured: options("-1")?,
+            replayed: options("1")?,
+        })
+    }
+
+    /// Writes the step's host inputs into the captured buffers and waits until they are there;
+    /// binds the buffers and the logits' buffer to the decoder.
+    fn load(
+        &mut self,
+        session: &Session,
+        binding: &mut ort::session::IoBinding,
+        inputs: &[(String, DynValue)],
+        logits_name: &str,
+        vocab: usize,
+        logits_type: TensorElementType,
+    ) -> Result<()> {
+        for (name, value) in inputs {
+            self.copier_binding.bind_input(name.as_str(), value).map_err(|e| anyhow!("binding '{name}': {e}"))?;
+        }
+        self.copier
+            .run_binding(&self.copier_binding)
+            .map_err(|e| anyhow!("--dml-graph-capture: writing the step's inputs into DirectML's memory: {e}"))?;
+        // DirectML's Run returns before its GPU work is done, and the decoder's queue is another.
+        self.copier_binding.synchronize_outputs().map_err(|e| anyhow!("waiting for the step's inputs: {e}"))?;
+        for (name, buffer) in &self.inputs {
+            binding.bind_input(name.as_str(), buffer).map_err(|e| anyhow!("binding '{name}': {e}"))?;
+        }
+        if self.logits.is_none() {
+            let allocator = ort::memory::Allocator::new(session, super::device_io::device_memory(self.device_id)?)
+                .map_err(|e| anyhow!("--dml-graph-capture: DirectML's allocator: {e}"))?;
+            self.logits = Some(
+                DynTensor::new(&allocator, logits_type, [1usize, 1, vocab])
+                    .map_err(|e| anyhow!("--dml-graph-capture: allocating the logits: {e}"))?,
+            );
+        }
+        let logits = self.logits.as_mut().expect("allocated above");
+        binding.bind_output(logits_name, &mut *logits).map_err(|e| anyhow!("binding '{logits_name}': {e}"))?;
+        Ok(())
+    }
+
+    /// The logits of the step just run, in host memory (the decoder's queue waited for).
+    fn read_logits(&self) -> Result<DynValue> {
+        let logits = self.logits.as_ref().context("no logits buffer")?;
+        Ok(logits
+            .to(ort::memory::AllocationDevice::CPU, 0)
+            .map_err(|e| anyhow!("reading the logits back: {e}"))?
+            .into_dyn())
+    }
 }
 
 /// How the decoder session is set up.
@@ -85,8 +207,8 @@ impl DecoderSession {
         // Prefill and decode feed different sequence lengths, so the free dimensions stay free
         // (only --dim fixes them); the KV shapes are what the shared buffer keeps static.
         plan.auto_dims = false;
-        if plan.graph_capture() {
-            bail!("--dml-graph-capture: dmlrun generate cannot replay a captured decode step yet (each step's token and mask would have to be written into the captured buffers in place); run without it");
+        if plan.graph_capture() && !spec.past_present_share_buffer {
+            bail!("--dml-graph-capture: the decode step is captured over the shared KV buffer; use --kv-layout shared");
         }
         if options.print_plan {
             crate::errln!("session plan:\n{plan}");
@@ -114,6 +236,15 @@ impl DecoderSession {
                 options.model_path.display()
             );
         }
+        let logits_type = model
+            .session
+            .outputs()
+            .iter()
+            .find(|o| o.name() == spec.logits)
+            .and_then(|o| o.dtype().tensor_type())
+            .ok_or_else(|| {
+                anyhow!("model {}: output '{}' is not a tensor", options.model_path.display(), spec.logits)
+            })?;
         let element_bytes = if kv_type == TensorElementType::Float16 { 2 } else { 4 };
         let (cache, kv_bytes) = if spec.past_present_share_buffer {
             let shape = [1, spec.kv_heads, options.kv_length, spec.head_size];
@@ -146,12 +277,18 @@ impl DecoderSession {
             )
             .map_err(|e| anyhow!("memory info: {e}"))?;
             let bytes = (buffers.len() * shape.iter().product::<usize>() * element_bytes) as u64;
+            let captured = if model.plan.graph_capture() {
+                Some(Box::new(CapturedStep::new(runtime, &model, spec, options.kv_length)?))
+            } else {
+                None
+            };
             (
                 Cache::Shared {
                     binding: Box::new(binding),
                     capacity: options.kv_length,
                     _buffers: buffers,
                     on_device,
+                    captured,
                     logits_to: cpu,
                 },
                 bytes,
@@ -164,6 +301,7 @@ impl DecoderSession {
             model,
             spec: spec.clone(),
             kv_type,
+            logits_type,
             cache,
             past: 0,
             logits: Vec::new(),
@@ -172,6 +310,11 @@ impl DecoderSession {
         };
         session.reset()?;
         Ok(session)
+    }
+
+    /// Whether the decode step is captured once and replayed (`--dml-graph-capture`).
+    pub fn decode_step_captured(&self) -> bool {
+        matches!(self.cache, Cache::Shared { captured: Some(_), .. })
     }
 
     /// Whether the KV cache lives in DirectML's memory.
@@ -277,7 +420,27 @@ impl Decoder for DecoderSession {
         let inputs = self.step_inputs(tokens)?;
         let logits_name = self.spec.logits.clone();
         let timing = match &mut self.cache {
-            Cache::Shared { binding, logits_to, .. } => {
+            Cache::Shared { binding, captured: Some(captured), .. } if self.past > 0 && tokens.len() == 1 => {
+                captured.load(
+                    &self.model.session,
+                    binding,
+                    &inputs,
+                    &logits_name,
+                    self.logits.len(),
+                    self.logits_type,
+                )?;
+                let bound = started.elapsed();
+                let run_started = Instant::now();
+                run_session(&mut self.model.session, |s| s.run_binding_with_options(binding, &captured.replayed))?;
+                // A replay only submits the recorded work; the logits are read back by another
+                // queue, so wait for this one first.
+                binding.synchronize_outputs().map_err(|e| anyhow!("waiting for the replayed step: {e}"))?;
+                let compute = run_started.elapsed();
+                let read_started = Instant::now();
+                last_logits(&captured.read_logits()?, &mut self.logits)?;
+                StepTiming { inputs: bound, compute, outputs: read_started.elapsed() }
+            }
+            Cache::Shared { binding, logits_to, captured, .. } => {
                 for (name, value) in &inputs {
                     binding.bind_input(name.as_str(), value).map_err(|e| anyhow!("binding '{name}': {e}"))?;
                 }
@@ -286,7 +449,12 @@ impl Decoder for DecoderSession {
                     .map_err(|e| anyhow!("binding '{logits_name}': {e}"))?;
                 let bound = started.elapsed();
                 let run_started = Instant::now();
-                let outputs = run_session(&mut self.model.session, |s| s.run_binding(binding))?;
+                let outputs = match captured {
+                    Some(captured) => run_session(&mut self.model.session, |s| {
+                        s.run_binding_with_options(binding, &captured.uncaptured)
+                    })?,
+                    None => run_session(&mut self.model.session, |s| s.run_binding(binding))?,
+                };
                 let compute = run_started.elapsed();
                 let read_started = Instant::now();
                 let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
