@@ -181,15 +181,18 @@ if any(name.startswith("gen-") for name in STEPS):
           "KV cache | step (s) | verdict |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for p in (128, 1024):
-        for kind, label in (("dml", "DirectML, float16, KV in its memory"), ("cpu", "CPU EP, float32")):
-            name = f"gen-{kind}-p{p}"
+        runs = (("gen-dml-p{p}", "DirectML, float16, KV in its memory"),
+                ("gen-dml-p{p}-captured", "DirectML, float16, decode step graph-captured"),
+                ("gen-dml-p{p}-uncaptured", "DirectML, float16, uncaptured"), ("gen-cpu-p{p}", "CPU EP, float32"))
+        for template, label in runs:
+            name = template.format(p=p)
             if name not in STEPS:
                 continue
             r = report(name)
             secs = fmt(step_seconds(name), 1)
             if not r:
-                line = error_line(name)
-                print(f"| {label} | {p} | - | - | - | - | - | - | {secs} | {line[:220] or 'no report'} |")
+                line = error_line(name) or ("timed out" if STEPS[name][2] in (124, 137) else "no report")
+                print(f"| {label} | {p} | - | - | - | - | - | - | {secs} | {line[:220]} |")
                 continue
             f = r["prompts"][0]["figures"]
             d = f["decode_ms"] or {}
