@@ -242,10 +242,13 @@ pub fn explain(
         };
     }
     // Only a model the EP could not load is the model's business: an EP that could not start,
-    // an option ONNX Runtime refused, or graph capture (an option too) are said as they are.
+    // an option ONNX Runtime refused, graph capture (an option too) or a plugin given options
+    // (which it reads at load, where a bad one fails like a model it rejects) are said as they are.
     let message = match (stage, error.downcast_ref::<SessionFailure>()) {
         (Stage::Run, _) => crate::exit::one_line(&error),
-        (Stage::SessionCreation, Some(f)) if f.step == BuildStep::Load && !plan.graph_capture() => {
+        (Stage::SessionCreation, Some(f))
+            if f.step == BuildStep::Load && !plan.graph_capture() && !plan.plugin_options_read_at_load() =>
+        {
             f.ort_message.clone()
         }
         (Stage::SessionCreation, _) => return error,

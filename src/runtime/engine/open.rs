@@ -150,8 +150,7 @@ fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &st
                 message.trim()
             )
         }
-        // A plugin reads its options when ONNX Runtime creates it, at load.
-        (Some(ProviderPlan::EpDevice { ep, .. }), BuildStep::Load) if !plan.provider_options.is_empty() => {
+        (Some(ProviderPlan::EpDevice { ep, .. }), BuildStep::Load) if plan.plugin_options_read_at_load() => {
             anyhow::anyhow!(
                 "model {}: ONNX Runtime could not create a session on {ep} with --ep-option {}: {}",
                 model.display(),

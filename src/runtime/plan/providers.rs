@@ -214,6 +214,13 @@ impl SessionPlan {
         self.provider_options.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
     }
 
+    /// Whether a plugin EP is given options: it reads them only when ONNX Runtime creates it, at
+    /// load, so a session that fails there may fail for an option rather than for the model.
+    pub fn plugin_options_read_at_load(&self) -> bool {
+        matches!(self.execution_providers.first(), Some(ProviderPlan::EpDevice { .. }))
+            && !self.provider_options.is_empty()
+    }
+
     /// Whether DirectML's graph capture is on.
     pub fn graph_capture(&self) -> bool {
         self.session_config.get(DML_GRAPH_CAPTURE).is_some_and(|v| is_true(v))
