@@ -160,6 +160,26 @@ pub struct ValueInfoProto {
     pub doc_string: Option<String>,
 }
 
+impl ValueInfoProto {
+    /// A tensor value of `dtype`, with `shape`'s fixed dimensions where given (rank unknown where not).
+    pub fn tensor(name: &str, dtype: crate::tensor::DType, shape: Option<&[usize]>) -> ValueInfoProto {
+        let dim = |shape: &[usize]| {
+            shape.iter().map(|&d| Dimension { dim_value: Some(d as i64), ..Dimension::default() }).collect()
+        };
+        ValueInfoProto {
+            name: Some(name.to_string()),
+            r#type: Some(TypeProto {
+                tensor_type: Some(TensorTypeProto {
+                    elem_type: Some(dtype.onnx_code()),
+                    shape: shape.map(|s| TensorShapeProto { dim: dim(s) }),
+                }),
+                ..TypeProto::default()
+            }),
+            doc_string: None,
+        }
+    }
+}
+
 #[derive(Clone, PartialEq, Message)]
 pub struct NodeProto {
     #[prost(string, repeated, tag = "1")]

@@ -18,9 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use prost::Message;
 
-use crate::formats::onnx_proto::{
-    Dimension, TensorProto, TensorShapeProto, TensorTypeProto, TypeProto, ValueInfoProto,
-};
+use crate::formats::onnx_proto::{TensorProto, ValueInfoProto};
 use crate::tensor::DType;
 use proto::{NodeView, OpsetView, RawGraph, RawModel, SubgraphView, TensorName, ValueName};
 
@@ -299,19 +297,7 @@ fn named_value(name: &str) -> Vec<u8> {
 
 /// A graph input of `t`'s element type, with its shape when `with_shape`.
 fn typed_value(name: &str, t: &TensorType, with_shape: bool) -> Vec<u8> {
-    let dim = t.shape.iter().map(|&d| Dimension { dim_value: Some(d as i64), ..Dimension::default() }).collect();
-    ValueInfoProto {
-        name: Some(name.to_string()),
-        r#type: Some(TypeProto {
-            tensor_type: Some(TensorTypeProto {
-                elem_type: Some(t.dtype.onnx_code()),
-                shape: with_shape.then_some(TensorShapeProto { dim }),
-            }),
-            ..TypeProto::default()
-        }),
-        ..ValueInfoProto::default()
-    }
-    .encode_to_vec()
+    ValueInfoProto::tensor(name, t.dtype, with_shape.then_some(t.shape.as_slice())).encode_to_vec()
 }
 
 fn node_from_view(index: usize, view: NodeView, raw: Vec<u8>) -> Node {

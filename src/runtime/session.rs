@@ -303,28 +303,9 @@ pub fn copier(
     plan: &SessionPlan,
     values: &[(String, crate::tensor::DType, Vec<usize>)],
 ) -> ort::Result<Session> {
-    use crate::formats::onnx_proto::{
-        Dimension, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto, TensorTypeProto, TypeProto,
-        ValueInfoProto,
-    };
+    use crate::formats::onnx_proto::{GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto};
     use prost::Message;
 
-    let typed = |name: String, dtype: crate::tensor::DType, shape: &[usize]| ValueInfoProto {
-        name: Some(name),
-        r#type: Some(TypeProto {
-            tensor_type: Some(TensorTypeProto {
-                elem_type: Some(dtype.onnx_code()),
-                shape: Some(TensorShapeProto {
-                    dim: shape
-                        .iter()
-                        .map(|&d| Dimension { dim_value: Some(d as i64), ..Dimension::default() })
-                        .collect(),
-                }),
-            }),
-            ..TypeProto::default()
-        }),
-        doc_string: None,
-    };
     let model = ModelProto {
         ir_version: Some(8),
         opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(14) }],
@@ -339,8 +320,14 @@ pub fn copier(
                 })
                 .collect(),
             name: Some("dmlrun_copier".into()),
-            input: values.iter().map(|(name, dtype, shape)| typed(name.clone(), *dtype, shape)).collect(),
-            output: values.iter().map(|(name, dtype, shape)| typed(copy_of(name), *dtype, shape)).collect(),
+            input: values
+                .iter()
+                .map(|(name, dtype, shape)| ValueInfoProto::tensor(name, *dtype, Some(shape)))
+                .collect(),
+            output: values
+                .iter()
+                .map(|(name, dtype, shape)| ValueInfoProto::tensor(&copy_of(name), *dtype, Some(shape)))
+                .collect(),
             ..GraphProto::default()
         }),
         ..ModelProto::default()

@@ -78,7 +78,8 @@ enum Cache {
 
 /// The decode step's DirectML buffers under graph capture (see the module's text).
 struct CapturedStep {
-    device_id: i32,
+    /// DirectML's allocator, for the logits' buffer once their size is known.
+    allocator: ort::memory::Allocator,
     /// The step inputs by name: token ids `[1, 1]`, the mask `[1, capacity]`, positions `[1, 1]`,
     /// each a DirectML buffer the captured graph reads.
     inputs: Vec<(String, DynTensor)>,
@@ -133,7 +134,7 @@ impl CapturedStep {
             Ok(options)
         };
         Ok(CapturedStep {
-            device_id,
+            allocator,
             inputs,
             copier,
             copier_binding,
@@ -147,7 +148,6 @@ impl CapturedStep {
     /// binds the buffers and the logits' buffer to the decoder.
     fn load(
         &mut self,
-        session: &Session,
         binding: &mut ort::session::IoBinding,
         inputs: &[(String, DynValue)],
         logits_name: &str,
@@ -166,10 +166,8 @@ impl CapturedStep {
             binding.bind_input(name.as_str(), buffer).map_err(|e| anyhow!("binding '{name}': {e}"))?;
         }
         if self.logits.is_none() {
-            let allocator = ort::memory::Allocator::new(session, super::device_io::device_memory(self.device_id)?)
-                .map_err(|e| anyhow!("--dml-graph-capture: DirectML's allocator: {e}"))?;
             self.logits = Some(
-                DynTensor::new(&allocator, logits_type, [1usize, 1, vocab])
+                DynTensor::new(&self.allocator, logits_type, [1usize, 1, vocab])
                     .map_err(|e| anyhow!("--dml-graph-capture: allocating the logits: {e}"))?,
             );
         }
@@ -421,14 +419,7 @@ impl Decoder for DecoderSession {
         let logits_name = self.spec.logits.clone();
         let timing = match &mut self.cache {
             Cache::Shared { binding, captured: Some(captured), .. } if self.past > 0 && tokens.len() == 1 => {
-                captured.load(
-                    &self.model.session,
-                    binding,
-                    &inputs,
-                    &logits_name,
-                    self.logits.len(),
-                    self.logits_type,
-                )?;
+                captured.load(binding, &inputs, &logits_name, self.logits.len(), self.logits_type)?;
                 let bound = started.elapsed();
                 let run_started = Instant::now();
                 run_session(&mut self.model.session, |s| s.run_binding_with_options(binding, &captured.replayed))?;
