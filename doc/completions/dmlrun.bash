@@ -246,7 +246,7 @@ _dmlrun() {
                     return 0
                     ;;
                 --resize)
-                    COMPREPLY=($(compgen -W "crop stretch letterbox none" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "crop stretch letterbox center-crop none" -- "${cur}"))
                     return 0
                     ;;
                 --resize-to)
@@ -1162,7 +1162,7 @@ _dmlrun() {
                     return 0
                     ;;
                 --resize)
-                    COMPREPLY=($(compgen -W "crop stretch letterbox none" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "crop stretch letterbox center-crop none" -- "${cur}"))
                     return 0
                     ;;
                 --resize-to)
@@ -1372,7 +1372,7 @@ _dmlrun() {
                     return 0
                     ;;
                 --resize)
-                    COMPREPLY=($(compgen -W "crop stretch letterbox none" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "crop stretch letterbox center-crop none" -- "${cur}"))
                     return 0
                     ;;
                 --resize-to)

@@ -78,9 +78,10 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l session-config -d 'A sess
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
 stretch\t'Resize to exactly the model\'s size, ignoring the aspect ratio'
 letterbox\t'Fit inside the model\'s size keeping the aspect ratio, pad the rest with `--pad-value`'
+center-crop\t'No resizing: centre-crop to the model\'s size, padding with zeros where the picture is smaller (torchvision\'s `CenterCrop` alone)'
 none\t'No resizing: the image must already have the model\'s size'"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l resize-to -d 'With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l filter -d 'Resampling filter (Pillow-exact)' -r -f -a "bilinear\t''
@@ -88,7 +89,7 @@ bicubic\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l scale -d 'Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l mean -d 'Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l std -d 'Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l channel-order -d 'Channel order the model expects' -r -f -a "rgb\t''
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l channel-order -d 'Channel order the model expects; --mean and --std stay R,G,B' -r -f -a "rgb\t''
 bgr\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l layout -d 'Tensor layout (default: inferred from where the model input has 1 or 3 channels)' -r -f -a "nchw\t''
 nhwc\t''"
@@ -173,9 +174,10 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l session-config -d 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
 stretch\t'Resize to exactly the model\'s size, ignoring the aspect ratio'
 letterbox\t'Fit inside the model\'s size keeping the aspect ratio, pad the rest with `--pad-value`'
+center-crop\t'No resizing: centre-crop to the model\'s size, padding with zeros where the picture is smaller (torchvision\'s `CenterCrop` alone)'
 none\t'No resizing: the image must already have the model\'s size'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l resize-to -d 'With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l filter -d 'Resampling filter (Pillow-exact)' -r -f -a "bilinear\t''
@@ -183,7 +185,7 @@ bicubic\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l scale -d 'Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l mean -d 'Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l std -d 'Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l channel-order -d 'Channel order the model expects' -r -f -a "rgb\t''
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l channel-order -d 'Channel order the model expects; --mean and --std stay R,G,B' -r -f -a "rgb\t''
 bgr\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l layout -d 'Tensor layout (default: inferred from where the model input has 1 or 3 channels)' -r -f -a "nchw\t''
 nhwc\t''"
@@ -386,9 +388,10 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l session-config 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
 stretch\t'Resize to exactly the model\'s size, ignoring the aspect ratio'
 letterbox\t'Fit inside the model\'s size keeping the aspect ratio, pad the rest with `--pad-value`'
+center-crop\t'No resizing: centre-crop to the model\'s size, padding with zeros where the picture is smaller (torchvision\'s `CenterCrop` alone)'
 none\t'No resizing: the image must already have the model\'s size'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l resize-to -d 'With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l filter -d 'Resampling filter (Pillow-exact)' -r -f -a "bilinear\t''
@@ -396,7 +399,7 @@ bicubic\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l scale -d 'Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l mean -d 'Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l std -d 'Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l channel-order -d 'Channel order the model expects' -r -f -a "rgb\t''
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l channel-order -d 'Channel order the model expects; --mean and --std stay R,G,B' -r -f -a "rgb\t''
 bgr\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l layout -d 'Tensor layout (default: inferred from where the model input has 1 or 3 channels)' -r -f -a "nchw\t''
 nhwc\t''"

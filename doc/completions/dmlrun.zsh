@@ -57,16 +57,17 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
-'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
+'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
 stretch\:"Resize to exactly the model'\''s size, ignoring the aspect ratio"
 letterbox\:"Fit inside the model'\''s size keeping the aspect ratio, pad the rest with \`--pad-value\`"
+center-crop\:"No resizing\: centre-crop to the model'\''s size, padding with zeros where the picture is smaller (torchvision'\''s \`CenterCrop\` alone)"
 none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--resize-to=[With --resize crop\: the shorter-side length before cropping (default\: crop size / 0.875, 256 for 224)]:N:_default' \
 '--filter=[Resampling filter (Pillow-exact)]:FILTER:(bilinear bicubic)' \
 '--scale=[Multiply pixel values (0..255) by this before mean/std (imagenet and unit\: 1/255)]:F:_default' \
 '*--mean=[Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406]:R,G,B:_default' \
 '*--std=[Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225]:R,G,B:_default' \
-'--channel-order=[Channel order the model expects]:ORDER:(rgb bgr)' \
+'--channel-order=[Channel order the model expects; --mean and --std stay R,G,B]:ORDER:(rgb bgr)' \
 '--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
 '--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
 '--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
@@ -138,16 +139,17 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
-'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
+'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
 stretch\:"Resize to exactly the model'\''s size, ignoring the aspect ratio"
 letterbox\:"Fit inside the model'\''s size keeping the aspect ratio, pad the rest with \`--pad-value\`"
+center-crop\:"No resizing\: centre-crop to the model'\''s size, padding with zeros where the picture is smaller (torchvision'\''s \`CenterCrop\` alone)"
 none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--resize-to=[With --resize crop\: the shorter-side length before cropping (default\: crop size / 0.875, 256 for 224)]:N:_default' \
 '--filter=[Resampling filter (Pillow-exact)]:FILTER:(bilinear bicubic)' \
 '--scale=[Multiply pixel values (0..255) by this before mean/std (imagenet and unit\: 1/255)]:F:_default' \
 '*--mean=[Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406]:R,G,B:_default' \
 '*--std=[Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225]:R,G,B:_default' \
-'--channel-order=[Channel order the model expects]:ORDER:(rgb bgr)' \
+'--channel-order=[Channel order the model expects; --mean and --std stay R,G,B]:ORDER:(rgb bgr)' \
 '--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
 '--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
 '--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
@@ -325,16 +327,17 @@ ones\:""))' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
-'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
+'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
 stretch\:"Resize to exactly the model'\''s size, ignoring the aspect ratio"
 letterbox\:"Fit inside the model'\''s size keeping the aspect ratio, pad the rest with \`--pad-value\`"
+center-crop\:"No resizing\: centre-crop to the model'\''s size, padding with zeros where the picture is smaller (torchvision'\''s \`CenterCrop\` alone)"
 none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--resize-to=[With --resize crop\: the shorter-side length before cropping (default\: crop size / 0.875, 256 for 224)]:N:_default' \
 '--filter=[Resampling filter (Pillow-exact)]:FILTER:(bilinear bicubic)' \
 '--scale=[Multiply pixel values (0..255) by this before mean/std (imagenet and unit\: 1/255)]:F:_default' \
 '*--mean=[Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406]:R,G,B:_default' \
 '*--std=[Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225]:R,G,B:_default' \
-'--channel-order=[Channel order the model expects]:ORDER:(rgb bgr)' \
+'--channel-order=[Channel order the model expects; --mean and --std stay R,G,B]:ORDER:(rgb bgr)' \
 '--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
 '--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
 '--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \

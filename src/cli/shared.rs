@@ -199,7 +199,8 @@ pub struct PreprocessArgs {
     #[arg(long, value_name = "PRESET")]
     pub preset: Option<Preset>,
 
-    /// How the picture fits the model's size: crop (shorter side, then centre crop), stretch, letterbox, none.
+    /// How the picture fits the model's size: crop (shorter side, then centre crop), center-crop
+    /// (centre crop alone), stretch, letterbox, none.
     ///
     /// Example: --resize letterbox
     #[arg(long, value_name = "MODE")]
@@ -225,17 +226,22 @@ pub struct PreprocessArgs {
 
     /// Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406.
     ///
+    /// Always red, green, blue, whatever --channel-order says: with bgr the picture is
+    /// normalised in RGB and its channels then reversed.
+    ///
     /// Example: --mean 0.5,0.5,0.5
     #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
     pub mean: Option<Vec<f32>>,
 
     /// Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225.
     ///
+    /// Always red, green, blue, as --mean.
+    ///
     /// Example: --std 0.5,0.5,0.5
     #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
     pub std: Option<Vec<f32>>,
 
-    /// Channel order the model expects.
+    /// Channel order the model expects; --mean and --std stay R,G,B.
     ///
     /// Example: --channel-order bgr
     #[arg(long, value_name = "ORDER")]

@@ -25,6 +25,9 @@ pub enum ResizeMode {
     Stretch,
     /// Fit inside the model's size keeping the aspect ratio, pad the rest with `--pad-value`.
     Letterbox,
+    /// No resizing: centre-crop to the model's size, padding with zeros where the picture is
+    /// smaller (torchvision's `CenterCrop` alone).
+    CenterCrop,
     /// No resizing: the image must already have the model's size.
     None,
 }
@@ -223,6 +226,7 @@ impl Preprocess {
             }
             ResizeMode::Stretch => format!("stretch to {size}"),
             ResizeMode::Letterbox => format!("letterbox to {size} (pad {})", self.pad_value),
+            ResizeMode::CenterCrop => format!("centre crop {size} (no resize)"),
             ResizeMode::None => format!("no resize ({size})"),
         };
         format!(
@@ -396,6 +400,8 @@ impl Preprocess {
                 );
                 (cropped, tw, th)
             }
+            // torchvision pads a picture smaller than the crop with zeros, whatever --pad-value says.
+            ResizeMode::CenterCrop => (center_crop(pixels, width, height, channels, tw, th, 0), tw, th),
             ResizeMode::Letterbox => {
                 let ratio = (tw as f64 / width as f64).min(th as f64 / height as f64);
                 let rw = ((width as f64 * ratio).round() as usize).clamp(1, tw);
@@ -420,7 +426,9 @@ impl Preprocess {
         let plane = pixels.len() / channels;
         // Pixels are bytes, so each channel's normalisation is a 256-entry table computed with
         // the same float32 operations as torchvision's ToTensor + Normalize, kept already
-        // encoded as the model's dtype.
+        // encoded as the model's dtype. The tables are the picture's channels (R, G, B), as
+        // --mean and --std are: BGR reorders the normalised channels, as `x[:, ::-1]` after
+        // torchvision's transform does.
         let tables: Vec<Vec<u8>> = (0..channels)
             .map(|c| {
                 (0..256)
@@ -436,23 +444,25 @@ impl Preprocess {
                     .collect()
             })
             .collect();
-        let encoded = |c: usize, p: u8| &tables[c][p as usize * size..(p as usize + 1) * size];
         // With BGR the model's channel 0 is the picture's blue.
         let source_channel =
             |c: usize| if self.channel_order == ChannelOrder::Bgr && channels == 3 { 2 - c } else { c };
+        let encoded = |c: usize, pixel: &[u8]| {
+            let (src, p) = (source_channel(c), pixel[source_channel(c)] as usize);
+            &tables[src][p * size..(p + 1) * size]
+        };
         match self.layout {
             Layout::Nchw => {
                 for (c, dst_plane) in dst.chunks_exact_mut(plane * size).enumerate() {
-                    let src_c = source_channel(c);
                     for (out, pixel) in dst_plane.chunks_exact_mut(size).zip(pixels.chunks_exact(channels)) {
-                        out.copy_from_slice(encoded(c, pixel[src_c]));
+                        out.copy_from_slice(encoded(c, pixel));
                     }
                 }
             }
             Layout::Nhwc => {
                 for (out, pixel) in dst.chunks_exact_mut(channels * size).zip(pixels.chunks_exact(channels)) {
                     for (c, v) in out.chunks_exact_mut(size).enumerate() {
-                        v.copy_from_slice(encoded(c, pixel[source_channel(c)]));
+                        v.copy_from_slice(encoded(c, pixel));
                     }
                 }
             }
@@ -480,12 +490,17 @@ fn per_channel(values: Vec<f32>, channels: usize, flag: &str) -> Result<Vec<f32>
     }
 }
 
-/// Crops (or pads, where the source is smaller) around the centre, torchvision's way:
-/// offset = round((source - target) / 2).
-/// torchvision's centre-crop offset: where a `dst`-long crop starts in a `src`-long side
-/// (negative when the crop is larger and gets padding).
+/// torchvision's centre-crop offset: where a `dst`-long crop starts in a `src`-long side.
+///
+/// A crop inside the picture starts at `int(round((src - dst) / 2.0))`, and Python rounds half
+/// to even (a 341-wide resize cropped to 224 starts at 58, not 59). A crop larger than the
+/// picture pads it first, `(dst - src) // 2` before: a negative offset of that many.
 fn crop_offset(src: usize, dst: usize) -> isize {
-    ((src as f64 - dst as f64) / 2.0).round() as isize
+    if dst <= src {
+        ((src - dst) as f64 / 2.0).round_ties_even() as isize
+    } else {
+        -(((dst - src) / 2) as isize)
+    }
 }
 
 fn center_crop(pixels: &[u8], w: usize, h: usize, channels: usize, tw: usize, th: usize, pad: u8) -> Vec<u8> {
@@ -588,6 +603,35 @@ mod tests {
         // 4 wide -> 1 wide: offset round(1.5) = 2.
         let pixels = [10u8, 20, 30, 40];
         assert_eq!(center_crop(&pixels, 4, 1, 1, 1, 1, 0), vec![30]);
+        // Python rounds half to even: round(58.5) = 58, round(0.5) = 0, round(2.5) = 2.
+        assert_eq!(crop_offset(341, 224), 58);
+        assert_eq!(crop_offset(342, 224), 59);
+        assert_eq!(crop_offset(3, 2), 0);
+        assert_eq!(crop_offset(7, 2), 2);
+        // Larger crops pad (dst - src) // 2 before: 1 of 3 to go from 1 to 4.
+        assert_eq!(crop_offset(1, 4), -1);
+        assert_eq!(crop_offset(2, 5), -1);
+    }
+
+    #[test]
+    fn mean_and_std_are_rgb_whatever_the_channel_order() {
+        let bgr = PreprocessRequest {
+            preset: Some(Preset::Unit),
+            mean: Some(vec![0.1, 0.2, 0.3]),
+            std: Some(vec![1.0, 2.0, 4.0]),
+            channel_order: Some(ChannelOrder::Bgr),
+            ..request()
+        };
+        let rgb = PreprocessRequest { channel_order: Some(ChannelOrder::Rgb), ..bgr.clone() };
+        let dims = [Some(1), Some(3), Some(1), Some(1)];
+        let pixel = [255u8, 0, 128];
+        let of = |req: &PreprocessRequest| {
+            Preprocess::resolve(req, "x", DType::Float32, &dims).unwrap().from_rgb(&pixel, 1, 1).to_f64().unwrap()
+        };
+        let (rgb, bgr) = (of(&rgb), of(&bgr));
+        let red = (1.0f32 - 0.1) / 1.0;
+        assert_eq!(rgb[0] as f32, red);
+        assert_eq!(bgr, vec![rgb[2], rgb[1], rgb[0]], "BGR is the RGB tensor's channels reversed");
     }
 
     #[test]

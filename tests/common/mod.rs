@@ -82,3 +82,26 @@ pub fn interrupted_after_a_while(args: &[&std::ffi::OsStr]) -> std::process::Out
     assert!(status.success());
     child.wait_with_output().unwrap()
 }
+
+/// The Python that scripts run under, with `modules` importable: pip installs `packages` the
+/// first time they are missing (a fresh machine has neither).
+pub fn python_with(modules: &str, packages: &[&str]) -> String {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let importable = |python: &str| {
+        std::process::Command::new(python)
+            .args(["-c", &format!("import {modules}")])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !importable(&python) {
+        let status = std::process::Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet"])
+            .args(packages)
+            .status()
+            .expect("python3 runs");
+        assert!(status.success(), "pip install {packages:?} failed");
+        assert!(importable(&python), "{modules} still not importable after pip install");
+    }
+    python
+}
