@@ -50,6 +50,20 @@ pub enum ChildOutcome {
     TimedOut(Duration),
 }
 
+/// Writes what the parent resolved for a child's items (their preflights), for the child to
+/// read with [`read_from_parent`] instead of resolving them again.
+pub fn write_for_child<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    let text = serde_json::to_vec(value).context("serialising the items' preflights")?;
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Reads what [`write_for_child`] wrote (`--preflight FILE`).
+pub fn read_from_parent<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+    let text = std::fs::read(path).with_context(|| format!("--preflight {}", path.display()))?;
+    serde_json::from_slice(&text)
+        .with_context(|| format!("--preflight {}: not the parent's preflights", path.display()))
+}
+
 /// The flags of the parent that a child must not act on (each takes one value): its report
 /// files and its isolation settings.
 const PARENT_ONLY: &[&str] =

@@ -165,7 +165,10 @@ fn profile_lists_the_top_operators() {
 #[test]
 fn unknown_dim_for_every_model_is_an_error() {
     let out = dmlrun().arg("bench").arg(test_model("add_mul.onnx")).args(["--dim", "seq=4"]).output().unwrap();
-    assert_one_line_error(&out, "--dim seq=4: none of the 1 model(s)");
+    assert_one_line_error(
+        &out,
+        "--dim seq=4: the model has no free dimension named 'seq' (its symbolic dimensions: batch)",
+    );
 }
 
 #[test]

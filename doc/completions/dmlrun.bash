@@ -305,7 +305,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --shard --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --free-dim-size --generate-range --json --csv --markdown --html --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --profile-unfused --sessions --cache --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-q -h --shard --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --free-dim-size --generate-range --json --csv --markdown --html --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --profile-unfused --sessions --cache --quiet --max-tensor-bytes --isolation --timeout --child-report --preflight --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -416,6 +416,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --child-report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preflight)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1435,7 +1439,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --shard --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --html --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-j -v -q -h --shard --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --html --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --preflight --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --ep-library --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1510,6 +1514,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --child-report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preflight)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

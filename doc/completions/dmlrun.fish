@@ -231,6 +231,7 @@ process\t'Always in child processes'
 none\t'In this process'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'With isolation: kill a case or model (its child) after this long; record it as `timeout`' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
@@ -306,6 +307,7 @@ process\t'Always in child processes'
 none\t'In this process'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'With isolation: kill a case or model (its child) after this long; record it as `timeout`' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r

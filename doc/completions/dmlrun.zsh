@@ -192,6 +192,7 @@ process\:"Always in child processes"
 none\:"In this process"))' \
 '--timeout=[With isolation\: kill a case or model (its child) after this long; record it as \`timeout\`]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
+'--preflight=[Internal\: the items'\'' preflights as the parent resolved them (JSON), so that the child resolves no flag again]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
@@ -258,6 +259,7 @@ process\:"Always in child processes"
 none\:"In this process"))' \
 '--timeout=[With isolation\: kill a case or model (its child) after this long; record it as \`timeout\`]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
+'--preflight=[Internal\: the items'\'' preflights as the parent resolved them (JSON), so that the child resolves no flag again]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \

@@ -123,7 +123,7 @@ pub struct BenchArgs {
     /// Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05.
     ///
     /// Example: --max-regression 10%
-    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = crate::report::bench::parse_fraction)]
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_fraction)]
     pub max_regression: f64,
 
     #[command(flatten)]

@@ -135,6 +135,19 @@ pub(super) fn parse_on_off(text: &str) -> Result<bool, String> {
     }
 }
 
+/// Parses `5%` or `0.05`.
+pub fn parse_fraction(text: &str) -> Result<f64, String> {
+    let value = match text.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => text.trim().parse::<f64>(),
+    }
+    .map_err(|_| format!("'{text}' is not a percentage like 5% or a fraction like 0.05"))?;
+    if !(0.0..=10.0).contains(&value) {
+        return Err(format!("'{text}' is out of range"));
+    }
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +175,13 @@ mod tests {
         assert_eq!(parse_range("-1,1"), Ok((None, range(-1.0, 1.0))));
         assert!(parse_range("x=2,1").unwrap_err().contains("LO is above HI"));
         assert!(parse_range("x=nan,1").is_err());
+    }
+
+    #[test]
+    fn fractions_parse() {
+        assert_eq!(parse_fraction("5%"), Ok(0.05));
+        assert_eq!(parse_fraction("0.1"), Ok(0.1));
+        assert!(parse_fraction("five").is_err());
     }
 
     #[test]

@@ -330,6 +330,13 @@ pub struct IsolationArgs {
     #[arg(long, value_name = "FILE", hide = true)]
     pub child_report: Option<PathBuf>,
 
+    /// Internal: the items' preflights as the parent resolved them (JSON), so that the child
+    /// resolves no flag again.
+    ///
+    /// Example: --preflight /tmp/dmlrun-preflight.json
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub preflight: Option<PathBuf>,
+
     /// Internal: run only the case (or model) of this name. Repeatable.
     ///
     /// Example: --only node/test_abs

@@ -1,5 +1,6 @@
 //! `dmlrun bench`: many models, trustworthy statistics, exports, a regression gate.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,7 @@ use crate::report::bench::{
 use crate::report::html::bench::HtmlExporter;
 use crate::report::ms;
 use crate::runtime::engine::diagnose::{Blame, EpFailure};
-use crate::runtime::engine::{self};
+use crate::runtime::engine::{self, Preflight};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
@@ -62,20 +63,33 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         base_request.session_config.push((crate::runtime::plan::DML_DISABLE_FUSION.to_string(), "1".to_string()));
     }
 
-    // A --dim applies to the models that have that dimension; one that no model has is a typo.
-    // Each model file is read once, here: its header for the --dim check and the plan, its hash
-    // for the cache key. One that cannot be read is that model's failure, not the session's.
-    // A generate entry's decoder is read when it is measured (from its genai_config.json).
-    let files: Vec<Result<ModelFile>> = targets
-        .iter()
-        .map(|t| if t.generation.is_some() { Err(anyhow::anyhow!("a decoder")) } else { ModelFile::read(&t.path) })
-        .collect();
-    let readable: Vec<&ModelFile> = files.iter().filter_map(|f| f.as_ref().ok()).collect();
-    for (name, value) in &base_request.dims {
-        if !readable.is_empty() && !readable.iter().any(|f| f.info.symbolic_dims().contains(name)) {
-            bail!("--dim {name}={value}: none of the {} model(s) has a dimension named '{name}'", targets.len());
+    // Each model read once and the flags resolved against it, here or (for an isolation child)
+    // by the parent, which hands the child its model's plan. A --dim applies to the models that
+    // have that dimension; one that no model has is a typo. A model that cannot be read, or a
+    // flag that does not fit it, is that model's failure, not the session's.
+    let plans: Vec<Result<ModelPlan>> = match &args.isolation.preflight {
+        Some(path) => {
+            let mut handed: BTreeMap<String, ModelPlan> = isolation::read_from_parent(path)?;
+            targets
+                .iter()
+                .map(|t| {
+                    handed
+                        .remove(&t.name)
+                        .with_context(|| format!("model {}: not among the parent's preflights", t.name))
+                })
+                .collect()
         }
-    }
+        None => {
+            let read: Vec<Result<ModelRead>> = targets.iter().map(ModelRead::of).collect();
+            let models: Vec<_> = read.iter().flatten().map(ModelRead::info).collect();
+            crate::runtime::plan::check_flags_fit_some(&base_request, &models)?;
+            targets
+                .iter()
+                .zip(read)
+                .map(|(target, read)| read.and_then(|read| prepare(&runtime, &base_request, target, read, args)))
+                .collect()
+        }
+    };
 
     let mut report = BenchReport {
         schema: bench::BENCH_SCHEMA.to_string(),
@@ -102,48 +116,47 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         in_children.then(tempfile::tempdir).transpose().context("a temporary folder for the children's reports")?;
     let bars = MultiProgress::new();
     let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet || child.is_some()));
-    for (target, file) in targets.iter().zip(&files) {
+    for (target, plan) in targets.iter().zip(plans) {
         if crate::interrupt::interrupted() {
             break;
         }
         model_bar.set_message(target.name.clone());
-        if let Some(children) = &children {
-            if !bench_in_child(target, children.path(), args, &mut report)? {
-                break;
+        // None: a child measured it and its report is in already.
+        let measured = match (plan, &children) {
+            (Ok(plan), Some(children)) => {
+                if !bench_in_child(target, &plan, children.path(), args, &mut report)? {
+                    break;
+                }
+                None
             }
-        } else {
-            let measured = match (&target.generation, file) {
-                (Some(wanted), _) => bench_generation(&runtime, &base_request, target, wanted, args),
-                (None, file) => {
-                    file.as_ref().map_err(|e| anyhow::anyhow!("{}", crate::exit::one_line(e))).and_then(|file| {
-                        let mut request = base_request.clone();
-                        request.dims.retain(|(name, _)| file.info.symbolic_dims().contains(name));
-                        bench_model(&runtime, &request, target, file, args, &bars)
-                    })
-                }
-            };
-            match measured {
-                Ok(Some(result)) => report.models.push(result),
-                // Interrupted before its first timed run: nothing to report for it.
-                Ok(None) => break,
-                Err(e) => {
-                    // What fails every model (DirectML missing, an adapter that does not exist)
-                    // is the session's error, not this model's: it stops the bench (exit 2).
-                    engine::check_request(&runtime, &base_request)?;
-                    let error = crate::exit::one_line(&e);
-                    // suspend, not println: a hidden bar (stderr not a terminal) drops println.
-                    bars.suspend(|| crate::errln!("dmlrun: model {} failed: {error}", target.name));
-                    // An EP that rejects what the reference runs is the EP's failure, not the
-                    // model's: its own status, and the node where one is known.
-                    let rejected = e.downcast_ref::<EpFailure>().filter(|f| f.blame == Blame::Ep);
-                    report.failed.push(FailedModel {
-                        name: target.name.clone(),
-                        path: target.path.clone(),
-                        status: if rejected.is_some() { ModelStatus::EpRejected } else { ModelStatus::Failed },
-                        error,
-                        node: rejected.and_then(|f| f.node.as_ref()).map(|n| n.name.clone()),
-                    });
-                }
+            (Ok(plan), None) => Some(match &target.generation {
+                Some(wanted) => bench_generation(&runtime, &plan, target, wanted, args),
+                None => bench_model(&runtime, &plan, target, args, &bars),
+            }),
+            (Err(e), _) => Some(Err(e)),
+        };
+        match measured {
+            None => {}
+            Some(Ok(Some(result))) => report.models.push(result),
+            // Interrupted before its first timed run: nothing to report for it.
+            Some(Ok(None)) => break,
+            Some(Err(e)) => {
+                // What fails every model (DirectML missing, an adapter that does not exist)
+                // is the session's error, not this model's: it stops the bench (exit 2).
+                engine::check_request(&runtime, &base_request)?;
+                let error = crate::exit::one_line(&e);
+                // suspend, not println: a hidden bar (stderr not a terminal) drops println.
+                bars.suspend(|| crate::errln!("dmlrun: model {} failed: {error}", target.name));
+                // An EP that rejects what the reference runs is the EP's failure, not the
+                // model's: its own status, and the node where one is known.
+                let rejected = e.downcast_ref::<EpFailure>().filter(|f| f.blame == Blame::Ep);
+                report.failed.push(FailedModel {
+                    name: target.name.clone(),
+                    path: target.path.clone(),
+                    status: if rejected.is_some() { ModelStatus::EpRejected } else { ModelStatus::Failed },
+                    error,
+                    node: rejected.and_then(|f| f.node.as_ref()).map(|n| n.name.clone()),
+                });
             }
         }
         model_bar.inc(1);
@@ -180,7 +193,13 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
 
 /// Benchmarks one model in a child dmlrun and adds what it reports (or how it ended) to
 /// `report`. Returns false when the child was interrupted, so the session stops.
-fn bench_in_child(target: &BenchTarget, dir: &Path, args: &BenchArgs, report: &mut BenchReport) -> Result<bool> {
+fn bench_in_child(
+    target: &BenchTarget,
+    plan: &ModelPlan,
+    dir: &Path,
+    args: &BenchArgs,
+    report: &mut BenchReport,
+) -> Result<bool> {
     #[derive(serde::Deserialize)]
     struct ChildReport {
         models: Vec<ModelBench>,
@@ -188,10 +207,14 @@ fn bench_in_child(target: &BenchTarget, dir: &Path, args: &BenchArgs, report: &m
         interrupted: bool,
     }
     let path = dir.join("child-report.json");
+    let preflight = dir.join("preflight.json");
+    isolation::write_for_child(&preflight, &BTreeMap::from([(&target.name, plan)]))?;
     let mut extra: Vec<OsString> = ["--isolation", "none", "--only"].into_iter().map(OsString::from).collect();
     extra.push(OsString::from(&target.name));
     extra.push(OsString::from("--child-report"));
     extra.push(path.clone().into_os_string());
+    extra.push(OsString::from("--preflight"));
+    extra.push(preflight.into_os_string());
     let (status, error) = match isolation::run_child(&isolation::child_args(&extra), &path, args.isolation.timeout)? {
         ChildOutcome::Report(text) => {
             let child: ChildReport = serde_json::from_str(&text).context("reading an isolation child's report")?;
@@ -259,11 +282,106 @@ fn read_baseline(path: &Path) -> Result<StoredReport> {
     Ok(stored)
 }
 
-fn bench_model(
+/// A bench target's model as read once, before its flags are resolved.
+enum ModelRead {
+    Model(Box<ModelFile>),
+    /// A generate entry: the decoder (and its genai_config.json) as generate reads it.
+    Decoder(Box<crate::generate::DecoderModel>),
+}
+
+impl ModelRead {
+    fn of(target: &BenchTarget) -> Result<ModelRead> {
+        Ok(match target.generation {
+            Some(_) => ModelRead::Decoder(Box::new(crate::generate::DecoderModel::read(&target.path, None, None)?)),
+            None => ModelRead::Model(Box::new(ModelFile::read(&target.path)?)),
+        })
+    }
+
+    fn info(&self) -> &crate::formats::model::ModelInfo {
+        match self {
+            ModelRead::Model(file) => &file.info,
+            ModelRead::Decoder(decoder) => &decoder.file.info,
+        }
+    }
+}
+
+/// A bench target made ready to measure, decided once (by the parent, for an isolation
+/// child): its preflight, and what the optimised-model cache does for it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ModelPlan {
+    preflight: Preflight,
+    cache: Option<CacheUse>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum CacheUse {
+    /// The cached optimised model is the preflight's model.
+    Hit,
+    /// ONNX Runtime writes the optimised model as it creates the session; kept as `file`.
+    Write { file: String },
+}
+
+/// Fits the run's flags to the model, adds the manifest entry's own shapes and dims (which must
+/// fit it), the profile's prefix and the cache's choice, and resolves the plan.
+fn prepare(
     runtime: &Runtime,
     base: &PlanRequest,
     target: &BenchTarget,
-    file: &ModelFile,
+    read: ModelRead,
+    args: &BenchArgs,
+) -> Result<ModelPlan> {
+    let mut file = match read {
+        ModelRead::Decoder(decoder) => {
+            let (mut request, not_applied) = base.fitted_to(&decoder.file.info);
+            // Prefill and decode feed different lengths: the free dimensions stay free.
+            request.auto_dims = false;
+            let preflight = Preflight::resolve(runtime, &decoder.spec.model, decoder.file, request, not_applied)?;
+            return Ok(ModelPlan { preflight, cache: None });
+        }
+        ModelRead::Model(file) => *file,
+    };
+    let (mut request, not_applied) = base.fitted_to(&file.info);
+    for (name, shape) in &target.shapes {
+        request.shapes.retain(|(n, _)| n != name);
+        request.shapes.push((name.clone(), shape.clone()));
+    }
+    for (name, value) in &target.dims {
+        request.dims.retain(|(n, _)| n != name);
+        request.dims.push((name.clone(), *value));
+    }
+    if let Some(dir) = &args.profile {
+        request.profile_prefix = Some(OrtWritten::new(dir, &sanitize(&target.name)).partial_path());
+    }
+    // The optimised-model cache: load the cached file if there is one, else have ONNX Runtime write it.
+    let mut model_path = target.path.clone();
+    let mut cache = None;
+    if let Some(dir) = &args.cache {
+        let name =
+            format!("{}-{}.onnx", sanitize(&target.name), cache_key(&file.sha256, &request, &runtime.library.version));
+        let cached = dir.join(&name);
+        if cached.is_file() {
+            file = ModelFile::read(&cached)?;
+            model_path = cached;
+            // Already optimised for this EP with these dims fixed in the graph: do not optimise
+            // or override again (the dims no longer exist as free dimensions).
+            request.optimization_level = OptimizationLevel::Disable;
+            request.dims.clear();
+            request.dim_denotations.clear();
+            cache = Some(CacheUse::Hit);
+        } else {
+            request.optimized_model_path = Some(OrtWritten::new(dir, &name).partial_path());
+            cache = Some(CacheUse::Write { file: name });
+        }
+    }
+    let preflight = Preflight::resolve(runtime, &model_path, file, request, not_applied)?;
+    Ok(ModelPlan { preflight, cache })
+}
+
+fn bench_model(
+    runtime: &Runtime,
+    plan: &ModelPlan,
+    target: &BenchTarget,
     args: &BenchArgs,
     bars: &MultiProgress,
 ) -> Result<Option<ModelBench>> {
@@ -273,44 +391,15 @@ fn bench_model(
     } else {
         PeakScope::Process
     };
-    let mut request = base.clone();
-    for (name, shape) in &target.shapes {
-        request.shapes.retain(|(n, _)| n != name);
-        request.shapes.push((name.clone(), shape.clone()));
-    }
-    for (name, value) in &target.dims {
-        request.dims.retain(|(n, _)| n != name);
-        request.dims.push((name.clone(), *value));
-    }
-    // Declared before the session, so they are dropped after it (see OrtWritten).
+    let preflight = &plan.preflight;
+    // Declared before the session, so they are dropped after it (see OrtWritten); the plan
+    // already names the paths ONNX Runtime writes.
     let profile_file = args.profile.as_deref().map(|dir| OrtWritten::new(dir, &sanitize(&target.name)));
-    if let Some(profile) = &profile_file {
-        request.profile_prefix = Some(profile.partial_path());
-    }
-
-    // The optimised-model cache: load the cached file if there is one, else have ONNX Runtime write it.
-    let mut model_path = target.path.clone();
-    let mut cached_file = None;
-    let mut cache = None;
-    let mut cache_write = None;
-    if let Some(dir) = &args.cache {
-        let key = cache_key(&file.sha256, &request, &runtime.library.version);
-        let cached = dir.join(format!("{}-{key}.onnx", sanitize(&target.name)));
-        if cached.is_file() {
-            cached_file = Some(ModelFile::read(&cached)?);
-            model_path = cached;
-            // Already optimised for this EP with these dims fixed in the graph: do not optimise
-            // or override again (the dims no longer exist as free dimensions).
-            request.optimization_level = OptimizationLevel::Disable;
-            request.dims.clear();
-            request.dim_denotations.clear();
-            cache = Some("hit".to_string());
-        } else {
-            let pending = OrtWritten::new(dir, &format!("{}-{key}.onnx", sanitize(&target.name)));
-            request.optimized_model_path = Some(pending.partial_path());
-            cache_write = Some(pending);
-        }
-    }
+    let cache_write = match (&plan.cache, &args.cache) {
+        (Some(CacheUse::Write { file }), Some(dir)) => Some(OrtWritten::new(dir, file)),
+        _ => None,
+    };
+    let mut cache = (plan.cache == Some(CacheUse::Hit)).then(|| "hit".to_string());
 
     let load = LoadOptions {
         preprocess: crate::formats::image::PreprocessRequest { max_pixels: 100_000_000, ..Default::default() },
@@ -334,12 +423,11 @@ fn bench_model(
             atol: target.atol.unwrap_or(args.compare.atol),
             rtol: target.rtol.unwrap_or(args.compare.rtol),
         };
-        (request.reference(ep, args.compare.compare_opt_level), tolerance)
+        (preflight.request.reference(ep, args.compare.compare_opt_level), tolerance)
     });
     let measure = engine::MeasureRequest {
-        model_path: &model_path,
-        model: cached_file.as_ref().unwrap_or(file),
-        plan: &request,
+        preflight,
+        label: Some(&target.name),
         print_plan: args.session.print_plan,
         inputs: &target.inputs,
         load: &load,
@@ -355,7 +443,7 @@ fn bench_model(
         measured?;
     let sessions = match args.sessions {
         Some(n) if !crate::interrupt::interrupted() => {
-            Some(engine::measure_sessions(runtime, &measure, &model, &bound, n as usize)?)
+            Some(engine::measure_sessions(runtime, &model, &bound, n as usize, (args.warmup, budget))?)
         }
         _ => None,
     };
@@ -433,7 +521,7 @@ fn bench_model(
 /// repetitions, each making exactly `new_tokens` (EOS ignored, as LLM benchmarks do).
 fn bench_generation(
     runtime: &Runtime,
-    request: &PlanRequest,
+    plan: &ModelPlan,
     target: &BenchTarget,
     wanted: &GenerationTarget,
     args: &BenchArgs,
@@ -444,18 +532,14 @@ fn bench_generation(
     } else {
         PeakScope::Process
     };
-    let DecoderModel { spec, info, tokenizer, vocab } = DecoderModel::read(&target.path, None, None)?;
-    let mut request = request.clone();
-    request.dims.retain(|(name, _)| info.symbolic_dims().contains(name));
+    let DecoderModel { spec, tokenizer, vocab, .. } = DecoderModel::read(&target.path, None, None)?;
     let prompt_vocab = tokenizer.as_ref().map_or(vocab, |t| t.vocab_size().min(vocab));
     let prompt = generate::synthetic_prompt(wanted.prompt_tokens, prompt_vocab, &spec.eos_token_ids, args.seed);
     let kv_length = generate::kv_length(prompt.len(), wanted.new_tokens, wanted.max_length, spec.context_length)?;
     let started = std::time::Instant::now();
     let options = engine::DecoderOptions {
-        model_path: &spec.model,
-        info: &info,
+        preflight: &plan.preflight,
         spec: &spec,
-        request: &request,
         print_plan: args.session.print_plan,
         kv_length,
     };

@@ -11,8 +11,8 @@ use crate::generate::{self, figures, DecoderModel, DecoderSpec, Generation, Loop
 use crate::report::generate::{
     self as report, GenerateReport, KvCache, PromptComparison, PromptResult, TokenComparison,
 };
-use crate::runtime::engine::{DecoderOptions, DecoderSession, DeviceReport};
-use crate::runtime::plan::{EpRequest, PlanRequest};
+use crate::runtime::engine::{DecoderOptions, DecoderSession, DeviceReport, Preflight, Scope};
+use crate::runtime::plan::EpRequest;
 use crate::runtime::Runtime;
 use crate::settings;
 
@@ -24,7 +24,7 @@ struct Prompt {
 }
 
 pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
-    let DecoderModel { mut spec, info, tokenizer, vocab } =
+    let DecoderModel { mut spec, file, tokenizer, vocab } =
         DecoderModel::read(&args.model, args.tokenizer.as_deref(), args.context_length)?;
     let prompts = prompts(args, tokenizer.as_ref(), vocab, &spec)?;
     let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
@@ -41,14 +41,8 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
 
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
-    let options = DecoderOptions {
-        model_path: &spec.model,
-        info: &info,
-        spec: &spec,
-        request: &request,
-        print_plan: args.session.print_plan,
-        kv_length,
-    };
+    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &request, Scope::Alone)?;
+    let options = DecoderOptions { preflight: &preflight, spec: &spec, print_plan: args.session.print_plan, kv_length };
     let mut decoder = DecoderSession::open(&runtime, &options)?;
     let sampling = if args.sample {
         Sampling::Sample { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed }
@@ -95,7 +89,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             let generation = match generation {
                 Ok(generation) => generation,
                 Err(e) if request.ep != EpRequest::Cpu && !args.no_blame => {
-                    return Err(blame(&runtime, &options, &request, &prompt.ids, &chosen, &decoder.model.device, e))
+                    return Err(blame(&runtime, &options, &prompt.ids, &chosen, &decoder.model.device, e))
                 }
                 Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
             };
@@ -165,8 +159,9 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
 
     let comparison = match (&args.compare_ep, interrupted) {
         (Some(ep), false) => {
-            let reference = request.reference(ep.clone(), args.compare_opt_level);
-            let options = DecoderOptions { request: &reference, print_plan: false, ..options };
+            let reference =
+                preflight.with_request(&runtime, &preflight.request.reference(ep.clone(), args.compare_opt_level))?;
+            let options = DecoderOptions { preflight: &reference, print_plan: false, ..options };
             let mut other = DecoderSession::open(&runtime, &options).context("the --compare-ep session")?;
             let mut compared = Vec::new();
             for (prompt, result) in prompts.iter().zip(&results) {
@@ -320,7 +315,6 @@ fn write_reports(args: &GenerateArgs, report: &GenerateReport) -> Result<()> {
 fn blame(
     runtime: &Runtime,
     options: &DecoderOptions,
-    request: &PlanRequest,
     prompt: &[i64],
     chosen: &[i64],
     device: &DeviceReport,
@@ -333,8 +327,12 @@ fn blame(
         k => format!("decode step {k}"),
     };
     crate::errln!("dmlrun: {at} failed on {}; replaying the same steps on the CPU EP to say whose failure it is (--no-blame skips this)", device.execution_provider);
-    let cpu = request.reference(EpRequest::Cpu, None);
-    let replay = DecoderSession::open(runtime, &DecoderOptions { request: &cpu, print_plan: false, ..*options })
+    let model_path = options.preflight.model_path.as_path();
+    let cpu = options.preflight.with_request(runtime, &options.preflight.request.reference(EpRequest::Cpu, None));
+    let replay = cpu
+        .and_then(|cpu| {
+            DecoderSession::open(runtime, &DecoderOptions { preflight: &cpu, print_plan: false, ..*options })
+        })
         .and_then(|mut reference| {
             reference.step(prompt)?;
             for &token in chosen {
@@ -343,7 +341,7 @@ fn blame(
             Ok(())
         });
     let node = crate::runtime::engine::diagnose::named_nodes(&message).pop().map(|(op, name)| {
-        let graph = crate::graph::Graph::read(options.model_path).ok();
+        let graph = crate::graph::Graph::read(model_path).ok();
         match graph.as_ref().and_then(|g| Some((g, g.node_named(&name)?))) {
             Some((graph, node)) => {
                 let mut detail = crate::runtime::engine::diagnose::NodeDetail::of(graph, node, |_| String::new());
@@ -358,12 +356,12 @@ fn blame(
     match replay {
         Ok(()) => anyhow::anyhow!(
             "model {}: {} rejects this model{node} in {at} (the CPU EP runs the same steps): {message}",
-            options.model_path.display(),
+            model_path.display(),
             device.execution_provider
         ),
         Err(reference) => anyhow::anyhow!(
             "model {}: {at} fails{node} on {} and on the CPU EP too ({}): {message}",
-            options.model_path.display(),
+            model_path.display(),
             device.execution_provider,
             crate::exit::one_line(&reference)
         ),

@@ -10,11 +10,10 @@ use anyhow::{bail, Context, Result};
 
 use crate::cli::ReduceArgs;
 use crate::exit::ExitStatus;
-use crate::formats::model::ModelFile;
 use crate::graph::Graph;
 use crate::reduce::{Reducer, Tried};
 use crate::report::reduce::{self as report, ReduceReport};
-use crate::runtime::engine::diagnose;
+use crate::runtime::engine::{self, diagnose, Preflight, Scope};
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::Runtime;
 use crate::settings;
@@ -35,13 +34,6 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let started = Instant::now();
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
-    // The reference runs the model as ONNX Runtime does by default: the options under test
-    // (--session-config, --ep-option) are the EP under test's alone.
-    let reference = PlanRequest {
-        session_config: Vec::new(),
-        ep_options: Vec::new(),
-        ..request.reference(args.compare_ep.clone(), None)
-    };
     let own_options = !args.session.session_config.is_empty() || !args.session.ep_options.is_empty();
     if engine_name(&args.session.ep, &runtime) == engine_name(&args.compare_ep, &runtime) && !own_options {
         bail!(
@@ -50,13 +42,17 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
             args.compare_ep
         );
     }
-    let model = ModelFile::read(model_path)?;
     // What the EP under test would refuse outright (no DirectML here, no such adapter) is said
     // before any work.
-    let plan = crate::runtime::engine::resolve_plan(&runtime, &model.info, &request, false)?;
-    if let Some(id) = plan.device_id() {
-        crate::runtime::adapters::check_device_index(id)?;
-    }
+    engine::check_request(&runtime, &request)?;
+    let preflight = Preflight::read(&runtime, model_path, &request, Scope::Alone)?;
+    // The reference runs the model as ONNX Runtime does by default: the options under test
+    // (--session-config, --ep-option) are the EP under test's alone.
+    let reference = PlanRequest {
+        session_config: Vec::new(),
+        ep_options: Vec::new(),
+        ..preflight.request.reference(args.compare_ep.clone(), None)
+    };
     let graph = Graph::read(model_path)?;
     let load = settings::load_options(&args.input, &args.preprocess);
 
@@ -66,7 +62,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         args.quiet,
     );
     bar.set_message(format!("reference run on {}", args.compare_ep));
-    let reference_run = diagnose::reference_run(&runtime, &model, &graph, &reference, &args.input.inputs, &load)
+    let reference_run = diagnose::reference_run(&runtime, &preflight, &graph, &reference, &args.input.inputs, &load)
         .with_context(|| {
             format!(
                 "model {}: the reference EP (--compare-ep {}) cannot run it with these inputs, so there is nothing to compare a candidate with",
@@ -93,8 +89,8 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         graph: &graph,
         values,
         ep_args: ep_args.clone(),
-        reference_args,
-        remedies: remedies(args, plan.uses_directml()),
+        reference_args: reference_args.clone(),
+        remedies: remedies(args, preflight.plan.uses_directml()),
         time_limit: args.time_limit,
         candidate_timeout: Some(args.candidate_timeout),
         work: staging.path(),
@@ -125,8 +121,15 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     bar.finish_and_clear();
 
     let case = reduction.case.clone();
-    let report =
-        ReduceReport::new(model_path, &output, args, &ep_args, reduction, reference_run.device, started.elapsed());
+    let report = ReduceReport::new(
+        model_path,
+        &output,
+        args.session.ep.to_string(),
+        (&ep_args, &reference_args),
+        reduction,
+        reference_run.device,
+        started.elapsed(),
+    );
     let reduction = &report.reduction;
     crate::report::write_json(&case.join("reduce.json"), &report, "reduce.json")?;
     install(&case, &output)?;

@@ -9,10 +9,9 @@ use crate::exit::ExitStatus;
 
 use crate::cli::RunArgs;
 use crate::compare::Tolerance;
-use crate::formats::model::ModelFile;
 use crate::outputs::{self, TensorRole};
 use crate::report::{self, ms, Iterations, MapOutput, ModelReport, RunReport, Timings};
-use crate::runtime::engine::{self};
+use crate::runtime::engine::{self, Preflight, Scope};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::stats;
@@ -41,16 +40,19 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let runtime_load = started.elapsed();
 
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
+    if !args.session.print_plan {
+        // What the flags ask of any model (DirectML, an adapter) is said before the model is read.
+        engine::check_request(&runtime, &request)?;
+    }
+    let preflight = Preflight::read(&runtime, model_path, &request, Scope::Alone)?;
     let load = settings::load_options(&args.input, &args.preprocess);
     let reference = args.compare.compare_ep.clone().map(|ep| {
         let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
-        (request.reference(ep, args.compare.compare_opt_level), tolerance)
+        (preflight.request.reference(ep, args.compare.compare_opt_level), tolerance)
     });
-    let model_file = ModelFile::read(model_path)?;
     let measure = engine::MeasureRequest {
-        model_path,
-        model: &model_file,
-        plan: &request,
+        preflight: &preflight,
+        label: None,
         print_plan: args.session.print_plan,
         inputs: &args.input.inputs,
         load: &load,
@@ -112,7 +114,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let report = RunReport {
         schema: report::json::RUN_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: ModelReport { path: model_path.to_path_buf(), size_bytes: model_file.size_bytes },
+        model: ModelReport { path: model_path.to_path_buf(), size_bytes: preflight.model.size_bytes },
         onnxruntime: runtime.library.clone(),
         device: model.device.clone(),
         plan: model.plan.clone(),

@@ -13,24 +13,25 @@ use crate::exit::ExitStatus;
 
 use crate::cli::TestArgs;
 use crate::compare::{self, Mismatch, Tolerance};
-use crate::formats::model::{ModelFile, ValueKind};
+use crate::formats::model::ValueKind;
 use crate::isolation::{self, ChildOutcome};
 use crate::report::test::{expectations, human, junit, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
-use crate::runtime::engine::{self, PreparedInputs};
+use crate::runtime::engine::{self, Preflight, PreparedInputs, Scope};
 use crate::runtime::placement::EpNodes;
-use crate::runtime::plan::{PlanRequest, SessionPlan};
+use crate::runtime::plan::{self, EpRequest, OptimizationLevel, PlanRequest, SessionPlan};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::suites::shard::ShardInfo;
 use crate::suites::testdata::{self, Case};
 use crate::tensor::HostValue;
 
-/// Everything a case run needs besides the case.
+/// Everything a case run needs besides the case and its preflight.
 struct Settings<'a> {
     runtime: &'a Runtime,
-    request: PlanRequest,
-    reference: Option<PlanRequest>,
+    /// `--compare-ep`: the reference EP, its optimisation level and its threads, applied to
+    /// each case's own request.
+    reference: Option<(EpRequest, Option<OptimizationLevel>, Option<usize>)>,
     default_tol: Tolerance,
     per_output: BTreeMap<String, Tolerance>,
     check_finite: bool,
@@ -71,10 +72,32 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         intra_op_threads: args.compare_intra_threads.or(request.intra_op_threads),
         ..request.reference(ep, args.compare_opt_level)
     });
+    // Each case's model read once and the flags resolved against it, here or (for an isolation
+    // child) by the parent: a flag that fits no case is the run's usage error, one that fits
+    // only some cases applies to those.
+    let preflights = match &args.isolation.preflight {
+        Some(path) => {
+            let mut resolved: BTreeMap<String, Preflight> = isolation::read_from_parent(path)?;
+            cases
+                .iter()
+                .map(|c| {
+                    resolved
+                        .remove(&c.name)
+                        .with_context(|| format!("case {}: not among the parent's preflights", c.name))
+                })
+                .collect()
+        }
+        None => {
+            let preflights: Vec<Result<Preflight>> =
+                cases.iter().map(|c| preflight_case(&runtime, &request, c)).collect();
+            let models: Vec<_> = preflights.iter().flatten().map(Preflight::info).collect();
+            plan::check_flags_fit_some(&request, &models)?;
+            preflights
+        }
+    };
     let settings = Settings {
         runtime: &runtime,
-        request: request.clone(),
-        reference: reference.clone(),
+        reference: args.compare_ep.clone().map(|ep| (ep, args.compare_opt_level, args.compare_intra_threads)),
         default_tol: Tolerance { atol: args.atol, rtol: args.rtol },
         per_output: args.tols.iter().map(|(n, a, r)| (n.clone(), Tolerance { atol: *a, rtol: *r })).collect(),
         check_finite: args.check_finite,
@@ -91,9 +114,9 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         crate::progress::iterations(cases.len() as u64, "cases", args.quiet || args.isolation.child_report.is_some());
     let in_children = args.isolation.child_report.is_none() && args.isolation.isolation.in_children(directml);
     let mut results = if in_children {
-        run_in_children(&cases, args.isolation.timeout, &bar)?
+        run_in_children(&cases, preflights, args.isolation.timeout, &bar)?
     } else {
-        run_here(&settings, &cases, jobs, &bar)
+        run_here(&settings, &cases, &preflights, jobs, &bar)
     };
     bar.finish_and_clear();
     let interrupted = crate::interrupt::interrupted();
@@ -151,8 +174,25 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::of_checks(failed, interrupted))
 }
 
+/// Reads a case's model and resolves the flags against it, as one of the run's models.
+fn preflight_case(runtime: &Runtime, request: &PlanRequest, case: &Case) -> Result<Preflight> {
+    if case.data_sets.is_empty() {
+        bail!("no test_data_set_* folder");
+    }
+    if !case.model.is_file() {
+        bail!("has test_data_set_* folders but no model.onnx");
+    }
+    Preflight::read(runtime, &case.model, request, Scope::OneOfMany)
+}
+
 /// Runs the cases in this process, `jobs` at a time.
-fn run_here(settings: &Settings, cases: &[Case], jobs: usize, bar: &indicatif::ProgressBar) -> Vec<CaseResult> {
+fn run_here(
+    settings: &Settings,
+    cases: &[Case],
+    preflights: &[Result<Preflight>],
+    jobs: usize,
+    bar: &indicatif::ProgressBar,
+) -> Vec<CaseResult> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
     std::thread::scope(|scope| {
@@ -164,7 +204,7 @@ fn run_here(settings: &Settings, cases: &[Case], jobs: usize, bar: &indicatif::P
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(case) = cases.get(i) else { break };
-                let result = run_case(settings, case);
+                let result = run_case(settings, case, &preflights[i]);
                 bar.inc(1);
                 results.lock().expect("no panics while holding the lock")[i] = Some(result);
             });
@@ -173,30 +213,63 @@ fn run_here(settings: &Settings, cases: &[Case], jobs: usize, bar: &indicatif::P
     results.into_inner().expect("threads finished").into_iter().flatten().collect()
 }
 
-/// Runs the cases in child dmlrun processes, `CASES_PER_CHILD` to a child; a child that dies or
-/// runs out of time is split in halves until the case responsible runs alone.
-fn run_in_children(cases: &[Case], timeout: Option<Duration>, bar: &indicatif::ProgressBar) -> Result<Vec<CaseResult>> {
+/// Runs the cases in child dmlrun processes, `CASES_PER_CHILD` to a child, each handed its
+/// cases' preflights; a child that dies or runs out of time is split in halves until the case
+/// responsible runs alone. A case whose preflight failed is reported here, without a child.
+fn run_in_children(
+    cases: &[Case],
+    preflights: Vec<Result<Preflight>>,
+    timeout: Option<Duration>,
+    bar: &indicatif::ProgressBar,
+) -> Result<Vec<CaseResult>> {
     let dir = tempfile::tempdir().context("a temporary folder for the children's reports")?;
     let mut results = Vec::new();
-    for chunk in cases.chunks(CASES_PER_CHILD) {
+    let mut runnable = Vec::new();
+    for (case, preflight) in cases.iter().zip(preflights) {
+        match preflight {
+            Ok(preflight) => runnable.push((case, preflight)),
+            Err(e) => {
+                bar.inc(1);
+                results.push(CaseResult::ended(
+                    &case.name,
+                    Status::Error,
+                    crate::exit::one_line(&e),
+                    case.data_sets.len(),
+                ));
+            }
+        }
+    }
+    for chunk in runnable.chunks(CASES_PER_CHILD) {
         if crate::interrupt::interrupted() {
             break;
         }
         run_chunk(chunk, dir.path(), timeout, &mut results)?;
         bar.inc(chunk.len() as u64);
     }
+    // The report lists the cases in the order they were found.
+    let order = |name: &str| cases.iter().position(|c| c.name == name).unwrap_or(usize::MAX);
+    results.sort_by_key(|r| order(&r.name));
     Ok(results)
 }
 
-fn run_chunk(chunk: &[Case], dir: &Path, timeout: Option<Duration>, results: &mut Vec<CaseResult>) -> Result<()> {
+fn run_chunk(
+    chunk: &[(&Case, Preflight)],
+    dir: &Path,
+    timeout: Option<Duration>,
+    results: &mut Vec<CaseResult>,
+) -> Result<()> {
     #[derive(serde::Deserialize)]
     struct ChildReport {
         cases: Vec<CaseResult>,
     }
     let report = dir.join("child-report.json");
+    let preflights = dir.join("preflights.json");
+    let handed: BTreeMap<&str, &Preflight> = chunk.iter().map(|(c, p)| (c.name.as_str(), p)).collect();
+    isolation::write_for_child(&preflights, &handed)?;
     let mut extra: Vec<OsString> = ["--isolation", "none", "--child-report"].into_iter().map(OsString::from).collect();
     extra.push(report.clone().into_os_string());
-    for case in chunk {
+    extra.extend([OsString::from("--preflight"), preflights.into_os_string()]);
+    for (case, _) in chunk {
         extra.extend([OsString::from("--only"), OsString::from(&case.name)]);
     }
     let limit = timeout.map(|t| t.saturating_mul(chunk.len() as u32));
@@ -208,7 +281,7 @@ fn run_chunk(chunk: &[Case], dir: &Path, timeout: Option<Duration>, results: &mu
         }
         ended => ended,
     };
-    if let [case] = chunk {
+    if let [(case, _)] = chunk {
         let (status, reason) = match ended {
             ChildOutcome::TimedOut(t) => {
                 (Status::Timeout, format!("ran past --timeout {}: killed", humantime::format_duration(t)))
@@ -239,7 +312,7 @@ fn describe_request(r: &PlanRequest) -> String {
     parts.join(", ")
 }
 
-fn run_case(settings: &Settings, case: &Case) -> CaseResult {
+fn run_case(settings: &Settings, case: &Case, preflight: &Result<Preflight>) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult {
         name: case.name.clone(),
@@ -254,7 +327,11 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
         blame: None,
         node: None,
     };
-    match check_case(settings, case, &mut result.placement) {
+    let checked = match preflight {
+        Ok(preflight) => check_case(settings, case, preflight, &mut result.placement),
+        Err(e) => Err(anyhow::anyhow!("{}", crate::exit::one_line(e))),
+    };
+    match checked {
         Ok((mismatches, max_abs_diff)) => {
             result.max_abs_diff = max_abs_diff;
             if let Some(first) = mismatches.first() {
@@ -281,19 +358,17 @@ fn run_case(settings: &Settings, case: &Case) -> CaseResult {
 /// Runs every data set of a case; `Ok` with the mismatches (empty = pass) and the largest
 /// float difference, `Err` when it could not run. `placement` gets the session's node placement
 /// as soon as there is a session, so a case that fails later still reports it.
-fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) -> Result<(Vec<Mismatch>, Option<f64>)> {
-    if case.data_sets.is_empty() {
-        bail!("no test_data_set_* folder");
-    }
-    if !case.model.is_file() {
-        bail!("has test_data_set_* folders but no model.onnx");
-    }
+fn check_case(
+    settings: &Settings,
+    case: &Case,
+    preflight: &Preflight,
+    placement: &mut Vec<EpNodes>,
+) -> Result<(Vec<Mismatch>, Option<f64>)> {
     // Every data set is read before the session exists: with DirectML, the shapes they agree on
     // fix the model's free dimensions.
-    let ModelFile { info, read_time: model_load, .. } = ModelFile::read(&case.model)?;
-    let mut plan = engine::resolve_plan(settings.runtime, &info, &settings.request, false)?;
-    let signatures = engine::input_signatures(&info, &plan);
-    let input_names: Vec<String> = signatures.iter().map(|s| s.name.clone()).collect();
+    let info = preflight.info();
+    let mut plan = preflight.plan.clone();
+    let input_names: Vec<String> = info.inputs.iter().map(|i| i.name.clone()).collect();
     // File K of a data set has the type of the model's K-th input (or output) as the model file declares it.
     let input_kinds: Vec<ValueKind> = info.inputs.iter().map(|i| i.kind).collect();
     let mut sets = Vec::new();
@@ -305,27 +380,31 @@ fn check_case(settings: &Settings, case: &Case, placement: &mut Vec<EpNodes>) ->
         sets.push((set, set_name, inputs));
     }
     let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
-    engine::finish_plan(settings.runtime, &mut plan, &info, &settings.request, &shapes, false)?;
+    engine::finish_plan(settings.runtime, &mut plan, info, &preflight.request, &shapes, false)?;
+    let reference_request = settings.reference.as_ref().map(|(ep, opt_level, threads)| PlanRequest {
+        intra_op_threads: threads.or(preflight.request.intra_op_threads),
+        ..preflight.request.reference(ep.clone(), *opt_level)
+    });
     // A failure on DirectML (or any EP but the CPU) is checked on the reference EP with the same
     // inputs, to say whose it is.
-    let model_info = info.clone();
     let explain = |plan: &SessionPlan, stage: Stage, prepared: &PreparedInputs, e: anyhow::Error| {
         if !settings.blame {
             return e;
         }
-        let failed = diagnose::Failed { model_path: &case.model, info: &model_info, plan, stage };
-        diagnose::explain(settings.runtime, &failed, settings.reference.as_ref(), &settings.request, prepared, None, e)
+        let failed = diagnose::Failed { model_path: &case.model, info, plan, stage };
+        diagnose::explain(settings.runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, None, e)
     };
-    let mut model = match engine::open(settings.runtime, &case.model, info, model_load, plan.clone()) {
-        Ok(model) => model,
-        Err(e) => {
-            let Some((_, _, inputs)) = sets.first() else { return Err(e) };
-            let prepared = PreparedInputs::from_values(settings.runtime, inputs, &model_info)?;
-            return Err(explain(&plan, Stage::SessionCreation, &prepared, e));
-        }
-    };
+    let mut model =
+        match engine::open(settings.runtime, &case.model, info.clone(), preflight.model.read_time, plan.clone()) {
+            Ok(model) => model,
+            Err(e) => {
+                let Some((_, _, inputs)) = sets.first() else { return Err(e) };
+                let prepared = PreparedInputs::from_values(settings.runtime, inputs, info)?;
+                return Err(explain(&plan, Stage::SessionCreation, &prepared, e));
+            }
+        };
     placement.clone_from(&model.device.placement);
-    let mut reference = match &settings.reference {
+    let mut reference = match &reference_request {
         Some(r) => Some(engine::load(settings.runtime, &case.model, &model.info, r).context("reference session")?),
         None => None,
     };

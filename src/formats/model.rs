@@ -8,13 +8,13 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use prost::Message;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::formats::onnx_proto::{ContainerTypeProto, ModelProto, TypeProto, ValueInfoProto};
 use crate::tensor::DType;
 
 /// One dimension of a graph input or output as declared in the model.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DimInfo {
     /// A fixed size.
     pub value: Option<i64>,
@@ -41,7 +41,7 @@ impl DimInfo {
 }
 
 /// What kind of value a graph input or output is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueKind {
     #[default]
@@ -52,7 +52,7 @@ pub enum ValueKind {
     Other,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IoInfo {
     pub name: String,
     pub kind: ValueKind,
@@ -64,14 +64,14 @@ pub struct IoInfo {
     pub type_name: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opset {
     pub domain: String,
     pub version: i64,
 }
 
 /// A model file read once: what its header says, its SHA-256 (for cache keys) and its size.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelFile {
     pub info: ModelInfo,
     pub sha256: [u8; 32],
@@ -107,7 +107,7 @@ impl ModelFile {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelInfo {
     pub ir_version: Option<i64>,
     pub producer_name: Option<String>,
@@ -122,7 +122,7 @@ pub struct ModelInfo {
     pub outputs: Vec<IoInfo>,
     pub metadata: Vec<(String, String)>,
     /// The files initializers keep their data in (`location`, relative to the model), each once.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub external_data: Vec<String>,
 }
 
@@ -306,6 +306,18 @@ fn is_unnamed(param: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_file_read_once_survives_the_trip_to_an_isolation_child() {
+        // What a preflight hands a child: every model of the tests, the external-data one too.
+        let models = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/models");
+        for name in ["add_mul.onnx", "external_weights.onnx", "zipmap_classifier.onnx", "unnamed_dims.onnx"] {
+            let file = ModelFile::read(&models.join(name)).unwrap();
+            let back: ModelFile = serde_json::from_str(&serde_json::to_string(&file).unwrap()).unwrap();
+            assert_eq!(back.info, file.info, "{name}");
+            assert_eq!((back.sha256, back.size_bytes), (file.sha256, file.size_bytes), "{name}");
+        }
+    }
 
     #[test]
     fn type_names_cover_every_dtype() {

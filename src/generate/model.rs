@@ -13,7 +13,8 @@ use crate::formats::model::{ModelFile, ModelInfo};
 /// A decoder read and checked: what it is driven by, what it declares, how it tokenizes.
 pub struct DecoderModel {
     pub spec: DecoderSpec,
-    pub info: ModelInfo,
+    /// The decoder's `.onnx` as dmlrun read it (once).
+    pub file: ModelFile,
     pub tokenizer: Option<TextTokenizer>,
     /// Logits per position.
     pub vocab: usize,
@@ -44,17 +45,17 @@ impl DecoderModel {
         if !spec.model.is_file() {
             bail!("{}: names the decoder {}, which does not exist", spec.source, spec.model.display());
         }
-        let info = ModelFile::read(&spec.model)?.info;
+        let file = ModelFile::read(&spec.model)?;
         if model.is_dir() {
-            config::keep_declared_inputs(&mut spec, &info);
+            config::keep_declared_inputs(&mut spec, &file.info);
         }
-        spec.check_against(&info)?;
+        spec.check_against(&file.info)?;
         let tokenizer = tokenizer_path.map(|p: PathBuf| TextTokenizer::load(&p)).transpose()?;
-        let vocab = logits_width(&spec, &info)?;
+        let vocab = logits_width(&spec, &file.info)?;
         if let Some(t) = &tokenizer {
             t.check_fits(vocab, &spec.model)?;
         }
-        Ok(DecoderModel { spec, info, tokenizer, vocab })
+        Ok(DecoderModel { spec, file, tokenizer, vocab })
     }
 }
 

@@ -132,6 +132,26 @@ pub struct BoundInputs {
     pub warnings: Vec<String>,
 }
 
+impl BoundInputs {
+    /// What dmlrun chose for generated inputs and how to change it, when the inputs are to blame
+    /// for a failed run: the model may simply not take those sizes (a 1x1 image for a convolution).
+    pub fn generated_advice(&self) -> Option<String> {
+        let generated: Vec<String> = self
+            .sources
+            .iter()
+            .filter(|s| s.kind == "generated")
+            .map(|s| {
+                let chosen = s.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+                format!("'{}' {} {}{chosen}", s.name, s.dtype, format_shape(&s.shape))
+            })
+            .collect();
+        (!generated.is_empty()).then(|| format!(
+            "on generated input(s) {}: if the model takes other sizes or values, set them with --shape NAME=D0,D1,..., --dim NAME=N, --free-dim-size N or --generate-range NAME=LO,HI (a manifest's shapes, dims), or give the inputs with --input",
+            generated.join("; ")
+        ))
+    }
+}
+
 enum Loaded {
     Tensor { tensor: HostTensor, kind: &'static str, file: PathBuf },
     Images(Vec<PathBuf>),

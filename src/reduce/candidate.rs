@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::formats::tensor_proto;
 use crate::isolation::{run_child, ChildOutcome};
-use crate::report::test::{CaseResult, Status};
 use crate::tensor::HostTensor;
 
 /// What the EP under test did with a candidate.
@@ -102,9 +101,30 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
     ]);
     Ok(match run_child(&args, &report, timeout)? {
         ChildOutcome::Report(text) => {
+            // The parts of the child's report (schema dmlrun.test/1) a candidate's outcome needs.
             #[derive(Deserialize)]
             struct Report {
-                cases: Vec<CaseResult>,
+                cases: Vec<Case>,
+            }
+            #[derive(Deserialize)]
+            struct Case {
+                status: Status,
+                reason: Option<String>,
+                #[serde(default)]
+                mismatches: Vec<Mismatch>,
+            }
+            #[derive(Deserialize)]
+            struct Mismatch {
+                output: String,
+            }
+            #[derive(Deserialize)]
+            #[serde(rename_all = "snake_case")]
+            enum Status {
+                Pass,
+                Fail,
+                Error,
+                Crash,
+                Timeout,
             }
             let report: Report = serde_json::from_str(&text).context("reading a candidate's test report")?;
             let case = report.cases.into_iter().next().context("a candidate's test report holds no case")?;

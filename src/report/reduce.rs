@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::cli::ReduceArgs;
 use crate::graph::Graph;
 use crate::reduce::candidate::Outcome;
 use crate::reduce::{Mode, Reduction, Tried};
@@ -36,27 +35,29 @@ pub struct ReduceReport {
 }
 
 impl ReduceReport {
+    /// `checks`: the `dmlrun test` arguments that check the written case on the EP under test
+    /// and on the reference, which the report gives as the commands that show it.
     pub fn new(
         model: &Path,
         output: &Path,
-        args: &ReduceArgs,
-        ep_args: &[std::ffi::OsString],
+        ep: String,
+        checks: (&[std::ffi::OsString], &[std::ffi::OsString]),
         reduction: Reduction,
         reference: DeviceReport,
         took: Duration,
     ) -> ReduceReport {
-        let tolerance = format!(" --rtol {} --atol {}", args.rtol, args.atol);
+        let (under_test, on_reference) = checks;
         ReduceReport {
             schema: REDUCE_SCHEMA,
             dmlrun_version: env!("CARGO_PKG_VERSION"),
             model: model.to_path_buf(),
-            ep: args.session.ep.to_string(),
+            ep,
             reference,
             reduction,
             written: output.to_path_buf(),
             reproduce: vec![
-                format!("dmlrun test {} {}", output.display(), shell_words(ep_args)),
-                format!("dmlrun test {} --ep {}{tolerance}", output.display(), args.compare_ep),
+                format!("dmlrun test {} {}", output.display(), shell_words(under_test)),
+                format!("dmlrun test {} {}", output.display(), shell_words(on_reference)),
             ],
             seconds: took.as_secs_f64(),
         }

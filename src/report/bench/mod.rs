@@ -275,19 +275,6 @@ pub fn compare_with_baseline(
     BaselineComparison { file, max_regression, models, regressions }
 }
 
-/// Parses `5%` or `0.05`.
-pub fn parse_fraction(text: &str) -> Result<f64, String> {
-    let value = match text.trim().strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => text.trim().parse::<f64>(),
-    }
-    .map_err(|_| format!("'{text}' is not a percentage like 5% or a fraction like 0.05"))?;
-    if !(0.0..=10.0).contains(&value) {
-        return Err(format!("'{text}' is out of range"));
-    }
-    Ok(value)
-}
-
 /// One output format.
 pub trait Exporter {
     /// The file contents for this report.
@@ -393,12 +380,5 @@ pub(crate) mod tests {
             (failed.name.as_str(), failed.status, failed.p50_ms, failed.regression),
             ("broken", ModelStatus::Failed, None, false)
         );
-    }
-
-    #[test]
-    fn fractions_parse() {
-        assert_eq!(parse_fraction("5%"), Ok(0.05));
-        assert_eq!(parse_fraction("0.1"), Ok(0.1));
-        assert!(parse_fraction("five").is_err());
     }
 }

@@ -37,10 +37,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use ort::session::Session;
 use ort::value::{DynTensor, DynValue, TensorElementType};
 
-use super::{open, resolve_plan, LoadedModel};
-use crate::formats::model::ModelInfo;
+use super::open::{open, LoadedModel};
+use super::preflight::Preflight;
 use crate::generate::{Decoder, DecoderSpec, StepTiming};
-use crate::runtime::plan::{PlanRequest, ProviderPlan};
+use crate::runtime::plan::{self, ProviderPlan};
 use crate::runtime::Runtime;
 
 /// The session, its KV cache and the last logits.
@@ -188,10 +188,9 @@ impl CapturedStep {
 
 /// How the decoder session is set up.
 pub struct DecoderOptions<'a> {
-    pub model_path: &'a Path,
-    pub info: &'a ModelInfo,
+    /// The decoder model's preflight.
+    pub preflight: &'a Preflight,
     pub spec: &'a DecoderSpec,
-    pub request: &'a PlanRequest,
     pub print_plan: bool,
     /// The shared KV buffer's length in positions (ignored for a growing cache).
     pub kv_length: usize,
@@ -200,8 +199,9 @@ pub struct DecoderOptions<'a> {
 impl DecoderSession {
     /// Opens the session and allocates the KV cache.
     pub fn open(runtime: &Runtime, options: &DecoderOptions) -> Result<DecoderSession> {
-        let spec = options.spec;
-        let mut plan = resolve_plan(runtime, options.info, options.request, options.print_plan)?;
+        let (spec, preflight) = (options.spec, options.preflight);
+        let model_path = preflight.model_path.as_path();
+        let mut plan = preflight.plan.clone();
         // Prefill and decode feed different sequence lengths, so the free dimensions stay free
         // (only --dim fixes them); the KV shapes are what the shared buffer keeps static.
         plan.auto_dims = false;
@@ -211,15 +211,16 @@ impl DecoderSession {
         if options.print_plan {
             crate::errln!("session plan:\n{plan}");
         }
+        plan::check_available(&plan, &preflight.request, &runtime.offered())?;
         let on_device = plan.io_on_device || (plan.uses_directml() && spec.past_present_share_buffer);
-        if plan.uses_directml() && !spec.past_present_share_buffer && has_group_query_attention(options.model_path)? {
+        if plan.uses_directml() && !spec.past_present_share_buffer && has_group_query_attention(model_path)? {
             bail!(
                 "model {}: --kv-layout growing cannot run on DirectML: its GroupQueryAttention reads the past from the present buffer (never from the past inputs), so the KV cache must be one buffer bound as both; use --kv-layout shared",
-                options.model_path.display()
+                model_path.display()
             );
         }
         let device_id = plan.device_id().unwrap_or(0) as i32;
-        let model = open(runtime, options.model_path, options.info.clone(), Duration::ZERO, plan)?;
+        let model = open(runtime, model_path, preflight.info().clone(), Duration::ZERO, plan)?;
         let first_past = DecoderSpec::layer_name(&spec.past_key, 0);
         let kv_type = model
             .session
@@ -227,11 +228,11 @@ impl DecoderSession {
             .iter()
             .find(|i| i.name() == first_past)
             .and_then(|i| i.dtype().tensor_type())
-            .ok_or_else(|| anyhow!("model {}: input '{first_past}' is not a tensor", options.model_path.display()))?;
+            .ok_or_else(|| anyhow!("model {}: input '{first_past}' is not a tensor", model_path.display()))?;
         if !matches!(kv_type, TensorElementType::Float32 | TensorElementType::Float16) {
             bail!(
                 "model {}: KV input '{first_past}' is {kv_type:?}; dmlrun generate takes float32 or float16 caches",
-                options.model_path.display()
+                model_path.display()
             );
         }
         let logits_type = model
@@ -240,9 +241,7 @@ impl DecoderSession {
             .iter()
             .find(|o| o.name() == spec.logits)
             .and_then(|o| o.dtype().tensor_type())
-            .ok_or_else(|| {
-                anyhow!("model {}: output '{}' is not a tensor", options.model_path.display(), spec.logits)
-            })?;
+            .ok_or_else(|| anyhow!("model {}: output '{}' is not a tensor", model_path.display(), spec.logits))?;
         let element_bytes = if kv_type == TensorElementType::Float16 { 2 } else { 4 };
         let (cache, kv_bytes) = if spec.past_present_share_buffer {
             let shape = [1, spec.kv_heads, options.kv_length, spec.head_size];

@@ -7,9 +7,8 @@ use anyhow::{Context, Result};
 use ort::session::Session;
 use serde::{Deserialize, Serialize};
 
-use super::measure::MeasureRequest;
-use super::runs::{run_feed, run_to_host_values, timed_runs, to_host_values, warm_up, Feed, PreparedInputs};
-use super::{open, LoadedModel};
+use super::open::{open, LoadedModel};
+use super::runs::{run_feed, run_to_host_values, timed_runs, to_host_values, warm_up, Feed, PreparedInputs, RunBudget};
 use crate::compare::Tolerance;
 use crate::runtime::plan;
 use crate::runtime::Runtime;
@@ -57,11 +56,13 @@ type TimedRuns = (Duration, Vec<(String, HostValue)>, Vec<f64>, Option<DeviceIo>
 /// outputs. With graph capture every run of this session must use the one binding (the capture
 /// records its buffers), so the reference is a second session of the same plan without capture
 /// and with host IO.
+/// `tolerance` is the one the bound outputs are checked with (`--compare-ep`'s, or the default).
 pub(super) fn measure_on_device(
     runtime: &Runtime,
-    request: &MeasureRequest,
     model: &mut LoadedModel,
     prepared: &PreparedInputs,
+    (warmup, budget): (u64, RunBudget),
+    tolerance: Tolerance,
     bar: &indicatif::ProgressBar,
 ) -> Result<TimedRuns> {
     let capture = model.plan.graph_capture();
@@ -72,7 +73,7 @@ pub(super) fn measure_on_device(
         plan.io_on_device = false;
         plan.profile_prefix = None;
         plan.optimized_model_path = None;
-        let mut reference = open(runtime, request.model_path, model.info.clone(), Duration::ZERO, plan)
+        let mut reference = open(runtime, &model.model_path.clone(), model.info.clone(), Duration::ZERO, plan)
             .context("the reference session without graph capture")?;
         let outputs = run_to_host_values(&mut reference.session, prepared)?;
         (outputs, "a session of the same plan without graph capture".to_string(), None)
@@ -96,8 +97,8 @@ pub(super) fn measure_on_device(
     let started = Instant::now();
     run_feed(&mut model.session, &Feed::Device(&binding)).map_err(|e| device_io_hint(e, capture))?;
     let first_bound_run = started.elapsed();
-    warm_up(&mut model.session, &Feed::Device(&binding), request.warmup)?;
-    let samples = timed_runs(&mut model.session, &Feed::Device(&binding), request.budget, bar, model.memory.as_mut())?;
+    warm_up(&mut model.session, &Feed::Device(&binding), warmup)?;
+    let samples = timed_runs(&mut model.session, &Feed::Device(&binding), budget, bar, model.memory.as_mut())?;
 
     // The download: runs whose outputs come back to the host, with the inputs on the device.
     // Under graph capture they ask ONNX Runtime not to replay (gpu_graph_id -1), since a replay
@@ -122,7 +123,6 @@ pub(super) fn measure_on_device(
         }
     }
     let median = |v: &[f64]| crate::stats::summarize(v).map_or(0.0, |s| s.p50);
-    let tolerance = request.reference.as_ref().map_or(Tolerance::default(), |(_, t)| *t);
     let timed_p50 = crate::stats::summarize(&samples).map(|s| s.p50);
     let host_output_run_ms = median(&host_runs);
     let io = DeviceIo {

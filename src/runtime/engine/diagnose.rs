@@ -15,9 +15,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::load;
-use super::measure::{generated_advice, generated_hint};
-use super::open::SessionFailure;
+use super::open::{load, DeviceReport, SessionFailure};
+use super::preflight::Preflight;
 use super::runs::{run_to_host_values, PreparedInputs};
 use crate::formats::model::ModelInfo;
 use crate::graph::Graph;
@@ -236,8 +235,8 @@ pub fn explain(
     if ep == CPU_PROVIDER {
         // No other EP to ask: a failed run on generated data gets the advice on its sizes, as
         // before; a model that cannot be loaded is said as it is.
-        return match (stage, bound) {
-            (Stage::Run, Some(b)) => generated_hint(error, b),
+        return match (stage, bound.and_then(BoundInputs::generated_advice)) {
+            (Stage::Run, Some(advice)) => error.context(advice),
             _ => error,
         };
     }
@@ -274,7 +273,7 @@ pub fn explain(
     let named = named_nodes(&message);
     let node = (blame == Blame::Ep && !named.is_empty())
         .then(|| node_detail(runtime, model_path, &reference_request, prepared, &named));
-    let input_advice = (blame == Blame::Inputs).then(|| bound.and_then(generated_advice)).flatten();
+    let input_advice = (blame == Blame::Inputs).then(|| bound.and_then(BoundInputs::generated_advice)).flatten();
     anyhow::Error::new(EpFailure {
         model: model_path.to_path_buf(),
         ep,
@@ -396,7 +395,7 @@ pub fn run_exposed(
     request: &PlanRequest,
     prepared: &PreparedInputs,
     tensors: &[String],
-) -> anyhow::Result<(Vec<(String, HostValue)>, super::DeviceReport)> {
+) -> anyhow::Result<(Vec<(String, HostValue)>, DeviceReport)> {
     let bytes = graph.with_outputs(tensors)?;
     let folder = tempfile::tempdir()?;
     let path = folder.path().join("exposed.onnx");
@@ -412,21 +411,20 @@ pub fn run_exposed(
 pub struct ReferenceRun {
     pub bound: BoundInputs,
     pub values: Vec<(String, HostValue)>,
-    pub device: super::DeviceReport,
+    pub device: DeviceReport,
 }
 
-/// Binds `inputs` for the model as `request` plans it and runs `graph` on it with every
-/// intermediate tensor exposed.
+/// Binds `inputs` for the model as its preflight plans it and runs `graph` on `request` (the
+/// reference EP's) with every intermediate tensor exposed.
 pub fn reference_run(
     runtime: &Runtime,
-    model: &crate::formats::model::ModelFile,
+    preflight: &Preflight,
     graph: &Graph,
     request: &PlanRequest,
     inputs: &[crate::inputs::InputSpec],
     load_options: &crate::inputs::LoadOptions,
 ) -> anyhow::Result<ReferenceRun> {
-    let plan = super::resolve_plan(runtime, &model.info, request, false)?;
-    let bound = crate::inputs::bind(inputs, &super::input_signatures(&model.info, &plan), load_options)?;
+    let bound = crate::inputs::bind(inputs, &preflight.input_signatures(), load_options)?;
     let prepared = PreparedInputs::new(&bound.tensors)?;
     let (values, device) = run_exposed(runtime, graph, request, &prepared, &graph.intermediate_tensors())?;
     Ok(ReferenceRun { bound, values, device })

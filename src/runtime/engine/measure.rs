@@ -1,7 +1,6 @@
 //! Measuring one model with its inputs in host memory: open, bind, run, warm up, time, and
 //! compare with a reference execution provider. `--io-on-device` branches to `device_io`.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -9,11 +8,10 @@ use serde::Serialize;
 
 use super::device_io::{measure_on_device, DeviceIo};
 use super::diagnose::{self, Stage};
-use super::open::DeviceReport;
+use super::open::{load, open, DeviceReport, LoadedModel};
+use super::preflight::{bound_shapes, finish_plan, Preflight};
 use super::runs::{run_to_host_values, timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
-use super::{bound_shapes, finish_plan, input_signatures, load, open, resolve_plan, LoadedModel};
 use crate::compare::Tolerance;
-use crate::formats::model::ModelFile;
 use crate::inputs::{BoundInputs, InputSpec, LoadOptions};
 use crate::runtime::plan::{self, PlanRequest, SessionPlan};
 use crate::runtime::Runtime;
@@ -34,19 +32,18 @@ pub struct Comparison {
     pub reference_samples: Vec<f64>,
 }
 
-/// What `run` and `bench` measure of one model: which model, which plan, which inputs, how many
-/// runs, and what to compare with.
+/// What `run` and `bench` measure of one model: its preflight, which inputs, how many runs, and
+/// what to compare with.
 pub struct MeasureRequest<'a> {
-    pub model_path: &'a Path,
-    /// The model file as dmlrun read it (once).
-    pub model: &'a ModelFile,
-    pub plan: &'a PlanRequest,
+    pub preflight: &'a Preflight,
+    /// The model's name in a run of several (bench), said before each warning.
+    pub label: Option<&'a str>,
     pub print_plan: bool,
     pub inputs: &'a [InputSpec],
     pub load: &'a LoadOptions,
     pub warmup: u64,
     pub budget: RunBudget,
-    /// `--compare-ep`: the reference plan and the tolerance.
+    /// `--compare-ep`: the reference plan (made from the preflight's request) and the tolerance.
     pub reference: Option<(PlanRequest, Tolerance)>,
     /// Time the reference session too, with the same warm-up and budget (bench: both execution
     /// providers side by side).
@@ -75,19 +72,23 @@ pub struct Measurement {
 /// Inputs are bound before the session is created, so DirectML's automatic dimension overrides
 /// can use their shapes; the first run's outputs are the ones reported and compared.
 pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::ProgressBar) -> Result<Measurement> {
-    let (info, model_load) = (request.model.info.clone(), request.model.read_time);
-    let mut plan = resolve_plan(runtime, &info, request.plan, request.print_plan)?;
+    let preflight = request.preflight;
+    let info = preflight.info();
+    let mut plan = preflight.plan.clone();
     let started = Instant::now();
-    let bound = crate::inputs::bind(request.inputs, &input_signatures(&info, &plan), request.load)?;
+    let bound = crate::inputs::bind(request.inputs, &preflight.input_signatures(), request.load)?;
     let mut input_prepare = started.elapsed();
-    finish_plan(runtime, &mut plan, &info, request.plan, &bound_shapes(&bound), request.print_plan)?;
+    finish_plan(runtime, &mut plan, info, &preflight.request, &bound_shapes(&bound), request.print_plan)?;
 
     let mut warnings = Vec::new();
     let mut warn = |w: String| {
-        crate::errln!("warning: {w}");
+        match request.label {
+            Some(label) => crate::errln!("warning: {label}: {w}"),
+            None => crate::errln!("warning: {w}"),
+        }
         warnings.push(w);
     };
-    for w in bound.warnings.iter().chain(&plan.notes) {
+    for w in preflight.not_applied.iter().chain(&bound.warnings).chain(&plan.notes) {
         warn(w.clone());
     }
     // Said before the (possibly long) session creation.
@@ -102,10 +103,10 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     input_prepare += started.elapsed();
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
-        let failed = diagnose::Failed { model_path: request.model_path, info: &request.model.info, plan, stage };
-        diagnose::explain(runtime, &failed, reference, request.plan, &prepared, Some(&bound), error)
+        let failed = diagnose::Failed { model_path: &preflight.model_path, info, plan, stage };
+        diagnose::explain(runtime, &failed, reference, &preflight.request, &prepared, Some(&bound), error)
     };
-    let mut model = match open(runtime, request.model_path, info, model_load, plan.clone()) {
+    let mut model = match open(runtime, &preflight.model_path, info.clone(), preflight.model.read_time, plan.clone()) {
         Ok(model) => model,
         Err(e) => return Err(explain(&plan, Stage::SessionCreation, e)),
     };
@@ -114,7 +115,8 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     }
 
     let (first_run, outputs, samples, device_io) = if model.plan.io_on_device {
-        measure_on_device(runtime, request, &mut model, &prepared, bar)
+        let tolerance = request.reference.as_ref().map_or(Tolerance::default(), |(_, t)| *t);
+        measure_on_device(runtime, &mut model, &prepared, (request.warmup, request.budget), tolerance, bar)
             .map_err(|e| explain(&model.plan, Stage::Run, e))?
     } else {
         let started = Instant::now();
@@ -142,8 +144,8 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
 
     let comparison = match &request.reference {
         Some((reference_plan, tolerance)) => {
-            let mut reference = load(runtime, request.model_path, &request.model.info, reference_plan)
-                .context("--compare-ep reference session")?;
+            let mut reference =
+                load(runtime, &preflight.model_path, info, reference_plan).context("--compare-ep reference session")?;
             let expected =
                 run_to_host_values(&mut reference.session, &prepared).context("--compare-ep reference run")?;
             let reference_samples = if request.time_reference {
@@ -169,28 +171,10 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     Ok(Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, device_io, warnings })
 }
 
-/// What dmlrun chose for generated inputs and how to change it, when the inputs are to blame
-/// for a failed run: the model may simply not take those sizes (a 1x1 image for a convolution).
-pub(super) fn generated_advice(bound: &BoundInputs) -> Option<String> {
-    let generated: Vec<String> = bound
-        .sources
-        .iter()
-        .filter(|s| s.kind == "generated")
-        .map(|s| {
-            let chosen = s.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-            format!("'{}' {} {}{chosen}", s.name, s.dtype, crate::tensor::format_shape(&s.shape))
-        })
-        .collect();
-    (!generated.is_empty()).then(|| format!(
-        "on generated input(s) {}: if the model takes other sizes or values, set them with --shape NAME=D0,D1,..., --dim NAME=N, --free-dim-size N or --generate-range NAME=LO,HI (a manifest's shapes, dims), or give the inputs with --input",
-        generated.join("; ")
-    ))
-}
-
-/// A failed run on generated data, with [`generated_advice`].
-pub(super) fn generated_hint(error: anyhow::Error, bound: &BoundInputs) -> anyhow::Error {
-    match generated_advice(bound) {
-        Some(advice) => error.context(advice),
-        None => error,
-    }
+/// The batch size of a run: the first axis of the first input, when that input has a batch
+/// axis (rank 2 or more).
+pub fn batch_size(model: &LoadedModel, bound: &BoundInputs) -> Option<usize> {
+    let first = bound.tensors.first()?;
+    model.inputs.first().filter(|s| s.dims.len() >= 2)?;
+    first.1.shape.first().copied()
 }

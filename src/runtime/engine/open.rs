@@ -1,19 +1,48 @@
 //! Opening a session from a plan, and naming what went wrong when ONNX Runtime refuses: the
 //! one line a user sees, and the report of where the model runs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use ort::session::Session;
 use serde::{Deserialize, Serialize};
 
 use super::gpu_memory::GpuMemoryTracker;
-use super::{input_signatures, LoadedModel};
+use super::preflight::input_signatures;
 use crate::formats::model::ModelInfo;
+use crate::inputs::InputSignature;
 use crate::runtime::placement::{self, EpNodes};
-use crate::runtime::plan::{self, ProviderPlan, SessionPlan};
+use crate::runtime::plan::{self, PlanRequest, ProviderPlan, SessionPlan};
 use crate::runtime::session::{self, BuildStep};
 use crate::runtime::Runtime;
+
+/// A model ready to run, with what it took to get there.
+pub struct LoadedModel {
+    pub model_path: PathBuf,
+    pub info: ModelInfo,
+    pub plan: SessionPlan,
+    pub session: Session,
+    pub inputs: Vec<InputSignature>,
+    pub output_names: Vec<String>,
+    /// Reading the model file's header (inputs, outputs, opsets) in dmlrun; ONNX Runtime's own
+    /// read and parse of the whole file is part of `session_time`.
+    pub load_time: Duration,
+    /// ONNX Runtime session creation (graph optimisation, EP compilation).
+    pub session_time: Duration,
+    /// Human-readable description of where it runs, e.g. `DmlExecutionProvider, adapter 1 (…)`.
+    pub device: DeviceReport,
+    /// DirectML's adapter memory before and after the session was created, when it can be read.
+    pub memory: Option<GpuMemoryTracker>,
+}
+
+impl LoadedModel {
+    /// Ends ONNX Runtime's profile of this session; returns the file ONNX Runtime wrote (its
+    /// prefix plus a timestamp).
+    pub fn end_profiling(&mut self) -> Result<String> {
+        self.session.end_profiling().map_err(|e| anyhow::anyhow!("ending the ONNX Runtime profile: {e}"))
+    }
+}
 
 /// Which execution provider and device actually run the model.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -96,7 +125,27 @@ pub fn open(
     let inputs = input_signatures(&info, &plan);
     let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
     let device = DeviceReport { direct3d12, ..device_report(runtime, &plan, placement) };
-    Ok(LoadedModel { info, plan, session, inputs, output_names, load_time, session_time, device, memory })
+    Ok(LoadedModel {
+        model_path: model_path.to_path_buf(),
+        info,
+        plan,
+        session,
+        inputs,
+        output_names,
+        load_time,
+        session_time,
+        device,
+        memory,
+    })
+}
+
+/// Opens a session for another `request` on a model already read (a reference EP's), as the
+/// request stands: no automatic dimension overrides, since no inputs are bound first.
+pub fn load(runtime: &Runtime, model_path: &Path, info: &ModelInfo, request: &PlanRequest) -> Result<LoadedModel> {
+    let mut plan = plan::resolve(request, &runtime.offered(), info)?;
+    plan::check_available(&plan, request, &runtime.offered())?;
+    plan.auto_dims = false;
+    open(runtime, model_path, info.clone(), Duration::ZERO, plan)
 }
 
 /// A session ONNX Runtime could not create: the line to say, and the step and ONNX Runtime's own

@@ -6,9 +6,8 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::device_io::{bind_on_device, device_memory};
-use super::measure::MeasureRequest;
-use super::runs::{timed_runs, warm_up, Feed, PreparedInputs};
-use super::{open, LoadedModel};
+use super::open::{open, LoadedModel};
+use super::runs::{timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
 use crate::inputs::BoundInputs;
 use crate::runtime::Runtime;
 
@@ -32,17 +31,17 @@ pub struct ConcurrentSessions {
 /// runs, so the sessions overlap for the whole measurement.
 pub fn measure_sessions(
     runtime: &Runtime,
-    request: &MeasureRequest,
     model: &LoadedModel,
     bound: &BoundInputs,
     count: usize,
+    (warmup, budget): (u64, RunBudget),
 ) -> Result<ConcurrentSessions> {
     let mut plan = model.plan.clone();
     plan.profile_prefix = None;
     plan.optimized_model_path = None;
     let mut sessions = Vec::with_capacity(count);
     for i in 0..count {
-        let opened = open(runtime, request.model_path, model.info.clone(), Duration::ZERO, plan.clone())
+        let opened = open(runtime, &model.model_path, model.info.clone(), Duration::ZERO, plan.clone())
             .with_context(|| format!("--sessions: session {} of {count}", i + 1))?;
         sessions.push(opened.session);
     }
@@ -65,7 +64,7 @@ pub fn measure_sessions(
                     })();
                     let ready = ready.and_then(|(prepared, binding)| {
                         let feed = binding.as_ref().map_or(Feed::Host(&prepared), Feed::Device);
-                        warm_up(session, &feed, request.warmup.max(1))?;
+                        warm_up(session, &feed, warmup.max(1))?;
                         Ok((prepared, binding))
                     });
                     // Every thread reaches the barrier, failed or not, so none waits forever.
@@ -73,7 +72,7 @@ pub fn measure_sessions(
                     let (prepared, binding) = ready?;
                     let feed = binding.as_ref().map_or(Feed::Host(&prepared), Feed::Device);
                     let started = Instant::now();
-                    let samples = timed_runs(session, &feed, request.budget, &indicatif::ProgressBar::hidden(), None)?;
+                    let samples = timed_runs(session, &feed, budget, &indicatif::ProgressBar::hidden(), None)?;
                     Ok((samples, started, Instant::now()))
                 })
             })

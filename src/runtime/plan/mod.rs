@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-pub use dims::{fix_dims_from_inputs, BoundShape, DimKey, DimOverride, DimSource};
+pub use dims::{check_flags_fit_some, fix_dims_from_inputs, BoundShape, DimKey, DimOverride, DimSource};
 use dims::{resolve_dims, resolve_shapes, unfixed_dims};
 pub use providers::{
     check_available, AdapterSelection, Offered, ProviderPlan, DML_CONFIG_PREFIX, DML_DISABLE_FUSION, DML_GRAPH_CAPTURE,

@@ -68,6 +68,13 @@ impl Serialize for EpRequest {
     }
 }
 
+impl<'de> Deserialize<'de> for EpRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        EpRequest::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// ONNX Runtime's EP selection policies (`SessionOptionsSetEpSelectionPolicy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -159,8 +166,9 @@ pub enum OrtLogLevel {
     Fatal,
 }
 
-/// What the user asked for, after flag parsing and before any decision.
-#[derive(Debug, Clone, PartialEq)]
+/// What the user asked for, after flag parsing and before any decision. Serialised in a
+/// model's preflight for isolation children.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanRequest {
     pub ep: EpRequest,
     pub device: Option<u32>,
