@@ -311,6 +311,49 @@ def gelu_chain():
     print("wrote gelu_chain.onnx and gelu_chain.bin")
 
 
+def gelu_hang():
+    """A model that never finishes on one configuration of the CPU EP and runs on another: a
+    Loop without a trip count runs while `Gelu(x) < 0.84127`. With x = 1 the exact Gelu (ONNX
+    Runtime's default) gives 0.8413447 and the Loop stops at once; its tanh approximation
+    (`optimization.enable_gelu_approximation=1`) gives 0.8411920 and the Loop never ends. For
+    the tests of reduce's hang mode, which must bisect it to the nodes that hang."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Identity", ["v_in"], ["v_out"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("v_in", TensorProto.FLOAT, [1]),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [1]),
+        ],
+    )
+    threshold = helper.make_tensor("threshold", TensorProto.FLOAT, [1], [0.84127])
+    nodes = [
+        helper.make_node("Neg", ["x"], ["n"], name="negate"),
+        helper.make_node("Neg", ["n"], ["p"], name="negate_back"),
+        helper.make_node("Gelu", ["p"], ["g"], name="gelu", domain="com.microsoft"),
+        helper.make_node("Less", ["g", "threshold"], ["below"], name="below"),
+        helper.make_node("Squeeze", ["below", "axis0"], ["cond"], name="scalar"),
+        helper.make_node("Loop", ["", "cond", "p"], ["y"], name="wait", body=body),
+    ]
+    axis0 = helper.make_tensor("axis0", TensorProto.INT64, [1], [0])
+    graph = helper.make_graph(nodes, "gelu_hang", [x], [y], initializer=[threshold, axis0])
+    model = helper.make_model(
+        graph, opset_imports=opset() + [helper.make_opsetid("com.microsoft", 1)], producer_name="dmlrun-tests"
+    )
+    model.ir_version = IR_VERSION
+    onnx.save(model, os.path.join(OUT, "gelu_hang.onnx"))  # the checker knows no com.microsoft ops
+    print("wrote gelu_hang.onnx")
+
+
 def unread_output():
     """A LayerNormalization whose mean output is named but read by nothing (as decoders' norms
     once had theirs), and whose normalised output a Relu reads: a run with every intermediate
@@ -402,20 +445,30 @@ def tensor_fixtures():
     print("wrote tensor fixtures")
 
 
+ALL = [
+    "add_mul",
+    "int64_ids",
+    "nhwc_channel_mean",
+    "split_rows",
+    "endless_loop",
+    "conv_free_hw",
+    "zipmap_classifier",
+    "identity_image",
+    "unnamed_dims",
+    "token_types",
+    "gelu_chain",
+    "gelu_hang",
+    "external_weights",
+    "unknown_op",
+    "unread_output",
+    "tensor_fixtures",
+]
+
+
 if __name__ == "__main__":
+    # With names (`make_test_models.py gelu_hang`), only those; without, every one.
+    import sys
+
     os.makedirs(OUT, exist_ok=True)
-    add_mul()
-    int64_ids()
-    nhwc_channel_mean()
-    split_rows()
-    endless_loop()
-    conv_free_hw()
-    zipmap_classifier()
-    identity_image()
-    unnamed_dims()
-    token_types()
-    gelu_chain()
-    external_weights()
-    unknown_op()
-    unread_output()
-    tensor_fixtures()
+    for name in sys.argv[1:] or ALL:
+        globals()[name]()

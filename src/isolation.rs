@@ -15,10 +15,32 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::stage::Stage;
+
+/// How often the parent reads a child's progress file.
+const PROGRESS_READ_EVERY: Duration = Duration::from_millis(50);
+
+/// How long a child asked to stop by Ctrl-C has to write its report before it is killed.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+
+/// Passes Ctrl-C on to a child that may not have had it (one started by a signal to this
+/// process alone); from a terminal it had it already, and a second one does no harm there.
+fn ask_to_stop(child: &std::process::Child) {
+    #[cfg(unix)]
+    // SAFETY: kill takes a process id and a signal number, no pointers; the child is ours and
+    // not yet waited for, so its id names it.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    #[cfg(not(unix))]
+    let _ = child; // A console's Ctrl-C reaches every process attached to it.
+}
+
 /// Where the items of a batch run (`--isolation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Isolation {
-    /// In child processes when DirectML is in the plan, in this process otherwise.
+    /// In child processes when DirectML is in the plan or a time limit holds (by default one
+    /// does), in this process otherwise.
     Auto,
     /// Always in child processes.
     Process,
@@ -26,16 +48,70 @@ pub enum Isolation {
     None,
 }
 
-impl Isolation {
-    /// Whether to run in child processes: `auto` does when DirectML runs the items. DirectML
-    /// and its drivers end the process on some graphs (an abort, a removed device) where the
-    /// CPU execution provider returns an error; the CPU is spared the cost of the children.
-    pub fn in_children(self, directml: bool) -> bool {
-        match self {
-            Isolation::Auto => directml,
-            Isolation::Process => true,
-            Isolation::None => false,
+/// Where a batch's items run and the time each may take, decided once from `--isolation`,
+/// `--timeout` and the command's default limit; the reports carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Placement {
+    pub in_children: bool,
+    /// Per item; `None` for no limit.
+    #[serde(rename = "time_limit_s", with = "seconds")]
+    pub limit: Option<Duration>,
+}
+
+/// A time limit in the reports: seconds, or null for none.
+mod seconds {
+    use std::time::Duration;
+
+    pub fn serialize<S: serde::Serializer>(limit: &Option<Duration>, to: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&limit.map(|d| d.as_secs_f64()), to)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(from: D) -> Result<Option<Duration>, D::Error> {
+        let seconds: Option<f64> = serde::Deserialize::deserialize(from)?;
+        Ok(seconds.filter(|s| s.is_finite() && *s >= 0.0).map(Duration::from_secs_f64))
+    }
+}
+
+/// What a batch command asks of its placement.
+pub struct PlacementRequest {
+    pub isolation: Isolation,
+    /// `--timeout`: `Some(0)` for no limit, `None` for the command's default.
+    pub timeout: Option<Duration>,
+    pub default_limit: Duration,
+    /// DirectML runs the items: `auto` puts them in children, since DirectML and its drivers
+    /// end the process on some graphs (an abort, a removed device) where the CPU EP returns an
+    /// error.
+    pub directml: bool,
+    /// `--print-plan`: the plan is printed by this process, so `auto` keeps the items here.
+    pub print_plan: bool,
+}
+
+impl PlacementRequest {
+    /// A time limit needs the items in child processes: a run that never returns (a model that
+    /// loops, a GPU that hangs, a session that never finishes compiling) can only be stopped by
+    /// ending the process it is in. So a limit puts them there under `auto`; an explicit
+    /// `--timeout` where they stay in this process is refused rather than ignored; the default
+    /// limit gives way to an explicit `--isolation none` (or `--print-plan`).
+    pub fn resolve(&self) -> Result<Placement> {
+        let explicit = self.timeout.filter(|t| !t.is_zero());
+        let limit = match self.timeout {
+            Some(t) if t.is_zero() => None,
+            Some(t) => Some(t),
+            None => Some(self.default_limit),
+        };
+        let stays_here = self.isolation == Isolation::None || (self.isolation == Isolation::Auto && self.print_plan);
+        if let (Some(t), true) = (explicit, stays_here) {
+            let why = if self.isolation == Isolation::None { "--isolation none" } else { "--print-plan" };
+            anyhow::bail!(
+                "--timeout {}: {why} keeps the items in this process, where one that never returns cannot be stopped; drop {why}, or give --timeout 0 for no limit",
+                humantime::format_duration(t)
+            );
         }
+        Ok(match self.isolation {
+            _ if stays_here => Placement { in_children: false, limit: None },
+            Isolation::Process => Placement { in_children: true, limit },
+            _ => Placement { in_children: self.directml || limit.is_some(), limit },
+        })
     }
 }
 
@@ -46,8 +122,31 @@ pub enum ChildOutcome {
     Report(String),
     /// It ended without a report: how (`exit 3`, `signal 11 (SIGSEGV)`), and its last error line.
     Died(String),
-    /// It ran past the time limit and was killed.
-    TimedOut(Duration),
+    /// An item ran past the time limit and the child was killed: which item and step it was in,
+    /// as far as the child had said.
+    TimedOut(Duration, Stage),
+    /// Ctrl-C: the child was stopped where it was.
+    Interrupted(Stage),
+}
+
+/// How long a child may take: `per_item` from the start of each item it says it starts in its
+/// progress file (or from its own start, for a child that says none).
+#[derive(Debug, Clone, Copy)]
+pub struct TimeLimit<'a> {
+    pub per_item: Duration,
+    pub progress: Option<&'a Path>,
+}
+
+impl std::fmt::Display for TimeLimit<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", humantime::format_duration(self.per_item))
+    }
+}
+
+/// `ran past --timeout 5m in decode step 3: killed`: how a timed-out item is reported.
+pub fn timed_out_reason(limit: Duration, stage: &Stage) -> String {
+    let step = if stage.step.is_empty() { String::new() } else { format!(" in {}", stage.step) };
+    format!("ran past --timeout {}{step}: killed", humantime::format_duration(limit))
 }
 
 /// Writes what the parent resolved for a child's items (their preflights), for the child to
@@ -65,9 +164,20 @@ pub fn read_from_parent<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T
 }
 
 /// The flags of the parent that a child must not act on (each takes one value): its report
-/// files and its isolation settings.
-const PARENT_ONLY: &[&str] =
-    &["--isolation", "--timeout", "--json", "--junit", "--write-expect", "--csv", "--markdown", "--html"];
+/// files, its isolation settings, and its jobs (a child runs its cases one at a time; the
+/// parent runs children side by side).
+const PARENT_ONLY: &[&str] = &[
+    "--isolation",
+    "--timeout",
+    "--json",
+    "--junit",
+    "--write-expect",
+    "--csv",
+    "--markdown",
+    "--html",
+    "--jobs",
+    "-j",
+];
 
 /// The child's arguments: this process's arguments without the parent-only flags, then
 /// `extra`.
@@ -87,6 +197,10 @@ pub fn child_args(extra: &[OsString]) -> Vec<OsString> {
         if PARENT_ONLY.iter().any(|flag| text.starts_with(&format!("{flag}="))) {
             continue;
         }
+        // `-j4`: the short flag with its value attached.
+        if text.len() > 2 && text.starts_with("-j") && text[2..].bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
         args.push(arg);
     }
     args.extend(extra.iter().cloned());
@@ -94,10 +208,13 @@ pub fn child_args(extra: &[OsString]) -> Vec<OsString> {
 }
 
 /// Runs this executable with `args`, which must make it write its report to `report`; kills it
-/// after `timeout`.
-pub fn run_child(args: &[OsString], report: &Path, timeout: Option<Duration>) -> Result<ChildOutcome> {
+/// when an item runs past `limit`, or at Ctrl-C.
+pub fn run_child(args: &[OsString], report: &Path, limit: Option<TimeLimit>) -> Result<ChildOutcome> {
     let exe = std::env::current_exe().context("finding dmlrun's own executable for --isolation")?;
     let _ = std::fs::remove_file(report);
+    if let Some(progress) = limit.and_then(|l| l.progress) {
+        let _ = std::fs::remove_file(progress);
+    }
     let mut child = Command::new(&exe)
         .args(args)
         .stdin(Stdio::null())
@@ -112,21 +229,52 @@ pub fn run_child(args: &[OsString], report: &Path, timeout: Option<Duration>) ->
         let _ = stderr.read_to_end(&mut text);
         String::from_utf8_lossy(&text).into_owned()
     });
-    let started = Instant::now();
+    // The item under way and since when: the deadline is per item.
+    let mut stage = Stage::default();
+    let mut item_started = Instant::now();
+    let mut last_read = Instant::now();
+    let mut interrupted_at = None;
     let status = loop {
         if let Some(status) = child.try_wait()? {
-            break Some(status);
+            break Ok(status);
         }
-        if timeout.is_some_and(|t| started.elapsed() >= t) {
+        if let Some(progress) = limit.and_then(|l| l.progress) {
+            if last_read.elapsed() >= PROGRESS_READ_EVERY {
+                last_read = Instant::now();
+                if let Some(now) = crate::stage::read(progress) {
+                    if now.item != stage.item {
+                        item_started = Instant::now();
+                    }
+                    stage = now;
+                }
+            }
+        }
+        let over_time = limit.is_some_and(|l| item_started.elapsed() >= l.per_item);
+        // Ctrl-C: the child is asked to stop as this process was (it reports what it measured,
+        // as an item in this process would); one that has not ended after a grace period is
+        // stopped where it is.
+        if crate::interrupt::interrupted() && interrupted_at.is_none() {
+            interrupted_at = Some(Instant::now());
+            ask_to_stop(&child);
+        }
+        let given_up = interrupted_at.is_some_and(|at| at.elapsed() >= INTERRUPT_GRACE);
+        if over_time || given_up {
             let _ = child.kill();
             let _ = child.wait();
-            break None;
+            if let Some(now) = limit.and_then(|l| l.progress).and_then(crate::stage::read) {
+                stage = now;
+            }
+            break Err(match over_time {
+                true => ChildOutcome::TimedOut(limit.map(|l| l.per_item).unwrap_or_default(), stage),
+                false => ChildOutcome::Interrupted(stage),
+            });
         }
         std::thread::sleep(Duration::from_millis(10));
     };
     let stderr = reader.join().unwrap_or_default();
-    let Some(status) = status else {
-        return Ok(ChildOutcome::TimedOut(timeout.unwrap_or_default()));
+    let status = match status {
+        Ok(status) => status,
+        Err(stopped) => return Ok(stopped),
     };
     if let Ok(text) = std::fs::read_to_string(report) {
         let _ = std::fs::remove_file(report);

@@ -20,6 +20,7 @@ pub(crate) mod reduce;
 pub(crate) mod report;
 pub(crate) mod runtime;
 pub(crate) mod settings;
+pub(crate) mod stage;
 pub(crate) mod stats;
 pub mod stdio;
 pub mod suites;

@@ -380,10 +380,80 @@ fn isolated_bench_records_a_hanging_model_as_a_timeout_and_measures_the_others()
     assert_eq!(report["models"][0]["latency_ms"]["count"], 3, "the child's statistics come through whole");
     let failed = &report["failed"][0];
     assert_eq!((failed["name"].as_str(), failed["status"].as_str()), (Some("b_endless_loop"), Some("timeout")));
-    assert_eq!(failed["error"], "ran past --timeout 3s: killed");
-    assert!(stderr.contains("dmlrun: model b_endless_loop failed: ran past --timeout 3s: killed"), "{stderr}");
+    assert_eq!(failed["error"], "ran past --timeout 3s in the first run: killed");
+    assert!(
+        stderr.contains("dmlrun: model b_endless_loop failed: ran past --timeout 3s in the first run: killed"),
+        "{stderr}"
+    );
     let csv = std::fs::read_to_string(&csv).unwrap();
-    assert!(csv.lines().any(|l| l.starts_with("b_endless_loop,timeout,ran past --timeout 3s: killed,")), "{csv}");
+    assert!(
+        csv.lines().any(|l| l.starts_with("b_endless_loop,timeout,ran past --timeout 3s in the first run: killed,")),
+        "{csv}"
+    );
+}
+
+/// a_add_mul, b_endless_loop (never returns), c_channel_mean.
+fn folder_with_a_model_that_never_returns(dir: &std::path::Path) -> std::path::PathBuf {
+    let folder = dir.join("models");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(test_model("add_mul.onnx"), folder.join("a_add_mul.onnx")).unwrap();
+    std::fs::copy(test_model("endless_loop.onnx"), folder.join("b_endless_loop.onnx")).unwrap();
+    std::fs::copy(test_model("nhwc_channel_mean.onnx"), folder.join("c_channel_mean.onnx")).unwrap();
+    folder
+}
+
+#[test]
+fn a_time_limit_holds_without_isolation_flags_and_the_default_one_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = folder_with_a_model_that_never_returns(dir.path());
+    let out = dmlrun().arg("bench").arg(&folder).args(["--iterations", "3", "--timeout", "2s", "--json", "-"]).output();
+    let out = out.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let measured: Vec<&str> =
+        report["models"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(measured, ["a_add_mul", "c_channel_mean"]);
+    assert_eq!(report["failed"][0]["status"], "timeout");
+    assert_eq!(report["failed"][0]["error"], "ran past --timeout 2s in the first run: killed");
+    assert_eq!(report["isolation"], serde_json::json!({"in_children": true, "time_limit_s": 2.0}));
+
+    let model = test_model("add_mul.onnx");
+    let isolation = |extra: &[&str]| {
+        let report = run_json(&[&["bench", model.to_str().unwrap(), "--iterations", "2"], extra].concat());
+        report["isolation"].clone()
+    };
+    assert_eq!(isolation(&[]), serde_json::json!({"in_children": true, "time_limit_s": 600.0}));
+    assert_eq!(isolation(&["--timeout", "0"]), serde_json::json!({"in_children": false, "time_limit_s": null}));
+    assert_eq!(isolation(&["--isolation", "none"]), serde_json::json!({"in_children": false, "time_limit_s": null}));
+    for keeps_here in ["--isolation none", "--print-plan"] {
+        let out =
+            dmlrun().arg("bench").arg(&model).args(keeps_here.split(' ')).args(["--timeout", "5s"]).output().unwrap();
+        assert_one_line_error(&out, &format!("--timeout 5s: {keeps_here} keeps the items in this process"));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_on_a_model_that_never_returns_marks_it_interrupted_never_the_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = folder_with_a_model_that_never_returns(dir.path());
+    for isolation in ["none", "auto"] {
+        let args = ["bench", folder.to_str().unwrap(), "--iterations", "3", "--isolation", isolation, "--json", "-"];
+        let out = interrupted_after_a_while(&args.map(std::ffi::OsStr::new));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "--isolation {isolation}: {stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the partial report is JSON");
+        assert_eq!(report["interrupted"], true);
+        assert_eq!(report["models"][0]["name"], "a_add_mul", "--isolation {isolation}");
+        let failed = &report["failed"];
+        assert_eq!(failed.as_array().unwrap().len(), 1, "--isolation {isolation}: {failed}");
+        assert_eq!(
+            (failed[0]["name"].as_str(), failed[0]["status"].as_str()),
+            (Some("b_endless_loop"), Some("interrupted"))
+        );
+        assert!(!stderr.contains("--shape") && !stderr.contains("do not fit"), "--isolation {isolation}: {stderr}");
+    }
 }
 
 #[test]

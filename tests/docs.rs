@@ -262,3 +262,37 @@ fn relative_links_in_the_docs_resolve() {
     }
     assert!(checked >= 10, "only {checked} links checked");
 }
+
+/// Every bench manifest the README and the guide show runs as written, from a folder where its
+/// relative paths lead to the repository's models: every model measured, none failed.
+#[cfg(unix)]
+#[test]
+fn the_manifests_in_the_docs_run_as_written() {
+    let mut checked = 0;
+    for doc in ["README.md", "docs/guide.md"] {
+        let text = String::from_utf8(committed(doc)).unwrap();
+        let blocks = text.split("```toml").skip(1).filter_map(|rest| rest.split("```").next());
+        for manifest in blocks.filter(|b| b.contains("[[model]]")) {
+            let dir = tempfile::tempdir().unwrap();
+            for folder in ["models", "tests"] {
+                std::os::unix::fs::symlink(root().join(folder), dir.path().join(folder)).unwrap();
+            }
+            let path = dir.path().join("bench.toml");
+            std::fs::write(&path, manifest).unwrap();
+            let out = dmlrun()
+                .arg("bench")
+                .arg(&path)
+                .args(["--iterations", "2", "--warmup", "0", "--json", "-"])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{doc}: the manifest\n{manifest}\nfails: {stderr}");
+            let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(report["failed"], serde_json::json!([]), "{doc}: {manifest}");
+            let entries = manifest.matches("[[model]]").count();
+            assert_eq!(report["models"].as_array().unwrap().len(), entries, "{doc}: {manifest}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1, "no manifest found in the docs");
+}

@@ -202,6 +202,43 @@ fn ctrl_c_stops_cleanly_with_the_figures_so_far() {
 }
 
 #[test]
+fn a_generation_past_its_time_limit_ends_saying_which_step_it_was_in() {
+    // Thousands of repetitions: the limit falls inside the loop.
+    let out = dmlrun()
+        .arg("generate")
+        .arg(tiny())
+        .args(["--prompt-tokens", "8", "-n", "64", "--ignore-eos", "--iterations", "100000", "--timeout", "2s", "-q"])
+        .output()
+        .unwrap();
+    let line = assert_one_line_error(&out, "ran past --timeout 2s in ");
+    assert!(line.contains(" in decode step ") || line.contains(" in the prefill (8 prompt tokens)"), "{line}");
+    // Before the loop, the step is said too.
+    let out =
+        dmlrun().arg("generate").arg(tiny()).args(["--prompt-tokens", "8", "-n", "4", "--timeout", "1ms"]).output();
+    assert_one_line_error(
+        &out.unwrap(),
+        "ran past --timeout 1ms in loading ONNX Runtime; stopped (--timeout 0 for no limit)",
+    );
+}
+
+#[test]
+fn bench_on_a_genai_folder_fits_its_defaults_to_the_context_and_says_so() {
+    // 128 + 128 positions do not fit the test decoder's 128: the defaults halve.
+    let out = dmlrun().arg("bench").arg(tiny()).args(["--json", "-"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let model = &report["models"][0];
+    assert_eq!(
+        (model["generation"]["prompt_tokens"].as_u64(), model["generation"]["new_tokens"].as_u64()),
+        (Some(64), Some(64))
+    );
+    let note = "prompt_tokens 64 and new_tokens 64: the defaults (128 each) shortened to fit the model's 128 positions";
+    assert!(model["warnings"].as_array().unwrap().iter().any(|w| w == note), "{model}");
+    assert!(stderr.contains(note), "{stderr}");
+}
+
+#[test]
 fn a_folder_without_genai_config_is_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let output = dmlrun().arg("generate").arg(dir.path()).args(["--prompt", "hi"]).output().unwrap();

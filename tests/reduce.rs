@@ -72,6 +72,46 @@ fn the_accuracy_mode_finds_the_first_divergent_node_of_an_external_data_model_an
 }
 
 #[test]
+fn a_hang_is_bisected_to_the_nodes_that_hang_where_the_reference_runs_them() {
+    // gelu_hang loops for ever where Gelu is approximated (just below the Loop's threshold) and
+    // stops at once where it is exact: a hang of the EP under test, as DirectML's on the H100.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hang");
+    let output = dmlrun()
+        .arg("reduce")
+        .arg(test_model("gelu_hang.onnx"))
+        .args(["--generate", "ones", "--candidate-timeout", "2s"])
+        .args(APPROXIMATE)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.contains("timeout on the whole model"), "{stdout}");
+    assert!(stdout.contains("minimal     : 4 of 6 nodes (nodes 2..=5"), "{stdout}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("reduce.json")).unwrap()).unwrap();
+    assert_eq!(report["mode"], "hang");
+    assert_eq!(report["outcome"]["outcome"], "timeout");
+    assert_eq!(report["reference_outcome"]["outcome"], "pass");
+    // Without the Gelu the candidate gets the reference's (exact) value and does not hang.
+    let tried: Vec<(u64, u64, &str)> = report["tried"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["first"].as_u64().unwrap(), t["last"].as_u64().unwrap(), t["outcome"]["outcome"].as_str().unwrap()))
+        .collect();
+    assert!(tried.contains(&(3, 5, "pass")), "{tried:?}");
+    // The case reproduces the hang on the EP under test within the command it prints.
+    let reproduce = report["reproduce"][0].as_str().unwrap();
+    assert!(reproduce.contains("--timeout 2s"), "{reproduce}");
+    let under_test = dmlrun().arg("test").arg(&out).args(APPROXIMATE).args(["--timeout", "2s"]).output().unwrap();
+    assert_eq!(under_test.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&under_test.stdout).contains("TIMEOUT"));
+}
+
+#[test]
 fn a_model_both_eps_run_alike_has_nothing_to_reduce_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("none");

@@ -340,9 +340,54 @@ fn isolation_records_a_hanging_case_as_a_timeout_and_runs_the_others() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["schema"], "dmlrun.test/2");
     assert_eq!(case_status(&report, "good"), ("pass", ""));
-    assert_eq!(case_status(&report, "hangs"), ("timeout", "ran past --timeout 2s: killed"));
+    assert_eq!(case_status(&report, "hangs"), ("timeout", "ran past --timeout 2s in test_data_set_0: killed"));
     assert_eq!(report["summary"]["timed_out"], 1);
     assert!(stderr.contains("1 timed out"), "{stderr}");
+}
+
+#[test]
+fn a_time_limit_holds_without_isolation_flags_and_the_default_one_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_with_a_hanging_case(dir.path());
+    let out =
+        dmlrun().arg("test").arg(&suite).args(["--timeout", "2s", "--jobs", "2", "--json", "-"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(case_status(&report, "good"), ("pass", ""));
+    assert_eq!(case_status(&report, "hangs"), ("timeout", "ran past --timeout 2s in test_data_set_0: killed"));
+    assert_eq!(report["isolation"], serde_json::json!({"in_children": true, "time_limit_s": 2.0}));
+
+    // The default limit, and no limit where the cases stay in this process.
+    let good = suite.join("good");
+    let isolation = |extra: &[&str]| {
+        let report = run_json(&[&["test", good.to_str().unwrap()], extra].concat());
+        report["isolation"].clone()
+    };
+    assert_eq!(isolation(&[]), serde_json::json!({"in_children": true, "time_limit_s": 300.0}));
+    assert_eq!(isolation(&["--timeout", "0"]), serde_json::json!({"in_children": false, "time_limit_s": null}));
+    assert_eq!(isolation(&["--isolation", "none"]), serde_json::json!({"in_children": false, "time_limit_s": null}));
+    let out = dmlrun().arg("test").arg(&good).args(["--isolation", "none", "--timeout", "5s"]).output().unwrap();
+    assert_one_line_error(&out, "--timeout 5s: --isolation none keeps the items in this process");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_on_a_case_that_never_returns_marks_it_interrupted_in_process_and_in_a_child() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = suite_with_a_hanging_case(dir.path());
+    for isolation in ["none", "process"] {
+        let args = ["test", suite.to_str().unwrap(), "--isolation", isolation, "--json", "-"];
+        let out = interrupted_after_a_while(&args.map(std::ffi::OsStr::new));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "--isolation {isolation}: {stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the partial report is JSON");
+        assert_eq!(report["interrupted"], true);
+        assert_eq!(case_status(&report, "good"), ("pass", ""), "--isolation {isolation}");
+        assert_eq!(case_status(&report, "hangs").0, "interrupted", "--isolation {isolation}");
+        assert_eq!(report["summary"]["interrupted"], 1);
+        assert!(!stderr.contains("do not fit"), "--isolation {isolation}: {stderr}");
+    }
 }
 
 #[cfg(unix)]

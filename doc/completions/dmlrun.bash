@@ -305,7 +305,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --shard --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --free-dim-size --generate-range --json --csv --markdown --html --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --profile-unfused --sessions --cache --quiet --max-tensor-bytes --isolation --timeout --child-report --preflight --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-q -h --shard --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --free-dim-size --generate-range --json --csv --markdown --html --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --profile-unfused --sessions --cache --quiet --max-tensor-bytes --isolation --timeout --child-report --progress --preflight --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -416,6 +416,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --child-report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progress)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -593,7 +597,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__generate)
-            opts="-p -n -i -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --tokenizer --max-new-tokens --max-length --context-length --kv-layout --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --json --csv --markdown --html --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-p -n -i -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --tokenizer --max-new-tokens --max-length --context-length --kv-layout --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --json --csv --markdown --html --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -677,6 +681,10 @@ _dmlrun() {
                     ;;
                 --compare-opt-level)
                     COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --json)
@@ -1439,7 +1447,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --shard --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --html --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --preflight --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-j -v -q -h --shard --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --html --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --progress --preflight --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --ep-library --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1514,6 +1522,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --child-report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progress)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

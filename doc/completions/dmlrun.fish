@@ -226,11 +226,12 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l json -d 'Write th
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l html -d 'Write a self-contained HTML page to FILE: totals, every case with its status (filterable), and where mismatching outputs part' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l junit -d 'Write the results as JUnit XML to FILE' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse tensors larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run the items in child dmlrun processes (auto: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash` and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan, in this process otherwise'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
 process\t'Always in child processes'
 none\t'In this process'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'With isolation: kill a case or model (its child) after this long; record it as `timeout`' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
@@ -302,11 +303,12 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l profile -d 'Save
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l sessions -d 'Also run N sessions of each model at once, each by its own thread, and report their aggregate throughput and each one\'s latency percentiles' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l cache -d 'Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-tensor-bytes -d 'Refuse input tensors larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l isolation -d 'Run the items in child dmlrun processes (auto: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash` and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan, in this process otherwise'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
 process\t'Always in child processes'
 none\t'In this process'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'With isolation: kill a case or model (its child) after this long; record it as `timeout`' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
@@ -363,7 +365,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l rtol -d 'Relati
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l atol -d 'Absolute tolerance (see --rtol)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s o -l output -d 'The folder to write the minimal model into, as an ONNX test case: model.onnx, test_data_set_0/ (the reference\'s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default: MODEL\'s name with `-reduced`, beside it' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l time-limit -d 'Stop bisecting after this long and write the smallest failing model found so far (exit 1: it may not be the smallest)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l candidate-timeout -d 'Kill a candidate\'s child process after this long (a hang counts as not reproducing)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l candidate-timeout -d 'Kill a candidate\'s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l json -d 'Also write the summary as JSON (to stdout with `-`, or to FILE)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
@@ -444,6 +446,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l compare-opt-l
 basic\t''
 extended\t''
 all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l timeout -d 'Stop the whole generation after this long (default 10m; 0 for no limit) and say which step it was in: session creation, the prefill, or decode step k. Exit 2' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the text)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l csv -d 'Write the figures as CSV, a row per prompt, to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l markdown -d 'Write the figures as a Markdown table to FILE ("-" for stdout)' -r -F

@@ -187,11 +187,12 @@ _arguments "${_arguments_options[@]}" : \
 '--html=[Write a self-contained HTML page to FILE\: totals, every case with its status (filterable), and where mismatching outputs part]:FILE:_files' \
 '--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
 '--max-tensor-bytes=[Refuse tensors larger than this many bytes]:BYTES:_default' \
-'--isolation=[Run the items in child dmlrun processes (auto\: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\` and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan, in this process otherwise"
+'--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[With isolation\: kill a case or model (its child) after this long; record it as \`timeout\`]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
+'--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items'\'' preflights as the parent resolved them (JSON), so that the child resolves no flag again]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
@@ -254,11 +255,12 @@ ones\:""))' \
 '--sessions=[Also run N sessions of each model at once, each by its own thread, and report their aggregate throughput and each one'\''s latency percentiles]:N:_default' \
 '--cache=[Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time]:DIR:_files' \
 '--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
-'--isolation=[Run the items in child dmlrun processes (auto\: when DirectML is in the plan), so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\` and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan, in this process otherwise"
+'--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[With isolation\: kill a case or model (its child) after this long; record it as \`timeout\`]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
+'--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items'\'' preflights as the parent resolved them (JSON), so that the child resolves no flag again]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
@@ -310,7 +312,7 @@ ones\:""))' \
 '-o+[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, beside it]:DIR:_files' \
 '--output=[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, beside it]:DIR:_files' \
 '--time-limit=[Stop bisecting after this long and write the smallest failing model found so far (exit 1\: it may not be the smallest)]:TIME:_default' \
-'--candidate-timeout=[Kill a candidate'\''s child process after this long (a hang counts as not reproducing)]:TIME:_default' \
+'--candidate-timeout=[Kill a candidate'\''s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing]:TIME:_default' \
 '--json=[Also write the summary as JSON (to stdout with \`-\`, or to FILE)]:FILE:_files' \
 '--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
 '--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
@@ -381,6 +383,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--warmup=[Unmeasured repetitions first]:N:_default' \
 '--compare-ep=[Also generate greedily on this execution provider and compare the token ids (exit 1 where they part); takes what --ep takes]:EP:_default' \
 '--compare-opt-level=[Graph optimisation level of the --compare-ep session (default\: the same as --opt-level)]:LEVEL:(disable basic extended all)' \
+'--timeout=[Stop the whole generation after this long (default 10m; 0 for no limit) and say which step it was in\: session creation, the prefill, or decode step k. Exit 2]:TIME:_default' \
 '--json=[Write the JSON report to FILE ("-" for stdout instead of the text)]:FILE:_files' \
 '--csv=[Write the figures as CSV, a row per prompt, to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write the figures as a Markdown table to FILE ("-" for stdout)]:FILE:_files' \

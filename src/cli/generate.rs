@@ -159,6 +159,15 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub no_blame: bool,
 
+    /// Stop the whole generation after this long (default 10m; 0 for no limit) and say which
+    /// step it was in: session creation, the prefill, or decode step k. Exit 2.
+    ///
+    /// A step that never returns (a GPU that hangs) holds the process, so the process ends there.
+    ///
+    /// Example: --timeout 2m
+    #[arg(long, value_name = "TIME", value_parser = parse_limit, default_value = "10m")]
+    pub timeout: std::time::Duration,
+
     /// Write the JSON report to FILE ("-" for stdout instead of the text).
     ///
     /// Example: --json gen.json

@@ -16,6 +16,14 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     Ok(d)
 }
 
+/// Parses a time limit: a duration as --timeout takes it, or 0 (or `none`) for no limit.
+pub fn parse_limit(text: &str) -> Result<std::time::Duration, String> {
+    match text.trim() {
+        "0" | "none" => Ok(std::time::Duration::ZERO),
+        other => humantime::parse_duration(other).map_err(|e| format!("'{text}': {e} (e.g. 10m, 90s; 0 for no limit)")),
+    }
+}
+
 /// Parses `NAME=N` with N a size (0 is a size: ONNX allows empty dimensions).
 pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
     let (name, value) = text.split_once('=').ok_or_else(|| format!("'{text}' is not NAME=N"))?;
@@ -175,6 +183,14 @@ mod tests {
         assert_eq!(parse_range("-1,1"), Ok((None, range(-1.0, 1.0))));
         assert!(parse_range("x=2,1").unwrap_err().contains("LO is above HI"));
         assert!(parse_range("x=nan,1").is_err());
+    }
+
+    #[test]
+    fn limits_parse_with_zero_for_none() {
+        assert_eq!(parse_limit("0"), Ok(std::time::Duration::ZERO));
+        assert_eq!(parse_limit("none"), Ok(std::time::Duration::ZERO));
+        assert_eq!(parse_limit("90s"), Ok(std::time::Duration::from_secs(90)));
+        assert!(parse_limit("soon").unwrap_err().contains("0 for no limit"));
     }
 
     #[test]

@@ -56,7 +56,9 @@ pub struct ReduceArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub time_limit: Option<std::time::Duration>,
 
-    /// Kill a candidate's child process after this long (a hang counts as not reproducing).
+    /// Kill a candidate's child process after this long. Where the whole model runs past it on
+    /// the EP under test and the reference runs it, the reduction keeps the nodes that hang (a
+    /// candidate that times out reproduces); otherwise a timeout counts as not reproducing.
     ///
     /// Example: --candidate-timeout 2m
     #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "5m")]

@@ -304,24 +304,31 @@ pub struct CompareArgs {
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Isolation")]
 pub struct IsolationArgs {
-    /// Run the items in child dmlrun processes (auto: when DirectML is in the plan), so one that
-    /// kills its process (an abort in DirectML, a segfault, a lost device) is recorded as
-    /// `crash` and the others still run.
+    /// Run the items in child dmlrun processes, so one that kills its process (an abort in
+    /// DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout
+    /// as `timeout`, and the others still run.
     ///
-    /// test: 100 cases to a child; a child that dies is split in halves until the case that
-    /// kills it runs alone. bench: one model to a child. Costs a process start (and ONNX
-    /// Runtime's load) per child.
+    /// auto (the default) does when DirectML is in the plan or a time limit holds, which by
+    /// default one does; none keeps them in this process, with no time limit (a model that never
+    /// returns then holds the run until Ctrl-C). test: up to 100 cases to a child, --jobs
+    /// children side by side; a child that dies is split in halves until the case that kills it
+    /// runs alone. bench: one model to a child. Costs a process start (and ONNX Runtime's load)
+    /// per child.
     ///
     /// Example: --isolation process
     #[arg(long, value_name = "WHERE", default_value = "auto")]
     pub isolation: Isolation,
 
-    /// With isolation: kill a case or model (its child) after this long; record it as `timeout`.
+    /// Kill a case or model that runs longer than this, from its start, and record it as
+    /// `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no
+    /// limit).
     ///
-    /// A child running N cases gets N times this.
+    /// The limit holds by running the items in child processes (see --isolation): a run that
+    /// never returns can only be stopped with its process. With --isolation none (or bench's
+    /// --print-plan) a --timeout is refused rather than ignored.
     ///
     /// Example: --timeout 60s
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    #[arg(long, value_name = "TIME", value_parser = parse_limit)]
     pub timeout: Option<std::time::Duration>,
 
     /// Internal: run as an isolation child, writing the JSON report to FILE and nothing else.
@@ -329,6 +336,12 @@ pub struct IsolationArgs {
     /// Example: --child-report /tmp/dmlrun-child.json
     #[arg(long, value_name = "FILE", hide = true)]
     pub child_report: Option<PathBuf>,
+
+    /// Internal: write the item (and step) under way to FILE, for the parent's time limit.
+    ///
+    /// Example: --progress /tmp/dmlrun-progress
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub progress: Option<PathBuf>,
 
     /// Internal: the items' preflights as the parent resolved them (JSON), so that the child
     /// resolves no flag again.

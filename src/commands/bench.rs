@@ -15,7 +15,7 @@ use crate::compare::Tolerance;
 use crate::formats::model::ModelFile;
 use crate::fsutil::OrtWritten;
 use crate::inputs::LoadOptions;
-use crate::isolation::{self, ChildOutcome, Isolation};
+use crate::isolation::{self, ChildOutcome};
 use crate::report::bench::{
     self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, FailedModel,
     ModelBench, ModelStatus, PeakScope, ProfileSummary, ReferenceBench, StoredReport,
@@ -30,12 +30,20 @@ use crate::settings;
 use crate::suites::manifest::{self, BenchTarget, GenerationTarget};
 use crate::suites::shard::ShardInfo;
 
+/// How long one model may take when --timeout does not say: ten times what the slowest real
+/// model here takes with the default 100 runs on a 2-core machine, short enough that a model
+/// that never returns costs minutes, not the session.
+const DEFAULT_MODEL_LIMIT: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
 /// Default timed runs per model when neither --iterations nor --duration is given.
 const DEFAULT_ITERATIONS: u64 = 100;
 /// Above this coefficient of variation the numbers are too noisy to compare.
 const HIGH_COV: f64 = 0.10;
 
 pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
+    if let Some(progress) = &args.isolation.progress {
+        crate::stage::report_to(progress);
+    }
     let mut targets = manifest::resolve(&args.targets)?;
     // The shard first, on the whole list, so an isolation child (which resolves again) picks
     // the same models before its --only.
@@ -63,6 +71,18 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         base_request.session_config.push((crate::runtime::plan::DML_DISABLE_FUSION.to_string(), "1".to_string()));
     }
 
+    let placement = match child {
+        Some(_) => isolation::Placement { in_children: false, limit: None },
+        None => isolation::PlacementRequest {
+            isolation: args.isolation.isolation,
+            timeout: args.isolation.timeout,
+            default_limit: DEFAULT_MODEL_LIMIT,
+            directml: engine::plans_directml(&runtime, &base_request),
+            // --print-plan prints from this process: under `auto` it keeps the models here.
+            print_plan: args.session.print_plan,
+        }
+        .resolve()?,
+    };
     // Each model read once and the flags resolved against it, here or (for an isolation child)
     // by the parent, which hands the child its model's plan. A --dim applies to the models that
     // have that dimension; one that no model has is a typo. A model that cannot be read, or a
@@ -101,13 +121,9 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         baseline: None,
         interrupted: false,
         shard,
+        isolation: placement,
     };
-    // --print-plan prints from this process: under `auto` it keeps the models here.
-    let isolation = match args.isolation.isolation {
-        Isolation::Auto if args.session.print_plan => Isolation::None,
-        other => other,
-    };
-    let in_children = child.is_none() && isolation.in_children(engine::plans_directml(&runtime, &base_request));
+    let in_children = placement.in_children;
     if in_children {
         // What would fail every child is said once, here, as the session's error.
         engine::check_request(&runtime, &base_request)?;
@@ -121,10 +137,11 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
             break;
         }
         model_bar.set_message(target.name.clone());
+        crate::stage::item(&target.name);
         // None: a child measured it and its report is in already.
         let measured = match (plan, &children) {
             (Ok(plan), Some(children)) => {
-                if !bench_in_child(target, &plan, children.path(), args, &mut report)? {
+                if !bench_in_child(target, &plan, children.path(), placement.limit, &mut report)? {
                     break;
                 }
                 None
@@ -140,6 +157,16 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
             Some(Ok(Some(result))) => report.models.push(result),
             // Interrupted before its first timed run: nothing to report for it.
             Some(Ok(None)) => break,
+            // A run Ctrl-C stopped: nobody's failure, and no blame to look for.
+            Some(Err(_)) if crate::interrupt::interrupted() => {
+                report.failed.push(FailedModel {
+                    name: target.name.clone(),
+                    path: target.path.clone(),
+                    status: ModelStatus::Interrupted,
+                    error: "interrupted (Ctrl-C) while it was measured".to_string(),
+                    node: None,
+                });
+            }
             Some(Err(e)) => {
                 // What fails every model (DirectML missing, an adapter that does not exist)
                 // is the session's error, not this model's: it stops the bench (exit 2).
@@ -197,7 +224,7 @@ fn bench_in_child(
     target: &BenchTarget,
     plan: &ModelPlan,
     dir: &Path,
-    args: &BenchArgs,
+    limit: Option<std::time::Duration>,
     report: &mut BenchReport,
 ) -> Result<bool> {
     #[derive(serde::Deserialize)]
@@ -215,7 +242,11 @@ fn bench_in_child(
     extra.push(path.clone().into_os_string());
     extra.push(OsString::from("--preflight"));
     extra.push(preflight.into_os_string());
-    let (status, error) = match isolation::run_child(&isolation::child_args(&extra), &path, args.isolation.timeout)? {
+    let progress = dir.join("progress");
+    extra.push(OsString::from("--progress"));
+    extra.push(progress.clone().into_os_string());
+    let limit = limit.map(|per_item| isolation::TimeLimit { per_item, progress: Some(&progress) });
+    let (status, error) = match isolation::run_child(&isolation::child_args(&extra), &path, limit)? {
         ChildOutcome::Report(text) => {
             let child: ChildReport = serde_json::from_str(&text).context("reading an isolation child's report")?;
             // The child's stderr is not shown: what it said is in its report.
@@ -232,8 +263,10 @@ fn bench_in_child(
             return Ok(!child.interrupted);
         }
         ChildOutcome::Died(how) => (ModelStatus::Crash, format!("the process benchmarking it died: {how}")),
-        ChildOutcome::TimedOut(t) => {
-            (ModelStatus::Timeout, format!("ran past --timeout {}: killed", humantime::format_duration(t)))
+        ChildOutcome::TimedOut(after, stage) => (ModelStatus::Timeout, isolation::timed_out_reason(after, &stage)),
+        ChildOutcome::Interrupted(stage) => {
+            let step = if stage.step.is_empty() { String::new() } else { format!(" in {}", stage.step) };
+            (ModelStatus::Interrupted, format!("interrupted (Ctrl-C){step}"))
         }
     };
     crate::errln!("dmlrun: model {} failed: {error}", target.name);
@@ -534,8 +567,15 @@ fn bench_generation(
     };
     let DecoderModel { spec, tokenizer, vocab, .. } = DecoderModel::read(&target.path, None, None)?;
     let prompt_vocab = tokenizer.as_ref().map_or(vocab, |t| t.vocab_size().min(vocab));
-    let prompt = generate::synthetic_prompt(wanted.prompt_tokens, prompt_vocab, &spec.eos_token_ids, args.seed);
-    let kv_length = generate::kv_length(prompt.len(), wanted.new_tokens, wanted.max_length, spec.context_length)?;
+    for note in &plan.preflight.not_applied {
+        crate::errln!("warning: {}: {note}", target.name);
+    }
+    let (prompt_tokens, new_tokens, fitted) = wanted.fitted(spec.context_length)?;
+    if let Some(note) = &fitted {
+        crate::errln!("warning: {}: {note}", target.name);
+    }
+    let prompt = generate::synthetic_prompt(prompt_tokens, prompt_vocab, &spec.eos_token_ids, args.seed);
+    let kv_length = generate::kv_length(prompt.len(), new_tokens, wanted.max_length, spec.context_length)?;
     let started = std::time::Instant::now();
     let options = engine::DecoderOptions {
         preflight: &plan.preflight,
@@ -543,10 +583,10 @@ fn bench_generation(
         print_plan: args.session.print_plan,
         kv_length,
     };
+    crate::stage::step("session creation");
     let mut decoder = engine::DecoderSession::open(runtime, &options)?;
     let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
-    let settings =
-        LoopSettings { max_new_tokens: wanted.new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
+    let settings = LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
     let mut runs = Vec::new();
     let mut first_ttft = None;
     for repetition in 0..=wanted.repetitions {
@@ -602,7 +642,7 @@ fn bench_generation(
         comparison: None,
         reference: None,
         generation: Some(figures),
-        warnings: Vec::new(),
+        warnings: plan.preflight.not_applied.iter().cloned().chain(fitted).collect(),
     }))
 }
 

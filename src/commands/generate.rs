@@ -15,6 +15,7 @@ use crate::runtime::engine::{DecoderOptions, DecoderSession, DeviceReport, Prefl
 use crate::runtime::plan::EpRequest;
 use crate::runtime::Runtime;
 use crate::settings;
+use crate::stage::Deadline;
 
 /// A prompt as token ids, with where it came from.
 struct Prompt {
@@ -39,10 +40,16 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         }
     }
 
+    // A step that never returns cannot be stopped but with the process: the deadline ends it,
+    // saying which step it was in.
+    let _deadline =
+        (!args.timeout.is_zero()).then(|| Deadline::start(args.timeout, format!("model {}", args.model.display())));
+    crate::stage::step("loading ONNX Runtime");
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
     let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &request, Scope::Alone)?;
     let options = DecoderOptions { preflight: &preflight, spec: &spec, print_plan: args.session.print_plan, kv_length };
+    crate::stage::step("session creation");
     let mut decoder = DecoderSession::open(&runtime, &options)?;
     let sampling = if args.sample {
         Sampling::Sample { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed }

@@ -121,11 +121,17 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     bar.finish_and_clear();
 
     let case = reduction.case.clone();
+    // A hang shows as one within the limit it was found with.
+    let mut under_test = ep_args.clone();
+    if reduction.mode == crate::reduce::Mode::Hang {
+        under_test.push("--timeout".into());
+        under_test.push(humantime::format_duration(args.candidate_timeout).to_string().into());
+    }
     let report = ReduceReport::new(
         model_path,
         &output,
         args.session.ep.to_string(),
-        (&ep_args, &reference_args),
+        (&under_test, &reference_args),
         reduction,
         reference_run.device,
         started.elapsed(),

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -45,7 +45,14 @@ struct Settings<'a> {
 /// many enough that process starts (seconds each under Wine) stay a small share.
 const CASES_PER_CHILD: usize = 100;
 
+/// How long one case may run when --timeout does not say: far beyond any conformance case or
+/// real model here (the slowest takes seconds), short enough that a hang costs minutes.
+const DEFAULT_CASE_LIMIT: Duration = Duration::from_secs(5 * 60);
+
 pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
+    if let Some(progress) = &args.isolation.progress {
+        crate::stage::report_to(progress);
+    }
     let testdata::Discovery { mut cases, skipped } = testdata::discover(&args.paths)?;
     // The shard first, on the whole sorted list, so an isolation child (which discovers again)
     // picks the same cases before its --only.
@@ -72,6 +79,22 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         intra_op_threads: args.compare_intra_threads.or(request.intra_op_threads),
         ..request.reference(ep, args.compare_opt_level)
     });
+    // DirectML sessions share one device queue: never run them concurrently.
+    let directml = engine::plans_directml(&runtime, &request)
+        || reference.as_ref().is_some_and(|r| engine::plans_directml(&runtime, r));
+    let jobs = if directml { 1 } else { jobs };
+
+    let placement = match args.isolation.child_report {
+        Some(_) => isolation::Placement { in_children: false, limit: None },
+        None => isolation::PlacementRequest {
+            isolation: args.isolation.isolation,
+            timeout: args.isolation.timeout,
+            default_limit: DEFAULT_CASE_LIMIT,
+            directml,
+            print_plan: false,
+        }
+        .resolve()?,
+    };
     // Each case's model read once and the flags resolved against it, here or (for an isolation
     // child) by the parent: a flag that fits no case is the run's usage error, one that fits
     // only some cases applies to those.
@@ -104,17 +127,11 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         max_tensor_bytes: args.max_tensor_bytes,
         blame: !args.no_blame,
     };
-    // DirectML sessions share one device queue: never run them concurrently.
-    let directml = engine::plans_directml(&runtime, &request)
-        || reference.as_ref().is_some_and(|r| engine::plans_directml(&runtime, r));
-    let jobs = if directml { 1 } else { jobs };
-
     let started = Instant::now();
     let bar =
         crate::progress::iterations(cases.len() as u64, "cases", args.quiet || args.isolation.child_report.is_some());
-    let in_children = args.isolation.child_report.is_none() && args.isolation.isolation.in_children(directml);
-    let mut results = if in_children {
-        run_in_children(&cases, preflights, args.isolation.timeout, &bar)?
+    let mut results = if placement.in_children {
+        run_in_children(&cases, preflights, placement.limit, jobs, &bar)?
     } else {
         run_here(&settings, &cases, &preflights, jobs, &bar)
     };
@@ -133,6 +150,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         skipped,
         interrupted,
         shard,
+        isolation: placement,
     };
     if let Some(path) = &args.isolation.child_report {
         // An isolation child: its report is its only output.
@@ -204,6 +222,7 @@ fn run_here(
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(case) = cases.get(i) else { break };
+                crate::stage::item(&case.name);
                 let result = run_case(settings, case, &preflights[i]);
                 bar.inc(1);
                 results.lock().expect("no panics while holding the lock")[i] = Some(result);
@@ -213,13 +232,14 @@ fn run_here(
     results.into_inner().expect("threads finished").into_iter().flatten().collect()
 }
 
-/// Runs the cases in child dmlrun processes, `CASES_PER_CHILD` to a child, each handed its
-/// cases' preflights; a child that dies or runs out of time is split in halves until the case
-/// responsible runs alone. A case whose preflight failed is reported here, without a child.
+/// Runs the cases in child dmlrun processes, up to `CASES_PER_CHILD` to a child and `jobs`
+/// children side by side, each handed its cases' preflights and held to `limit` per case. A
+/// case whose preflight failed is reported here, without a child.
 fn run_in_children(
     cases: &[Case],
     preflights: Vec<Result<Preflight>>,
-    timeout: Option<Duration>,
+    limit: Option<Duration>,
+    jobs: usize,
     bar: &indicatif::ProgressBar,
 ) -> Result<Vec<CaseResult>> {
     let dir = tempfile::tempdir().context("a temporary folder for the children's reports")?;
@@ -239,41 +259,86 @@ fn run_in_children(
             }
         }
     }
-    for chunk in runnable.chunks(CASES_PER_CHILD) {
-        if crate::interrupt::interrupted() {
-            break;
+    // Every worker gets chunks to run, so --jobs children run side by side.
+    let per_child = CASES_PER_CHILD.min(runnable.len().div_ceil(jobs.max(1)).max(1));
+    let chunks: Vec<&[(&Case, Preflight)]> = runnable.chunks(per_child).collect();
+    let next = AtomicUsize::new(0);
+    let collected = Mutex::new(results);
+    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for worker in 0..jobs.max(1).min(chunks.len()) {
+            let (next, chunks, collected, failure, dir) = (&next, &chunks, &collected, &failure, dir.path());
+            scope.spawn(move || loop {
+                if crate::interrupt::interrupted() || failure.lock().is_ok_and(|f| f.is_some()) {
+                    break;
+                }
+                let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                let files = ChildFiles::in_folder(dir, worker);
+                let mut mine = Vec::new();
+                let ran = run_chunk(chunk, &files, limit, &mut mine);
+                bar.inc(chunk.len() as u64);
+                collected.lock().expect("no panics while holding the lock").extend(mine);
+                if let Err(e) = ran {
+                    *failure.lock().expect("no panics while holding the lock") = Some(e);
+                }
+            });
         }
-        run_chunk(chunk, dir.path(), timeout, &mut results)?;
-        bar.inc(chunk.len() as u64);
+    });
+    if let Some(e) = failure.into_inner().expect("threads finished") {
+        return Err(e);
     }
+    let mut results = collected.into_inner().expect("threads finished");
     // The report lists the cases in the order they were found.
     let order = |name: &str| cases.iter().position(|c| c.name == name).unwrap_or(usize::MAX);
     results.sort_by_key(|r| order(&r.name));
     Ok(results)
 }
 
+/// One worker's files for its children: the report, the preflights handed over, the progress.
+struct ChildFiles {
+    report: PathBuf,
+    preflights: PathBuf,
+    progress: PathBuf,
+}
+
+impl ChildFiles {
+    fn in_folder(dir: &Path, worker: usize) -> ChildFiles {
+        ChildFiles {
+            report: dir.join(format!("child-{worker}-report.json")),
+            preflights: dir.join(format!("child-{worker}-preflights.json")),
+            progress: dir.join(format!("child-{worker}-progress")),
+        }
+    }
+}
+
+/// Runs `chunk` in one child. A case that runs past the limit is recorded as `timeout` with
+/// the step it was in and the rest run again without it; at Ctrl-C the case under way is
+/// recorded as `interrupted`; a child that dies otherwise is split in halves until the case
+/// that kills it runs alone.
 fn run_chunk(
     chunk: &[(&Case, Preflight)],
-    dir: &Path,
-    timeout: Option<Duration>,
+    files: &ChildFiles,
+    limit: Option<Duration>,
     results: &mut Vec<CaseResult>,
 ) -> Result<()> {
     #[derive(serde::Deserialize)]
     struct ChildReport {
         cases: Vec<CaseResult>,
     }
-    let report = dir.join("child-report.json");
-    let preflights = dir.join("preflights.json");
+    if chunk.is_empty() {
+        return Ok(());
+    }
     let handed: BTreeMap<&str, &Preflight> = chunk.iter().map(|(c, p)| (c.name.as_str(), p)).collect();
-    isolation::write_for_child(&preflights, &handed)?;
+    isolation::write_for_child(&files.preflights, &handed)?;
     let mut extra: Vec<OsString> = ["--isolation", "none", "--child-report"].into_iter().map(OsString::from).collect();
-    extra.push(report.clone().into_os_string());
-    extra.extend([OsString::from("--preflight"), preflights.into_os_string()]);
+    extra.push(files.report.clone().into_os_string());
+    extra.extend([OsString::from("--preflight"), files.preflights.clone().into_os_string()]);
+    extra.extend([OsString::from("--progress"), files.progress.clone().into_os_string()]);
     for (case, _) in chunk {
         extra.extend([OsString::from("--only"), OsString::from(&case.name)]);
     }
-    let limit = timeout.map(|t| t.saturating_mul(chunk.len() as u32));
-    let ended = match isolation::run_child(&isolation::child_args(&extra), &report, limit)? {
+    let limit = limit.map(|per_item| isolation::TimeLimit { per_item, progress: Some(&files.progress) });
+    let ended = match isolation::run_child(&isolation::child_args(&extra), &files.report, limit)? {
         ChildOutcome::Report(text) => {
             let child: ChildReport = serde_json::from_str(&text).context("reading an isolation child's report")?;
             results.extend(child.cases);
@@ -281,23 +346,46 @@ fn run_chunk(
         }
         ended => ended,
     };
-    if let [(case, _)] = chunk {
-        let (status, reason) = match ended {
-            ChildOutcome::TimedOut(t) => {
-                (Status::Timeout, format!("ran past --timeout {}: killed", humantime::format_duration(t)))
+    let named = |stage: &crate::stage::Stage| chunk.iter().position(|(c, _)| c.name == stage.item);
+    match ended {
+        ChildOutcome::Interrupted(stage) => {
+            if let Some(i) = named(&stage) {
+                let case = chunk[i].0;
+                let reason = "interrupted (Ctrl-C) while it ran".to_string();
+                results.push(CaseResult::ended(&case.name, Status::Interrupted, reason, case.data_sets.len()));
             }
-            ChildOutcome::Died(how) => (Status::Crash, format!("the process running it died: {how}")),
-            ChildOutcome::Report(_) => unreachable!("handled above"),
-        };
-        results.push(CaseResult::ended(&case.name, status, reason, case.data_sets.len()));
-        return Ok(());
+            Ok(())
+        }
+        ChildOutcome::TimedOut(after, stage) if named(&stage).is_some() || chunk.len() == 1 => {
+            let i = named(&stage).unwrap_or(0);
+            let case = chunk[i].0;
+            let reason = isolation::timed_out_reason(after, &stage);
+            results.push(CaseResult::ended(&case.name, Status::Timeout, reason, case.data_sets.len()));
+            // The others ran in the same child, whose report is lost with it: again, without it.
+            let rest: Vec<(&Case, Preflight)> =
+                chunk.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (c, p))| (*c, p.clone())).collect();
+            run_chunk(&rest, files, limit.map(|l| l.per_item), results)
+        }
+        ended => {
+            if let [(case, _)] = chunk {
+                let (status, reason) = match ended {
+                    ChildOutcome::Died(how) => (Status::Crash, format!("the process running it died: {how}")),
+                    ChildOutcome::TimedOut(after, stage) => {
+                        (Status::Timeout, isolation::timed_out_reason(after, &stage))
+                    }
+                    ChildOutcome::Report(_) | ChildOutcome::Interrupted(_) => unreachable!("handled above"),
+                };
+                results.push(CaseResult::ended(&case.name, status, reason, case.data_sets.len()));
+                return Ok(());
+            }
+            if crate::interrupt::interrupted() {
+                return Ok(());
+            }
+            let (first, second) = chunk.split_at(chunk.len() / 2);
+            run_chunk(first, files, limit.map(|l| l.per_item), results)?;
+            run_chunk(second, files, limit.map(|l| l.per_item), results)
+        }
     }
-    if crate::interrupt::interrupted() {
-        return Ok(());
-    }
-    let (first, second) = chunk.split_at(chunk.len() / 2);
-    run_chunk(first, dir, timeout, results)?;
-    run_chunk(second, dir, timeout, results)
 }
 
 fn describe_request(r: &PlanRequest) -> String {
@@ -339,6 +427,11 @@ fn run_case(settings: &Settings, case: &Case, preflight: &Result<Preflight>) -> 
                 result.reason = Some(first.to_string());
                 result.mismatches = mismatches;
             }
+        }
+        // A run Ctrl-C stopped: nobody's failure.
+        Err(_) if crate::interrupt::interrupted() => {
+            result.status = Status::Interrupted;
+            result.reason = Some("interrupted (Ctrl-C) while it ran".to_string());
         }
         Err(e) => {
             result.status = Status::Error;
@@ -394,6 +487,7 @@ fn check_case(
         let failed = diagnose::Failed { model_path: &case.model, info, plan, stage };
         diagnose::explain(settings.runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, None, e)
     };
+    crate::stage::step("session creation");
     let mut model =
         match engine::open(settings.runtime, &case.model, info.clone(), preflight.model.read_time, plan.clone()) {
             Ok(model) => model,
@@ -422,6 +516,7 @@ fn check_case(
     let mut mismatches = Vec::new();
     let mut max_abs_diff: Option<f64> = None;
     for (set, set_name, inputs) in &sets {
+        crate::stage::step(set_name.clone());
         let prepared = PreparedInputs::from_values(settings.runtime, inputs, &model.info)?;
         let actual = engine::run_to_host_values(&mut model.session, &prepared)
             .map_err(|e| explain(&model.plan, Stage::Run, &prepared, e))?;

@@ -12,8 +12,11 @@ use crate::stats::{self, LatencyStats};
 pub struct GenerationFigures {
     pub repetitions: usize,
     pub prompt_tokens: usize,
-    /// New tokens per repetition (mean; equal unless EOS ended some early).
-    pub new_tokens: f64,
+    /// New tokens per repetition: the first measured one's. Repetitions make the same tokens
+    /// (greedy, or sampling seeded alike); one that does not is reported as such. Earlier
+    /// reports wrote it as a float, which is still read.
+    #[serde(deserialize_with = "whole_number")]
+    pub new_tokens: usize,
     /// Time to first token: the prompt through the model and the first token chosen (ms).
     pub ttft_ms: Option<LatencyStats>,
     /// Prompt tokens / time to first token (mean over repetitions).
@@ -38,6 +41,16 @@ pub struct Phases {
     pub compute_ms: f64,
     pub outputs_ms: f64,
     pub sampling_ms: f64,
+}
+
+/// A count written as `64` or, by earlier versions, `64.0`.
+fn whole_number<'de, D: serde::Deserializer<'de>>(from: D) -> Result<usize, D::Error> {
+    let value = f64::deserialize(from)?;
+    if value >= 0.0 && value.fract() == 0.0 && value <= usize::MAX as f64 {
+        Ok(value as usize)
+    } else {
+        Err(serde::de::Error::custom(format!("{value} is not a count")))
+    }
 }
 
 /// Figures from `runs` (the measured repetitions, warm-ups left out).
@@ -66,7 +79,7 @@ pub fn figures(runs: &[Generation]) -> GenerationFigures {
     GenerationFigures {
         repetitions: runs.len(),
         prompt_tokens: runs.first().map_or(0, |g| g.prompt_tokens),
-        new_tokens: mean(&runs.iter().map(|g| g.tokens.len() as f64).collect::<Vec<_>>()),
+        new_tokens: runs.first().map_or(0, |g| g.tokens.len()),
         ttft_ms: stats::summarize(&ttft),
         prompt_tokens_per_s: mean(&prompt_rates),
         decode_ms: stats::summarize(&decode),
@@ -102,7 +115,7 @@ mod tests {
         };
         let f = figures(&[run(50.0, &[10.0, 10.0, 20.0]), run(100.0, &[20.0, 20.0, 40.0])]);
         assert_eq!(f.repetitions, 2);
-        assert_eq!(f.new_tokens, 4.0);
+        assert_eq!(f.new_tokens, 4);
         assert_eq!(f.ttft_ms.as_ref().unwrap().mean, 75.0);
         // 100 tokens in 50 ms and in 100 ms: 2000/s and 1000/s.
         assert!((f.prompt_tokens_per_s - 1500.0).abs() < 1e-9);

@@ -104,6 +104,10 @@ pub fn generate(
             stop = Stop::Interrupted;
             break;
         }
+        crate::stage::step(match prefill {
+            None => format!("the prefill ({} prompt tokens)", next.len()),
+            Some(_) => format!("decode step {}", tokens.len()),
+        });
         let started = Instant::now();
         let timing = decoder.step(&next)?;
         let sampling_started = Instant::now();

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::formats::tensor_proto;
-use crate::isolation::{run_child, ChildOutcome};
+use crate::isolation::{run_child, ChildOutcome, TimeLimit};
 use crate::tensor::HostTensor;
 
 /// What the EP under test did with a candidate.
@@ -28,6 +28,8 @@ pub enum Outcome {
     Crash { reason: String },
     /// Ran past the per-candidate time limit.
     Timeout,
+    /// Ctrl-C stopped its check.
+    Interrupted,
 }
 
 impl Outcome {
@@ -38,6 +40,7 @@ impl Outcome {
             Outcome::Error { .. } => "error",
             Outcome::Crash { .. } => "crash",
             Outcome::Timeout => "timeout",
+            Outcome::Interrupted => "interrupted",
         }
     }
 
@@ -49,6 +52,7 @@ impl Outcome {
             Outcome::Error { .. } => "fails",
             Outcome::Crash { .. } => "crashes",
             Outcome::Timeout => "times out",
+            Outcome::Interrupted => "was interrupted",
         }
     }
 
@@ -60,7 +64,7 @@ impl Outcome {
     pub fn reason(&self) -> Option<&str> {
         match self {
             Outcome::Differs { reason, .. } | Outcome::Error { reason } | Outcome::Crash { reason } => Some(reason),
-            Outcome::Pass | Outcome::Timeout => None,
+            Outcome::Pass | Outcome::Timeout | Outcome::Interrupted => None,
         }
     }
 }
@@ -99,7 +103,8 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
         "--child-report".into(),
         report.clone().into_os_string(),
     ]);
-    Ok(match run_child(&args, &report, timeout)? {
+    let limit = timeout.map(|per_item| TimeLimit { per_item, progress: None });
+    Ok(match run_child(&args, &report, limit)? {
         ChildOutcome::Report(text) => {
             // The parts of the child's report (schema dmlrun.test/1) a candidate's outcome needs.
             #[derive(Deserialize)]
@@ -125,6 +130,7 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
                 Error,
                 Crash,
                 Timeout,
+                Interrupted,
             }
             let report: Report = serde_json::from_str(&text).context("reading a candidate's test report")?;
             let case = report.cases.into_iter().next().context("a candidate's test report holds no case")?;
@@ -137,10 +143,12 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
                 Status::Error => Outcome::Error { reason },
                 Status::Crash => Outcome::Crash { reason },
                 Status::Timeout => Outcome::Timeout,
+                Status::Interrupted => Outcome::Interrupted,
             }
         }
         ChildOutcome::Died(how) => Outcome::Crash { reason: how },
-        ChildOutcome::TimedOut(_) => Outcome::Timeout,
+        ChildOutcome::TimedOut(..) => Outcome::Timeout,
+        ChildOutcome::Interrupted(_) => Outcome::Interrupted,
     })
 }
 

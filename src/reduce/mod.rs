@@ -38,6 +38,9 @@ pub enum Mode {
     Rejection,
     /// A runs it, with outputs that differ from B's.
     Accuracy,
+    /// A does not finish it within `--candidate-timeout`, while B runs it: a candidate that
+    /// times out on A reproduces the hang.
+    Hang,
 }
 
 impl Mode {
@@ -46,8 +49,17 @@ impl Mode {
     /// every tensor exposed), in accuracy mode B's values must match.
     fn reference_accepts(self, reference: &Outcome) -> bool {
         match self {
-            Mode::Rejection => matches!(reference, Outcome::Pass | Outcome::Differs { .. }),
+            Mode::Rejection | Mode::Hang => matches!(reference, Outcome::Pass | Outcome::Differs { .. }),
             Mode::Accuracy => *reference == Outcome::Pass,
+        }
+    }
+
+    /// Whether A's outcome on a candidate is the failure this mode keeps.
+    fn keeps(self, outcome: &Outcome) -> bool {
+        match self {
+            Mode::Rejection => outcome.rejected(),
+            Mode::Accuracy => matches!(outcome, Outcome::Differs { .. }),
+            Mode::Hang => *outcome == Outcome::Timeout,
         }
     }
 }
@@ -196,13 +208,16 @@ impl Reducer<'_> {
         let mode = match &original {
             o if o.rejected() => Mode::Rejection,
             Outcome::Differs { .. } => Mode::Accuracy,
-            Outcome::Timeout => bail!(
-                "the whole model ran past --candidate-timeout on the EP under test: nothing to bisect (raise the limit)"
-            ),
+            Outcome::Timeout => Mode::Hang,
             _ => bail!(
                 "the model runs on the EP under test with outputs within tolerance of the reference: nothing to reduce"
             ),
         };
+        if let Some(Outcome::Timeout) = tried.last().and_then(|t| t.reference.as_ref()) {
+            bail!(
+                "the whole model ran past --candidate-timeout on the EP under test and on the reference too: nothing to bisect (raise --candidate-timeout; a model that never ends on any EP is not the EP's)"
+            );
+        }
         if let Some(reference) = tried.last().and_then(|t| t.reference.as_ref()).filter(|r| !mode.reference_accepts(r))
         {
             bail!(
@@ -215,7 +230,7 @@ impl Reducer<'_> {
         let mut best = (whole.clone(), whole_case, original.clone(), whole_reference);
         let divergence = match mode {
             Mode::Accuracy => Some(self.first_divergence(&mut tried)?),
-            Mode::Rejection => None,
+            Mode::Rejection | Mode::Hang => None,
         };
         let found = {
             let mut check = |range: &RangeInclusive<usize>| -> Result<Verdict> {
@@ -225,11 +240,7 @@ impl Reducer<'_> {
                 let (outcome, case) = self.check(range, &mut tried)?;
                 let reference_passes =
                     tried.last().and_then(|t| t.reference.as_ref()).is_some_and(|r| mode.reference_accepts(r));
-                let keeps = match mode {
-                    Mode::Rejection => outcome.rejected(),
-                    Mode::Accuracy => matches!(outcome, Outcome::Differs { .. }),
-                };
-                if !keeps || !reference_passes {
+                if !mode.keeps(&outcome) || !reference_passes {
                     let _ = std::fs::remove_dir_all(&case);
                     return Ok(Verdict::Passes);
                 }
@@ -296,8 +307,10 @@ impl Reducer<'_> {
         let started = Instant::now();
         let dir = self.write_candidate(range, &format!("nodes-{}-{}", range.start(), range.end()))?;
         let outcome = candidate::check(&dir, &self.ep_args, self.candidate_timeout)?;
+        // B decides whether what A did is A's: a hang too, since a model that loops for ever
+        // times out on every EP.
         let reference = match outcome {
-            Outcome::Pass | Outcome::Timeout => None,
+            Outcome::Pass => None,
             _ => Some(candidate::check(&dir, &self.reference_args, self.candidate_timeout)?),
         };
         let entry = Tried {

@@ -215,6 +215,7 @@ fn merge_tests(shards: impl Iterator<Item = TestReport>) -> TestReport {
         errors: count(Status::Error),
         crashed: count(Status::Crash),
         timed_out: count(Status::Timeout),
+        interrupted: count(Status::Interrupted),
         unexpected: unexpected.into_iter().collect(),
         now_passing: now_passing.into_iter().collect(),
         duration_ms,

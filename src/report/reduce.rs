@@ -108,6 +108,7 @@ pub fn human(r: &ReduceReport) -> String {
     let mode = match r.reduction.mode {
         Mode::Rejection => "the EP rejects the model",
         Mode::Accuracy => "the EP runs the model, with outputs that differ beyond tolerance",
+        Mode::Hang => "the EP does not finish the model within --candidate-timeout, and the reference runs it",
     };
     let _ = writeln!(s, "model       : {} ({} nodes)", r.model.display(), r.reduction.nodes_before);
     let _ = writeln!(s, "under test  : --ep {}: {} on the whole model ({mode})", r.ep, r.reduction.original.word());

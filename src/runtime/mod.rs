@@ -94,6 +94,7 @@ impl Runtime {
             .build()
             .map_err(|e| anyhow::anyhow!("creating the ONNX Runtime environment: {e}"))?;
         let providers = available_providers().context("asking ONNX Runtime for its execution providers")?;
+        crate::interrupt::on_interrupt(engine::stop_runs);
         let ep_libraries = ep_devices::register(&environment, ep_libraries)?;
         let ep_devices = ep_devices::list(&environment, &ep_libraries);
         Ok(Runtime { library: LibraryInfo { path, source, version, providers }, environment, ep_libraries, ep_devices })

@@ -33,14 +33,52 @@ pub struct BenchTarget {
 }
 
 /// A manifest's generate entry: a synthetic prompt of `prompt_tokens`, `new_tokens` generated
-/// (EOS ignored), `repetitions` measured after one warm-up.
+/// (EOS ignored), `repetitions` measured after one warm-up. The two lengths are `None` where the
+/// entry leaves them to the defaults, which [`GenerationTarget::fitted`] fits to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GenerationTarget {
-    pub prompt_tokens: usize,
-    pub new_tokens: usize,
+    pub prompt_tokens: Option<usize>,
+    pub new_tokens: Option<usize>,
     pub repetitions: usize,
     /// The KV buffer's length (default: prompt plus new tokens).
     pub max_length: Option<usize>,
+}
+
+/// The prompt and the new tokens a generate entry makes when it does not say: LLM benchmarks'
+/// usual 128 and 128.
+pub const DEFAULT_GENERATION_TOKENS: usize = 128;
+
+impl GenerationTarget {
+    /// The entry's prompt and new tokens for a model of `context` positions (or the entry's
+    /// `max_length`, if shorter), and what was changed to fit, if anything. What the entry leaves
+    /// to the defaults shrinks to fit a short context (halves of it, when both do); what it sets
+    /// must fit as it is, and an error names the keys to change.
+    pub fn fitted(&self, context: usize) -> Result<(usize, usize, Option<String>)> {
+        let room = self.max_length.map_or(context, |m| m.min(context));
+        let default = DEFAULT_GENERATION_TOKENS;
+        let (prompt, new) = match (self.prompt_tokens, self.new_tokens) {
+            (Some(p), Some(n)) => (p, n),
+            (Some(p), None) => (p, default.min(room.saturating_sub(p))),
+            (None, Some(n)) => (default.min(room.saturating_sub(n)), n),
+            (None, None) if 2 * default <= room => (default, default),
+            (None, None) => (room / 2, room - room / 2),
+        };
+        if prompt == 0 || new == 0 || prompt + new > room {
+            bail!(
+                "prompt_tokens {prompt} and new_tokens {new} need {} positions, and the model has {room} (its {}): set prompt_tokens and new_tokens to fit",
+                prompt + new,
+                if room < context { "entry's max_length" } else { "context" }
+            );
+        }
+        let defaults_moved =
+            (self.prompt_tokens.is_none() && prompt != default) || (self.new_tokens.is_none() && new != default);
+        let note = defaults_moved.then(|| {
+            format!(
+                "prompt_tokens {prompt} and new_tokens {new}: the defaults ({default} each) shortened to fit the model's {room} positions"
+            )
+        });
+        Ok((prompt, new, note))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,7 +123,7 @@ pub fn resolve(targets: &[PathBuf]) -> Result<Vec<BenchTarget>> {
             decoder.name =
                 target.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "decoder".into());
             decoder.generation =
-                Some(GenerationTarget { prompt_tokens: 128, new_tokens: 128, repetitions: 3, max_length: None });
+                Some(GenerationTarget { prompt_tokens: None, new_tokens: None, repetitions: 3, max_length: None });
             models.push(decoder);
         } else if target.is_dir() {
             let mut found = Vec::new();
@@ -201,12 +239,12 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             }
             Some("generate") => {
                 let target = GenerationTarget {
-                    prompt_tokens: m.prompt_tokens.unwrap_or(128),
-                    new_tokens: m.new_tokens.unwrap_or(128),
+                    prompt_tokens: m.prompt_tokens,
+                    new_tokens: m.new_tokens,
                     repetitions: m.repetitions.unwrap_or(3),
                     max_length: m.max_length,
                 };
-                if target.prompt_tokens == 0 || target.new_tokens == 0 || target.repetitions == 0 {
+                if target.prompt_tokens == Some(0) || target.new_tokens == Some(0) || target.repetitions == 0 {
                     bail!("{}: prompt_tokens, new_tokens and repetitions must be at least 1", at());
                 }
                 Some(target)
@@ -263,6 +301,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn generate_entries_fit_their_defaults_to_the_context_and_say_what_they_set_does_not_fit() {
+        let entry = |p, n, max| GenerationTarget { prompt_tokens: p, new_tokens: n, repetitions: 3, max_length: max };
+        assert_eq!(entry(None, None, None).fitted(4096).unwrap(), (128, 128, None));
+        let (p, n, note) = entry(None, None, None).fitted(128).unwrap();
+        assert_eq!((p, n), (64, 64));
+        assert_eq!(
+            note.as_deref(),
+            Some("prompt_tokens 64 and new_tokens 64: the defaults (128 each) shortened to fit the model's 128 positions")
+        );
+        let (p, n, _) = entry(Some(100), None, None).fitted(128).unwrap();
+        assert_eq!((p, n), (100, 28));
+        let (p, n, note) = entry(None, Some(8), None).fitted(128).unwrap();
+        assert_eq!((p, n), (120, 8));
+        assert!(note.unwrap().contains("prompt_tokens 120 and new_tokens 8"));
+        assert_eq!(entry(None, None, Some(64)).fitted(4096).unwrap().0, 32);
+        let err = entry(Some(128), Some(128), None).fitted(128).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "prompt_tokens 128 and new_tokens 128 need 256 positions, and the model has 128 (its context): set prompt_tokens and new_tokens to fit"
+        );
+        assert!(entry(Some(128), None, None).fitted(128).is_err(), "no room for a new token");
+    }
+
+    #[test]
     fn toml_and_json_manifests_agree() {
         let toml = r#"
             [[model]]
@@ -296,7 +358,7 @@ mod tests {
         let m = parse_manifest(toml, Path::new("/m/bench.toml")).unwrap();
         assert_eq!(
             m[0].generation,
-            Some(GenerationTarget { prompt_tokens: 1024, new_tokens: 128, repetitions: 3, max_length: None })
+            Some(GenerationTarget { prompt_tokens: Some(1024), new_tokens: None, repetitions: 3, max_length: None })
         );
         let err = parse_manifest("[[model]]\npath = 'x.onnx'\nnew_tokens = 5\n", Path::new("b.toml")).unwrap_err();
         assert!(err.to_string().contains("belong to kind = \"generate\""), "{err}");

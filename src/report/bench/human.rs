@@ -114,6 +114,7 @@ pub fn render(report: &BenchReport) -> String {
         let tag = match f.status {
             super::ModelStatus::Crash => "CRASHED",
             super::ModelStatus::Timeout => "TIMED OUT",
+            super::ModelStatus::Interrupted => "INTERRUPTED",
             super::ModelStatus::EpRejected => "EP REJECTED",
             _ => "FAILED",
         };

@@ -36,6 +36,9 @@ pub struct BenchReport {
     /// `--shard K/N`: the part of the models this session measured.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub shard: Option<crate::suites::shard::ShardInfo>,
+    /// Whether the models ran in child processes and the time each could take.
+    #[serde(default)]
+    pub isolation: crate::isolation::Placement,
 }
 
 /// A model's status in a bench session.
@@ -53,8 +56,10 @@ pub enum ModelStatus {
     EpRejected,
     /// Killed the process measuring it (`--isolation process`): an abort, a segfault, a lost device.
     Crash,
-    /// Ran past `--timeout` and was killed (`--isolation process`).
+    /// Ran past `--timeout` and was killed (in a child process).
     Timeout,
+    /// Under way when Ctrl-C stopped the bench.
+    Interrupted,
 }
 
 impl ModelStatus {
@@ -66,6 +71,7 @@ impl ModelStatus {
             ModelStatus::EpRejected => "ep-rejected",
             ModelStatus::Crash => "crash",
             ModelStatus::Timeout => "timeout",
+            ModelStatus::Interrupted => "interrupted",
         }
     }
 }
@@ -348,6 +354,7 @@ pub(crate) mod tests {
             baseline: None,
             interrupted: false,
             shard: None,
+            isolation: Default::default(),
         }
     }
 

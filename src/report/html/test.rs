@@ -23,6 +23,7 @@ pub fn render(report: &TestReport) -> String {
         ("errors", s.errors, "error"),
         ("crashed", s.crashed, "crash"),
         ("timed out", s.timed_out, "timeout"),
+        ("interrupted", s.interrupted, "interrupted"),
         ("folders skipped", report.skipped.len(), "skip"),
     ];
     let rows: Vec<(String, Vec<String>)> = totals
@@ -128,5 +129,6 @@ fn status_word(status: Status) -> &'static str {
         Status::Error => "error",
         Status::Crash => "crash",
         Status::Timeout => "timeout",
+        Status::Interrupted => "interrupted",
     }
 }

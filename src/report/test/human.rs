@@ -22,6 +22,7 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
                 Status::Error => "ERROR",
                 Status::Crash => "CRASH",
                 Status::Timeout => "TIMEOUT",
+                Status::Interrupted => "INTERRUPTED",
             };
             let note = if known { " (known)" } else { "" };
             out.push_str(&format!("{tag} {}{note}", c.name));
@@ -51,6 +52,7 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
     } else {
         String::new()
     };
+    let died = if s.interrupted > 0 { format!("{died}, {} interrupted", s.interrupted) } else { died };
     let skipped =
         if report.skipped.is_empty() { String::new() } else { format!(", {} folders skipped", report.skipped.len()) };
     let shard = report.shard.map(|s| format!(" (shard {} of {} cases)", s.shard, s.of_items)).unwrap_or_default();

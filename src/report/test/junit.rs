@@ -15,7 +15,7 @@ pub fn render(report: &TestReport) -> Result<String> {
     for case in &report.cases {
         let status = match case.status {
             Status::Pass => TestCaseStatus::success(),
-            Status::Fail | Status::Error | Status::Crash | Status::Timeout => {
+            Status::Fail | Status::Error | Status::Crash | Status::Timeout | Status::Interrupted => {
                 let kind = if case.status == Status::Fail { NonSuccessKind::Failure } else { NonSuccessKind::Error };
                 let mut status = TestCaseStatus::non_success(kind);
                 if let Some(reason) = &case.reason {

@@ -30,8 +30,10 @@ pub enum Status {
     /// Killed the process running it (`--isolation process`: an abort, a segfault, a lost
     /// device); the reason says how it ended.
     Crash,
-    /// Ran past `--timeout` and was killed (`--isolation process`).
+    /// Ran past `--timeout` and was killed (in a child process).
     Timeout,
+    /// Under way when Ctrl-C stopped the run.
+    Interrupted,
 }
 
 impl Status {
@@ -42,6 +44,7 @@ impl Status {
             Status::Error => "error",
             Status::Crash => "crash",
             Status::Timeout => "timeout",
+            Status::Interrupted => "interrupted",
         }
     }
 
@@ -90,6 +93,9 @@ pub struct Summary {
     pub errors: usize,
     pub crashed: usize,
     pub timed_out: usize,
+    /// The case (or cases, with --jobs) under way when Ctrl-C stopped the run.
+    #[serde(default)]
+    pub interrupted: usize,
     /// Cases whose status differs from --expect for the worse (these fail the run).
     pub unexpected: Vec<String>,
     /// Cases --expect lists as failing that now pass.
@@ -114,6 +120,9 @@ pub struct TestReport {
     /// `--shard K/N`: the part of the cases this run ran.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub shard: Option<crate::suites::shard::ShardInfo>,
+    /// Whether the cases ran in child processes and the time each could take.
+    #[serde(default)]
+    pub isolation: crate::isolation::Placement,
 }
 
 impl Summary {
@@ -128,6 +137,7 @@ impl Summary {
                 Status::Error => summary.errors += 1,
                 Status::Crash => summary.crashed += 1,
                 Status::Timeout => summary.timed_out += 1,
+                Status::Interrupted => summary.interrupted += 1,
             }
             let expected = expectations.get(&r.name).copied().unwrap_or(Status::Pass);
             if expected != Status::Pass {
@@ -165,6 +175,6 @@ impl CaseResult {
 impl Summary {
     /// Cases that did not pass, whatever the reason.
     pub fn not_passed(&self) -> usize {
-        self.failed + self.errors + self.crashed + self.timed_out
+        self.failed + self.errors + self.crashed + self.timed_out + self.interrupted
     }
 }

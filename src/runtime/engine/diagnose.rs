@@ -231,6 +231,10 @@ pub fn explain(
     error: anyhow::Error,
 ) -> anyhow::Error {
     let Failed { model_path, info, plan, stage } = *failed;
+    // A run Ctrl-C stopped is nobody's failure, and the reference would be stopped too.
+    if crate::interrupt::interrupted() {
+        return error;
+    }
     let ep = main_ep(plan);
     if ep == CPU_PROVIDER {
         // No other EP to ask: a failed run on generated data gets the advice on its sizes, as

@@ -106,6 +106,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         let failed = diagnose::Failed { model_path: &preflight.model_path, info, plan, stage };
         diagnose::explain(runtime, &failed, reference, &preflight.request, &prepared, Some(&bound), error)
     };
+    crate::stage::step("session creation");
     let mut model = match open(runtime, &preflight.model_path, info.clone(), preflight.model.read_time, plan.clone()) {
         Ok(model) => model,
         Err(e) => return Err(explain(&plan, Stage::SessionCreation, e)),
@@ -119,10 +120,12 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         measure_on_device(runtime, &mut model, &prepared, (request.warmup, request.budget), tolerance, bar)
             .map_err(|e| explain(&model.plan, Stage::Run, e))?
     } else {
+        crate::stage::step("the first run");
         let started = Instant::now();
         let outputs =
             run_to_host_values(&mut model.session, &prepared).map_err(|e| explain(&model.plan, Stage::Run, e))?;
         let first_run = started.elapsed();
+        crate::stage::step("the warm-up and timed runs");
         warm_up(&mut model.session, &Feed::Host(&prepared), request.warmup)?;
         let samples =
             timed_runs(&mut model.session, &Feed::Host(&prepared), request.budget, bar, model.memory.as_mut())?;

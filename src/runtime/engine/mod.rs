@@ -30,5 +30,5 @@ pub use gpu_memory::GpuMemory;
 pub use measure::{batch_size, measure, Comparison, MeasureRequest, Measurement};
 pub use open::{load, open, DeviceReport, LoadedModel};
 pub use preflight::{check_flags, check_request, finish_plan, plans_directml, Preflight, Scope};
-pub use runs::{run_to_host_values, PreparedInputs, RunBudget, EMPTY_OUTPUT};
+pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
 pub use sessions::{measure_sessions, ConcurrentSessions};

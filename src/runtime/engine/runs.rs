@@ -71,13 +71,37 @@ pub struct RunBudget {
     pub min: u64,
 }
 
+/// The run options every run of this process shares. The first Ctrl-C sets their terminate
+/// flag ([`stop_runs`]), and ONNX Runtime ends the runs under way at their next node, so a run
+/// that would go on for long (a model that loops) does not hold the partial report back.
+fn stoppable() -> Option<&'static ort::session::RunOptions> {
+    static OPTIONS: std::sync::OnceLock<Option<ort::session::RunOptions>> = std::sync::OnceLock::new();
+    OPTIONS.get_or_init(|| ort::session::RunOptions::new().ok()).as_ref()
+}
+
+/// Ends the runs under way (and any later one made with the shared options): what Ctrl-C does.
+pub fn stop_runs() {
+    if let Some(options) = stoppable() {
+        let _ = options.terminate();
+    }
+}
+
+/// Whether a failed run is one Ctrl-C stopped: its error is then no failure of the model.
+fn stopped_by_ctrl_c<T>(result: &Result<T>) -> bool {
+    result.is_err() && crate::interrupt::interrupted()
+}
+
 /// Untimed runs; stops early on Ctrl-C.
 pub fn warm_up(session: &mut Session, feed: &Feed, runs: u64) -> Result<()> {
     for _ in 0..runs {
         if crate::interrupt::interrupted() {
             break;
         }
-        run_feed(session, feed)?;
+        let result = run_feed(session, feed);
+        if stopped_by_ctrl_c(&result) {
+            break;
+        }
+        result?;
     }
     Ok(())
 }
@@ -88,7 +112,11 @@ pub fn run_feed(session: &mut Session, feed: &Feed) -> Result<()> {
     match feed {
         Feed::Host(inputs) => run(session, inputs).map(drop),
         Feed::Device(binding) => {
-            session.run_binding(binding).map_err(|e| run_error(&e)).map(drop)?;
+            let ran = match stoppable() {
+                Some(options) => session.run_binding_with_options(binding, options),
+                None => session.run_binding(binding),
+            };
+            ran.map_err(|e| run_error(&e)).map(drop)?;
             binding.synchronize_outputs().map_err(|e| anyhow::anyhow!("waiting for the bound outputs: {e}"))
         }
     }
@@ -114,7 +142,11 @@ pub fn timed_runs(
             break;
         }
         let t = Instant::now();
-        run_feed(session, feed)?;
+        let result = run_feed(session, feed);
+        if stopped_by_ctrl_c(&result) {
+            break;
+        }
+        result?;
         samples.push(t.elapsed().as_secs_f64() * 1000.0);
         if let Some(memory) = memory.as_deref_mut() {
             memory.sample();
@@ -128,7 +160,11 @@ pub fn timed_runs(
 /// DirectML requires.
 pub fn run<'s>(session: &'s mut Session, inputs: &PreparedInputs) -> Result<ort::session::SessionOutputs<'s>> {
     let feed: Vec<(&str, &ort::value::DynValue)> = inputs.values.iter().map(|(n, v)| (n.as_str(), v)).collect();
-    without_panic(|| session.run(feed)).map_err(|e| run_error(&e))
+    without_panic(|| match stoppable() {
+        Some(options) => session.run_with_options(feed, options),
+        None => session.run(feed),
+    })
+    .map_err(|e| run_error(&e))
 }
 
 /// What ONNX Runtime's run hands back is wrapped by ort, which panics on an output that is neither
