@@ -10,7 +10,7 @@ fn main() -> ExitCode {
     dmlrun::interrupt::install();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let color = ColorWhen::from_args(&args);
-    let matches = dmlrun::cli::with_short_top_level_help(Cli::command()).color(color.to_clap()).get_matches_from(&args);
+    let matches = dmlrun::cli::with_help_layout(Cli::command()).color(color.to_clap()).get_matches_from(&args);
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

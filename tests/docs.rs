@@ -59,6 +59,63 @@ fn every_flag_of_every_command_is_documented() {
     }
 }
 
+/// Every command's help lists its flags under the same headings, in the same order, as a
+/// person looks for them; `-h` is one screen, `--help` complete.
+#[test]
+fn every_commands_help_groups_its_flags_alike_and_its_short_help_is_one_screen() {
+    let root = dmlrun::cli::with_help_layout(Cli::command());
+    let order: Vec<&str> = dmlrun::cli::HELP_GROUPS.iter().map(|(group, _)| *group).collect();
+    let mut checked = 0;
+    for sub in root.get_subcommands() {
+        let name = sub.get_name();
+        let mut built = sub.clone();
+        built.build();
+        for arg in built.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if arg.is_hide_set() || long == "help" || long == "version" {
+                continue;
+            }
+            let group = dmlrun::cli::help_group(name, long);
+            assert!(group.is_some(), "{name}: --{long} is in no help group (cli::HELP_GROUPS)");
+            assert_eq!(arg.get_help_heading(), group, "{name}: --{long}");
+            checked += 1;
+        }
+        let long_help = built.render_long_help().to_string();
+        let headings: Vec<&str> = long_help
+            .lines()
+            .filter(|l| l.ends_with(':') && !l.starts_with(' '))
+            .map(|l| l.trim_end_matches(':'))
+            .collect();
+        let places: Vec<usize> = headings.iter().filter_map(|h| order.iter().position(|o| o == h)).collect();
+        assert!(places.windows(2).all(|w| w[0] < w[1]), "{name}: headings out of order: {headings:?}");
+        assert!(
+            headings.iter().all(|h| ["Arguments", "Options"].contains(h) || order.contains(h)),
+            "{name}: {headings:?}"
+        );
+        let short = built.render_help().to_string();
+        assert!(short.lines().count() <= 60, "{name} -h is {} lines", short.lines().count());
+    }
+    assert!(checked > 200, "only {checked} flags checked");
+    let run = String::from_utf8(dmlrun().args(["run", "--help"]).output().unwrap().stdout).unwrap();
+    // Each flag under its heading: the last heading line above the flag's own line.
+    let under = |flag: &str| {
+        let mut heading = "";
+        for line in run.lines() {
+            if line.ends_with(':') && !line.starts_with(' ') {
+                heading = line;
+            } else if line.trim_start().starts_with(flag) {
+                return heading.to_string();
+            }
+        }
+        panic!("{flag} is not in dmlrun run --help");
+    };
+    assert_eq!(under("--ort-lib"), "Runtime library:", "--ort-lib is no longer filed under image preprocessing");
+    assert_eq!(under("--ep-library"), "Runtime library:");
+    assert_eq!(under("--ort-log-level"), "Logging and colour:");
+    assert_eq!(under("--color"), "Logging and colour:");
+    assert_eq!(under("--dim <"), "Shapes and dimensions:");
+}
+
 #[test]
 fn top_level_help_matches_the_snapshot() {
     let out = dmlrun().arg("--help").env("COLUMNS", "100").output().unwrap();

@@ -95,7 +95,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --ep-library --help --version run test bench reduce generate merge info devices doctor completions man help"
+            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --help --version run test bench reduce generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -134,110 +134,6 @@ _dmlrun() {
                     return 0
                     ;;
                 --max-image-pixels)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --warmup)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --iterations)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --top-k)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --labels)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --save-outputs)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --save-inputs)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --save-format)
-                    COMPREPLY=($(compgen -W "npy npz pb" -- "${cur}"))
-                    return 0
-                    ;;
-                --compare-ep)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --compare-opt-level)
-                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
-                    return 0
-                    ;;
-                --rtol)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --atol)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --json)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ep)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --device)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dml-performance-preference)
-                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
-                    return 0
-                    ;;
-                --dml-device-filter)
-                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
-                    return 0
-                    ;;
-                --dim)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --shape)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dim-denotation)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --opt-level)
-                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
-                    return 0
-                    ;;
-                --intra-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --inter-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --execution-mode)
-                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
-                    return 0
-                    ;;
-                --memory-pattern)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ep-option)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --session-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -285,16 +181,120 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --ep-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warmup)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --top-k)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --labels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-outputs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-inputs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-format)
+                    COMPREPLY=($(compgen -W "npy npz pb" -- "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep-library)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --ort-log-level)
                     COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
-                    return 0
-                    ;;
-                --ep-library)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -305,13 +305,85 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --shard --iterations --duration --min-iterations --max-iterations --warmup --generate --seed --free-dim-size --generate-range --json --csv --markdown --html --baseline --max-regression --compare-ep --compare-opt-level --rtol --atol --profile --profile-unfused --sessions --cache --quiet --max-tensor-bytes --isolation --timeout --child-report --progress --preflight --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --max-regression --shard --isolation --timeout --child-report --progress --preflight --only --json --csv --markdown --html --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --shard)
+                --generate)
+                    COMPREPLY=($(compgen -W "random zeros ones" -- "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --free-dim-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate-range)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --ep-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -335,43 +407,15 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --generate)
-                    COMPREPLY=($(compgen -W "random zeros ones" -- "${cur}"))
-                    return 0
-                    ;;
-                --seed)
+                --sessions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --free-dim-size)
+                --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --generate-range)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --json)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --csv)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --markdown)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --html)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --baseline)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-regression)
+                --cache)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -391,19 +435,15 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --profile)
+                --baseline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --sessions)
+                --max-regression)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --cache)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-tensor-bytes)
+                --shard)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -431,59 +471,19 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --ep)
+                --json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --device)
+                --csv)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --dml-performance-preference)
-                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
-                    return 0
-                    ;;
-                --dml-device-filter)
-                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
-                    return 0
-                    ;;
-                --dim)
+                --markdown)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --shape)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dim-denotation)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --opt-level)
-                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
-                    return 0
-                    ;;
-                --intra-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --inter-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --execution-mode)
-                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
-                    return 0
-                    ;;
-                --memory-pattern)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ep-option)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --session-config)
+                --html)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -491,12 +491,12 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --ort-log-level)
-                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
-                    return 0
-                    ;;
                 --ep-library)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -529,7 +529,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__devices)
-            opts="-h --json --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-h --json --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -543,12 +543,12 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --ort-log-level)
-                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
-                    return 0
-                    ;;
                 --ep-library)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -563,7 +563,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__doctor)
-            opts="-h --json --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-h --json --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -577,12 +577,12 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --ort-log-level)
-                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
-                    return 0
-                    ;;
                 --ep-library)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -597,7 +597,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__generate)
-            opts="-p -n -i -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --tokenizer --max-new-tokens --max-length --context-length --kv-layout --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --json --csv --markdown --html --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-p -n -i -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --json --csv --markdown --html --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -624,6 +624,62 @@ _dmlrun() {
                     return 0
                     ;;
                 --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --ep-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -703,72 +759,16 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --ep)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --device)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dml-performance-preference)
-                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
-                    return 0
-                    ;;
-                --dml-device-filter)
-                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
-                    return 0
-                    ;;
-                --dim)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --shape)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dim-denotation)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --opt-level)
-                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
-                    return 0
-                    ;;
-                --intra-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --inter-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --execution-mode)
-                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
-                    return 0
-                    ;;
-                --memory-pattern)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ep-option)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --session-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep-library)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --ort-log-level)
                     COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
-                    return 0
-                    ;;
-                --ep-library)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1043,7 +1043,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__reduce)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --compare-ep --rtol --atol --output --time-limit --candidate-timeout --each-op --json --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --compare-ep --rtol --atol --time-limit --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1078,94 +1078,6 @@ _dmlrun() {
                     return 0
                     ;;
                 --max-image-pixels)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --compare-ep)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --rtol)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --atol)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --time-limit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --candidate-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --json)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ep)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --device)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dml-performance-preference)
-                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
-                    return 0
-                    ;;
-                --dml-device-filter)
-                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
-                    return 0
-                    ;;
-                --dim)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --shape)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dim-denotation)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --opt-level)
-                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
-                    return 0
-                    ;;
-                --intra-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --inter-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --execution-mode)
-                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
-                    return 0
-                    ;;
-                --memory-pattern)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ep-option)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --session-config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1213,16 +1125,104 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --ep-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --candidate-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep-library)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --ort-log-level)
                     COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
-                    return 0
-                    ;;
-                --ep-library)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1237,7 +1237,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__run)
-            opts="-i -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --warmup --iterations --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --compare-ep --compare-opt-level --rtol --atol --json --quiet --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --io-on-device --dml-graph-capture --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --ort-lib --ort-log-level --ep-library --color --help"
+            opts="-i -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1275,11 +1275,127 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --preset)
+                    COMPREPLY=($(compgen -W "imagenet unit raw" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize)
+                    COMPREPLY=($(compgen -W "crop stretch letterbox center-crop none" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -W "bilinear bicubic" -- "${cur}"))
+                    return 0
+                    ;;
+                --scale)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mean)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --std)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel-order)
+                    COMPREPLY=($(compgen -W "rgb bgr" -- "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -W "nchw nhwc" -- "${cur}"))
+                    return 0
+                    ;;
+                --pad-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --ep-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --warmup)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --iterations)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1303,23 +1419,53 @@ _dmlrun() {
                     COMPREPLY=($(compgen -W "npy npz pb" -- "${cur}"))
                     return 0
                     ;;
-                --compare-ep)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --compare-opt-level)
-                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
-                    return 0
-                    ;;
-                --rtol)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --atol)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep-library)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__test)
+            opts="-j -v -q -h --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --only --json --html --junit --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1339,15 +1485,7 @@ _dmlrun() {
                     COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
                     return 0
                     ;;
-                --dim)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --shape)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dim-denotation)
+                --ep-option)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1371,89 +1509,7 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --ep-option)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --session-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --preset)
-                    COMPREPLY=($(compgen -W "imagenet unit raw" -- "${cur}"))
-                    return 0
-                    ;;
-                --resize)
-                    COMPREPLY=($(compgen -W "crop stretch letterbox center-crop none" -- "${cur}"))
-                    return 0
-                    ;;
-                --resize-to)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --filter)
-                    COMPREPLY=($(compgen -W "bilinear bicubic" -- "${cur}"))
-                    return 0
-                    ;;
-                --scale)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --mean)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --std)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --channel-order)
-                    COMPREPLY=($(compgen -W "rgb bgr" -- "${cur}"))
-                    return 0
-                    ;;
-                --layout)
-                    COMPREPLY=($(compgen -W "nchw nhwc" -- "${cur}"))
-                    return 0
-                    ;;
-                --pad-value)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --image-size)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ort-lib)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ort-log-level)
-                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
-                    return 0
-                    ;;
-                --ep-library)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        dmlrun__subcmd__test)
-            opts="-j -v -q -h --shard --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --jobs --expect --write-expect --json --html --junit --verbose --quiet --max-tensor-bytes --isolation --timeout --child-report --progress --preflight --only --ep --device --dml-performance-preference --dml-device-filter --dim --shape --no-auto-dims --dim-denotation --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --dml-disable-metacommands --ep-option --session-config --print-plan --ort-lib --ort-log-level --ep-library --color --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --shard)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1481,14 +1537,6 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --jobs)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -j)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --expect)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1497,19 +1545,15 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --json)
+                --shard)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --html)
+                --jobs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --junit)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-tensor-bytes)
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1537,59 +1581,15 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --ep)
+                --json)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --device)
+                --html)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --dml-performance-preference)
-                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
-                    return 0
-                    ;;
-                --dml-device-filter)
-                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
-                    return 0
-                    ;;
-                --dim)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --shape)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dim-denotation)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --opt-level)
-                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
-                    return 0
-                    ;;
-                --intra-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --inter-threads)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --execution-mode)
-                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
-                    return 0
-                    ;;
-                --memory-pattern)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --ep-option)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --session-config)
+                --junit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1597,12 +1597,12 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --ort-log-level)
-                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
-                    return 0
-                    ;;
                 --ep-library)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
                     return 0
                     ;;
                 --color)

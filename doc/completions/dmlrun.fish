@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= warmup= iterations= top-k= labels= save-outputs= as-test-data save-inputs= save-format= compare-ep= compare-opt-level= rtol= atol= json= q/quiet ep= device= dml-performance-preference= dml-device-filter= dim= shape= no-auto-dims dim-denotation= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= dml-disable-metacommands ep-option= session-config= print-plan io-on-device dml-graph-capture preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= ort-lib= ort-log-level= ep-library= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -36,45 +36,6 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l free-dim-size -d 'Size of
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l labels -d 'Class labels, one per line in class order, for --top-k' -r -F
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-outputs -d 'Write the outputs into DIR (created if needed; files written atomically)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-inputs -d 'Write the inputs as fed to the model (after image preprocessing) into DIR' -r -F
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
-npz\t'One outputs.npz holding every output'
-pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
-basic\t''
-extended\t''
-all\t''"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l rtol -d 'Relative tolerance for --compare-ep' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l atol -d 'Absolute tolerance for --compare-ep' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
-high-performance\t''
-minimum-power\t''"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
-npu\t''
-any\t''"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
-basic\t''
-extended\t''
-all\t''"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
-parallel\t''"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
@@ -95,20 +56,59 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l layout -d 'Tensor layout 
 nhwc\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l pad-value -d 'With --resize letterbox: the pixel value of the padding' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l image-size -d 'Target HEIGHTxWIDTH when the model\'s spatial dimensions are free (default: the image\'s own size)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run on this execution provider and compare the outputs; exit 1 when they differ' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l rtol -d 'Relative tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l atol -d 'Absolute tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l labels -d 'Class labels, one per line in class order, for --top-k' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-outputs -d 'Write the outputs into DIR (created if needed; files written atomically)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-inputs -d 'Write the inputs as fed to the model (after image preprocessing) into DIR' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
+npz\t'One outputs.npz holding every output'
+pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
 warning\t''
 error\t''
 fatal\t''"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -s q -l quiet -d 'Print only the outputs, no timings or progress'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -s q -l quiet -d 'Print only the outputs, no timings or progress'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s V -l version -d 'Print version'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
@@ -132,45 +132,6 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l free-dim-size -d '
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l labels -d 'Class labels, one per line in class order, for --top-k' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-outputs -d 'Write the outputs into DIR (created if needed; files written atomically)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-inputs -d 'Write the inputs as fed to the model (after image preprocessing) into DIR' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
-npz\t'One outputs.npz holding every output'
-pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
-basic\t''
-extended\t''
-all\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l rtol -d 'Relative tolerance for --compare-ep' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l atol -d 'Absolute tolerance for --compare-ep' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
-high-performance\t''
-minimum-power\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
-npu\t''
-any\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
-basic\t''
-extended\t''
-all\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
-parallel\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
@@ -191,49 +152,67 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l layout -d 'Tensor 
 nhwc\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l pad-value -d 'With --resize letterbox: the pixel value of the padding' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l image-size -d 'Target HEIGHTxWIDTH when the model\'s spatial dimensions are free (default: the image\'s own size)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run on this execution provider and compare the outputs; exit 1 when they differ' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l rtol -d 'Relative tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l atol -d 'Absolute tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l labels -d 'Class labels, one per line in class order, for --top-k' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-outputs -d 'Write the outputs into DIR (created if needed; files written atomically)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-inputs -d 'Write the inputs as fed to the model (after image preprocessing) into DIR' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-format -d 'File format for --save-outputs and --save-inputs: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)' -r -f -a "npy\t'One NAME.npy per output'
+npz\t'One outputs.npz holding every output'
+pb\t'One output_K.pb (ONNX TensorProto) per output, as in ONNX test data'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l json -d 'Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
 warning\t''
 error\t''
 fatal\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s q -l quiet -d 'Print only the outputs, no timings or progress'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s q -l quiet -d 'Print only the outputs, no timings or progress'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l shard -d 'Run only shard K of N of the cases: count mode (K/N) deals them round-robin in name order, hash mode (hash:K/N) by a hash of each case\'s name. The N shards together run every case once; `dmlrun merge` puts their JSON reports back together' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l tol -d 'Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-ep -d 'Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs): the DirectML-vs-CPU check' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-opt-level -d 'Optimisation level of the reference run of --compare-ep (default: as the main run)' -r -f -a "disable\t''
-basic\t''
-extended\t''
-all\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-intra-threads -d 'Intra-op threads of the reference run of --compare-ep' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s j -l jobs -d 'Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l expect -d 'Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail without failing the run; any other change does, and a known failure that now passes is reported' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l write-expect -d 'Write this run\'s failures and errors as an --expect file' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l json -d 'Write the results as JSON to FILE ("-" for stdout)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l html -d 'Write a self-contained HTML page to FILE: totals, every case with its status (filterable), and where mismatching outputs part' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l junit -d 'Write the results as JUnit XML to FILE' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse tensors larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
-process\t'Always in child processes'
-none\t'In this process'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
@@ -242,9 +221,7 @@ minimum-power\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
 npu\t''
 any\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
 basic\t''
 extended\t''
@@ -254,63 +231,59 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l inter-threads -d 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l tol -d 'Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-ep -d 'Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs): the DirectML-vs-CPU check' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-opt-level -d 'Optimisation level of the reference run of --compare-ep (default: as the main run)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l compare-intra-threads -d 'Intra-op threads of the reference run of --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l expect -d 'Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail without failing the run; any other change does, and a known failure that now passes is reported' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l write-expect -d 'Write this run\'s failures and errors as an --expect file' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l shard -d 'Run only shard K of N of the cases: count mode (K/N) deals them round-robin in name order, hash mode (hash:K/N) by a hash of each case\'s name. The N shards together run every case once; `dmlrun merge` puts their JSON reports back together' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s j -l jobs -d 'Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
+process\t'Always in child processes'
+none\t'In this process'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l json -d 'Write the results as JSON to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l html -d 'Write a self-contained HTML page to FILE: totals, every case with its status (filterable), and where mismatching outputs part' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l junit -d 'Write the results as JUnit XML to FILE' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
 warning\t''
 error\t''
 fatal\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-blame -d 'Internal: say a failing case\'s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce\'s candidates, whose reference values it has already)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s v -l verbose -d 'List passing cases too'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s q -l quiet -d 'Print only the summary line'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shard -d 'Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in the order given, hash mode (hash:K/N) by a hash of each model\'s name. `dmlrun merge` puts the N JSON reports back together' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l min-iterations -d 'With --duration: at least this many timed runs' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-iterations -d 'With --duration: at most this many timed runs' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l warmup -d 'Untimed runs after the first run' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate -d 'How inputs no file gives are filled (manifests can say per model)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
 ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l seed -d 'Seed for generated inputs' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the table)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a CSV table to FILE ("-" for stdout)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l html -d 'Write a self-contained HTML page to FILE, rewritten after every model: the environment, each model\'s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline -d 'Compare median latency with an earlier --json report; exit 1 on a regression' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-regression -d 'Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest\'s per-model rtol/atol take precedence' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
-basic\t''
-extended\t''
-all\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l rtol -d 'Relative tolerance for --compare-ep' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l atol -d 'Absolute tolerance for --compare-ep' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l profile -d 'Save ONNX Runtime\'s per-operator profile of each model into DIR and print the top 10 operators' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l sessions -d 'Also run N sessions of each model at once, each by its own thread, and report their aggregate throughput and each one\'s latency percentiles' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l cache -d 'Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-tensor-bytes -d 'Refuse input tensors larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
-process\t'Always in child processes'
-none\t'In this process'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
@@ -319,9 +292,7 @@ minimum-power\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
 npu\t''
 any\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
 basic\t''
 extended\t''
@@ -331,25 +302,54 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l inter-threads -d
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l min-iterations -d 'With --duration: at least this many timed runs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-iterations -d 'With --duration: at most this many timed runs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l warmup -d 'Untimed runs after the first run' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l sessions -d 'Also run N sessions of each model at once, each by its own thread, and report their aggregate throughput and each one\'s latency percentiles' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l profile -d 'Save ONNX Runtime\'s per-operator profile of each model into DIR and print the top 10 operators' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l cache -d 'Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'Also run on this execution provider and compare the outputs; exit 1 when they differ' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-opt-level -d 'Optimisation level of the --compare-ep run (default: as the main run)' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l rtol -d 'Relative tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l atol -d 'Absolute tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline -d 'Compare median latency with an earlier --json report; exit 1 on a regression' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-regression -d 'Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shard -d 'Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in the order given, hash mode (hash:K/N) by a hash of each model\'s name. `dmlrun merge` puts the N JSON reports back together' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
+process\t'Always in child processes'
+none\t'In this process'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the table)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a CSV table to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l html -d 'Write a self-contained HTML page to FILE, rewritten after every model: the environment, each model\'s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
 warning\t''
 error\t''
 fatal\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l profile-unfused -d 'With --profile on DirectML: turn DirectML\'s graph fusion off (ep.dml.disable_graph_fusion=1) so the profile lists each operator with its time and share'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s q -l quiet -d 'No progress bars'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l profile-unfused -d 'With --profile on DirectML: turn DirectML\'s graph fusion off (ep.dml.disable_graph_fusion=1) so the profile lists each operator with its time and share'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s q -l quiet -d 'No progress bars'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
@@ -360,35 +360,6 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l free-dim-size -
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l compare-ep -d 'The reference execution provider, which must run the model: its values feed each candidate\'s inputs and are the outputs it is checked against. Takes what --ep takes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l atol -d 'Absolute tolerance (see --rtol)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s o -l output -d 'The folder to write the minimal model into, as an ONNX test case: model.onnx, test_data_set_0/ (the reference\'s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default: MODEL\'s name with `-reduced`, beside it' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l time-limit -d 'Stop bisecting after this long and write the smallest failing model found so far (exit 1: it may not be the smallest)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l candidate-timeout -d 'Kill a candidate\'s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l json -d 'Also write the summary as JSON (to stdout with `-`, or to FILE)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
-high-performance\t''
-minimum-power\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
-npu\t''
-any\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
-basic\t''
-extended\t''
-all\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
-parallel\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
@@ -409,27 +380,78 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l layout -d 'Tens
 nhwc\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l pad-value -d 'With --resize letterbox: the pixel value of the padding' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l image-size -d 'Target HEIGHTxWIDTH when the model\'s spatial dimensions are free (default: the image\'s own size)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l compare-ep -d 'The reference execution provider, which must run the model: its values feed each candidate\'s inputs and are the outputs it is checked against. Takes what --ep takes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l atol -d 'Absolute tolerance (see --rtol)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l time-limit -d 'Stop bisecting after this long and write the smallest failing model found so far (exit 1: it may not be the smallest)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l candidate-timeout -d 'Kill a candidate\'s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s o -l output -d 'The folder to write the minimal model into, as an ONNX test case: model.onnx, test_data_set_0/ (the reference\'s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default: MODEL\'s name with `-reduced`, beside it' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l json -d 'Also write the summary as JSON (to stdout with `-`, or to FILE)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
 warning\t''
 error\t''
 fatal\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l each-op -d 'Instead of bisecting: check each operator type of the model alone (its first node as a one-node model, fed with the reference\'s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s q -l quiet -d 'No progress bar or per-candidate lines on stderr'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l each-op -d 'Instead of bisecting: check each operator type of the model alone (its first node as a one-node model, fed with the reference\'s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s q -l quiet -d 'No progress bar or per-candidate lines on stderr'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s p -l prompt -d 'The prompt text, tokenized with the model\'s tokenizer.json' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-file -d 'A file of prompts, one per line (empty lines skipped); each is generated and reported on its own' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-tokens -d 'A synthetic prompt of exactly N tokens (ids drawn from --seed), as LLM benchmark scripts use; needs no tokenizer' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-ids -d 'The prompt as token ids, comma-separated (to reproduce another tool\'s run exactly); needs no tokenizer' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l tokenizer -d 'The tokenizer.json to use (default: the one in the model\'s folder)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s n -l max-new-tokens -d 'Stop after this many new tokens (or at an end-of-sequence token)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l max-length -d 'The KV buffer\'s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default: the prompt plus --max-new-tokens' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l context-length -d 'The model\'s context length, for a bare .onnx (a genai folder\'s config says it)' -r
@@ -451,47 +473,25 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l json -d 'Writ
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l csv -d 'Write the figures as CSV, a row per prompt, to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l markdown -d 'Write the figures as a Markdown table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l html -d 'Write a self-contained HTML page to FILE: the figures and a plot of each token\'s decode latency over the sequence (where the KV cache\'s growth shows)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
-high-performance\t''
-minimum-power\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
-npu\t''
-any\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
-basic\t''
-extended\t''
-all\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
-parallel\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
 warning\t''
 error\t''
 fatal\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ignore-eos -d 'Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l sample -d 'Sample the next token instead of taking the most likely one (greedy, the default)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-blame -d 'When a step fails on an EP other than the CPU, say ONNX Runtime\'s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s q -l quiet -d 'No generated text on stdout and no progress on stderr (the figures are still printed)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ignore-eos -d 'Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l sample -d 'Sample the next token instead of taking the most likely one (greedy, the default)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-blame -d 'When a step fails on an EP other than the CPU, say ONNX Runtime\'s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s q -l quiet -d 'No generated text on stdout and no progress on stderr (the figures are still printed)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l json -d 'Write the merged report (or the comparison) as JSON to FILE (`-` for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l junit -d 'Write the merged test report as JUnit XML' -r -F
@@ -511,24 +511,24 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l full-metadata -d 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l json -d 'Print the adapters and EP devices as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
 warning\t''
 error\t''
 fatal\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand devices" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l json -d 'Print the findings as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
 info\t''
 warning\t''
 error\t''
 fatal\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand doctor" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

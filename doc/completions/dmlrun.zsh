@@ -26,34 +26,6 @@ ones\:""))' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
 '--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
-'--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
-'--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
-'--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
-'--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
-'--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
-'--save-inputs=[Write the inputs as fed to the model (after image preprocessing) into DIR]:DIR:_files' \
-'--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
-npz\:"One outputs.npz holding every output"
-pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:_default' \
-'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
-'--rtol=[Relative tolerance for --compare-ep]:R:_default' \
-'--atol=[Absolute tolerance for --compare-ep]:A:_default' \
-'--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
-'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
-'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
-'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
-'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
-'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
-'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
-'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
-'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
-'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
-'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
-'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
-'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
-'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
@@ -71,17 +43,45 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
 '--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
 '--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
+'--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
+'--compare-ep=[Also run on this execution provider and compare the outputs; exit 1 when they differ]:EP:_default' \
+'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
+'--rtol=[Relative tolerance for --compare-ep]:R:_default' \
+'--atol=[Absolute tolerance for --compare-ep]:A:_default' \
+'--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
+'--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
+'--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
+'--save-inputs=[Write the inputs as fed to the model (after image preprocessing) into DIR]:DIR:_files' \
+'--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
+npz\:"One outputs.npz holding every output"
+pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
+'--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
-'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
-'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
-'-q[Print only the outputs, no timings or progress]' \
-'--quiet[Print only the outputs, no timings or progress]' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
+'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
+'-q[Print only the outputs, no timings or progress]' \
+'--quiet[Print only the outputs, no timings or progress]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -108,34 +108,6 @@ ones\:""))' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
 '--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
-'--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
-'--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
-'--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
-'--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
-'--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
-'--save-inputs=[Write the inputs as fed to the model (after image preprocessing) into DIR]:DIR:_files' \
-'--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
-npz\:"One outputs.npz holding every output"
-pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:_default' \
-'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
-'--rtol=[Relative tolerance for --compare-ep]:R:_default' \
-'--atol=[Absolute tolerance for --compare-ep]:A:_default' \
-'--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
-'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
-'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
-'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
-'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
-'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
-'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
-'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
-'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
-'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
-'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
-'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
-'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
-'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
@@ -153,18 +125,46 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
 '--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
 '--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
+'--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
+'--compare-ep=[Also run on this execution provider and compare the outputs; exit 1 when they differ]:EP:_default' \
+'--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
+'--rtol=[Relative tolerance for --compare-ep]:R:_default' \
+'--atol=[Absolute tolerance for --compare-ep]:A:_default' \
+'--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
+'--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
+'--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
+'--save-inputs=[Write the inputs as fed to the model (after image preprocessing) into DIR]:DIR:_files' \
+'--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
+npz\:"One outputs.npz holding every output"
+pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
+'--json=[Write the whole report as JSON to FILE ("-" for stdout, replacing the human report)]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
-'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
-'-q[Print only the outputs, no timings or progress]' \
-'--quiet[Print only the outputs, no timings or progress]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
+'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
+'-q[Print only the outputs, no timings or progress]' \
+'--quiet[Print only the outputs, no timings or progress]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 ':model -- The ONNX model file:_files' \
@@ -172,21 +172,32 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 ;;
 (test)
 _arguments "${_arguments_options[@]}" : \
-'--shard=[Run only shard K of N of the cases\: count mode (K/N) deals them round-robin in name order, hash mode (hash\:K/N) by a hash of each case'\''s name. The N shards together run every case once; \`dmlrun merge\` puts their JSON reports back together]:K/N:_default' \
+'--max-tensor-bytes=[Refuse tensors larger than this many bytes]:BYTES:_default' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it]:A:_default' \
 '*--tol=[Tolerance for one output, overriding everything else\: --tol NAME=ATOL,RTOL. Repeatable]:OUTPUT=ATOL,RTOL:_default' \
 '--compare-ep=[Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs)\: the DirectML-vs-CPU check]:EP:_default' \
 '--compare-opt-level=[Optimisation level of the reference run of --compare-ep (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--compare-intra-threads=[Intra-op threads of the reference run of --compare-ep]:N:_default' \
-'-j+[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
-'--jobs=[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
 '--expect=[Known failures\: lines of \`fail NAME\` or \`error NAME\` (# comments). Those cases may fail without failing the run; any other change does, and a known failure that now passes is reported]:FILE:_files' \
 '--write-expect=[Write this run'\''s failures and errors as an --expect file]:FILE:_files' \
-'--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
-'--html=[Write a self-contained HTML page to FILE\: totals, every case with its status (filterable), and where mismatching outputs part]:FILE:_files' \
-'--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
-'--max-tensor-bytes=[Refuse tensors larger than this many bytes]:BYTES:_default' \
+'--shard=[Run only shard K of N of the cases\: count mode (K/N) deals them round-robin in name order, hash mode (hash\:K/N) by a hash of each case'\''s name. The N shards together run every case once; \`dmlrun merge\` puts their JSON reports back together]:K/N:_default' \
+'-j+[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
+'--jobs=[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
@@ -195,33 +206,22 @@ none\:"In this process"))' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items'\'' preflights as the parent resolved them (JSON), so that the child resolves no flag again]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
-'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
-'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
-'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
-'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
-'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
-'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
-'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
-'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
-'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
-'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
-'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
-'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
-'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
+'--html=[Write a self-contained HTML page to FILE\: totals, every case with its status (filterable), and where mismatching outputs part]:FILE:_files' \
+'--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
-'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
+'--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
 '--no-blame[Internal\: say a failing case'\''s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce'\''s candidates, whose reference values it has already)]' \
 '-v[List passing cases too]' \
 '--verbose[List passing cases too]' \
 '-q[Print only the summary line]' \
 '--quiet[Print only the summary line]' \
-'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
-'--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
-'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::paths -- Model folders in ONNX'\''s test-data layout, or trees of them (searched recursively):_files' \
@@ -229,32 +229,42 @@ none\:"In this process"))' \
 ;;
 (bench)
 _arguments "${_arguments_options[@]}" : \
-'--shard=[Benchmark only shard K of N of the models\: count mode (K/N) deals them round-robin in the order given, hash mode (hash\:K/N) by a hash of each model'\''s name. \`dmlrun merge\` puts the N JSON reports back together]:K/N:_default' \
-'(--duration)--iterations=[Timed runs per model (default 100, unless --duration is given)]:N:_default' \
-'--duration=[Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)]:TIME:_default' \
-'--min-iterations=[With --duration\: at least this many timed runs]:N:_default' \
-'--max-iterations=[With --duration\: at most this many timed runs]:N:_default' \
-'--warmup=[Untimed runs after the first run]:N:_default' \
 '--generate=[How inputs no file gives are filled (manifests can say per model)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
 zeros\:""
 ones\:""))' \
 '--seed=[Seed for generated inputs]:N:_default' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
-'--json=[Write the JSON report to FILE ("-" for stdout instead of the table)]:FILE:_files' \
-'--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
-'--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
-'--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
-'--baseline=[Compare median latency with an earlier --json report; exit 1 on a regression]:OLD.json:_files' \
-'--max-regression=[Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05]:PERCENT:_default' \
-'--compare-ep=[Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol * |reference|); exit 1 when they differ. bench also times the reference after each model, with the same warm-up and budget (both side by side in its reports), and a manifest'\''s per-model rtol/atol take precedence]:EP:_default' \
+'--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'(--duration)--iterations=[Timed runs per model (default 100, unless --duration is given)]:N:_default' \
+'--duration=[Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)]:TIME:_default' \
+'--min-iterations=[With --duration\: at least this many timed runs]:N:_default' \
+'--max-iterations=[With --duration\: at most this many timed runs]:N:_default' \
+'--warmup=[Untimed runs after the first run]:N:_default' \
+'--sessions=[Also run N sessions of each model at once, each by its own thread, and report their aggregate throughput and each one'\''s latency percentiles]:N:_default' \
+'--profile=[Save ONNX Runtime'\''s per-operator profile of each model into DIR and print the top 10 operators]:DIR:_files' \
+'--cache=[Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time]:DIR:_files' \
+'--compare-ep=[Also run on this execution provider and compare the outputs; exit 1 when they differ]:EP:_default' \
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
-'--profile=[Save ONNX Runtime'\''s per-operator profile of each model into DIR and print the top 10 operators]:DIR:_files' \
-'--sessions=[Also run N sessions of each model at once, each by its own thread, and report their aggregate throughput and each one'\''s latency percentiles]:N:_default' \
-'--cache=[Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time]:DIR:_files' \
-'--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
+'--baseline=[Compare median latency with an earlier --json report; exit 1 on a regression]:OLD.json:_files' \
+'--max-regression=[Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05]:PERCENT:_default' \
+'--shard=[Benchmark only shard K of N of the models\: count mode (K/N) deals them round-robin in the order given, hash mode (hash\:K/N) by a hash of each model'\''s name. \`dmlrun merge\` puts the N JSON reports back together]:K/N:_default' \
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
@@ -263,32 +273,22 @@ none\:"In this process"))' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items'\'' preflights as the parent resolved them (JSON), so that the child resolves no flag again]:FILE:_files' \
 '*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
-'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
-'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
-'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
-'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
-'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
-'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
-'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
-'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
-'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
-'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
-'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
-'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
-'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--json=[Write the JSON report to FILE ("-" for stdout instead of the table)]:FILE:_files' \
+'--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
+'--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
+'--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
-'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--profile-unfused[With --profile on DirectML\: turn DirectML'\''s graph fusion off (ep.dml.disable_graph_fusion=1) so the profile lists each operator with its time and share]' \
-'-q[No progress bars]' \
-'--quiet[No progress bars]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
+'--profile-unfused[With --profile on DirectML\: turn DirectML'\''s graph fusion off (ep.dml.disable_graph_fusion=1) so the profile lists each operator with its time and share]' \
+'-q[No progress bars]' \
+'--quiet[No progress bars]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::targets -- .onnx files, folders (searched recursively), or manifests (.toml/.json\: per model path, name, dims, inputs, generate):_files' \
@@ -306,28 +306,6 @@ ones\:""))' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
 '--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
-'--compare-ep=[The reference execution provider, which must run the model\: its values feed each candidate'\''s inputs and are the outputs it is checked against. Takes what --ep takes]:EP:_default' \
-'--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)]:R:_default' \
-'--atol=[Absolute tolerance (see --rtol)]:A:_default' \
-'-o+[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, beside it]:DIR:_files' \
-'--output=[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, beside it]:DIR:_files' \
-'--time-limit=[Stop bisecting after this long and write the smallest failing model found so far (exit 1\: it may not be the smallest)]:TIME:_default' \
-'--candidate-timeout=[Kill a candidate'\''s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing]:TIME:_default' \
-'--json=[Also write the summary as JSON (to stdout with \`-\`, or to FILE)]:FILE:_files' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
-'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
-'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
-'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
-'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
-'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
-'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
-'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
-'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
-'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
-'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
-'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
-'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
-'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
@@ -345,16 +323,38 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
 '--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
 '--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--compare-ep=[The reference execution provider, which must run the model\: its values feed each candidate'\''s inputs and are the outputs it is checked against. Takes what --ep takes]:EP:_default' \
+'--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)]:R:_default' \
+'--atol=[Absolute tolerance (see --rtol)]:A:_default' \
+'--time-limit=[Stop bisecting after this long and write the smallest failing model found so far (exit 1\: it may not be the smallest)]:TIME:_default' \
+'--candidate-timeout=[Kill a candidate'\''s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing]:TIME:_default' \
+'-o+[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, beside it]:DIR:_files' \
+'--output=[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, beside it]:DIR:_files' \
+'--json=[Also write the summary as JSON (to stdout with \`-\`, or to FILE)]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
-'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
-'-q[No progress bar or per-candidate lines on stderr]' \
-'--quiet[No progress bar or per-candidate lines on stderr]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
+'-q[No progress bar or per-candidate lines on stderr]' \
+'--quiet[No progress bar or per-candidate lines on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 ':model -- The ONNX model that fails on the execution provider --ep names (DirectML by default) and runs on the reference (--compare-ep, the CPU by default):_files' \
@@ -368,6 +368,20 @@ _arguments "${_arguments_options[@]}" : \
 '--prompt-tokens=[A synthetic prompt of exactly N tokens (ids drawn from --seed), as LLM benchmark scripts use; needs no tokenizer]:N:_default' \
 '*--prompt-ids=[The prompt as token ids, comma-separated (to reproduce another tool'\''s run exactly); needs no tokenizer]:IDS:_default' \
 '--tokenizer=[The tokenizer.json to use (default\: the one in the model'\''s folder)]:FILE:_files' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '-n+[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
 '--max-new-tokens=[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
 '--max-length=[The KV buffer'\''s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default\: the prompt plus --max-new-tokens]:N:_default' \
@@ -388,34 +402,20 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--csv=[Write the figures as CSV, a row per prompt, to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write the figures as a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE\: the figures and a plot of each token'\''s decode latency over the sequence (where the KV cache'\''s growth shows)]:FILE:_files' \
-'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
-'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
-'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
-'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
-'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
-'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
-'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
-'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
-'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
-'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
-'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
-'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
-'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
-'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
-'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--ignore-eos[Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)]' \
-'--sample[Sample the next token instead of taking the most likely one (greedy, the default)]' \
-'--no-blame[When a step fails on an EP other than the CPU, say ONNX Runtime'\''s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)]' \
-'-q[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
-'--quiet[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
+'--ignore-eos[Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)]' \
+'--sample[Sample the next token instead of taking the most likely one (greedy, the default)]' \
+'--no-blame[When a step fails on an EP other than the CPU, say ONNX Runtime'\''s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)]' \
+'-q[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
+'--quiet[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 ':model -- An onnxruntime-genai model folder (genai_config.json, the decoder .onnx, tokenizer.json), or a decoder .onnx with input_ids, past_key_values.N.key|value inputs and logits, present.N.key|value outputs (give its tokenizer with --tokenizer):_files' \
@@ -449,8 +449,8 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--json=[Print the adapters and EP devices as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
-'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
@@ -460,8 +460,8 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--json=[Print the findings as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout]::FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
-'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \

@@ -18,44 +18,6 @@ pub struct BenchArgs {
     #[arg(value_name = "MODEL|DIR|MANIFEST", required = true)]
     pub targets: Vec<PathBuf>,
 
-    /// Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in
-    /// the order given, hash mode (hash:K/N) by a hash of each model's name. `dmlrun merge`
-    /// puts the N JSON reports back together.
-    ///
-    /// Example: --shard 1/2 --json bench-1.json
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<crate::suites::shard::Shard>,
-
-    /// Timed runs per model (default 100, unless --duration is given).
-    ///
-    /// Example: --iterations 500
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "duration")]
-    pub iterations: Option<u64>,
-
-    /// Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations).
-    ///
-    /// Example: --duration 10s
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
-    pub duration: Option<std::time::Duration>,
-
-    /// With --duration: at least this many timed runs.
-    ///
-    /// Example: --duration 5s --min-iterations 50
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub min_iterations: u64,
-
-    /// With --duration: at most this many timed runs.
-    ///
-    /// Example: --duration 30s --max-iterations 10000
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
-    pub max_iterations: u64,
-
-    /// Untimed runs after the first run.
-    ///
-    /// Example: --warmup 20
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    pub warmup: u64,
-
     /// How inputs no file gives are filled (manifests can say per model).
     ///
     /// Example: --generate zeros
@@ -88,6 +50,111 @@ pub struct BenchArgs {
     #[arg(long = "generate-range", value_name = "[NAME=]LO,HI", value_parser = parse_range)]
     pub generate_ranges: Vec<(Option<String>, ValueRange)>,
 
+    /// Refuse input tensors larger than this many bytes.
+    ///
+    /// Example: --max-tensor-bytes 17179869184
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    pub max_tensor_bytes: u64,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub device_io: DeviceIoArgs,
+
+    /// Timed runs per model (default 100, unless --duration is given).
+    ///
+    /// Example: --iterations 500
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "duration")]
+    pub iterations: Option<u64>,
+
+    /// Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations).
+    ///
+    /// Example: --duration 10s
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+
+    /// With --duration: at least this many timed runs.
+    ///
+    /// Example: --duration 5s --min-iterations 50
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub min_iterations: u64,
+
+    /// With --duration: at most this many timed runs.
+    ///
+    /// Example: --duration 30s --max-iterations 10000
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_iterations: u64,
+
+    /// Untimed runs after the first run.
+    ///
+    /// Example: --warmup 20
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub warmup: u64,
+
+    /// Also run N sessions of each model at once, each by its own thread, and report their
+    /// aggregate throughput and each one's latency percentiles.
+    ///
+    /// The N sessions are opened fresh beside the one measured alone (whose figures stay in the
+    /// report for comparison) and released together after their warm-up; each runs the same
+    /// --iterations or --duration. DirectML's rule of one Run at a time holds per session.
+    ///
+    /// Example: dmlrun bench resnet50.onnx --device 0 --sessions 4
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub sessions: Option<u32>,
+
+    /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
+    ///
+    /// Under DirectML with graph fusion (the default) the profile shows one DmlFusedNode: add
+    /// --profile-unfused to see the operators.
+    ///
+    /// Example: --profile profiles/
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
+
+    /// With --profile on DirectML: turn DirectML's graph fusion off (ep.dml.disable_graph_fusion=1)
+    /// so the profile lists each operator with its time and share.
+    ///
+    /// This changes what is measured: every latency of the run is the unfused graph's, and the
+    /// report labels it so. Implies DirectML.
+    ///
+    /// Example: dmlrun bench resnet50.onnx --device 0 --profile prof/ --profile-unfused
+    #[arg(long, requires = "profile")]
+    pub profile_unfused: bool,
+
+    /// Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device,
+    /// dims, optimisation level and ONNX Runtime version) and load it next time.
+    ///
+    /// Example: --cache ~/.cache/dmlrun
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub compare: CompareArgs,
+
+    /// Compare median latency with an earlier --json report; exit 1 on a regression.
+    ///
+    /// Example: --baseline main-bench.json --max-regression 5%
+    #[arg(long, value_name = "OLD.json")]
+    pub baseline: Option<PathBuf>,
+
+    /// Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05.
+    ///
+    /// Example: --max-regression 10%
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_fraction)]
+    pub max_regression: f64,
+
+    /// Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in
+    /// the order given, hash mode (hash:K/N) by a hash of each model's name. `dmlrun merge`
+    /// puts the N JSON reports back together.
+    ///
+    /// Example: --shard 1/2 --json bench-1.json
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<crate::suites::shard::Shard>,
+
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+
     /// Write the JSON report to FILE ("-" for stdout instead of the table).
     ///
     /// Example: --json bench.json
@@ -114,78 +181,11 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
-    /// Compare median latency with an earlier --json report; exit 1 on a regression.
-    ///
-    /// Example: --baseline main-bench.json --max-regression 5%
-    #[arg(long, value_name = "OLD.json")]
-    pub baseline: Option<PathBuf>,
-
-    /// Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05.
-    ///
-    /// Example: --max-regression 10%
-    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_fraction)]
-    pub max_regression: f64,
-
-    #[command(flatten)]
-    pub compare: CompareArgs,
-
-    /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
-    ///
-    /// Under DirectML with graph fusion (the default) the profile shows one DmlFusedNode: add
-    /// --profile-unfused to see the operators.
-    ///
-    /// Example: --profile profiles/
-    #[arg(long, value_name = "DIR")]
-    pub profile: Option<PathBuf>,
-
-    /// With --profile on DirectML: turn DirectML's graph fusion off (ep.dml.disable_graph_fusion=1)
-    /// so the profile lists each operator with its time and share.
-    ///
-    /// This changes what is measured: every latency of the run is the unfused graph's, and the
-    /// report labels it so. Implies DirectML.
-    ///
-    /// Example: dmlrun bench resnet50.onnx --device 0 --profile prof/ --profile-unfused
-    #[arg(long, requires = "profile")]
-    pub profile_unfused: bool,
-
-    /// Also run N sessions of each model at once, each by its own thread, and report their
-    /// aggregate throughput and each one's latency percentiles.
-    ///
-    /// The N sessions are opened fresh beside the one measured alone (whose figures stay in the
-    /// report for comparison) and released together after their warm-up; each runs the same
-    /// --iterations or --duration. DirectML's rule of one Run at a time holds per session.
-    ///
-    /// Example: dmlrun bench resnet50.onnx --device 0 --sessions 4
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub sessions: Option<u32>,
-
-    /// Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device,
-    /// dims, optimisation level and ONNX Runtime version) and load it next time.
-    ///
-    /// Example: --cache ~/.cache/dmlrun
-    #[arg(long, value_name = "DIR")]
-    pub cache: Option<PathBuf>,
-
     /// No progress bars.
     ///
     /// Example: -q
     #[arg(short, long)]
     pub quiet: bool,
-
-    /// Refuse input tensors larger than this many bytes.
-    ///
-    /// Example: --max-tensor-bytes 17179869184
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
-    pub max_tensor_bytes: u64,
-
-    #[command(flatten)]
-    pub isolation: IsolationArgs,
-
-    #[command(flatten)]
-    pub session: SessionArgs,
-
-    #[command(flatten)]
-    pub device_io: DeviceIoArgs,
 
     #[command(flatten)]
     pub ort: OrtArgs,

@@ -62,6 +62,12 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub device_io: DeviceIoArgs,
+
     /// Stop after this many new tokens (or at an end-of-sequence token).
     ///
     /// Example: --max-new-tokens 128
@@ -198,12 +204,6 @@ pub struct GenerateArgs {
     /// Example: -q
     #[arg(short, long)]
     pub quiet: bool,
-
-    #[command(flatten)]
-    pub session: SessionArgs,
-
-    #[command(flatten)]
-    pub device_io: DeviceIoArgs,
 
     #[command(flatten)]
     pub ort: OrtArgs,

@@ -52,17 +52,214 @@ Typical uses:
 More: dmlrun info MODEL, dmlrun devices, dmlrun doctor, dmlrun <command> --help.
 Exit codes: 0 success, 1 a check failed (test, --compare-ep, --baseline), 2 error.";
 
-/// The command as `main` parses with it: `dmlrun --help` lists the commands, the examples and
+/// Where each flag is listed in every command's help, as a person looks for it: the groups in
+/// the order they are listed, and the flags (by long name) of each. The commands' fields are
+/// declared in this order too, since clap lists a heading where its first flag comes.
+pub const HELP_GROUPS: &[(&str, &[&str])] = &[
+    (
+        "Inputs",
+        &[
+            "input",
+            "generate",
+            "seed",
+            "free-dim-size",
+            "generate-range",
+            "max-tensor-bytes",
+            "max-image-pixels",
+            "prompt",
+            "prompt-file",
+            "prompt-tokens",
+            "prompt-ids",
+            "tokenizer",
+        ],
+    ),
+    (
+        "Image preprocessing",
+        &[
+            "preset",
+            "resize",
+            "resize-to",
+            "filter",
+            "scale",
+            "mean",
+            "std",
+            "channel-order",
+            "layout",
+            "pad-value",
+            "image-size",
+        ],
+    ),
+    ("Shapes and dimensions", &["dim", "shape", "dim-denotation", "no-auto-dims"]),
+    (
+        "Execution provider and device",
+        &[
+            "ep",
+            "device",
+            "dml-performance-preference",
+            "dml-device-filter",
+            "dml-disable-metacommands",
+            "ep-option",
+            "io-on-device",
+            "dml-graph-capture",
+        ],
+    ),
+    (
+        "Session options",
+        &[
+            "opt-level",
+            "intra-threads",
+            "inter-threads",
+            "execution-mode",
+            "memory-pattern",
+            "session-config",
+            "print-plan",
+        ],
+    ),
+    (
+        "Generation",
+        &[
+            "max-new-tokens",
+            "max-length",
+            "context-length",
+            "kv-layout",
+            "ignore-eos",
+            "sample",
+            "temperature",
+            "top-p",
+        ],
+    ),
+    (
+        "Timing",
+        &[
+            "warmup",
+            "iterations",
+            "duration",
+            "min-iterations",
+            "max-iterations",
+            "sessions",
+            "profile",
+            "profile-unfused",
+            "cache",
+        ],
+    ),
+    (
+        "Checking outputs",
+        &[
+            "compare-ep",
+            "compare-opt-level",
+            "compare-intra-threads",
+            "rtol",
+            "atol",
+            "tol",
+            "check-finite",
+            "no-blame",
+            "expect",
+            "write-expect",
+            "baseline",
+            "max-regression",
+            "compare",
+        ],
+    ),
+    ("Reduction", &["time-limit", "candidate-timeout", "each-op"]),
+    ("Batches, isolation and time limits", &["shard", "jobs", "isolation", "timeout"]),
+    (
+        "Outputs and reports",
+        &[
+            "top-k",
+            "labels",
+            "save-outputs",
+            "as-test-data",
+            "save-inputs",
+            "save-format",
+            "output",
+            "json",
+            "csv",
+            "markdown",
+            "html",
+            "junit",
+            "full-metadata",
+            "verbose",
+            "quiet",
+        ],
+    ),
+    ("Runtime library", &["ort-lib", "ep-library"]),
+    ("Logging and colour", &["ort-log-level", "color"]),
+];
+
+/// Flags whose group depends on the command: generate's --top-k and --seed are sampling's.
+const HELP_GROUP_OF_COMMAND: &[(&str, &str, &str)] =
+    &[("generate", "top-k", "Generation"), ("generate", "seed", "Generation")];
+
+/// The flags `-h` shows (`--help` shows every one): what most runs of a command use.
+const SHORT_HELP: &[&str] = &[
+    "input",
+    "generate",
+    "dim",
+    "shape",
+    "ep",
+    "device",
+    "warmup",
+    "iterations",
+    "duration",
+    "compare-ep",
+    "expect",
+    "baseline",
+    "jobs",
+    "timeout",
+    "prompt",
+    "prompt-tokens",
+    "max-new-tokens",
+    "top-k",
+    "labels",
+    "output",
+    "json",
+    "junit",
+    "compare",
+    "quiet",
+];
+
+/// The group a command's flag is listed under in its help.
+pub fn help_group(command: &str, long: &str) -> Option<&'static str> {
+    HELP_GROUP_OF_COMMAND
+        .iter()
+        .find(|(c, l, _)| *c == command && *l == long)
+        .map(|(_, _, group)| *group)
+        .or_else(|| HELP_GROUPS.iter().find(|(_, flags)| flags.contains(&long)).map(|(group, _)| *group))
+}
+
+/// The command as `main` parses with it. `dmlrun --help` lists the commands, the examples and
 /// the global flags, and leaves the flags of `dmlrun MODEL` to `dmlrun run --help` (they are
-/// parsed all the same; the man page and completions are made from the full definition).
-pub fn with_short_top_level_help(command: clap::Command) -> clap::Command {
-    command.mut_args(|arg| {
+/// parsed all the same; the man page and completions are made from the full definition). Each
+/// command's help lists its flags in [`HELP_GROUPS`]; its `-h` only those of [`SHORT_HELP`]
+/// (all of them, for a command with few).
+pub fn with_help_layout(command: clap::Command) -> clap::Command {
+    let command = command.mut_args(|arg| {
         let global = matches!(arg.get_id().as_str(), "color" | "help" | "version");
         if arg.get_long().is_some() && !global {
             arg.hide(true)
         } else {
             arg
         }
+    });
+    // A global flag is copied into the commands when they are built, heading and all.
+    let command = command.mut_arg("color", |arg| arg.help_heading(help_group("", "color")));
+    let names: Vec<String> = command.get_subcommands().map(|c| c.get_name().to_string()).collect();
+    names.iter().fold(command, |command, name| {
+        command.mut_subcommand(name, |sub| {
+            let many = sub.get_arguments().filter(|a| a.get_long().is_some()).count() > 12;
+            sub.mut_args(|arg| {
+                let Some(long) = arg.get_long().map(str::to_string) else { return arg };
+                if long == "help" || long == "version" {
+                    return arg;
+                }
+                let arg = arg.help_heading(help_group(name, &long));
+                if many && !SHORT_HELP.contains(&long.as_str()) {
+                    arg.hide_short_help(true)
+                } else {
+                    arg
+                }
+            })
+        })
     })
 }
 
@@ -151,14 +348,6 @@ pub struct OrtArgs {
     #[arg(long, value_name = "PATH")]
     pub ort_lib: Option<PathBuf>,
 
-    /// Lowest severity of ONNX Runtime's own log lines shown on stderr.
-    ///
-    /// `verbose` prints, among much else, the session options ONNX Runtime received.
-    ///
-    /// Example: --ort-log-level verbose
-    #[arg(long, value_name = "LEVEL", default_value = "warning")]
-    pub ort_log_level: OrtLogLevel,
-
     /// Register a plugin execution provider library (ONNX Runtime's
     /// RegisterExecutionProviderLibrary) under NAME, by default the file's name. Repeatable.
     ///
@@ -169,6 +358,14 @@ pub struct OrtArgs {
     /// Example: --ep-library webgpu=./libonnxruntime_providers_webgpu.so --ep webgpu
     #[arg(long = "ep-library", value_name = "[NAME=]PATH", value_parser = parse_ep_library)]
     pub ep_libraries: Vec<EpLibraryRequest>,
+
+    /// Lowest severity of ONNX Runtime's own log lines shown on stderr.
+    ///
+    /// `verbose` prints, among much else, the session options ONNX Runtime received.
+    ///
+    /// Example: --ort-log-level verbose
+    #[arg(long, value_name = "LEVEL", default_value = "warning")]
+    pub ort_log_level: OrtLogLevel,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -21,6 +21,12 @@ pub struct ReduceArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
+    #[command(flatten)]
+    pub preprocess: PreprocessArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
     /// The reference execution provider, which must run the model: its values feed each
     /// candidate's inputs and are the outputs it is checked against. Takes what --ep takes.
     ///
@@ -40,14 +46,6 @@ pub struct ReduceArgs {
     /// Example: --atol 1e-4
     #[arg(long, value_name = "A", default_value_t = 1e-5)]
     pub atol: f64,
-
-    /// The folder to write the minimal model into, as an ONNX test case: model.onnx,
-    /// test_data_set_0/ (the reference's inputs and outputs) and reduce.json (what was tried).
-    /// It must not exist or be empty. Default: MODEL's name with `-reduced`, beside it.
-    ///
-    /// Example: -o mul-bug/
-    #[arg(short, long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
 
     /// Stop bisecting after this long and write the smallest failing model found so far
     /// (exit 1: it may not be the smallest).
@@ -72,6 +70,14 @@ pub struct ReduceArgs {
     #[arg(long)]
     pub each_op: bool,
 
+    /// The folder to write the minimal model into, as an ONNX test case: model.onnx,
+    /// test_data_set_0/ (the reference's inputs and outputs) and reduce.json (what was tried).
+    /// It must not exist or be empty. Default: MODEL's name with `-reduced`, beside it.
+    ///
+    /// Example: -o mul-bug/
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
     /// Also write the summary as JSON (to stdout with `-`, or to FILE).
     ///
     /// Example: --json reduce.json
@@ -83,12 +89,6 @@ pub struct ReduceArgs {
     /// Example: -q
     #[arg(short, long)]
     pub quiet: bool,
-
-    #[command(flatten)]
-    pub session: SessionArgs,
-
-    #[command(flatten)]
-    pub preprocess: PreprocessArgs,
 
     #[command(flatten)]
     pub ort: OrtArgs,

@@ -19,6 +19,15 @@ pub struct RunArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
+    #[command(flatten)]
+    pub preprocess: PreprocessArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub device_io: DeviceIoArgs,
+
     /// Untimed runs after the first run and before the timed iterations.
     ///
     /// Example: --warmup 10
@@ -30,6 +39,9 @@ pub struct RunArgs {
     /// Example: --iterations 1000
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub iterations: u64,
+
+    #[command(flatten)]
+    pub compare: CompareArgs,
 
     /// Show the K best classes of classifier outputs ([classes] or [batch, classes]).
     ///
@@ -70,9 +82,6 @@ pub struct RunArgs {
     #[arg(long, value_name = "FORMAT", default_value = "npy")]
     pub save_format: SaveFormat,
 
-    #[command(flatten)]
-    pub compare: CompareArgs,
-
     /// Write the whole report as JSON to FILE ("-" for stdout, replacing the human report).
     ///
     /// Example: --json - | jq .timings_ms
@@ -84,15 +93,6 @@ pub struct RunArgs {
     /// Example: -q --top-k 1
     #[arg(short, long)]
     pub quiet: bool,
-
-    #[command(flatten)]
-    pub session: SessionArgs,
-
-    #[command(flatten)]
-    pub device_io: DeviceIoArgs,
-
-    #[command(flatten)]
-    pub preprocess: PreprocessArgs,
 
     #[command(flatten)]
     pub ort: OrtArgs,

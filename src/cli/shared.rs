@@ -18,6 +18,46 @@ use crate::runtime::plan::{DeviceFilter, EpRequest, ExecutionMode, OptimizationL
 /// Execution provider and session settings.
 #[derive(Debug, Clone, Args)]
 pub struct SessionArgs {
+    /// Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable.
+    ///
+    /// Applied with ONNX Runtime's AddFreeDimensionOverrideByName at session creation, so
+    /// DirectML can compile for fixed shapes. Unknown names are an error listing the model's
+    /// symbolic dimensions.
+    ///
+    /// Example: --dim batch=1 --dim sequence=128
+    #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim)]
+    pub dims: Vec<(String, i64)>,
+
+    /// The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable.
+    ///
+    /// Reaches every dimension, named or not (`?`, empty or -1 in the model): generated inputs
+    /// take this shape, a given input must have it, and the input's named free dimensions are
+    /// fixed to it as with --dim. Dimensions without a name stay free in the session: ONNX
+    /// Runtime can fix only named ones.
+    ///
+    /// Example: --shape x=1,3,48,192 --generate random
+    #[arg(long = "shape", value_name = "NAME=D0,D1,...", value_parser = parse_shape)]
+    pub shapes: Vec<(String, Vec<usize>)>,
+
+    /// Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable.
+    ///
+    /// ONNX Runtime's AddFreeDimensionOverride.
+    ///
+    /// Example: --dim-denotation DATA_BATCH=1
+    #[arg(long = "dim-denotation", value_name = "DENOTATION=N", value_parser = parse_dim)]
+    pub dim_denotations: Vec<(String, i64)>,
+
+    /// Leave free dimensions free under DirectML instead of fixing them from the inputs.
+    ///
+    /// With DirectML, dmlrun fixes every named free dimension that no --dim fixes to the size
+    /// the bound inputs give it (the number of images, a .npy file's shape, the generated
+    /// size), so DirectML compiles for static shapes; the plan lists each one as automatic.
+    /// The CPU execution provider is left as the model declares it.
+    ///
+    /// Example: dmlrun model.onnx --ep dml --input cat.png --no-auto-dims
+    #[arg(long)]
+    pub no_auto_dims: bool,
+
     /// Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml,
     /// cpu, an EP name, or policy:POLICY.
     ///
@@ -57,45 +97,24 @@ pub struct SessionArgs {
     #[arg(long, value_name = "FILTER")]
     pub dml_device_filter: Option<DeviceFilter>,
 
-    /// Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable.
+    /// DirectML's disable_metacommands provider option: run DirectML's own compute shaders
+    /// instead of the driver's metacommands (vendor-tuned kernels for convolution, GEMM).
     ///
-    /// Applied with ONNX Runtime's AddFreeDimensionOverrideByName at session creation, so
-    /// DirectML can compile for fixed shapes. Unknown names are an error listing the model's
-    /// symbolic dimensions.
+    /// Useful to tell a driver metacommand bug or speed-up from DirectML's own. Implies DirectML.
     ///
-    /// Example: --dim batch=1 --dim sequence=128
-    #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim)]
-    pub dims: Vec<(String, i64)>,
-
-    /// The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable.
-    ///
-    /// Reaches every dimension, named or not (`?`, empty or -1 in the model): generated inputs
-    /// take this shape, a given input must have it, and the input's named free dimensions are
-    /// fixed to it as with --dim. Dimensions without a name stay free in the session: ONNX
-    /// Runtime can fix only named ones.
-    ///
-    /// Example: --shape x=1,3,48,192 --generate random
-    #[arg(long = "shape", value_name = "NAME=D0,D1,...", value_parser = parse_shape)]
-    pub shapes: Vec<(String, Vec<usize>)>,
-
-    /// Leave free dimensions free under DirectML instead of fixing them from the inputs.
-    ///
-    /// With DirectML, dmlrun fixes every named free dimension that no --dim fixes to the size
-    /// the bound inputs give it (the number of images, a .npy file's shape, the generated
-    /// size), so DirectML compiles for static shapes; the plan lists each one as automatic.
-    /// The CPU execution provider is left as the model declares it.
-    ///
-    /// Example: dmlrun model.onnx --ep dml --input cat.png --no-auto-dims
+    /// Example: --dml-disable-metacommands
     #[arg(long)]
-    pub no_auto_dims: bool,
+    pub dml_disable_metacommands: bool,
 
-    /// Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable.
+    /// A DirectML provider option passed through to ONNX Runtime as given. Repeatable.
     ///
-    /// ONNX Runtime's AddFreeDimensionOverride.
+    /// For options dmlrun has no flag for; the plan and the JSON report list them. A value
+    /// ONNX Runtime rejects is an error naming it; a key it does not read is warned about.
+    /// Implies DirectML.
     ///
-    /// Example: --dim-denotation DATA_BATCH=1
-    #[arg(long = "dim-denotation", value_name = "DENOTATION=N", value_parser = parse_dim)]
-    pub dim_denotations: Vec<(String, i64)>,
+    /// Example: --ep-option disable_metacommands=true
+    #[arg(long = "ep-option", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub ep_options: Vec<(String, String)>,
 
     /// Graph optimisation level.
     ///
@@ -126,25 +145,6 @@ pub struct SessionArgs {
     /// Example: --memory-pattern off
     #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
     pub memory_pattern: Option<bool>,
-
-    /// DirectML's disable_metacommands provider option: run DirectML's own compute shaders
-    /// instead of the driver's metacommands (vendor-tuned kernels for convolution, GEMM).
-    ///
-    /// Useful to tell a driver metacommand bug or speed-up from DirectML's own. Implies DirectML.
-    ///
-    /// Example: --dml-disable-metacommands
-    #[arg(long)]
-    pub dml_disable_metacommands: bool,
-
-    /// A DirectML provider option passed through to ONNX Runtime as given. Repeatable.
-    ///
-    /// For options dmlrun has no flag for; the plan and the JSON report list them. A value
-    /// ONNX Runtime rejects is an error naming it; a key it does not read is warned about.
-    /// Implies DirectML.
-    ///
-    /// Example: --ep-option disable_metacommands=true
-    #[arg(long = "ep-option", value_name = "KEY=VALUE", value_parser = parse_key_value)]
-    pub ep_options: Vec<(String, String)>,
 
     /// A session config entry (ONNX Runtime's AddSessionConfigEntry), passed as given. Repeatable.
     ///
@@ -191,7 +191,6 @@ pub struct DeviceIoArgs {
 
 /// Image preprocessing settings.
 #[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Image preprocessing")]
 pub struct PreprocessArgs {
     /// Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs).
     ///
@@ -270,10 +269,11 @@ pub struct PreprocessArgs {
 /// own, whose tolerances also apply to expected outputs).
 #[derive(Debug, Clone, Args)]
 pub struct CompareArgs {
-    /// Also run on this execution provider and compare the outputs (|a - b| <= atol + rtol *
-    /// |reference|); exit 1 when they differ. bench also times the reference after each model,
-    /// with the same warm-up and budget (both side by side in its reports), and a manifest's
-    /// per-model rtol/atol take precedence.
+    /// Also run on this execution provider and compare the outputs; exit 1 when they differ.
+    ///
+    /// Outputs agree when |a - b| <= atol + rtol * |reference|. bench also times the reference
+    /// after each model, with the same warm-up and budget (both side by side in its reports),
+    /// and a manifest's per-model rtol/atol take precedence.
     ///
     /// Takes what --ep takes: dml, cpu, an EP name, policy:POLICY.
     ///
@@ -302,7 +302,6 @@ pub struct CompareArgs {
 
 /// Running the items of a batch in child processes (`test`, `bench`).
 #[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Isolation")]
 pub struct IsolationArgs {
     /// Run the items in child dmlrun processes, so one that kills its process (an abort in
     /// DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout

@@ -17,13 +17,14 @@ pub struct TestArgs {
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
 
-    /// Run only shard K of N of the cases: count mode (K/N) deals them round-robin in name
-    /// order, hash mode (hash:K/N) by a hash of each case's name. The N shards together run
-    /// every case once; `dmlrun merge` puts their JSON reports back together.
+    /// Refuse tensors larger than this many bytes.
     ///
-    /// Example: --shard 2/4 --json shard-2.json
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<crate::suites::shard::Shard>,
+    /// Example: --max-tensor-bytes 17179869184
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    pub max_tensor_bytes: u64,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
 
     /// Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|.
     /// A case's data.json overrides it.
@@ -78,13 +79,6 @@ pub struct TestArgs {
     #[arg(long, value_name = "N", requires = "compare_ep")]
     pub compare_intra_threads: Option<usize>,
 
-    /// Run this many cases at once (CPU only; DirectML cases always run one at a time).
-    /// With more than one, each session uses one intra-op thread unless --intra-threads says otherwise.
-    ///
-    /// Example: --jobs 2
-    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub jobs: u64,
-
     /// Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail
     /// without failing the run; any other change does, and a known failure that now passes is reported.
     ///
@@ -97,6 +91,24 @@ pub struct TestArgs {
     /// Example: --write-expect known-failures.txt
     #[arg(long, value_name = "FILE")]
     pub write_expect: Option<PathBuf>,
+
+    /// Run only shard K of N of the cases: count mode (K/N) deals them round-robin in name
+    /// order, hash mode (hash:K/N) by a hash of each case's name. The N shards together run
+    /// every case once; `dmlrun merge` puts their JSON reports back together.
+    ///
+    /// Example: --shard 2/4 --json shard-2.json
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<crate::suites::shard::Shard>,
+
+    /// Run this many cases at once (CPU only; DirectML cases always run one at a time).
+    /// With more than one, each session uses one intra-op thread unless --intra-threads says otherwise.
+    ///
+    /// Example: --jobs 2
+    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: u64,
+
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
 
     /// Write the results as JSON to FILE ("-" for stdout).
     ///
@@ -128,18 +140,6 @@ pub struct TestArgs {
     /// Example: -q
     #[arg(short, long)]
     pub quiet: bool,
-
-    /// Refuse tensors larger than this many bytes.
-    ///
-    /// Example: --max-tensor-bytes 17179869184
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
-    pub max_tensor_bytes: u64,
-
-    #[command(flatten)]
-    pub isolation: IsolationArgs,
-
-    #[command(flatten)]
-    pub session: SessionArgs,
 
     #[command(flatten)]
     pub ort: OrtArgs,
