@@ -140,20 +140,95 @@ def model_seeds():
             shutil.copy(os.path.join(src, name), os.path.join(SEEDS, "model", name))
 
 
-def main():
-    shutil.rmtree(SEEDS, ignore_errors=True)
-    os.makedirs(os.path.join(SEEDS, "model"))
-    npy_seeds()
-    npy_regression_seeds()
-    image_seeds()
-    tensor_proto_seeds()
-    manifest_seeds()
-    flag_seeds()
-    model_seeds()
+def genai_seeds():
+    """The test decoder's genai_config.json and tokenizer.json, NUL between them (the target's
+    layout), and the config with no tokenizer."""
+    folder = os.path.join(ROOT, "tests", "models", "tiny_decoder")
+    config = open(os.path.join(folder, "genai_config.json"), "rb").read()
+    tokenizer = open(os.path.join(folder, "tokenizer.json"), "rb").read()
+    out("genai", "tiny_decoder", config + b"\0" + tokenizer)
+    out("genai", "config_only", config)
+    # Found by this target: a decoder without its "type" made Hugging Face tokenizers panic.
+    at = tokenizer.index(b'"decoder"')
+    typed = at + tokenizer[at:].index(b'"type"')
+    out("genai", "regression-decoder-without-type", config + b"\0" + tokenizer[:typed] + b'"kind"' + tokenizer[typed + 6:])
+
+
+def merge_seeds():
+    """Reports as dmlrun writes them (test and bench JSON, two shards of one test run, two bench
+    runs to compare), made by the built binary ($DMLRUN, or target/release/dmlrun)."""
+    import subprocess
+    import tempfile
+
+    dmlrun = os.environ.get("DMLRUN", os.path.join(ROOT, "target", "release", "dmlrun"))
+    models = os.path.join(ROOT, "tests", "models")
+    with tempfile.TemporaryDirectory() as work:
+        case = os.path.join(work, "suite", "add_mul")
+        subprocess.run([dmlrun, os.path.join(models, "add_mul.onnx"), "--generate", "random", "--dim", "batch=2",
+                        "-q", "--as-test-data", "--save-outputs", case], check=True, stdout=subprocess.DEVNULL)
+        reports = {}
+
+        def report(name, args):
+            path = os.path.join(work, name)
+            subprocess.run([dmlrun] + args + ["--json", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            reports[name] = open(path, "rb").read()
+
+        report("test.json", ["test", os.path.join(work, "suite")])
+        report("test-1.json", ["test", os.path.join(work, "suite"), "--shard", "1/2"])
+        report("test-2.json", ["test", os.path.join(work, "suite"), "--shard", "2/2"])
+        for i in (1, 2):
+            report(f"bench-{i}.json", ["bench", os.path.join(models, "add_mul.onnx"), os.path.join(models, "endless_loop.onnx"),
+                                       "--iterations", "3", "--timeout", "1s"])
+    out("merge", "test", reports["test.json"])
+    out("merge", "test_shards", reports["test-1.json"] + b"\0" + reports["test-2.json"])
+    out("merge", "bench", reports["bench-1.json"])
+    out("merge", "bench_pair", reports["bench-1.json"] + b"\0" + reports["bench-2.json"])
+    # Found by this target: durations no Duration holds (a negative time, a limit of 1e300 s)
+    # panicked while the JUnit export or the time limit was read.
+    import json
+    test = json.loads(reports["test.json"])
+    test["summary"]["duration_ms"] = -1.0
+    test["cases"][0]["duration_ms"] = 1e300
+    test["isolation"]["time_limit_s"] = 1e300
+    out("merge", "regression-impossible-durations", json.dumps(test).encode())
+
+
+def graph_seeds():
+    """Every test model: control flow (Loop), sequences, maps, external data, custom domains."""
+    src = os.path.join(ROOT, "tests", "models")
+    for name in sorted(os.listdir(src)):
+        if name.endswith(".onnx"):
+            out("graph", name, open(os.path.join(src, name), "rb").read())
+
+
+# Each target's seed writers.
+SEEDERS = {
+    "npy": [npy_seeds, npy_regression_seeds],
+    "image": [image_seeds],
+    "tensor_proto": [tensor_proto_seeds],
+    "manifest": [manifest_seeds],
+    "flags": [flag_seeds],
+    "model": [model_seeds],
+    "genai": [genai_seeds],
+    "merge": [merge_seeds],
+    "graph": [graph_seeds],
+}
+
+
+def main(targets):
+    # With target names, only those are written again; without, every one.
+    for target in targets or SEEDERS:
+        shutil.rmtree(os.path.join(SEEDS, target), ignore_errors=True)
+        os.makedirs(os.path.join(SEEDS, target))
+        for write in SEEDERS[target]:
+            write()
     for target in sorted(os.listdir(SEEDS)):
         files = os.listdir(os.path.join(SEEDS, target))
         size = sum(os.path.getsize(os.path.join(SEEDS, target, f)) for f in files)
         print(f"{target}: {len(files)} seeds, {size} bytes")
 
 
-main()
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

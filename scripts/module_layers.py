@@ -27,7 +27,7 @@ LAYERS = [
     ["report"],
     ["cli"],
     ["settings"],
-    ["commands"],
+    ["commands", "fuzzing"],
 ]
 LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 

@@ -36,6 +36,18 @@ impl ExitStatus {
     }
 }
 
+/// Runs `f`, turning a panic inside it (a library's, on input it did not expect) into `None`
+/// without printing it: the caller says what failed in its own one line. The panic hook is set
+/// aside meanwhile, for the whole process.
+pub fn unless_it_panics<T>(f: impl FnOnce() -> T) -> Option<T> {
+    use std::panic::{catch_unwind, set_hook, take_hook, AssertUnwindSafe};
+    let hook = take_hook();
+    set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    set_hook(hook);
+    result.ok()
+}
+
 /// An error as the one line dmlrun prints: the outermost context first, then its causes, with
 /// the line breaks some libraries put in their messages (parser diagnostics) folded.
 pub fn one_line(error: &anyhow::Error) -> String {

@@ -68,7 +68,8 @@ mod seconds {
 
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(from: D) -> Result<Option<Duration>, D::Error> {
         let seconds: Option<f64> = serde::Deserialize::deserialize(from)?;
-        Ok(seconds.filter(|s| s.is_finite() && *s >= 0.0).map(Duration::from_secs_f64))
+        // A report is input: a limit no Duration holds (negative, NaN, beyond u64 seconds) is none.
+        Ok(seconds.and_then(|s| Duration::try_from_secs_f64(s).ok()))
     }
 }
 

@@ -3,12 +3,27 @@
 //! The binary is a thin shell over this library (see `main.rs`); the library is what tests and
 //! fuzz targets exercise.
 
+/// Displays a flag value type as the command line spells it (`bilinear`, `high-performance`,
+/// `all`): the words people read in reports are the words they type.
+macro_rules! display_as_flag_value {
+    ($($t:ty),+ $(,)?) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                use clap::ValueEnum;
+                let value = self.to_possible_value().expect("no value is skipped");
+                f.write_str(value.get_name())
+            }
+        }
+    )+};
+}
+
 pub mod cli;
 pub mod commands;
 pub(crate) mod compare;
 pub mod exit;
 pub mod formats;
 pub(crate) mod fsutil;
+pub mod fuzzing;
 pub mod generate;
 pub(crate) mod graph;
 pub(crate) mod inputs;

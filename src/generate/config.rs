@@ -220,17 +220,43 @@ pub fn from_genai_folder(folder: &Path) -> Result<DecoderSpec> {
         );
     }
     let text = std::fs::read_to_string(&config_path).with_context(|| format!("reading {}", config_path.display()))?;
-    let config: GenaiConfig = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not an onnxruntime-genai config", config_path.display()))?;
+    from_genai_json(&text, folder, &config_path.display().to_string())
+}
+
+/// The largest sizes a config may give, far above any released decoder's (Llama 3.1 405B: 126
+/// layers, 8 KV heads of 128; 128K context): past them a number is a mistake, and the KV buffer
+/// sized from it would be one too.
+const MAX_LAYERS: usize = 4096;
+const MAX_KV_HEADS: usize = 4096;
+const MAX_HEAD_SIZE: usize = 65536;
+const MAX_CONTEXT: usize = 1 << 24;
+
+/// A `genai_config.json`'s text, for the model folder `folder`; `source` names it in errors.
+pub fn from_genai_json(text: &str, folder: &Path, source: &str) -> Result<DecoderSpec> {
+    let config: GenaiConfig =
+        serde_json::from_str(text).with_context(|| format!("{source}: not an onnxruntime-genai config"))?;
     let decoder = &config.model.decoder;
+    for (what, value, most) in [
+        ("num_hidden_layers", decoder.num_hidden_layers, MAX_LAYERS),
+        ("num_key_value_heads", decoder.num_key_value_heads, MAX_KV_HEADS),
+        ("head_size", decoder.head_size, MAX_HEAD_SIZE),
+        ("context_length", config.model.context_length, MAX_CONTEXT),
+    ] {
+        if value == 0 || value > most {
+            bail!("{source}: {what} {value} is not a size a decoder has (1 to {most})");
+        }
+    }
+    if config.search.max_length.is_some_and(|m| m == 0 || m > MAX_CONTEXT) {
+        bail!("{source}: search.max_length must be 1 to {MAX_CONTEXT}");
+    }
+    if decoder.filename.is_empty() {
+        bail!("{source}: decoder.filename is empty");
+    }
     if let Some(embeds) = &decoder.inputs.inputs_embeds {
-        bail!("{}: the decoder takes '{embeds}' (embeddings from a separate model); dmlrun generate drives decoders that take token ids", config_path.display());
+        bail!("{source}: the decoder takes '{embeds}' (embeddings from a separate model); dmlrun generate drives decoders that take token ids");
     }
     if config.search.num_beams.is_some_and(|b| b > 1) {
-        crate::errln!(
-            "dmlrun: note: {} asks for beam search; dmlrun generates greedily or by sampling",
-            config_path.display()
-        );
+        crate::errln!("dmlrun: note: {source} asks for beam search; dmlrun generates greedily or by sampling");
     }
     for (what, pattern) in [
         ("past_key_names", &decoder.inputs.past_key_names),
@@ -239,7 +265,7 @@ pub fn from_genai_folder(folder: &Path) -> Result<DecoderSpec> {
         ("present_value_names", &decoder.outputs.present_value_names),
     ] {
         if !pattern.contains("%d") {
-            bail!("{}: {what} '{pattern}' has no %d for the layer number", config_path.display());
+            bail!("{source}: {what} '{pattern}' has no %d for the layer number");
         }
     }
     let eos_token_ids = match &config.model.eos_token_id {
@@ -248,7 +274,7 @@ pub fn from_genai_folder(folder: &Path) -> Result<DecoderSpec> {
     };
     Ok(DecoderSpec {
         model: folder.join(&decoder.filename),
-        source: config_path.display().to_string(),
+        source: source.to_string(),
         input_ids: decoder.inputs.input_ids.clone(),
         attention_mask: Some(decoder.inputs.attention_mask.clone()),
         position_ids: Some(decoder.inputs.position_ids.clone()),

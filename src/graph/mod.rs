@@ -83,7 +83,8 @@ impl Graph {
         Graph::from_bytes(&bytes, &folder).with_context(|| format!("model {}", path.display()))
     }
 
-    fn from_bytes(bytes: &[u8], folder: &Path) -> Result<Graph> {
+    /// A model's bytes; `folder` is where its external data files are.
+    pub fn from_bytes(bytes: &[u8], folder: &Path) -> Result<Graph> {
         let mut model = RawModel::decode(bytes).context("not an ONNX model (protobuf)")?;
         let graph_bytes = model.graph.take().context("the model has no graph")?;
         let graph = RawGraph::decode(graph_bytes.as_slice()).context("the model's graph is not valid protobuf")?;

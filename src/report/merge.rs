@@ -29,7 +29,12 @@ impl Report {
     /// error naming it.
     pub fn read(path: &Path) -> Result<Report> {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let value: serde_json::Value = serde_json::from_str(&text)
+        Report::parse(&text, path)
+    }
+
+    /// A report's text; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Report> {
+        let value: serde_json::Value = serde_json::from_str(text)
             .with_context(|| format!("{}: not a whole JSON report (cut short, or not JSON)", path.display()))?;
         let schema = value.get("schema").and_then(|s| s.as_str()).unwrap_or("none").to_string();
         let report = match schema.as_str() {
@@ -264,9 +269,13 @@ pub struct Row {
     pub results: Vec<Option<Cell>>,
     /// Every run that has it gives it the same status.
     pub agree: bool,
-    /// Bench: the run with the lowest p50.
+    /// Bench: the run with the lowest p50, where one run alone has it (to the microsecond, as
+    /// the reports print it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fastest: Option<usize>,
+    /// Bench: the runs that share the lowest p50, where several do: a tie, said as one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tied_fastest: Vec<usize>,
 }
 
 /// The same work on several machines or devices, side by side (schema [`COMPARE_SCHEMA`]).
@@ -342,14 +351,21 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
         .into_iter()
         .map(|(name, results)| {
             let statuses: BTreeSet<&str> = results.iter().flatten().map(|c| c.status.as_str()).collect();
-            let fastest = results
+            // In whole microseconds, as printed: a difference no report shows is a tie.
+            let timed: Vec<(usize, i64)> = results
                 .iter()
                 .enumerate()
-                .filter_map(|(i, c)| Some((i, c.as_ref()?.p50_ms?)))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .map(|(i, _)| i)
-                .filter(|_| results.iter().flatten().filter(|c| c.p50_ms.is_some()).count() > 1);
-            Row { agree: statuses.len() <= 1 && results.iter().all(Option::is_some), name, results, fastest }
+                .filter_map(|(i, c)| Some((i, (c.as_ref()?.p50_ms? * 1000.0).round() as i64)))
+                .collect();
+            let lowest = timed.iter().map(|(_, us)| *us).min();
+            let at_lowest: Vec<usize> = timed.iter().filter(|(_, us)| Some(*us) == lowest).map(|(i, _)| *i).collect();
+            let (fastest, tied_fastest) = match at_lowest.as_slice() {
+                _ if timed.len() < 2 => (None, Vec::new()),
+                [one] => (Some(*one), Vec::new()),
+                _ => (None, at_lowest),
+            };
+            let agree = statuses.len() <= 1 && results.iter().all(Option::is_some);
+            Row { agree, name, results, fastest, tied_fastest }
         })
         .collect();
     rows.sort_by(|a, b| a.agree.cmp(&b.agree).then_with(|| a.name.cmp(&b.name)));
@@ -364,11 +380,19 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
     })
 }
 
-fn cell_text(cell: &Option<Cell>, fastest: bool) -> String {
-    let Some(c) = cell else { return "-".to_string() };
+/// A run's cell of a row: its status, p50 and how it ranks, its largest difference.
+fn cell_text(row: &Row, run: usize) -> String {
+    let Some(c) = &row.results[run] else { return "-".to_string() };
     let mut text = c.status.clone();
     if let Some(p50) = c.p50_ms {
-        let _ = write!(text, " {p50:.3} ms{}", if fastest { " (fastest)" } else { "" });
+        let rank = if row.fastest == Some(run) {
+            " (fastest)"
+        } else if row.tied_fastest.contains(&run) {
+            " (tied fastest)"
+        } else {
+            ""
+        };
+        let _ = write!(text, " {p50:.3} ms{rank}");
     }
     if let Some(d) = c.max_abs_diff {
         let _ = write!(text, ", max |diff| {d:.1e}");
@@ -384,17 +408,20 @@ impl Comparison {
             let _ = writeln!(s, "- **{}** ({}): {}", r.label, r.file.display(), r.ran_on);
         }
         let _ = writeln!(s, "\n{} of {} disagree; they come first.\n", self.disagreements, self.rows.len());
-        let labels: Vec<&str> = self.runs.iter().map(|r| r.label.as_str()).collect();
-        let _ =
-            writeln!(s, "| {} | {} | agree |", if self.kind == "test" { "case" } else { "model" }, labels.join(" | "));
-        let _ = writeln!(s, "|---|{}---|", "---|".repeat(labels.len()));
-        for row in &self.rows {
-            let cells: Vec<String> =
-                row.results.iter().enumerate().map(|(i, c)| cell_text(c, row.fastest == Some(i))).collect();
-            let _ =
-                writeln!(s, "| {} | {} | {} |", row.name, cells.join(" | "), if row.agree { "yes" } else { "**no**" });
-        }
-        s
+        let mut header = vec![if self.kind == "test" { "case" } else { "model" }];
+        header.extend(self.runs.iter().map(|r| r.label.as_str()));
+        header.push("agree");
+        let rows: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|row| {
+                let mut cells = vec![row.name.clone()];
+                cells.extend((0..row.results.len()).map(|run| cell_text(row, run)));
+                cells.push(if row.agree { "yes" } else { "no" }.to_string());
+                cells
+            })
+            .collect();
+        s + &super::markdown_table(&header, &[], &rows)
     }
 
     pub fn html(&self) -> String {
@@ -425,7 +452,7 @@ impl Comparison {
             .iter()
             .map(|row| {
                 let mut cells = vec![esc(&row.name)];
-                cells.extend(row.results.iter().enumerate().map(|(i, c)| esc(&cell_text(c, row.fastest == Some(i)))));
+                cells.extend((0..row.results.len()).map(|run| esc(&cell_text(row, run))));
                 cells.push(if row.agree {
                     r#"<span class="status ok">yes</span>"#.to_string()
                 } else {

@@ -7,11 +7,17 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::{Status, TestReport};
 
+/// A duration from a report's milliseconds; what no duration holds (a report edited or cut, read
+/// by merge) is zero.
+fn seconds(ms: f64) -> Duration {
+    Duration::try_from_secs_f64(ms / 1000.0).unwrap_or_default()
+}
+
 /// One test suite named `dmlrun`; each case is a test case classed by its folder
 /// (`node/test_abs` becomes class `node`, name `test_abs`).
 pub fn render(report: &TestReport) -> Result<String> {
     let mut suite = TestSuite::new("dmlrun");
-    suite.set_time(Duration::from_secs_f64(report.summary.duration_ms / 1000.0));
+    suite.set_time(seconds(report.summary.duration_ms));
     for case in &report.cases {
         let status = match case.status {
             Status::Pass => TestCaseStatus::success(),
@@ -31,7 +37,7 @@ pub fn render(report: &TestReport) -> Result<String> {
         let (class, name) = case.name.rsplit_once('/').unwrap_or(("dmlrun", case.name.as_str()));
         let mut test_case = TestCase::new(name, status);
         test_case.set_classname(class);
-        test_case.set_time(Duration::from_secs_f64(case.duration_ms / 1000.0));
+        test_case.set_time(seconds(case.duration_ms));
         suite.add_test_case(test_case);
     }
     let mut junit = Report::new("dmlrun test");

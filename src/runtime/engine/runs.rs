@@ -175,13 +175,7 @@ pub const EMPTY_OUTPUT: &str =
     "ONNX Runtime handed back an empty value (no tensor, no type) for one of the outputs asked for";
 
 fn without_panic<T>(run: impl FnOnce() -> ort::Result<T>) -> ort::Result<T> {
-    use std::panic::{catch_unwind, set_hook, take_hook, AssertUnwindSafe};
-    // The default hook would print the panic before it is caught: it is set aside meanwhile.
-    let hook = take_hook();
-    set_hook(Box::new(|_| {}));
-    let result = catch_unwind(AssertUnwindSafe(run));
-    set_hook(hook);
-    result.unwrap_or_else(|_| Err(ort::Error::new(EMPTY_OUTPUT)))
+    crate::exit::unless_it_panics(run).unwrap_or_else(|| Err(ort::Error::new(EMPTY_OUTPUT)))
 }
 
 /// DirectML reports a lost GPU as DXGI_ERROR_DEVICE_REMOVED (887A0005) and its reasons as
