@@ -63,7 +63,19 @@ dml("bench", *models, "tests/models/unknown_op.onnx", *common, "--baseline", bas
     "--html", bench_html, "--ort-log-level", "fatal", expect=1)
 
 
-# --- both pages in Chromium ----------------------------------------------------------------
+# --- a generation, and two bench runs side by side -----------------------------------------
+prompts = os.path.join(OUT, "prompts.txt")
+with open(prompts, "w") as f:
+    f.write("A prompt as long as a paragraph, which a figures table must wrap rather than run off the "
+            "right edge of the window: " + "words " * 8 + "\nA second, short one\n")
+generate_html = os.path.join(OUT, "generate.html")
+dml("generate", "tests/models/tiny_decoder", "--prompt-file", prompts, "-n", "24", "-q", "--html", generate_html,
+    expect=0)
+compare_html = os.path.join(OUT, "compare.html")
+dml("merge", "--compare", base, base, "--html", compare_html, expect=0)
+
+
+# --- the pages in Chromium -----------------------------------------------------------------
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
             f"--user-data-dir={OUT}/chromium-profile"]
@@ -76,14 +88,20 @@ def browse(page, *flags):
     return done.stdout
 
 
-def check(page, needles, min_charts):
-    dom = browse(page, "--dump-dom", "--virtual-time-budget=2000")
+def check(page, needles, min_charts, absent=()):
+    # In a 1280-pixel window, as on a laptop: nothing may run off its right edge.
+    dom = browse(page, "--dump-dom", "--virtual-time-budget=2000", "--window-size=1280,900")
     name = os.path.basename(page)
     root = re.search(r"<html[^>]*>", dom).group(0)
     if 'data-rendered="yes"' not in root:
         failures.append(f"{name}: the page did not finish rendering ({root})")
     if "data-errors" in root:
         failures.append(f"{name}: script errors: {root}")
+    if 'data-overflows="no"' not in root:
+        failures.append(f"{name}: wider than a 1280-pixel window ({root})")
+    for needle in absent:
+        if needle in dom:
+            failures.append(f"{name}: holds {needle!r}")
     for needle in needles:
         if needle not in dom:
             failures.append(f"{name}: no {needle!r}")
@@ -102,7 +120,10 @@ check(bench_html, ['<h2>Environment</h2>', 'id="model-squeezenet1.1"', 'id="mode
       min_charts=7)
 check(test_html, ['<tr class="case pass">', '<tr class="case fail">', '<tr class="case error">', "passes with",
                   "first index", "Skipped folders", "test_resnet50", 'id="only-failing"'], min_charts=0)
-for page, height in ((bench_html, 3600), (test_html, 1100)):
+check(generate_html, ["TTFT p50 (ms)", "generation tokens/s", "ms per token", "decode latency per token"], min_charts=2,
+      absent=["ttft_ms_p50", "prompt_tokens_per_s"])
+check(compare_html, ["tied fastest"], min_charts=0, absent=["(fastest)"])
+for page, height in ((bench_html, 3600), (test_html, 1100), (generate_html, 1400), (compare_html, 700)):
     stem = os.path.splitext(page)[0]
     browse(page, "--window-size=1200,%d" % height, f"--screenshot={stem}.png")
     browse(page, "--window-size=1200,%d" % height, "--force-dark-mode", "--blink-settings=preferredColorScheme=0",

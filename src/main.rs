@@ -9,6 +9,10 @@ use dmlrun::exit::ExitStatus;
 fn main() -> ExitCode {
     dmlrun::interrupt::install();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(line) = dmlrun::cli::mistyped_command(&args) {
+        dmlrun::errln!("dmlrun: error: {line}");
+        return ExitCode::from(ExitStatus::Error.code());
+    }
     let color = ColorWhen::from_args(&args);
     let matches = dmlrun::cli::with_help_layout(Cli::command()).color(color.to_clap()).get_matches_from(&args);
     let cli = match Cli::from_arg_matches(&matches) {

@@ -236,3 +236,35 @@ fn each_op_checks_every_operator_type_alone_and_names_the_one_that_differs() {
     // No model is written.
     assert!(!test_model("gelu_chain-reduced").exists());
 }
+
+/// The README's and the guide's Linux example runs as printed and finds what they say.
+#[test]
+fn the_documented_linux_example_finds_the_gelu() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find_map(|l| l.strip_prefix("$ dmlrun reduce tests/models/gelu_chain.onnx"))
+        .expect("the README shows the gelu_chain reduction");
+    let guide = std::fs::read_to_string(common::root().join("docs/guide.md")).unwrap();
+    assert!(
+        guide.contains(&format!("dmlrun reduce tests/models/gelu_chain.onnx{line}")),
+        "the guide shows the same line"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<&str> = line.split_whitespace().collect();
+    let out_at = args.iter().position(|a| *a == "-o").unwrap();
+    let output = dmlrun()
+        .current_dir(common::root())
+        .arg("reduce")
+        .arg("tests/models/gelu_chain.onnx")
+        .args(&args[..out_at])
+        .arg("-o")
+        .arg(dir.path().join(args[out_at + 1]))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for shown in readme.lines().skip_while(|l| !l.contains(line)).skip(1).take_while(|l| !l.starts_with("```")) {
+        assert!(stdout.contains(shown), "the README shows `{shown}`; the run printed:\n{stdout}");
+    }
+}

@@ -208,7 +208,7 @@ fn nhwc_image_input_is_laid_out_channels_last() {
         (means[0] - 1.0).abs() < 1e-6 && means[1].abs() < 1e-6 && (means[2] - 128.0 / 255.0).abs() < 1e-6,
         "{means:?}"
     );
-    assert!(report["inputs"][0]["detail"].as_str().unwrap().contains("Nhwc"));
+    assert!(report["inputs"][0]["detail"].as_str().unwrap().contains("NHWC"));
 }
 
 #[test]
@@ -280,7 +280,7 @@ fn print_plan_shows_the_directml_rules_even_where_directml_is_missing() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("DmlExecutionProvider (device_id 1) -> CPUExecutionProvider"), "{stderr}");
-    assert!(stderr.contains("execution mode      : Sequential"), "{stderr}");
+    assert!(stderr.contains("execution mode      : sequential"), "{stderr}");
     assert!(stderr.contains("memory pattern      : disabled"), "{stderr}");
     // The generated input's batch of 1 fixes N, as it would on Windows.
     assert!(

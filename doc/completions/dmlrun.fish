@@ -491,6 +491,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-graph-cap
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ignore-eos -d 'Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l sample -d 'Sample the next token instead of taking the most likely one (greedy, the default)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-blame -d 'When a step fails on an EP other than the CPU, say ONNX Runtime\'s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s v -l verbose -d 'With the figures, each prompt\'s generated token ids and its decode latency along the positions (where a growing KV cache shows)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s q -l quiet -d 'No generated text on stdout and no progress on stderr (the figures are still printed)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l json -d 'Write the merged report (or the comparison) as JSON to FILE (`-` for stdout)' -r -F

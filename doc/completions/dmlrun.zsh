@@ -414,6 +414,8 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--ignore-eos[Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)]' \
 '--sample[Sample the next token instead of taking the most likely one (greedy, the default)]' \
 '--no-blame[When a step fails on an EP other than the CPU, say ONNX Runtime'\''s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)]' \
+'-v[With the figures, each prompt'\''s generated token ids and its decode latency along the positions (where a growing KV cache shows)]' \
+'--verbose[With the figures, each prompt'\''s generated token ids and its decode latency along the positions (where a growing KV cache shows)]' \
 '-q[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
 '--quiet[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
 '-h[Print help (see more with '\''--help'\'')]' \

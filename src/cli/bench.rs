@@ -37,7 +37,7 @@ pub struct BenchArgs {
     /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
     ///
     /// Example: --generate random --free-dim-size 224
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
     pub free_dim_size: u64,
 
     /// The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI):
@@ -65,7 +65,7 @@ pub struct BenchArgs {
     /// Timed runs per model (default 100, unless --duration is given).
     ///
     /// Example: --iterations 500
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "duration")]
+    #[arg(long, value_name = "N", value_parser = parse_at_least_1, conflicts_with = "duration")]
     pub iterations: Option<u64>,
 
     /// Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations).
@@ -100,7 +100,7 @@ pub struct BenchArgs {
     /// --iterations or --duration. DirectML's rule of one Run at a time holds per session.
     ///
     /// Example: dmlrun bench resnet50.onnx --device 0 --sessions 4
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_name = "N", value_parser = parse_sessions)]
     pub sessions: Option<u32>,
 
     /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.

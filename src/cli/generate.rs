@@ -46,7 +46,7 @@ pub struct GenerateArgs {
     /// use; needs no tokenizer.
     ///
     /// Example: --prompt-tokens 1024
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = parse_at_least_1)]
     pub prompt_tokens: Option<u64>,
 
     /// The prompt as token ids, comma-separated (to reproduce another tool's run exactly);
@@ -71,7 +71,7 @@ pub struct GenerateArgs {
     /// Stop after this many new tokens (or at an end-of-sequence token).
     ///
     /// Example: --max-new-tokens 128
-    #[arg(short = 'n', long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 128, value_parser = parse_at_least_1)]
     pub max_new_tokens: u64,
 
     /// The KV buffer's length in positions (prompt plus new tokens), fixed so that DirectML
@@ -135,7 +135,7 @@ pub struct GenerateArgs {
     /// Measured repetitions of each prompt (the figures are over these).
     ///
     /// Example: --iterations 5
-    #[arg(short = 'i', long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'i', long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
     pub iterations: u64,
 
     /// Unmeasured repetitions first.
@@ -198,6 +198,13 @@ pub struct GenerateArgs {
     /// Example: --html gen.html
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+
+    /// With the figures, each prompt's generated token ids and its decode latency along the
+    /// positions (where a growing KV cache shows).
+    ///
+    /// Example: -v
+    #[arg(short, long)]
+    pub verbose: bool,
 
     /// No generated text on stdout and no progress on stderr (the figures are still printed).
     ///

@@ -263,6 +263,30 @@ pub fn with_help_layout(command: clap::Command) -> clap::Command {
     })
 }
 
+/// `dmlrun bnech models/`: a first word that is neither a command nor a file, but close to a
+/// command's name, is that command mistyped. (clap would take it for `dmlrun MODEL` and stumble
+/// on the next word.) Returns the one line to say.
+pub fn mistyped_command(args: &[std::ffi::OsString]) -> Option<String> {
+    let word = args.get(1)?.to_str()?;
+    if word.starts_with('-') || std::path::Path::new(word).exists() {
+        return None;
+    }
+    let command = <Cli as clap::CommandFactory>::command();
+    let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+    if names.contains(&word) {
+        return None;
+    }
+    let nearest = names
+        .iter()
+        .map(|name| (strsim::jaro_winkler(word, name), name))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    Some(format!(
+        "'{word}' is not a command, and no file of that name exists: did you mean 'dmlrun {}'? (dmlrun --help lists the commands)",
+        nearest.1
+    ))
+}
+
 /// Run, inspect and time ONNX models on ONNX Runtime, with DirectML as the first-class backend.
 #[derive(Debug, Parser)]
 #[command(
@@ -427,6 +451,18 @@ mod tests {
         let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
         assert_eq!(ColorWhen::from_args(&args(&["dmlrun", "--color", "never", "m.onnx"])), ColorWhen::Never);
         assert_eq!(ColorWhen::from_args(&args(&["dmlrun", "--color=always"])), ColorWhen::Always);
+    }
+
+    #[test]
+    fn a_mistyped_command_is_named_with_the_nearest_one() {
+        let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        let said = mistyped_command(&args(&["dmlrun", "bnech", "x"])).unwrap();
+        assert!(said.contains("did you mean 'dmlrun bench'"), "{said}");
+        assert!(mistyped_command(&args(&["dmlrun", "tset"])).unwrap().contains("'dmlrun test'"));
+        assert_eq!(mistyped_command(&args(&["dmlrun", "bench", "x"])), None);
+        assert_eq!(mistyped_command(&args(&["dmlrun", "--device", "1"])), None);
+        // A model that does not exist and looks like no command is left to run's own error.
+        assert_eq!(mistyped_command(&args(&["dmlrun", "resnet50.onnx"])), None);
     }
 
     #[test]

@@ -16,6 +16,23 @@ pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     Ok(d)
 }
 
+/// A count that must be at least 1, said in words when it is not.
+pub fn parse_at_least_1(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{text}' is not a whole number (at least 1)")),
+    }
+}
+
+/// `bench --sessions`: from 1 to 64 sessions at once.
+pub fn parse_sessions(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n @ 1..=64) => Ok(n),
+        _ => Err(format!("'{text}' is not a number of sessions from 1 to 64")),
+    }
+}
+
 /// Parses a time limit: a duration as --timeout takes it, or 0 (or `none`) for no limit.
 pub fn parse_limit(text: &str) -> Result<std::time::Duration, String> {
     match text.trim() {
@@ -183,6 +200,14 @@ mod tests {
         assert_eq!(parse_range("-1,1"), Ok((None, range(-1.0, 1.0))));
         assert!(parse_range("x=2,1").unwrap_err().contains("LO is above HI"));
         assert!(parse_range("x=nan,1").is_err());
+    }
+
+    #[test]
+    fn counts_out_of_range_are_said_in_words() {
+        assert_eq!(parse_at_least_1("0"), Err("must be at least 1".to_string()));
+        assert_eq!(parse_at_least_1("7"), Ok(7));
+        assert!(parse_at_least_1("-1").unwrap_err().contains("at least 1"));
+        assert!(parse_sessions("65").unwrap_err().contains("from 1 to 64"));
     }
 
     #[test]

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::parse::parse_at_least_1;
 use super::{CompareArgs, DeviceIoArgs, InputArgs, OrtArgs, PreprocessArgs, SessionArgs};
 use crate::outputs::SaveFormat;
 
@@ -37,7 +38,7 @@ pub struct RunArgs {
     /// Timed runs after the first run (at least 1).
     ///
     /// Example: --iterations 1000
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_at_least_1)]
     pub iterations: u64,
 
     #[command(flatten)]

@@ -388,7 +388,7 @@ pub struct InputArgs {
     /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
     ///
     /// Example: --generate random --free-dim-size 224
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
     pub free_dim_size: u64,
 
     /// The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI):

@@ -104,7 +104,7 @@ pub struct TestArgs {
     /// With more than one, each session uses one intra-op thread unless --intra-threads says otherwise.
     ///
     /// Example: --jobs 2
-    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
     pub jobs: u64,
 
     #[command(flatten)]

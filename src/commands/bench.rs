@@ -44,6 +44,12 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     if let Some(progress) = &args.isolation.progress {
         crate::stage::report_to(progress);
     }
+    crate::report::check_one_on_stdout(&[
+        ("--json", args.json.as_deref()),
+        ("--csv", args.csv.as_deref()),
+        ("--markdown", args.markdown.as_deref()),
+        ("--html", args.html.as_deref()),
+    ])?;
     let mut targets = manifest::resolve(&args.targets)?;
     // The shard first, on the whole list, so an isolation child (which resolves again) picks
     // the same models before its --only.

@@ -25,6 +25,12 @@ struct Prompt {
 }
 
 pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
+    crate::report::check_one_on_stdout(&[
+        ("--json", args.json.as_deref()),
+        ("--csv", args.csv.as_deref()),
+        ("--markdown", args.markdown.as_deref()),
+        ("--html", args.html.as_deref()),
+    ])?;
     let DecoderModel { mut spec, file, tokenizer, vocab } =
         DecoderModel::read(&args.model, args.tokenizer.as_deref(), args.context_length)?;
     let prompts = prompts(args, tokenizer.as_ref(), vocab, &spec)?;
@@ -312,7 +318,7 @@ fn write_reports(args: &GenerateArgs, report: &GenerateReport) -> Result<()> {
     if let Some(path) = &args.html {
         crate::report::write_text(path, &report::html(report), "--html")?;
     }
-    crate::err!("{}", report::human(report));
+    crate::err!("{}", report::human(report, args.verbose));
     Ok(())
 }
 

@@ -11,6 +11,13 @@ use crate::report::html::bench::HtmlExporter;
 use crate::report::merge::{self, Report};
 
 pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
+    crate::report::check_one_on_stdout(&[
+        ("--json", args.json.as_deref()),
+        ("--junit", args.junit.as_deref()),
+        ("--html", args.html.as_deref()),
+        ("--markdown", args.markdown.as_deref()),
+        ("--csv", args.csv.as_deref()),
+    ])?;
     // Every report is read, and they are checked to fit together, before anything is written.
     let reports = args.reports.iter().map(|p| Ok((p.clone(), Report::read(p)?))).collect::<Result<Vec<_>>>()?;
     if args.compare {

@@ -21,6 +21,12 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     let Some(model_path) = args.model.as_deref() else {
         bail!("no model given: dmlrun MODEL [--input FILE]... (see dmlrun --help)");
     };
+    if model_path.is_dir() {
+        bail!(
+            "{}: is a folder; dmlrun MODEL runs one model file (dmlrun bench {0} times every model in it, dmlrun test {0} checks its test-data folders)",
+            model_path.display()
+        );
+    }
     if !model_path.is_file() {
         bail!("model {}: no such file", model_path.display());
     }

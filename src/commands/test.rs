@@ -53,6 +53,12 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     if let Some(progress) = &args.isolation.progress {
         crate::stage::report_to(progress);
     }
+    crate::report::check_one_on_stdout(&[
+        ("--json", args.json.as_deref()),
+        ("--junit", args.junit.as_deref()),
+        ("--html", args.html.as_deref()),
+        ("--write-expect", args.write_expect.as_deref()),
+    ])?;
     let testdata::Discovery { mut cases, skipped } = testdata::discover(&args.paths)?;
     // The shard first, on the whole sorted list, so an isolation child (which discovers again)
     // picks the same cases before its --only.

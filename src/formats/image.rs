@@ -15,6 +15,17 @@ use super::jpeg;
 use super::resample::{self, Filter};
 use crate::tensor::{DType, HostTensor};
 
+display_as_flag_value!(ResizeMode, ChannelOrder, Preset);
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Layout::Nchw => "NCHW",
+            Layout::Nhwc => "NHWC",
+        })
+    }
+}
+
 /// How the picture is fitted to the model's height and width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -159,7 +170,7 @@ impl Preprocess {
             Some(c @ (1 | 3)) => c,
             None => 3,
             Some(other) => {
-                bail!("input '{input}' has {other} channels in {layout:?} layout; images give 1 or 3 (try --layout)")
+                bail!("input '{input}' has {other} channels in {layout} layout; images give 1 or 3 (try --layout)")
             }
         };
         let (height, width) = match (h, w, request.size) {
@@ -192,7 +203,7 @@ impl Preprocess {
         if dtype == DType::Uint8
             && (!scale.is_identity() || mean.iter().any(|m| *m != 0.0) || std.iter().any(|s| *s != 1.0))
         {
-            bail!("input '{input}' takes uint8 pixels; --scale, --mean and --std (or the {preset:?} preset) do not apply (use --preset raw)");
+            bail!("input '{input}' takes uint8 pixels; --scale, --mean and --std (or the {preset} preset) do not apply (use --preset raw)");
         }
         Ok(Preprocess {
             preset: request.preset.or(Some(preset)),
@@ -230,7 +241,7 @@ impl Preprocess {
             ResizeMode::None => format!("no resize ({size})"),
         };
         format!(
-            "{resize}, {:?} filter, {}{}, {}, mean {:?}, std {:?}, {:?} {}{}",
+            "{resize}, {} filter, {}{}, {}, mean {:?}, std {:?}, {} {}{}",
             self.filter,
             match self.channel_order {
                 ChannelOrder::Rgb => "RGB",
@@ -245,7 +256,7 @@ impl Preprocess {
             self.std,
             self.layout,
             self.dtype,
-            self.preset.map(|p| format!(" [preset {p:?}]")).unwrap_or_default(),
+            self.preset.map(|p| format!(", {p} preset")).unwrap_or_default(),
         )
     }
 

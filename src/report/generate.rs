@@ -157,7 +157,9 @@ fn token_at(ids: Option<&[i64]>, at: usize) -> String {
     }
 }
 
-pub fn human(report: &GenerateReport) -> String {
+/// The figures for a person; `verbose` adds each prompt's token ids and its decode latency along
+/// the positions (where a growing KV cache shows).
+pub fn human(report: &GenerateReport, verbose: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "model:     {} ({})", report.model.display(), report.device.describe());
     if let Some(changed) = &report.device.direct3d12 {
@@ -210,6 +212,10 @@ pub fn human(report: &GenerateReport) -> String {
             f2(ph.sampling_ms),
             stat(&f.end_to_end_ms, |s| s.p50)
         );
+        if verbose {
+            let _ = writeln!(out, "  token ids: {:?}", p.token_ids);
+            let _ = writeln!(out, "  decode ms by position: {}", by_position(&f.per_position_ms));
+        }
     }
     if let Some(rss) = report.peak_rss_bytes {
         let _ = writeln!(out, "memory:    peak RSS {:.1} MiB", rss as f64 / (1024.0 * 1024.0));
@@ -247,6 +253,26 @@ pub fn human(report: &GenerateReport) -> String {
     out
 }
 
+/// The per-position decode latency in at most 8 spans, each its mean: `2-17 0.21, 18-33 0.22`.
+fn by_position(per_position_ms: &[f64]) -> String {
+    if per_position_ms.is_empty() {
+        return "none (one new token)".to_string();
+    }
+    let span = per_position_ms.len().div_ceil(8);
+    per_position_ms
+        .chunks(span)
+        .enumerate()
+        .map(|(i, chunk)| {
+            // Position 0 of the list is the second token: the first is the prefill's.
+            let (first, last) = (i * span + 2, i * span + chunk.len() + 1);
+            let mean = chunk.iter().sum::<f64>() / chunk.len() as f64;
+            let at = if first == last { first.to_string() } else { format!("{first}-{last}") };
+            format!("{at} {}", f2(mean))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 const COLUMNS: &[&str] = &[
     "prompt",
     "prompt_tokens",
@@ -260,6 +286,22 @@ const COLUMNS: &[&str] = &[
     "generation_tokens_per_s",
     "end_to_end_ms_p50",
     "session_create_ms",
+];
+
+/// The same columns as people read them (Markdown, HTML); CSV keeps [`COLUMNS`] for programs.
+const LABELS: &[&str] = &[
+    "prompt",
+    "prompt tokens",
+    "new tokens",
+    "repetitions",
+    "TTFT p50 (ms)",
+    "prompt tokens/s",
+    "decode p50 (ms)",
+    "decode p90 (ms)",
+    "decode p99 (ms)",
+    "generation tokens/s",
+    "end to end p50 (ms)",
+    "session (ms)",
 ];
 
 fn row(report: &GenerateReport, p: &PromptResult) -> Vec<String> {
@@ -291,13 +333,8 @@ pub fn csv(report: &GenerateReport) -> String {
 }
 
 pub fn markdown(report: &GenerateReport) -> String {
-    let mut out =
-        format!("| {} |\n|{}|\n", COLUMNS.join(" | "), COLUMNS.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
-    for p in &report.prompts {
-        out +=
-            &format!("| {} |\n", row(report, p).iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
-    }
-    out
+    let rows: Vec<Vec<String>> = report.prompts.iter().map(|p| row(report, p)).collect();
+    super::markdown_table(LABELS, &(1..LABELS.len()).collect::<Vec<_>>(), &rows)
 }
 
 /// The HTML page: the figures and, per prompt, the decode latency at each position.
@@ -315,9 +352,9 @@ pub fn html(report: &GenerateReport) -> String {
         if report.decode_step_captured { " &middot; decode step graph-captured" } else { "" },
         report.session_create_ms
     ));
-    let header: Vec<&str> = COLUMNS.to_vec();
-    let rows: Vec<(String, Vec<String>)> = report.prompts.iter().map(|p| (String::new(), row(report, p))).collect();
-    page.table("figures", &header, &(1..COLUMNS.len()).collect::<Vec<_>>(), &rows);
+    let rows: Vec<(String, Vec<String>)> =
+        report.prompts.iter().map(|p| (String::new(), row(report, p).iter().map(|c| esc(c)).collect())).collect();
+    page.table("figures", LABELS, &(1..LABELS.len()).collect::<Vec<_>>(), &rows);
     for p in &report.prompts {
         page.heading(2, &format!("{}: decode latency per token", p.source));
         page.push(&position_plot(&p.figures.per_position_ms));
@@ -341,7 +378,7 @@ fn position_plot(per_position_ms: &[f64]) -> String {
     let points: Vec<String> =
         per_position_ms.iter().enumerate().map(|(i, &v)| format!("{:.1},{:.1}", x(i), y(v))).collect();
     let mut svg = format!(
-        "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"decode latency per token position\"><title>decode latency (ms) at each token after the first</title>"
+        "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"decode latency per token position\"><title>decode latency (ms) at each token after the first</title><text x=\"4\" y=\"12\" font-size=\"11\" fill=\"var(--muted)\">ms per token</text>"
     );
     for frac in [0.0, 0.5, 1.0] {
         let v = max / 1.1 * frac;

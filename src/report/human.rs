@@ -63,7 +63,7 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         let _ = writeln!(w, "model       : {} ({} bytes)", report.model.path.display(), report.model.size_bytes);
         let _ = writeln!(
             w,
-            "session     : {:?} execution, memory pattern {}, optimization {:?}",
+            "session     : {} execution, memory pattern {}, graph optimisation: {}",
             report.plan.execution_mode,
             if report.plan.memory_pattern { "on" } else { "off" },
             report.plan.optimization_level
@@ -143,7 +143,7 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         let _ = writeln!(w);
         let _ = writeln!(
             w,
-            "compared with {} (optimization {:?}): {} of {} outputs differ (atol {:e}, rtol {:e})",
+            "compared with {} (graph optimisation: {}): {} of {} outputs differ (atol {:e}, rtol {:e})",
             c.reference.describe(),
             c.reference_optimization_level,
             c.mismatches.len(),

@@ -101,6 +101,37 @@ pub fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// A Markdown table: the header, the alignment row (the columns in `right` right-aligned) and
+/// the rows, every cell escaped so that it stays one cell: a `|` in a reason (`max |diff|`), a
+/// model's name or a path would otherwise split it, and a line break end the row.
+pub fn markdown_table(header: &[&str], right: &[usize], rows: &[Vec<String>]) -> String {
+    let cell = |text: &str| text.replace('\\', "\\\\").replace('|', "\\|").replace(['\n', '\r'], " ");
+    let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut out = line(header.iter().map(|h| cell(h)).collect());
+    out += &line((0..header.len()).map(|i| if right.contains(&i) { "---:" } else { "---" }.to_string()).collect());
+    for row in rows {
+        out += &line(row.iter().map(|c| cell(c)).collect());
+    }
+    out
+}
+
+/// Refuses two exports to stdout (`--json - --csv -`): one after the other, neither would parse.
+/// `exports` are the flags and the paths they were given.
+pub fn check_one_on_stdout(exports: &[(&str, Option<&std::path::Path>)]) -> anyhow::Result<()> {
+    let on_stdout: Vec<String> = exports
+        .iter()
+        .filter(|(_, path)| *path == Some(std::path::Path::new("-")))
+        .map(|(flag, _)| format!("{flag} -"))
+        .collect();
+    if on_stdout.len() > 1 {
+        anyhow::bail!(
+            "{}: only one export can go to stdout (the rest would not parse after it); write the others to files",
+            on_stdout.join(" and ")
+        );
+    }
+    Ok(())
+}
+
 /// Writes `value` as pretty JSON to `path`, or to stdout when `path` is `-`. Returns whether it
 /// went to stdout (then the caller prints nothing else there).
 pub fn write_json(path: &std::path::Path, value: &impl Serialize, flag: &str) -> anyhow::Result<bool> {
@@ -117,4 +148,25 @@ pub fn write_text(path: &std::path::Path, text: &str, flag: &str) -> anyhow::Res
     }
     crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;
     Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn markdown_cells_stay_one_cell_whatever_they_hold() {
+        let table = super::markdown_table(&["a", "b"], &[1], &[vec!["max |diff| 1e-3".into(), "C:\\x\ny".into()]]);
+        assert_eq!(table, "| a | b |\n| --- | ---: |\n| max \\|diff\\| 1e-3 | C:\\\\x y |\n");
+        for line in table.lines() {
+            assert_eq!(line.replace("\\|", "").matches('|').count(), 3, "{line}");
+        }
+    }
+
+    #[test]
+    fn two_exports_to_stdout_are_refused_one_is_not() {
+        use std::path::Path;
+        let dash = Some(Path::new("-"));
+        assert!(super::check_one_on_stdout(&[("--json", dash), ("--csv", Some(Path::new("b.csv")))]).is_ok());
+        let err = super::check_one_on_stdout(&[("--json", dash), ("--csv", dash), ("--html", None)]).unwrap_err();
+        assert!(err.to_string().starts_with("--json - and --csv -: only one export can go to stdout"), "{err}");
+    }
 }

@@ -48,7 +48,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery> {
             bail!("{}: not a directory (expected a model folder with model.onnx, or a tree of them)", root.display());
         }
         let (cases_before, skipped_before) = (found.cases.len(), found.skipped.len());
-        let base = if root.join("model.onnx").is_file() { root.parent().unwrap_or(root) } else { root.as_path() };
+        // A case given itself is named after its folder, as it would be inside a tree.
+        let is_case = root.join("model.onnx").is_file()
+            || std::fs::read_dir(root).is_ok_and(|entries| {
+                entries.flatten().any(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("test_data_set_")))
+            });
+        let base = if is_case { root.parent().unwrap_or(root) } else { root.as_path() };
         walk(root, base, &mut found)?;
         if found.cases.len() == cases_before {
             let why = match found.skipped.get(skipped_before) {

@@ -8,36 +8,47 @@ pub struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
     fn render(&self, report: &BenchReport) -> Result<String> {
-        let mut out = String::from(
-            "| model | status | EP | p50 ms | mean ms | p90 ms | p99 ms | stddev ms | CoV | inferences/s | session ms | first run ms |\n",
-        );
-        out.push_str("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-        for m in &report.models {
-            let s = &m.latency_ms;
-            out.push_str(&format!(
-                "| {} | ok | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1}% | {:.1} | {:.1} | {:.3} |\n",
-                m.name.replace('|', "\\|"),
-                m.device.execution_provider,
-                s.p50,
-                s.mean,
-                s.p90,
-                s.p99,
-                s.stddev,
-                s.cov * 100.0,
-                s.throughput_per_s,
-                m.session_create_ms,
-                m.first_run_ms
-            ));
-        }
+        let header = [
+            "model",
+            "status",
+            "EP",
+            "p50 ms",
+            "mean ms",
+            "p90 ms",
+            "p99 ms",
+            "stddev ms",
+            "CoV",
+            "inferences/s",
+            "session ms",
+            "first run ms",
+        ];
+        let mut rows: Vec<Vec<String>> = report
+            .models
+            .iter()
+            .map(|m| {
+                let s = &m.latency_ms;
+                vec![
+                    m.name.clone(),
+                    "ok".to_string(),
+                    m.device.execution_provider.clone(),
+                    format!("{:.3}", s.p50),
+                    format!("{:.3}", s.mean),
+                    format!("{:.3}", s.p90),
+                    format!("{:.3}", s.p99),
+                    format!("{:.3}", s.stddev),
+                    format!("{:.1}%", s.cov * 100.0),
+                    format!("{:.1}", s.throughput_per_s),
+                    format!("{:.1}", m.session_create_ms),
+                    format!("{:.3}", m.first_run_ms),
+                ]
+            })
+            .collect();
         for f in &report.failed {
-            out.push_str(&format!(
-                "| {} | {}: {} | | | | | | | | | | |\n",
-                f.name.replace('|', "\\|"),
-                f.status.word(),
-                f.error.replace('|', "\\|")
-            ));
+            let mut row = vec![f.name.clone(), format!("{}: {}", f.status.word(), f.error)];
+            row.resize(header.len(), String::new());
+            rows.push(row);
         }
-        Ok(out)
+        Ok(crate::report::markdown_table(&header, &(3..header.len()).collect::<Vec<_>>(), &rows))
     }
 }
 
@@ -56,6 +67,7 @@ mod tests {
             "{}",
             lines[2]
         );
-        assert_eq!(lines[3], "| broken | failed: model broken.onnx: not a valid ONNX model | | | | | | | | | | |");
+        let empty = "  |".repeat(10);
+        assert_eq!(lines[3], format!("| broken | failed: model broken.onnx: not a valid ONNX model |{empty}"));
     }
 }

@@ -73,6 +73,7 @@ svg .bar-label.flagged { fill: var(--bad); font-weight: 700; }
 body:has(#only-failing:checked) tr.case.pass, body:has(#only-failing:checked) tr.detail.pass { display: none; }
 body:has(#only-passing:checked) tr.case:not(.pass), body:has(#only-passing:checked) tr.detail:not(.pass) { display: none; }
 td.reason { overflow-wrap: anywhere; max-width: 520px; }
+table.figures td:first-child { overflow-wrap: anywhere; max-width: 22em; }
 span.reason { overflow-wrap: anywhere; }
 footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 "#;
@@ -134,7 +135,7 @@ impl Page {
 {defs}
 {body}
 <footer>Written by dmlrun {version}. This page is self-contained: no network, no external scripts or fonts.</footer>
-<script>document.documentElement.dataset.rendered = "yes";</script>
+<script>var root = document.documentElement; root.dataset.rendered = "yes"; root.dataset.overflows = root.scrollWidth > root.clientWidth ? "yes" : "no";</script>
 </body>
 </html>
 "#,

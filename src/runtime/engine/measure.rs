@@ -91,6 +91,14 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     for w in preflight.not_applied.iter().chain(&bound.warnings).chain(&plan.notes) {
         warn(w.clone());
     }
+    // ONNX allows empty dimensions, and a model may take them; the figures then measure a run
+    // that has nothing to compute, which a reader of any report must be told.
+    for (name, tensor) in bound.tensors.iter().filter(|(_, t)| t.is_empty()) {
+        warn(format!(
+            "input '{name}' is empty ({}): the runs compute nothing on it, so the timings measure little more than the call",
+            crate::tensor::format_shape(&tensor.shape)
+        ));
+    }
     // Said before the (possibly long) session creation.
     if let Some(w) = plan.dynamic_shape_warning() {
         warn(w);

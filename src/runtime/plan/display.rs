@@ -18,7 +18,7 @@ impl fmt::Display for SessionPlan {
                 ProviderPlan::DirectML {
                     adapter: AdapterSelection::Preference { performance_preference, device_filter },
                 } => format!(
-                    "{DML_PROVIDER} (performance_preference {performance_preference:?}, device_filter {device_filter:?})"
+                    "{DML_PROVIDER} (performance_preference {performance_preference}, device_filter {device_filter})"
                 ),
                 ProviderPlan::Cpu => CPU_PROVIDER.to_string(),
                 ProviderPlan::EpDevice { ep, device, hardware } => format!("{ep} (EP device {device}: {hardware})"),
@@ -28,9 +28,9 @@ impl fmt::Display for SessionPlan {
             })
             .collect();
         writeln!(f, "execution providers : {}", eps.join(" -> "))?;
-        writeln!(f, "execution mode      : {:?}", self.execution_mode)?;
+        writeln!(f, "execution mode      : {}", self.execution_mode)?;
         writeln!(f, "memory pattern      : {}", if self.memory_pattern { "enabled" } else { "disabled" })?;
-        writeln!(f, "optimization level  : {:?}", self.optimization_level)?;
+        writeln!(f, "graph optimisation  : {}", self.optimization_level)?;
         let threads = |t: Option<usize>| t.map_or("default".to_string(), |n| n.to_string());
         writeln!(f, "intra-op threads    : {}", threads(self.intra_op_threads))?;
         writeln!(f, "inter-op threads    : {}", threads(self.inter_op_threads))?;

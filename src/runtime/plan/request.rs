@@ -121,6 +121,8 @@ impl fmt::Display for DevicePolicy {
     }
 }
 
+display_as_flag_value!(PerformancePreference, DeviceFilter, ExecutionMode, OptimizationLevel, OrtLogLevel);
+
 /// DirectML's `performance_preference` (DXGI GPU preference when no `device_id` is given).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
