@@ -214,6 +214,41 @@ pub struct Difference {
     pub identical: bool,
 }
 
+/// How many rows of a classifier's scores two runs rank alike: the same class first (`top1`),
+/// the same set of the best five (`top5`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Agreement {
+    pub rows: usize,
+    pub top1: usize,
+    pub top5: usize,
+}
+
+/// The top-1 and top-5 agreement of two float outputs shaped as a classifier's ([classes] or
+/// [batch, classes], at least 5 classes); `None` for any other output.
+pub fn classifier_agreement(expected: &HostTensor, actual: &HostTensor) -> Option<Agreement> {
+    let classes = *expected.shape.last()?;
+    if expected.shape != actual.shape || expected.shape.len() > 2 || classes < 5 {
+        return None;
+    }
+    let (want, got) = (expected.to_f64()?, actual.to_f64()?);
+    let best = |row: &[f64], k: usize| {
+        let mut order: Vec<usize> = (0..row.len()).collect();
+        order.sort_by(|&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)));
+        order.truncate(k);
+        order
+    };
+    let mut agreement = Agreement { rows: 0, top1: 0, top5: 0 };
+    for (w, g) in want.chunks(classes).zip(got.chunks(classes)) {
+        agreement.rows += 1;
+        agreement.top1 += usize::from(best(w, 1) == best(g, 1));
+        let (mut w5, mut g5) = (best(w, 5), best(g, 5));
+        w5.sort_unstable();
+        g5.sort_unstable();
+        agreement.top5 += usize::from(w5 == g5);
+    }
+    Some(agreement)
+}
+
 /// The difference of each float output present in both runs with the same shape.
 pub fn differences(expected: &[(String, HostTensor)], actual: &[(String, HostTensor)]) -> Vec<Difference> {
     expected
@@ -287,6 +322,18 @@ pub fn non_finite(tensor: &HostTensor) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn classifier_agreement_counts_rows_ranked_alike() {
+        let scores = |v: &[f32]| HostTensor::from_f32(vec![2, 6], v).unwrap();
+        let want = scores(&[0.1, 0.9, 0.2, 0.3, 0.4, 0.0, 0.5, 0.1, 0.2, 0.3, 0.4, 0.0]);
+        // Row 0: the same best class, another fifth; row 1: another best class, the same five.
+        let got = scores(&[0.1, 0.9, 0.2, 0.3, 0.4, 0.35, 0.39, 0.1, 0.2, 0.3, 0.41, 0.0]);
+        assert_eq!(classifier_agreement(&want, &got), Some(Agreement { rows: 2, top1: 1, top5: 1 }));
+        assert_eq!(classifier_agreement(&want, &want), Some(Agreement { rows: 2, top1: 2, top5: 2 }));
+        let not_a_classifier = HostTensor::from_f32(vec![2, 2, 3], &[0.0; 12]).unwrap();
+        assert_eq!(classifier_agreement(&not_a_classifier, &not_a_classifier), None);
+    }
 
     #[test]
     fn differences_measure_the_gap_between_runs() {

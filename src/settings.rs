@@ -36,6 +36,8 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
         ep_options: args.ep_options.clone(),
         session_config: args.session_config.clone(),
         io_on_device: false,
+        precision: args.precision,
+        keep_fp32: args.keep_fp32.clone(),
     })
 }
 

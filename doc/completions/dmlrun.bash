@@ -95,7 +95,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --help --version run test bench reduce generate merge info devices doctor completions man help"
+            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --help --version run test bench reduce generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,6 +237,14 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 fp16" -- "${cur}"))
+                    return 0
+                    ;;
+                --keep-fp32)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --warmup)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -305,7 +313,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --max-regression --shard --isolation --timeout --child-report --progress --preflight --only --json --csv --markdown --html --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --max-regression --shard --isolation --timeout --child-report --progress --preflight --only --json --csv --markdown --html --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -384,6 +392,14 @@ _dmlrun() {
                     return 0
                     ;;
                 --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 fp16" -- "${cur}"))
+                    return 0
+                    ;;
+                --keep-fp32)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -597,7 +613,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__generate)
-            opts="-p -n -i -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --json --csv --markdown --html --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-p -n -i -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --json --csv --markdown --html --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,6 +696,14 @@ _dmlrun() {
                     return 0
                     ;;
                 --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 fp16" -- "${cur}"))
+                    return 0
+                    ;;
+                --keep-fp32)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1043,7 +1067,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__reduce)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --compare-ep --rtol --atol --time-limit --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --compare-ep --rtol --atol --time-limit --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1178,6 +1202,14 @@ _dmlrun() {
                     return 0
                     ;;
                 --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 fp16" -- "${cur}"))
+                    return 0
+                    ;;
+                --keep-fp32)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1237,7 +1269,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__run)
-            opts="-i -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1372,6 +1404,14 @@ _dmlrun() {
                     return 0
                     ;;
                 --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 fp16" -- "${cur}"))
+                    return 0
+                    ;;
+                --keep-fp32)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1447,7 +1487,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --print-plan --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --only --json --html --junit --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-j -v -q -h --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --only --json --html --junit --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1510,6 +1550,14 @@ _dmlrun() {
                     return 0
                     ;;
                 --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 fp16" -- "${cur}"))
+                    return 0
+                    ;;
+                --keep-fp32)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -78,6 +78,9 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l execution-mode -d 'Execut
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run on this execution provider and compare the outputs; exit 1 when they differ' -r
@@ -174,6 +177,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l execution-mode -d 
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run on this execution provider and compare the outputs; exit 1 when they differ' -r
@@ -232,6 +238,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l execution-mode -d
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l tol -d 'Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable' -r
@@ -303,6 +312,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l execution-mode -
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l min-iterations -d 'With --duration: at least this many timed runs' -r
@@ -402,6 +414,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l execution-mode 
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l compare-ep -d 'The reference execution provider, which must run the model: its values feed each candidate\'s inputs and are the outputs it is checked against. Takes what --ep takes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l atol -d 'Absolute tolerance (see --rtol)' -r
@@ -452,6 +467,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l execution-mod
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s n -l max-new-tokens -d 'Stop after this many new tokens (or at an end-of-sequence token)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l max-length -d 'The KV buffer\'s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default: the prompt plus --max-new-tokens' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l context-length -d 'The model\'s context length, for a bare .onnx (a genai folder\'s config says it)' -r

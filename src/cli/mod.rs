@@ -106,6 +106,8 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
     (
         "Session options",
         &[
+            "precision",
+            "keep-fp32",
             "opt-level",
             "intra-threads",
             "inter-threads",

@@ -13,7 +13,9 @@ use crate::inputs::generate::{Fill, ValueRange};
 use crate::inputs::InputSpec;
 use crate::isolation::Isolation;
 use crate::runtime::adapters::DeviceSelector;
-use crate::runtime::plan::{DeviceFilter, EpRequest, ExecutionMode, OptimizationLevel, PerformancePreference};
+use crate::runtime::plan::{
+    DeviceFilter, EpRequest, ExecutionMode, OptimizationLevel, PerformancePreference, Precision,
+};
 
 /// Execution provider and session settings.
 #[derive(Debug, Clone, Args)]
@@ -154,6 +156,28 @@ pub struct SessionArgs {
     /// Example: --session-config ep.dml.disable_graph_fusion=1
     #[arg(long = "session-config", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub session_config: Vec<(String, String)>,
+
+    /// Run the model in float16: its float32 initializers, constants and computation converted
+    /// before the session, its inputs and outputs staying float32 through Casts.
+    ///
+    /// DirectML's and ONNX Runtime's advice for speed on a GPU. The report says what was
+    /// converted and how far the outputs are from the float32 model's on the same inputs (on the
+    /// CPU EP, or --compare-ep): max |diff|, and top-1/top-5 agreement for a classifier's output;
+    /// bench also times the float32 model beside it. Left in float32: TopK,
+    /// NonMaxSuppression, RoiAlign, CumSum, Range, the random-like and spectral operators,
+    /// quantization, control flow (If, Loop, Scan) and classic-ML operators; --keep-fp32 adds to
+    /// them.
+    ///
+    /// Example: dmlrun model.onnx --device 0 --precision fp16
+    #[arg(long, value_name = "PRECISION", default_value = "fp32")]
+    pub precision: Precision,
+
+    /// With --precision fp16: leave this operator type (Softmax) or node (by name) in float32,
+    /// with Casts around it. Repeatable.
+    ///
+    /// Example: --precision fp16 --keep-fp32 Softmax --keep-fp32 /head/MatMul
+    #[arg(long = "keep-fp32", value_name = "OP|NODE")]
+    pub keep_fp32: Vec<String>,
 
     /// Print the resolved session plan (providers, device, execution mode, memory pattern, dims,
     /// threads) to stderr before creating the session.

@@ -407,6 +407,9 @@ fn prepare(
             request.optimization_level = OptimizationLevel::Disable;
             request.dims.clear();
             request.dim_denotations.clear();
+            // A --precision fp16 entry's cached model is the float16 one already.
+            request.precision = crate::runtime::plan::Precision::Fp32;
+            request.keep_fp32.clear();
             cache = Some(CacheUse::Hit);
         } else {
             request.optimized_model_path = Some(OrtWritten::new(dir, &name).partial_path());
@@ -474,12 +477,22 @@ fn bench_model(
         budget,
         reference,
         time_reference: true,
+        time_float32: true,
     };
     let bar = bars.add(crate::progress::iterations(budget.max, &target.name, args.quiet));
     let measured = engine::measure(runtime, &measure, &bar);
     bars.remove(&bar);
-    let engine::Measurement { mut model, bound, first_run, samples, comparison, device_io, warnings: said, .. } =
-        measured?;
+    let engine::Measurement {
+        mut model,
+        bound,
+        first_run,
+        samples,
+        comparison,
+        device_io,
+        warnings: said,
+        precision,
+        ..
+    } = measured?;
     let sessions = match args.sessions {
         Some(n) if !crate::interrupt::interrupted() => {
             Some(engine::measure_sessions(runtime, &model, &bound, n as usize, (args.warmup, budget))?)
@@ -549,6 +562,7 @@ fn bench_model(
         profile,
         device_io,
         sessions,
+        precision,
         comparison,
         reference,
         generation: None,
@@ -645,6 +659,7 @@ fn bench_generation(
         profile: None,
         device_io: None,
         sessions: None,
+        precision: None,
         comparison: None,
         reference: None,
         generation: Some(figures),
@@ -671,7 +686,7 @@ fn cache_key(model_sha256: &[u8; 32], request: &PlanRequest, ort_version: &str) 
     denotations.sort();
     hasher.update(
         format!(
-            "ep={:?};device={:?};pref={:?};filter={:?};dims={dims:?};den={denotations:?};opt={:?};ort={ort_version};config={:?};ep_options={:?};metacommands={}",
+            "ep={:?};device={:?};pref={:?};filter={:?};dims={dims:?};den={denotations:?};opt={:?};ort={ort_version};config={:?};ep_options={:?};metacommands={};precision={:?};keep={:?}",
             request.ep,
             request.device,
             request.performance_preference,
@@ -679,7 +694,9 @@ fn cache_key(model_sha256: &[u8; 32], request: &PlanRequest, ort_version: &str) 
             request.optimization_level,
             request.session_config,
             request.ep_options,
-            !request.dml_disable_metacommands
+            !request.dml_disable_metacommands,
+            request.precision,
+            request.keep_fp32
         )
         .as_bytes(),
     );

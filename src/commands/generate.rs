@@ -25,6 +25,9 @@ struct Prompt {
 }
 
 pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
+    if args.session.precision != crate::runtime::plan::Precision::Fp32 {
+        bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16)");
+    }
     crate::report::check_one_on_stdout(&[
         ("--json", args.json.as_deref()),
         ("--csv", args.csv.as_deref()),

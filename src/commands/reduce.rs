@@ -14,7 +14,7 @@ use crate::graph::Graph;
 use crate::reduce::{Reducer, Tried};
 use crate::report::reduce::{self as report, ReduceReport};
 use crate::runtime::engine::{self, diagnose, Preflight, Scope};
-use crate::runtime::plan::PlanRequest;
+use crate::runtime::plan::{PlanRequest, Precision};
 use crate::runtime::Runtime;
 use crate::settings;
 
@@ -53,8 +53,31 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         ep_options: Vec::new(),
         ..preflight.request.reference(args.compare_ep.clone(), None)
     };
-    let graph = Graph::read(model_path)?;
     let load = settings::load_options(&args.input, &args.preprocess);
+    // --precision fp16: the model reduced is the float16 one, converted here once (typed by a
+    // float32 run of the inputs on the reference EP); both EPs then run that model.
+    let float16 = match preflight.plan.precision {
+        Precision::Fp32 => None,
+        Precision::Fp16 => {
+            let bound = crate::inputs::bind(&args.input.inputs, &preflight.input_signatures(), &load)?;
+            let prepared = engine::PreparedInputs::new(&bound.tensors)?;
+            let converted = engine::to_float16(&runtime, &preflight, &reference, &prepared)?;
+            crate::errln!("reduce: --precision fp16: {}", converted.conversion.describe());
+            Some(converted)
+        }
+    };
+    let preflight = match &float16 {
+        Some(f) => Preflight::read(
+            &runtime,
+            &f.path,
+            &PlanRequest { precision: Precision::Fp32, keep_fp32: Vec::new(), ..request.clone() },
+            Scope::Alone,
+        )?,
+        None => preflight,
+    };
+    let model_path = preflight.model_path.clone();
+    let model_path = model_path.as_path();
+    let graph = Graph::read(model_path)?;
 
     let bar = crate::progress::counter(
         2 * (graph.nodes().len().max(2) as f64).log2().ceil() as u64 + 2,

@@ -66,6 +66,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         budget: engine::RunBudget { max: args.iterations, time_box: None, min: 0 },
         reference,
         time_reference: false,
+        time_float32: false,
     };
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
     let engine::Measurement {
@@ -78,6 +79,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         comparison,
         device_io,
         warnings,
+        precision,
     } = engine::measure(&runtime, &measure, &bar)?;
     // Maps are reported and saved whole, as JSON. Summaries, top-k and saved files take
     // tensors: a sequence output's items count as tensors named `output[i]`.
@@ -147,6 +149,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         warnings,
         comparison,
         device_io,
+        precision,
     };
     emit(&report, args.json.as_deref(), args.quiet)?;
     let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty())

@@ -19,7 +19,7 @@ use crate::report::test::{expectations, human, junit, CaseResult, Status, Summar
 use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
 use crate::runtime::engine::{self, Preflight, PreparedInputs, Scope};
 use crate::runtime::placement::EpNodes;
-use crate::runtime::plan::{self, EpRequest, OptimizationLevel, PlanRequest, SessionPlan};
+use crate::runtime::plan::{self, EpRequest, OptimizationLevel, PlanRequest, Precision, SessionPlan};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::suites::shard::ShardInfo;
@@ -484,18 +484,29 @@ fn check_case(
         intra_op_threads: threads.or(preflight.request.intra_op_threads),
         ..preflight.request.reference(ep.clone(), *opt_level)
     });
+    // --precision fp16: the case's model converted, typed by a float32 run of its first data set.
+    let float16 = match (plan.precision, sets.first()) {
+        (Precision::Fp16, Some((_, _, inputs))) => {
+            crate::stage::step("the float16 conversion");
+            let prepared = PreparedInputs::from_values(settings.runtime, inputs, info)?;
+            let reference = preflight.request.reference(EpRequest::Cpu, None);
+            Some(engine::to_float16(settings.runtime, preflight, &reference, &prepared)?)
+        }
+        _ => None,
+    };
+    let model_path = float16.as_ref().map_or(case.model.as_path(), |f| f.path.as_path());
     // A failure on DirectML (or any EP but the CPU) is checked on the reference EP with the same
     // inputs, to say whose it is.
     let explain = |plan: &SessionPlan, stage: Stage, prepared: &PreparedInputs, e: anyhow::Error| {
         if !settings.blame {
             return e;
         }
-        let failed = diagnose::Failed { model_path: &case.model, info, plan, stage };
+        let failed = diagnose::Failed { model_path, info, plan, stage };
         diagnose::explain(settings.runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, None, e)
     };
     crate::stage::step("session creation");
     let mut model =
-        match engine::open(settings.runtime, &case.model, info.clone(), preflight.model.read_time, plan.clone()) {
+        match engine::open(settings.runtime, model_path, info.clone(), preflight.model.read_time, plan.clone()) {
             Ok(model) => model,
             Err(e) => {
                 let Some((_, _, inputs)) = sets.first() else { return Err(e) };

@@ -9,7 +9,10 @@
 //!   reference run's values can be fed to them. Initializers stored in external files are read
 //!   into the new model, which stands alone in any folder.
 
+mod float16;
 mod proto;
+
+pub use float16::Conversion;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::RangeInclusive;

@@ -147,3 +147,107 @@ pub struct OpsetView {
     #[prost(int64, optional, tag = "2")]
     pub version: Option<i64>,
 }
+
+/// A node as the float16 conversion edits it: every field of `NodeProto`, its attributes
+/// decoded (their tensors and subgraphs kept as bytes until looked into).
+#[derive(Clone, PartialEq, Message)]
+pub struct EditNode {
+    #[prost(string, repeated, tag = "1")]
+    pub input: Vec<String>,
+    #[prost(string, repeated, tag = "2")]
+    pub output: Vec<String>,
+    #[prost(string, optional, tag = "3")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    pub op_type: Option<String>,
+    #[prost(message, repeated, tag = "5")]
+    pub attribute: Vec<EditAttribute>,
+    #[prost(string, optional, tag = "6")]
+    pub doc_string: Option<String>,
+    #[prost(string, optional, tag = "7")]
+    pub domain: Option<String>,
+    #[prost(string, optional, tag = "8")]
+    pub overload: Option<String>,
+    #[prost(bytes = "vec", repeated, tag = "9")]
+    pub metadata_props: Vec<Vec<u8>>,
+    #[prost(bytes = "vec", repeated, tag = "10")]
+    pub device_configurations: Vec<Vec<u8>>,
+}
+
+/// Every field of `AttributeProto`; tensors, graphs and types as their bytes. Repeated numbers
+/// are written unpacked, as ONNX's own writers write proto2 fields.
+#[derive(Clone, PartialEq, Message)]
+pub struct EditAttribute {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(float, optional, tag = "2")]
+    pub f: Option<f32>,
+    #[prost(int64, optional, tag = "3")]
+    pub i: Option<i64>,
+    #[prost(bytes = "vec", optional, tag = "4")]
+    pub s: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "5")]
+    pub t: Option<Vec<u8>>,
+    #[prost(bytes = "vec", optional, tag = "6")]
+    pub g: Option<Vec<u8>>,
+    #[prost(float, repeated, packed = "false", tag = "7")]
+    pub floats: Vec<f32>,
+    #[prost(int64, repeated, packed = "false", tag = "8")]
+    pub ints: Vec<i64>,
+    #[prost(bytes = "vec", repeated, tag = "9")]
+    pub strings: Vec<Vec<u8>>,
+    #[prost(bytes = "vec", repeated, tag = "10")]
+    pub tensors: Vec<Vec<u8>>,
+    #[prost(bytes = "vec", repeated, tag = "11")]
+    pub graphs: Vec<Vec<u8>>,
+    #[prost(string, optional, tag = "13")]
+    pub doc_string: Option<String>,
+    #[prost(bytes = "vec", optional, tag = "14")]
+    pub tp: Option<Vec<u8>>,
+    #[prost(bytes = "vec", repeated, tag = "15")]
+    pub type_protos: Vec<Vec<u8>>,
+    /// AttributeProto.AttributeType (see [`AttributeView::r#type`]).
+    #[prost(int32, optional, tag = "20")]
+    pub r#type: Option<i32>,
+    #[prost(string, optional, tag = "21")]
+    pub ref_attr_name: Option<String>,
+    #[prost(bytes = "vec", optional, tag = "22")]
+    pub sparse_tensor: Option<Vec<u8>>,
+    #[prost(bytes = "vec", repeated, tag = "23")]
+    pub sparse_tensors: Vec<Vec<u8>>,
+}
+
+/// Every field of `TensorProto`, for the float16 conversion to rewrite a tensor's data.
+#[derive(Clone, PartialEq, Message)]
+pub struct EditTensor {
+    #[prost(int64, repeated, packed = "false", tag = "1")]
+    pub dims: Vec<i64>,
+    #[prost(int32, optional, tag = "2")]
+    pub data_type: Option<i32>,
+    #[prost(bytes = "vec", optional, tag = "3")]
+    pub segment: Option<Vec<u8>>,
+    #[prost(float, repeated, tag = "4")]
+    pub float_data: Vec<f32>,
+    #[prost(int32, repeated, tag = "5")]
+    pub int32_data: Vec<i32>,
+    #[prost(bytes = "vec", repeated, tag = "6")]
+    pub string_data: Vec<Vec<u8>>,
+    #[prost(int64, repeated, tag = "7")]
+    pub int64_data: Vec<i64>,
+    #[prost(string, optional, tag = "8")]
+    pub name: Option<String>,
+    #[prost(bytes = "vec", optional, tag = "9")]
+    pub raw_data: Option<Vec<u8>>,
+    #[prost(double, repeated, tag = "10")]
+    pub double_data: Vec<f64>,
+    #[prost(uint64, repeated, tag = "11")]
+    pub uint64_data: Vec<u64>,
+    #[prost(string, optional, tag = "12")]
+    pub doc_string: Option<String>,
+    #[prost(bytes = "vec", repeated, tag = "13")]
+    pub external_data: Vec<Vec<u8>>,
+    #[prost(int32, optional, tag = "14")]
+    pub data_location: Option<i32>,
+    #[prost(bytes = "vec", repeated, tag = "16")]
+    pub metadata_props: Vec<Vec<u8>>,
+}

@@ -163,6 +163,11 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         let _ = writeln!(w);
         let _ = writeln!(w, "{}", describe_device_io(io));
     }
+    if let Some(p) = &report.precision {
+        let _ = writeln!(w);
+        let _ = writeln!(w, "float16     : {}", p.conversion.describe());
+        let _ = writeln!(w, "              {}", p.describe_accuracy());
+    }
     if !report.saved_outputs.is_empty() {
         let _ = writeln!(w);
         for path in &report.saved_outputs {

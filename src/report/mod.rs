@@ -50,6 +50,9 @@ pub struct RunReport {
     /// With --io-on-device: the upload and download timed apart, and the bound outputs' check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_io: Option<crate::runtime::engine::DeviceIo>,
+    /// With --precision fp16: what was converted, and the outputs against the float32 model's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision: Option<crate::runtime::engine::PrecisionReport>,
 }
 
 pub use crate::runtime::engine::Comparison;

@@ -47,6 +47,15 @@ pub fn render(report: &BenchReport) -> String {
         if let Some(items) = m.items_per_s {
             let _ = writeln!(w, "{:<24} batch {}: {items:.1} items/s", "", m.batch_size.unwrap_or(1));
         }
+        if let Some(p) = &m.precision {
+            let float32 = match (&p.float32_latency_ms, &p.float32_error) {
+                (Some(f), _) => format!("float32 p50 {:.3} ms, float16 {:.2}x of it", f.p50, s.p50 / f.p50),
+                (None, Some(e)) => format!("float32 could not run here: {e}"),
+                (None, None) => "float32 not timed".to_string(),
+            };
+            let _ = writeln!(w, "{:<24} float16: {}; {float32}", "", p.conversion.describe());
+            let _ = writeln!(w, "{:<24} {}", "", p.describe_accuracy());
+        }
         if let Some(cache) = &m.cache {
             let _ = writeln!(w, "{:<24} optimised-model cache: {cache}", "");
         }

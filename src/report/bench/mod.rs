@@ -141,6 +141,10 @@ pub struct ModelBench {
     /// With --sessions N: N sessions run at once.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub sessions: Option<crate::runtime::engine::ConcurrentSessions>,
+    /// With --precision fp16: what was converted, the outputs against the float32 model's, and
+    /// the float32 model timed beside it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub precision: Option<crate::runtime::engine::PrecisionReport>,
     /// With --compare-ep: outputs that differ from the reference run (empty = all match).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub comparison: Option<Vec<crate::compare::Mismatch>>,
@@ -341,6 +345,7 @@ pub(crate) mod tests {
                 profile: None,
                 device_io: None,
                 sessions: None,
+                precision: None,
                 comparison: None,
                 warnings: vec![],
             }],

@@ -9,11 +9,13 @@ use serde::Serialize;
 use super::device_io::{measure_on_device, DeviceIo};
 use super::diagnose::{self, Stage};
 use super::open::{load, open, DeviceReport, LoadedModel};
+use super::precision::{to_float16, PrecisionReport};
 use super::preflight::{bound_shapes, finish_plan, Preflight};
 use super::runs::{run_to_host_values, timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
 use crate::compare::Tolerance;
+use crate::graph::Conversion;
 use crate::inputs::{BoundInputs, InputSpec, LoadOptions};
-use crate::runtime::plan::{self, PlanRequest, SessionPlan};
+use crate::runtime::plan::{self, EpRequest, PlanRequest, Precision, SessionPlan};
 use crate::runtime::Runtime;
 use crate::tensor::{flatten, HostValue};
 
@@ -48,6 +50,9 @@ pub struct MeasureRequest<'a> {
     /// Time the reference session too, with the same warm-up and budget (bench: both execution
     /// providers side by side).
     pub time_reference: bool,
+    /// Under `--precision fp16`: time the float32 model too, on the same plan (bench: both
+    /// precisions side by side).
+    pub time_float32: bool,
 }
 
 /// One model measured: the open session, the bound inputs, the first run's outputs, the timed
@@ -65,6 +70,8 @@ pub struct Measurement {
     pub device_io: Option<DeviceIo>,
     /// Said on stderr as they arose, and kept for the report.
     pub warnings: Vec<String>,
+    /// `--precision fp16`: what was converted, and the outputs against the float32 model's.
+    pub precision: Option<PrecisionReport>,
 }
 
 /// The open, bind, run, warm up, time and compare sequence `run` and `bench` share.
@@ -109,13 +116,29 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     let started = Instant::now();
     let prepared = PreparedInputs::new(&bound.tensors)?;
     input_prepare += started.elapsed();
+    // --precision fp16: the session runs the model converted, with what a float32 run of the same
+    // inputs on the reference EP says of its tensors.
+    let float16 = match plan.precision {
+        Precision::Fp32 => None,
+        Precision::Fp16 => {
+            crate::stage::step("the float16 conversion");
+            let reference = match &request.reference {
+                Some((reference, _)) => reference.clone(),
+                None => preflight.request.reference(EpRequest::Cpu, None),
+            };
+            let converted = to_float16(runtime, preflight, &reference, &prepared)?;
+            warn_conversion(&converted.conversion, &mut warn);
+            Some(converted)
+        }
+    };
+    let session_model = float16.as_ref().map_or(preflight.model_path.as_path(), |f| f.path.as_path());
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
-        let failed = diagnose::Failed { model_path: &preflight.model_path, info, plan, stage };
+        let failed = diagnose::Failed { model_path: session_model, info, plan, stage };
         diagnose::explain(runtime, &failed, reference, &preflight.request, &prepared, Some(&bound), error)
     };
     crate::stage::step("session creation");
-    let mut model = match open(runtime, &preflight.model_path, info.clone(), preflight.model.read_time, plan.clone()) {
+    let mut model = match open(runtime, session_model, info.clone(), preflight.model.read_time, plan.clone()) {
         Ok(model) => model,
         Err(e) => return Err(explain(&plan, Stage::SessionCreation, e)),
     };
@@ -179,7 +202,43 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         }
         None => None,
     };
-    Ok(Measurement { model, bound, input_prepare, first_run, outputs, samples, comparison, device_io, warnings })
+    let mut precision = float16.as_ref().map(|f| f.report(&outputs));
+    if let (Some(report), true) = (&mut precision, request.time_float32) {
+        crate::stage::step("the float32 model's timed runs");
+        let float32 = SessionPlan { precision: Precision::Fp32, ..model.plan.clone() };
+        let timed = open(runtime, &preflight.model_path, info.clone(), Duration::ZERO, float32).and_then(|mut m| {
+            let feed = Feed::Host(&prepared);
+            warm_up(&mut m.session, &feed, request.warmup)?;
+            timed_runs(&mut m.session, &feed, request.budget, &indicatif::ProgressBar::hidden(), None)
+        });
+        match timed {
+            Ok(samples) => report.float32_latency_ms = crate::stats::summarize(&samples),
+            Err(e) => report.float32_error = Some(crate::exit::one_line(&e)),
+        }
+    }
+    Ok(Measurement {
+        model,
+        bound,
+        input_prepare,
+        first_run,
+        outputs,
+        samples,
+        comparison,
+        device_io,
+        warnings,
+        precision,
+    })
+}
+
+/// What the float16 conversion did that a reader of any report must know: values float16
+/// cannot hold.
+fn warn_conversion(conversion: &Conversion, warn: &mut impl FnMut(String)) {
+    if conversion.values_clamped > 0 {
+        warn(format!(
+            "--precision fp16: {} weights beyond float16's range (65504) were clamped to it",
+            conversion.values_clamped
+        ));
+    }
 }
 
 /// The batch size of a run: the first axis of the first input, when that input has a batch

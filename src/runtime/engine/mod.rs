@@ -8,6 +8,7 @@
 //! - `runs`: one run and the timed loop;
 //! - `diagnose`: a failure explained by a reference run, and the node named;
 //! - `device_io`: `--io-on-device` and graph capture; `sessions`: `bench --sessions`;
+//! - `precision`: `--precision fp16`'s conversion, typed by a float32 run, and its accuracy;
 //! - `measure`: the open, bind, run, time and compare sequence of run and bench;
 //! - `decoder`: a decoder LLM's session with its KV cache, for generate;
 //! - `gpu_memory`: DXGI's readings, taken by all of them.
@@ -20,6 +21,7 @@ pub mod diagnose;
 mod gpu_memory;
 mod measure;
 mod open;
+mod precision;
 mod preflight;
 mod runs;
 mod sessions;
@@ -29,6 +31,7 @@ pub use device_io::DeviceIo;
 pub use gpu_memory::GpuMemory;
 pub use measure::{batch_size, measure, Comparison, MeasureRequest, Measurement};
 pub use open::{load, open, DeviceReport, LoadedModel};
+pub use precision::{to_float16, PrecisionReport};
 pub use preflight::{check_flags, check_request, finish_plan, plans_directml, Preflight, Scope};
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
 pub use sessions::{measure_sessions, ConcurrentSessions};

@@ -31,6 +31,20 @@ impl fmt::Display for SessionPlan {
         writeln!(f, "execution mode      : {}", self.execution_mode)?;
         writeln!(f, "memory pattern      : {}", if self.memory_pattern { "enabled" } else { "disabled" })?;
         writeln!(f, "graph optimisation  : {}", self.optimization_level)?;
+        match self.precision {
+            super::Precision::Fp32 => writeln!(f, "precision           : as the model is written")?,
+            super::Precision::Fp16 => {
+                let kept = if self.keep_fp32.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and {}", self.keep_fp32.join(", "))
+                };
+                writeln!(
+                    f,
+                    "precision           : float16, inputs and outputs float32 (kept in float32: the defaults{kept})"
+                )?
+            }
+        }
         let threads = |t: Option<usize>| t.map_or("default".to_string(), |n| n.to_string());
         writeln!(f, "intra-op threads    : {}", threads(self.intra_op_threads))?;
         writeln!(f, "inter-op threads    : {}", threads(self.inter_op_threads))?;

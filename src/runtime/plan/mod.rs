@@ -30,7 +30,7 @@ pub use providers::{
 use providers::{dml_only_flags, ep_options_allowed, find_ep_device, is_true, resolve_options};
 pub use request::{
     DeviceFilter, DevicePolicy, EpRequest, ExecutionMode, OptimizationLevel, OrtLogLevel, PerformancePreference,
-    PlanRequest,
+    PlanRequest, Precision,
 };
 
 use crate::formats::model::ModelInfo;
@@ -82,6 +82,12 @@ pub struct SessionPlan {
     /// exclude the host<->GPU copies.
     #[serde(default)]
     pub io_on_device: bool,
+    /// `--precision fp16`: the session runs the model converted to float16 (graph::to_float16).
+    #[serde(default)]
+    pub precision: Precision,
+    /// Operator types or node names left in float32 beside the defaults.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub keep_fp32: Vec<String>,
 }
 
 impl SessionPlan {
@@ -199,6 +205,9 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
                 .map(|(axis, _)| format!("input '{}' axis {axis}", input.name))
         })
         .collect();
+    if request.precision == Precision::Fp32 && !request.keep_fp32.is_empty() {
+        bail!("--keep-fp32 names what --precision fp16 leaves in float32; the model runs as written without it");
+    }
     let (provider_options, session_config) = resolve_options(request, use_dml)?;
     let graph_capture = session_config.get(DML_GRAPH_CAPTURE).is_some_and(|v| is_true(v));
     if graph_capture && !request.io_on_device && !request.dml_graph_capture {
@@ -227,6 +236,8 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         session_config,
         // Graph capture replays on the buffers of the captured run: it needs bound device IO.
         io_on_device: use_dml && (request.io_on_device || graph_capture),
+        precision: request.precision,
+        keep_fp32: request.keep_fp32.clone(),
     })
 }
 

@@ -121,7 +121,18 @@ impl fmt::Display for DevicePolicy {
     }
 }
 
-display_as_flag_value!(PerformancePreference, DeviceFilter, ExecutionMode, OptimizationLevel, OrtLogLevel);
+display_as_flag_value!(PerformancePreference, DeviceFilter, ExecutionMode, OptimizationLevel, OrtLogLevel, Precision);
+
+/// What the model computes in (`--precision`): as written, or converted to float16 first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// As the model is written.
+    #[default]
+    Fp32,
+    /// Float32 initializers and computation converted to float16, inputs and outputs float32.
+    Fp16,
+}
 
 /// DirectML's `performance_preference` (DXGI GPU preference when no `device_id` is given).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
@@ -204,6 +215,12 @@ pub struct PlanRequest {
     pub session_config: Vec<(String, String)>,
     /// `--io-on-device`: inputs uploaded once to DirectML's memory and outputs left there.
     pub io_on_device: bool,
+    /// `--precision`.
+    #[serde(default)]
+    pub precision: Precision,
+    /// `--keep-fp32 OP|NODE`: left in float32 under `--precision fp16`, beside the defaults.
+    #[serde(default)]
+    pub keep_fp32: Vec<String>,
 }
 
 impl PlanRequest {
@@ -229,6 +246,9 @@ impl PlanRequest {
                 .cloned()
                 .collect(),
             io_on_device: false,
+            // The reference runs the model as written: what a float16 model is held to.
+            precision: Precision::Fp32,
+            keep_fp32: Vec::new(),
             ..self.clone()
         }
     }
@@ -258,6 +278,8 @@ impl Default for PlanRequest {
             ep_options: Vec::new(),
             session_config: Vec::new(),
             io_on_device: false,
+            precision: Precision::Fp32,
+            keep_fp32: Vec::new(),
         }
     }
 }

@@ -1,0 +1,144 @@
+//! `--precision fp16`: the model converted to float16 before its session, and what it is held to.
+//!
+//! One run of the float32 model on the reference EP (the CPU EP, or `--compare-ep`), with every
+//! tensor a node reads exposed, on the inputs about to be bound, does two things: its tensors'
+//! element types tell the conversion where a value is a float (`graph::Graph::to_float16`), and
+//! its outputs are the float32 model's, which the float16 outputs are compared with.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::diagnose::run_exposed;
+use super::open::DeviceReport;
+use super::preflight::Preflight;
+use super::runs::PreparedInputs;
+use crate::compare::Agreement;
+use crate::graph::{Conversion, Graph};
+use crate::runtime::plan::PlanRequest;
+use crate::runtime::Runtime;
+use crate::stats::LatencyStats;
+use crate::tensor::{DType, HostValue};
+
+/// A model converted to float16 for one run, and the float32 outputs it is held to.
+pub struct Float16Model {
+    /// The converted model, in a temporary folder that lives as long as this value.
+    pub path: PathBuf,
+    _folder: tempfile::TempDir,
+    pub conversion: Conversion,
+    /// The float32 model's outputs on the same inputs.
+    pub float32_outputs: Vec<(String, HostValue)>,
+    /// Where they were computed.
+    pub float32_on: DeviceReport,
+}
+
+/// Converts `preflight`'s model to float16, with the types and outputs of a float32 run on
+/// `reference` (a request for the float32 model) with `prepared` inputs.
+pub fn to_float16(
+    runtime: &Runtime,
+    preflight: &Preflight,
+    reference: &PlanRequest,
+    prepared: &PreparedInputs,
+) -> Result<Float16Model> {
+    let graph = Graph::read(&preflight.model_path)?;
+    let (values, float32_on) = run_exposed(runtime, &graph, reference, prepared, &graph.intermediate_tensors())
+        .context("--precision fp16: the float32 run that finds which tensors are floats")?;
+    let mut types: HashMap<String, DType> = values
+        .iter()
+        .filter_map(|(name, value)| match value {
+            HostValue::Tensor(t) => Some((name.clone(), t.dtype)),
+            _ => None,
+        })
+        .collect();
+    for input in &preflight.info().inputs {
+        if let Some(dtype) = input.dtype.as_deref().and_then(DType::parse) {
+            types.insert(input.name.clone(), dtype);
+        }
+    }
+    let (bytes, conversion) =
+        graph.to_float16(&types, &preflight.plan.keep_fp32).context("--precision fp16: converting the model")?;
+    let folder = tempfile::tempdir().context("a temporary folder for the float16 model")?;
+    // Named after the model, so that an error about it names the model.
+    let stem = preflight.model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+    let path = folder.path().join(format!("{stem}.fp16.onnx"));
+    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    let float32_outputs = values.into_iter().filter(|(name, _)| graph.outputs().contains(name)).collect();
+    Ok(Float16Model { path, _folder: folder, conversion, float32_outputs, float32_on })
+}
+
+impl Float16Model {
+    /// How far `outputs` (the float16 model's) are from the float32 model's.
+    pub fn report(&self, outputs: &[(String, HostValue)]) -> PrecisionReport {
+        let accuracy = self
+            .float32_outputs
+            .iter()
+            .filter_map(|(name, want)| {
+                let (HostValue::Tensor(want), Some((_, HostValue::Tensor(got)))) =
+                    (want, outputs.iter().find(|(n, _)| n == name))
+                else {
+                    return None;
+                };
+                let difference = crate::compare::difference(name, want, got)?;
+                Some(OutputAccuracy {
+                    output: name.clone(),
+                    max_abs: difference.max_abs,
+                    max_rel: difference.max_rel,
+                    agreement: crate::compare::classifier_agreement(want, got),
+                })
+            })
+            .collect();
+        PrecisionReport {
+            conversion: self.conversion.clone(),
+            float32_on: self.float32_on.clone(),
+            outputs: accuracy,
+            float32_latency_ms: None,
+            float32_error: None,
+        }
+    }
+}
+
+/// What `--precision fp16` did and cost in accuracy, in the reports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PrecisionReport {
+    pub conversion: Conversion,
+    /// Where the float32 model ran for the comparison.
+    pub float32_on: DeviceReport,
+    /// Each float output against the float32 model's.
+    pub outputs: Vec<OutputAccuracy>,
+    /// bench: the float32 model timed on the same plan, beside the float16 one.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub float32_latency_ms: Option<LatencyStats>,
+    /// bench: why the float32 model could not be timed there (DirectML rejecting it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub float32_error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OutputAccuracy {
+    pub output: String,
+    pub max_abs: f64,
+    pub max_rel: f64,
+    /// For a classifier's scores: rows ranked alike.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub agreement: Option<Agreement>,
+}
+
+impl PrecisionReport {
+    /// `prob: max |diff| 3.1e-4, top-1 1/1, top-5 1/1`, per output.
+    pub fn describe_accuracy(&self) -> String {
+        let outputs: Vec<String> = self
+            .outputs
+            .iter()
+            .map(|o| {
+                let agreement = o
+                    .agreement
+                    .map(|a| format!(", top-1 agrees {}/{}, top-5 {}/{}", a.top1, a.rows, a.top5, a.rows))
+                    .unwrap_or_default();
+                format!("{}: max |diff| {:.2e}{agreement}", o.output, o.max_abs)
+            })
+            .collect();
+        format!("against float32 on {}: {}", self.float32_on.describe(), outputs.join("; "))
+    }
+}
