@@ -74,6 +74,11 @@ dml("generate", "tests/models/tiny_decoder", "--prompt-file", prompts, "-n", "24
 compare_html = os.path.join(OUT, "compare.html")
 dml("merge", "--compare", base, base, "--html", compare_html, expect=0)
 
+# --- a sweep over the batch size -----------------------------------------------------------
+sweep_html = os.path.join(OUT, "sweep.html")
+dml("bench", "models/squeezenet1.1.onnx", "--sweep", "N=1,2,4,8", "--iterations", "10", "-q", "--html", sweep_html,
+    expect=0)
+
 
 # --- the pages in Chromium -----------------------------------------------------------------
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -123,7 +128,10 @@ check(test_html, ['<tr class="case pass">', '<tr class="case fail">', '<tr class
 check(generate_html, ["TTFT p50 (ms)", "generation tokens/s", "ms per token", "decode latency per token"], min_charts=2,
       absent=["ttft_ms_p50", "prompt_tokens_per_s"])
 check(compare_html, ["tied fastest"], min_charts=0, absent=["(fastest)"])
-for page, height in ((bench_html, 3600), (test_html, 1100), (generate_html, 1400), (compare_html, 700)):
+check(sweep_html, ["squeezenet1.1 swept over N", '<span class="badge">best</span>', "items per second against N",
+                   "best throughput: "], min_charts=3)
+for page, height in ((bench_html, 3600), (test_html, 1100), (generate_html, 1400), (compare_html, 700),
+                     (sweep_html, 2400)):
     stem = os.path.splitext(page)[0]
     browse(page, "--window-size=1200,%d" % height, f"--screenshot={stem}.png")
     browse(page, "--window-size=1200,%d" % height, "--force-dark-mode", "--blink-settings=preferredColorScheme=0",

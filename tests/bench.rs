@@ -621,3 +621,87 @@ fn an_html_page_that_cannot_be_written_is_a_one_line_error_naming_it() {
         .unwrap();
     assert_one_line_error(&out, "--html /nonexistent-dir/b.html");
 }
+
+#[test]
+fn a_sweep_measures_each_size_in_its_own_session_and_marks_the_best() {
+    let squeeze = sample("squeezenet1.1.onnx");
+    let add = test_model("add_mul.onnx");
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("sweep.csv");
+    let markdown = dir.path().join("sweep.md");
+    let out = dmlrun()
+        .arg("bench")
+        .args([squeeze.to_str().unwrap(), add.to_str().unwrap()])
+        .args(["--sweep", "N=1,2", "--iterations", "3", "--warmup", "0", "--json", "-"])
+        .args(["--csv", csv.to_str().unwrap(), "--markdown", markdown.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{table}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let models = report["models"].as_array().unwrap();
+    let names: Vec<&str> = models.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["squeezenet1.1 N=1", "squeezenet1.1 N=2", "add_mul"]);
+    for (i, m) in models[..2].iter().enumerate() {
+        assert_eq!(m["sweep"]["of"], "squeezenet1.1");
+        assert_eq!(m["sweep"]["over"], "N");
+        assert_eq!(m["sweep"]["index"], i);
+        // Each size is its own session, with its own creation and first run.
+        assert_eq!(m["batch_size"], i + 1);
+        assert!(m["session_create_ms"].as_f64().unwrap() > 0.0 && m["first_run_ms"].as_f64().unwrap() > 0.0);
+    }
+    // The model without N is measured once, and says why.
+    assert!(models[2].get("sweep").is_none());
+    let warnings = models[2]["warnings"].as_array().unwrap();
+    assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("--sweep N: this model has no such")), "{warnings:?}");
+
+    // The best throughput is the point with the most items per second, in every export.
+    let items = |m: &serde_json::Value| {
+        m["items_per_s"].as_f64().unwrap_or(m["latency_ms"]["throughput_per_s"].as_f64().unwrap())
+    };
+    let best = if items(&models[0]) >= items(&models[1]) { "1" } else { "2" };
+    let best_line = table.lines().find(|l| l.contains("<- best throughput")).unwrap_or_else(|| panic!("{table}"));
+    assert!(best_line.trim_start().starts_with(best), "{table}");
+    assert!(table.contains("squeezenet1.1 swept over N:"), "{table}");
+    let md = std::fs::read_to_string(&markdown).unwrap();
+    assert!(md.contains("squeezenet1.1 swept over N:"), "{md}");
+    assert!(md.lines().any(|l| l.starts_with(&format!("| {best} | ok |")) && l.contains("(best)")), "{md}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv.lines().next().unwrap().ends_with(",sweep_of,sweep_over,sweep_value"));
+    assert!(csv.lines().nth(2).unwrap().ends_with(",squeezenet1.1,N,2"), "{csv}");
+    assert!(csv.lines().nth(3).unwrap().ends_with(",,,"), "{csv}");
+}
+
+#[test]
+fn a_shape_sweep_records_a_shape_that_does_not_fit_as_that_points_failure() {
+    let squeeze = sample("squeezenet1.1.onnx");
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&squeeze)
+        .args(["--sweep-shape", "input=1,3,224,224:1,3,64,64", "--iterations", "2", "--warmup", "0", "--json", "-"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["models"][0]["name"], "squeezenet1.1 input=1x3x224x224");
+    let failed = &report["failed"][0];
+    assert_eq!((failed["sweep"]["value"].as_str(), failed["sweep"]["index"].as_u64()), (Some("1x3x64x64"), Some(1)));
+    assert!(failed["error"].as_str().unwrap().contains("fixed to 224"), "{failed}");
+    assert!(stderr.contains("1x3x64x64        FAILED: "), "{stderr}");
+}
+
+#[test]
+fn a_sweep_over_what_no_model_has_is_a_usage_error() {
+    let squeeze = sample("squeezenet1.1.onnx");
+    for (flag, value, says) in [
+        ("--sweep", "Q=1,2", "--sweep Q: none of the 1 model(s) has a free dimension named 'Q'"),
+        ("--sweep-shape", "nope=1,2:2,2", "--sweep-shape nope: none of the 1 model(s) has an input named 'nope'"),
+        ("--sweep", "N=1,0", "not a size of at least 1"),
+    ] {
+        let out = dmlrun().arg("bench").arg(&squeeze).args([flag, value]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+}

@@ -171,6 +171,14 @@ fn every_export_of_every_command_parses() {
         }
         run(dir, &args.iter().map(String::as_str).collect::<Vec<_>>(), &[1]);
     }
+    // A sweep of that model: its own Markdown table, three more CSV columns.
+    let (sweep_json, sweep_csv, sweep_md) = (path("sweep.json"), path("sweep.csv"), path("sweep.md"));
+    let sweep: Vec<&str> = bench
+        .iter()
+        .copied()
+        .chain(["--sweep", "N=1,2", "--json", &sweep_json, "--csv", &sweep_csv, "--markdown", &sweep_md])
+        .collect();
+    run(dir, &sweep, &[1]);
     // generate: a prompt file whose prompts hold a comma, a quote and a pipe.
     std::fs::write(out("prompts.txt"), "Hello, \"world\" | once\nA second one\n").unwrap();
     let tiny = test_model("tiny_decoder").display().to_string();
@@ -284,6 +292,7 @@ fn every_export_of_every_command_parses() {
         "merged.json",
         "bench-1.json",
         "bench-2.json",
+        "sweep.json",
         "generate.json",
         "compare.json",
         "run.json",
@@ -300,6 +309,11 @@ fn every_export_of_every_command_parses() {
     let bench_rows = csv_records(&out("bench-1.csv"));
     assert_eq!(bench_rows.len(), 3, "two measured, one failed");
     assert_eq!(&bench_rows[0][0], "a|b, \"c\"", "a name with a comma and quotes is one field");
+    let sweep_rows = csv_records(&out("sweep.csv"));
+    assert_eq!(sweep_rows.len(), 4, "two points, the model without N, the failure");
+    assert_eq!(&sweep_rows[1][0], "a|b, \"c\" N=2");
+    assert_eq!(sweep_rows[1].iter().rev().take(3).collect::<Vec<_>>(), ["2", "N", "a|b, \"c\""]);
+    assert_eq!(markdown_rows(&out("sweep.md")), 4 + 2, "the models' table and the sweep's");
     assert_eq!(csv_records(&out("generate.csv")).len(), 2);
     assert_eq!(csv_records(&out("merged.csv")).len(), 3);
     let md = std::fs::read_to_string(out("bench-1.md")).unwrap();

@@ -321,6 +321,8 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l min-iterations -
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-iterations -d 'With --duration: at most this many timed runs' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l warmup -d 'Untimed runs after the first run' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l sessions -d 'Also run N sessions of each model at once, each by its own thread, and report their aggregate throughput and each one\'s latency percentiles' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l sweep -d 'Measure each model once per size of a free dimension, each size in a session of its own: session creation and the first run (where DirectML compiles for the shape) beside the steady p50/p99 and items per second, the best throughput marked' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l sweep-shape -d 'As --sweep, over one input\'s whole shapes (which also fix its named free dimensions), separated by \':\'' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l profile -d 'Save ONNX Runtime\'s per-operator profile of each model into DIR and print the top 10 operators' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l cache -d 'Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l compare-ep -d 'Also run on this execution provider and compare the outputs; exit 1 when they differ' -r

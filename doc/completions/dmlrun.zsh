@@ -268,6 +268,8 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--max-iterations=[With --duration\: at most this many timed runs]:N:_default' \
 '--warmup=[Untimed runs after the first run]:N:_default' \
 '--sessions=[Also run N sessions of each model at once, each by its own thread, and report their aggregate throughput and each one'\''s latency percentiles]:N:_default' \
+'(--sweep-shape)--sweep=[Measure each model once per size of a free dimension, each size in a session of its own\: session creation and the first run (where DirectML compiles for the shape) beside the steady p50/p99 and items per second, the best throughput marked]:DIM=N,N,...:_default' \
+'--sweep-shape=[As --sweep, over one input'\''s whole shapes (which also fix its named free dimensions), separated by '\''\:'\'']:NAME=SHAPE:SHAPE...:_default' \
 '--profile=[Save ONNX Runtime'\''s per-operator profile of each model into DIR and print the top 10 operators]:DIR:_files' \
 '--cache=[Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device, dims, optimisation level and ONNX Runtime version) and load it next time]:DIR:_files' \
 '--compare-ep=[Also run on this execution provider and compare the outputs; exit 1 when they differ]:EP:_default' \

@@ -7,6 +7,7 @@ use clap::Args;
 use super::parse::*;
 use super::{CompareArgs, DeviceIoArgs, IsolationArgs, OrtArgs, SessionArgs};
 use crate::inputs::generate::{Fill, ValueRange};
+use crate::suites::manifest::Sweep;
 
 /// `dmlrun bench`.
 #[derive(Debug, Clone, Args)]
@@ -102,6 +103,24 @@ pub struct BenchArgs {
     /// Example: dmlrun bench resnet50.onnx --device 0 --sessions 4
     #[arg(long, value_name = "N", value_parser = parse_sessions)]
     pub sessions: Option<u32>,
+
+    /// Measure each model once per size of a free dimension, each size in a session of its own:
+    /// session creation and the first run (where DirectML compiles for the shape) beside the
+    /// steady p50/p99 and items per second, the best throughput marked.
+    ///
+    /// The models without that dimension are measured once, and say so. The table, JSON, CSV,
+    /// Markdown and the HTML page (items/s and p50 plotted against the size) show the sweep.
+    ///
+    /// Example: dmlrun bench resnet50.onnx --device 0 --sweep N=1,2,4,8,16,32,64
+    #[arg(long, value_name = "DIM=N,N,...", value_parser = parse_sweep, conflicts_with = "sweep_shape")]
+    pub sweep: Option<Sweep>,
+
+    /// As --sweep, over one input's whole shapes (which also fix its named free dimensions),
+    /// separated by ':'.
+    ///
+    /// Example: --sweep-shape x=1,3,224,224:1,3,320,320:1,3,640,640
+    #[arg(long, value_name = "NAME=SHAPE:SHAPE...", value_parser = parse_sweep_shape)]
+    pub sweep_shape: Option<Sweep>,
 
     /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
     ///

@@ -139,6 +139,8 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "min-iterations",
             "max-iterations",
             "sessions",
+            "sweep",
+            "sweep-shape",
             "profile",
             "profile-unfused",
             "cache",

@@ -33,6 +33,41 @@ pub fn parse_sessions(text: &str) -> Result<u32, String> {
     }
 }
 
+/// `--sweep DIM=1,2,4`: a free dimension and its sizes (each at least 1, none twice).
+pub fn parse_sweep(text: &str) -> Result<crate::suites::manifest::Sweep, String> {
+    let (name, list) = text.split_once('=').ok_or_else(|| format!("'{text}' is not DIM=N,N,..."))?;
+    if name.is_empty() {
+        return Err(format!("'{text}' has no dimension name before '='"));
+    }
+    let values: Vec<i64> = list
+        .split(',')
+        .map(|v| match v.trim().parse::<i64>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format!("'{v}' in '{text}' is not a size of at least 1")),
+        })
+        .collect::<Result<_, _>>()?;
+    let mut seen = values.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    if seen.len() != values.len() {
+        return Err(format!("'{text}' gives a size twice"));
+    }
+    Ok(crate::suites::manifest::Sweep::Dim { name: name.to_string(), values })
+}
+
+/// `--sweep-shape NAME=D0,D1,...:D0,D1,...`: one input's whole shapes.
+pub fn parse_sweep_shape(text: &str) -> Result<crate::suites::manifest::Sweep, String> {
+    let (input, list) = text.split_once('=').ok_or_else(|| format!("'{text}' is not NAME=SHAPE:SHAPE..."))?;
+    let shapes: Vec<Vec<usize>> = list
+        .split(':')
+        .map(|shape| parse_shape(&format!("{input}={shape}")).map(|(_, s)| s))
+        .collect::<Result<_, _>>()?;
+    if shapes.len() < 2 {
+        return Err(format!("'{text}' gives one shape: a sweep needs two or more, separated by ':'"));
+    }
+    Ok(crate::suites::manifest::Sweep::Shape { input: input.to_string(), shapes })
+}
+
 /// Parses a time limit: a duration as --timeout takes it, or 0 (or `none`) for no limit.
 pub fn parse_limit(text: &str) -> Result<std::time::Duration, String> {
     match text.trim() {
@@ -200,6 +235,19 @@ mod tests {
         assert_eq!(parse_range("-1,1"), Ok((None, range(-1.0, 1.0))));
         assert!(parse_range("x=2,1").unwrap_err().contains("LO is above HI"));
         assert!(parse_range("x=nan,1").is_err());
+    }
+
+    #[test]
+    fn sweeps_parse_and_refuse_what_cannot_be_swept() {
+        use crate::suites::manifest::Sweep;
+        assert_eq!(parse_sweep("N=1,2,4"), Ok(Sweep::Dim { name: "N".into(), values: vec![1, 2, 4] }));
+        assert!(parse_sweep("N=1,0").unwrap_err().contains("at least 1"));
+        assert!(parse_sweep("N=2,2").unwrap_err().contains("twice"));
+        assert_eq!(
+            parse_sweep_shape("x=1,3,8,8:1,3,16,16"),
+            Ok(Sweep::Shape { input: "x".into(), shapes: vec![vec![1, 3, 8, 8], vec![1, 3, 16, 16]] })
+        );
+        assert!(parse_sweep_shape("x=1,3").unwrap_err().contains("two or more"));
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! `dmlrun bench`: many models, trustworthy statistics, exports, a regression gate.
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -27,7 +26,7 @@ use crate::runtime::engine::{self, Preflight};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
-use crate::suites::manifest::{self, BenchTarget, GenerationTarget};
+use crate::suites::manifest::{self, BenchTarget, GenerationTarget, Sweep};
 use crate::suites::shard::ShardInfo;
 
 /// How long one model may take when --timeout does not say: ten times what the slowest real
@@ -50,15 +49,16 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         ("--markdown", args.markdown.as_deref()),
         ("--html", args.html.as_deref()),
     ])?;
-    let mut targets = manifest::resolve(&args.targets)?;
-    // The shard first, on the whole list, so an isolation child (which resolves again) picks
-    // the same models before its --only.
+    // An isolation child measures the targets its parent hands it, resolved: it resolves nothing.
+    let handed: Option<Vec<ModelPlan>> =
+        args.isolation.preflight.as_deref().map(isolation::read_from_parent).transpose()?;
+    let mut targets = match &handed {
+        Some(plans) => plans.iter().map(|p| p.target.clone()).collect(),
+        None => manifest::resolve(&args.targets)?,
+    };
     let shard = args.shard.map(|shard| ShardInfo { shard, of_items: targets.len() });
-    if let Some(shard) = args.shard {
+    if let (Some(shard), None) = (args.shard, &handed) {
         targets = shard.select(targets, |t| t.name.as_str());
-    }
-    if !args.isolation.only.is_empty() {
-        targets.retain(|t| args.isolation.only.contains(&t.name));
     }
     let child = args.isolation.child_report.as_deref();
     let baseline = match &args.baseline {
@@ -93,26 +93,25 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     // by the parent, which hands the child its model's plan. A --dim applies to the models that
     // have that dimension; one that no model has is a typo. A model that cannot be read, or a
     // flag that does not fit it, is that model's failure, not the session's.
-    let plans: Vec<Result<ModelPlan>> = match &args.isolation.preflight {
-        Some(path) => {
-            let mut handed: BTreeMap<String, ModelPlan> = isolation::read_from_parent(path)?;
-            targets
-                .iter()
-                .map(|t| {
-                    handed
-                        .remove(&t.name)
-                        .with_context(|| format!("model {}: not among the parent's preflights", t.name))
-                })
-                .collect()
-        }
+    let sweep = args.sweep.as_ref().or(args.sweep_shape.as_ref());
+    let plans: Vec<Result<ModelPlan>> = match handed {
+        Some(plans) => plans.into_iter().map(Ok).collect(),
         None => {
             let read: Vec<Result<ModelRead>> = targets.iter().map(ModelRead::of).collect();
             let models: Vec<_> = read.iter().flatten().map(ModelRead::info).collect();
             crate::runtime::plan::check_flags_fit_some(&base_request, &models)?;
-            targets
-                .iter()
-                .zip(read)
-                .map(|(target, read)| read.and_then(|read| prepare(&runtime, &base_request, target, read, args)))
+            if let Some(sweep) = sweep {
+                check_sweep_fits_some(sweep, &models)?;
+            }
+            let points = swept(std::mem::take(&mut targets), read, sweep);
+            targets = points.iter().map(|(t, _, _)| t.clone()).collect();
+            points
+                .into_iter()
+                .map(|(target, read, note)| {
+                    let mut plan = read.and_then(|read| prepare(&runtime, &base_request, &target, read, args))?;
+                    plan.preflight.not_applied.extend(note);
+                    Ok(plan)
+                })
                 .collect()
         }
     };
@@ -171,6 +170,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
                     status: ModelStatus::Interrupted,
                     error: "interrupted (Ctrl-C) while it was measured".to_string(),
                     node: None,
+                    sweep: target.sweep.clone(),
                 });
             }
             Some(Err(e)) => {
@@ -189,6 +189,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
                     status: if rejected.is_some() { ModelStatus::EpRejected } else { ModelStatus::Failed },
                     error,
                     node: rejected.and_then(|f| f.node.as_ref()).map(|n| n.name.clone()),
+                    sweep: target.sweep.clone(),
                 });
             }
         }
@@ -241,9 +242,8 @@ fn bench_in_child(
     }
     let path = dir.join("child-report.json");
     let preflight = dir.join("preflight.json");
-    isolation::write_for_child(&preflight, &BTreeMap::from([(&target.name, plan)]))?;
-    let mut extra: Vec<OsString> = ["--isolation", "none", "--only"].into_iter().map(OsString::from).collect();
-    extra.push(OsString::from(&target.name));
+    isolation::write_for_child(&preflight, &[plan])?;
+    let mut extra: Vec<OsString> = ["--isolation", "none"].into_iter().map(OsString::from).collect();
     extra.push(OsString::from("--child-report"));
     extra.push(path.clone().into_os_string());
     extra.push(OsString::from("--preflight"));
@@ -276,7 +276,14 @@ fn bench_in_child(
         }
     };
     crate::errln!("dmlrun: model {} failed: {error}", target.name);
-    report.failed.push(FailedModel { name: target.name.clone(), path: target.path.clone(), status, error, node: None });
+    report.failed.push(FailedModel {
+        name: target.name.clone(),
+        path: target.path.clone(),
+        status,
+        error,
+        node: None,
+        sweep: target.sweep.clone(),
+    });
     Ok(!crate::interrupt::interrupted())
 }
 
@@ -321,6 +328,61 @@ fn read_baseline(path: &Path) -> Result<StoredReport> {
     Ok(stored)
 }
 
+/// Each target once per point of `sweep` where its model has what is swept (a generate entry,
+/// or a model without it, once, with a note saying so), each with its model as read.
+fn swept(
+    targets: Vec<BenchTarget>,
+    read: Vec<Result<ModelRead>>,
+    sweep: Option<&Sweep>,
+) -> Vec<(BenchTarget, Result<ModelRead>, Option<String>)> {
+    let Some(sweep) = sweep else { return targets.into_iter().zip(read).map(|(t, r)| (t, r, None)).collect() };
+    let mut points = Vec::new();
+    for (target, read) in targets.into_iter().zip(read) {
+        match read {
+            Ok(ModelRead::Model(file)) if sweep_applies(sweep, &file.info) => {
+                for point in target.swept(sweep) {
+                    points.push((point, Ok(ModelRead::Model(file.clone())), None));
+                }
+            }
+            Ok(read) => {
+                let note = format!(
+                    "{} {}: this model has no such free dimension or input; measured once",
+                    sweep.flag(),
+                    sweep.over()
+                );
+                points.push((target, Ok(read), Some(note)));
+            }
+            Err(e) => points.push((target, Err(e), None)),
+        }
+    }
+    points
+}
+
+fn sweep_applies(sweep: &Sweep, info: &crate::formats::model::ModelInfo) -> bool {
+    match sweep {
+        Sweep::Dim { name, .. } => info.symbolic_dims().contains(name),
+        Sweep::Shape { input, .. } => info.input(input).is_some(),
+    }
+}
+
+/// A sweep over what no model has is a typo: the run's usage error.
+fn check_sweep_fits_some(sweep: &Sweep, models: &[&crate::formats::model::ModelInfo]) -> Result<()> {
+    if !models.is_empty() && !models.iter().any(|m| sweep_applies(sweep, m)) {
+        let what = match sweep {
+            Sweep::Dim { .. } => "a free dimension",
+            Sweep::Shape { .. } => "an input",
+        };
+        bail!(
+            "{} {}: none of the {} model(s) has {what} named '{}'",
+            sweep.flag(),
+            sweep.over(),
+            models.len(),
+            sweep.over()
+        );
+    }
+    Ok(())
+}
+
 /// A bench target's model as read once, before its flags are resolved.
 enum ModelRead {
     Model(Box<ModelFile>),
@@ -348,6 +410,7 @@ impl ModelRead {
 /// child): its preflight, and what the optimised-model cache does for it.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct ModelPlan {
+    target: BenchTarget,
     preflight: Preflight,
     cache: Option<CacheUse>,
 }
@@ -376,7 +439,7 @@ fn prepare(
             // Prefill and decode feed different lengths: the free dimensions stay free.
             request.auto_dims = false;
             let preflight = Preflight::resolve(runtime, &decoder.spec.model, decoder.file, request, not_applied)?;
-            return Ok(ModelPlan { preflight, cache: None });
+            return Ok(ModelPlan { target: target.clone(), preflight, cache: None });
         }
         ModelRead::Model(file) => *file,
     };
@@ -417,7 +480,7 @@ fn prepare(
         }
     }
     let preflight = Preflight::resolve(runtime, &model_path, file, request, not_applied)?;
-    Ok(ModelPlan { preflight, cache })
+    Ok(ModelPlan { target: target.clone(), preflight, cache })
 }
 
 fn bench_model(
@@ -543,6 +606,7 @@ fn bench_model(
         name: target.name.clone(),
         path: target.path.clone(),
         status: ModelStatus::Ok,
+        sweep: target.sweep.clone(),
         device: model.device.clone(),
         plan: model.plan.clone(),
         inputs: bound.sources,
@@ -640,6 +704,7 @@ fn bench_generation(
         name: target.name.clone(),
         path: target.path.clone(),
         status: ModelStatus::Ok,
+        sweep: target.sweep.clone(),
         device: decoder.model.device.clone(),
         plan: decoder.model.plan.clone(),
         inputs: Vec::new(),

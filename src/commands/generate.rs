@@ -50,10 +50,11 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
     }
 
     // A step that never returns cannot be stopped but with the process: the deadline ends it,
-    // saying which step it was in.
+    // saying which step it was in (named before the clock starts, so even a limit that ends at
+    // once names one).
+    crate::stage::step("loading ONNX Runtime");
     let _deadline =
         (!args.timeout.is_zero()).then(|| Deadline::start(args.timeout, format!("model {}", args.model.display())));
-    crate::stage::step("loading ONNX Runtime");
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
     let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &request, Scope::Alone)?;

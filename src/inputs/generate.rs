@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::tensor::{DType, HostTensor};
 
 /// What `--generate` fills missing inputs with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fill {
     /// Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range
@@ -19,7 +19,7 @@ pub enum Fill {
 }
 
 /// The values `--generate random` draws: floats in `[low, high)`, integers in `[low, high]`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct ValueRange {
     pub low: f64,
     pub high: f64,

@@ -53,7 +53,7 @@ impl InputSignature {
 /// One input file and the model input it is for: `--input [NAME=]FILE`, or a manifest's
 /// `inputs = { NAME = FILE }`. Without a name, a file binds to the model's first input (a
 /// TensorProto to the input it names, an `.npz` to the inputs its arrays name).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputSpec {
     pub name: Option<String>,
     pub path: PathBuf,

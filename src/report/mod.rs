@@ -118,6 +118,22 @@ pub fn markdown_table(header: &[&str], right: &[usize], rows: &[Vec<String>]) ->
     out
 }
 
+/// `text` as Markdown prose shows it: every character Markdown could read as markup escaped.
+pub fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '<' | '>' | '#' | '+' | '-' | '!' | '|' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Refuses two exports to stdout (`--json - --csv -`): one after the other, neither would parse.
 /// `exports` are the flags and the paths they were given.
 pub fn check_one_on_stdout(exports: &[(&str, Option<&std::path::Path>)]) -> anyhow::Result<()> {

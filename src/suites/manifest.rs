@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::inputs::generate::{Fill, ValueRange};
 use crate::inputs::InputSpec;
 
-/// One model to benchmark.
-#[derive(Debug, Clone, PartialEq)]
+/// One model to benchmark (a point of a sweep counts as one). Serialised for an isolation child,
+/// which measures the targets its parent hands it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BenchTarget {
     /// Unique name in reports (file stem, or the manifest's `name`).
     pub name: String,
@@ -30,12 +31,94 @@ pub struct BenchTarget {
     pub atol: Option<f64>,
     /// `kind = "generate"`: a decoder LLM measured by its generation, not by single runs.
     pub generation: Option<GenerationTarget>,
+    /// `--sweep` / `--sweep-shape`: the point of the sweep this target is.
+    #[serde(default)]
+    pub sweep: Option<SweepPoint>,
+}
+
+/// `bench --sweep DIM=1,2,4` (a free dimension's sizes) or `--sweep-shape NAME=SHAPE:SHAPE`
+/// (one input's whole shapes): each model measured once per value, each in a session of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Sweep {
+    Dim { name: String, values: Vec<i64> },
+    Shape { input: String, shapes: Vec<Vec<usize>> },
+}
+
+/// One point of a sweep: which model it is of, what is swept, and its value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// The swept model's own name.
+    pub of: String,
+    /// `batch` (a dimension) or `x` (an input's shape).
+    pub over: String,
+    /// `8`, or `1x3x320x320`.
+    pub value: String,
+    /// Its place among the sweep's values.
+    pub index: usize,
+}
+
+impl Sweep {
+    /// The flag that asked for it.
+    pub fn flag(&self) -> &'static str {
+        match self {
+            Sweep::Dim { .. } => "--sweep",
+            Sweep::Shape { .. } => "--sweep-shape",
+        }
+    }
+
+    /// The dimension or input it sweeps.
+    pub fn over(&self) -> &str {
+        match self {
+            Sweep::Dim { name, .. } => name,
+            Sweep::Shape { input, .. } => input,
+        }
+    }
+}
+
+impl BenchTarget {
+    /// This target once per value of `sweep`, named `NAME batch=8` / `NAME x=1x3x320x320`, the
+    /// value added to its dims or shapes (the manifest's own for that name give way).
+    pub fn swept(&self, sweep: &Sweep) -> Vec<BenchTarget> {
+        let point = |index: usize, value: String| SweepPoint {
+            of: self.name.clone(),
+            over: sweep.over().to_string(),
+            value,
+            index,
+        };
+        match sweep {
+            Sweep::Dim { name, values } => values
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    let mut t = self.clone();
+                    t.dims.retain(|(n, _)| n != name);
+                    t.dims.push((name.clone(), v));
+                    t.name = format!("{} {name}={v}", self.name);
+                    t.sweep = Some(point(i, v.to_string()));
+                    t
+                })
+                .collect(),
+            Sweep::Shape { input, shapes } => shapes
+                .iter()
+                .enumerate()
+                .map(|(i, shape)| {
+                    let text = shape.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
+                    let mut t = self.clone();
+                    t.shapes.retain(|(n, _)| n != input);
+                    t.shapes.push((input.clone(), shape.clone()));
+                    t.name = format!("{} {input}={text}", self.name);
+                    t.sweep = Some(point(i, text));
+                    t
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A manifest's generate entry: a synthetic prompt of `prompt_tokens`, `new_tokens` generated
 /// (EOS ignored), `repetitions` measured after one warm-up. The two lengths are `None` where the
 /// entry leaves them to the defaults, which [`GenerationTarget::fitted`] fits to the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GenerationTarget {
     pub prompt_tokens: Option<usize>,
     pub new_tokens: Option<usize>,
@@ -179,6 +262,7 @@ fn plain(path: &Path) -> BenchTarget {
         rtol: None,
         atol: None,
         generation: None,
+        sweep: None,
     }
 }
 
@@ -288,6 +372,7 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             rtol: m.rtol,
             atol: m.atol,
             generation,
+            sweep: None,
         });
     }
     if models.is_empty() {

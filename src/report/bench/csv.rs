@@ -6,7 +6,7 @@ use super::{BenchReport, Exporter};
 
 pub struct CsvExporter;
 
-pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes,upload_ms,download_ms,sessions,sessions_inferences_per_s,prompt_tokens,new_tokens,ttft_ms,generation_tokens_per_s";
+pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes,upload_ms,download_ms,sessions,sessions_inferences_per_s,prompt_tokens,new_tokens,ttft_ms,generation_tokens_per_s,sweep_of,sweep_over,sweep_value";
 
 /// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
 fn field(text: &str) -> String {
@@ -57,22 +57,33 @@ impl Exporter for CsvExporter {
                 opt(m.generation.as_ref().map(|g| g.new_tokens)),
                 opt(m.generation.as_ref().and_then(|g| g.ttft_ms.as_ref()).map(|t| t.p50)),
                 opt(m.generation.as_ref().map(|g| g.generation_tokens_per_s)),
-            ];
+            ]
+            .into_iter()
+            .chain(sweep_fields(m.sweep.as_ref()))
+            .collect::<Vec<_>>();
             out.push_str(&row.join(","));
             out.push('\n');
         }
-        // A failed model has its name, status and error; its figures are empty.
-        let empty_figures = HEADER.split(',').count() - 3;
+        // A failed model has its name, status, error and sweep point; its figures are empty.
+        let empty_figures = HEADER.split(',').count() - 6;
         for f in &report.failed {
-            out.push_str(&format!(
-                "{},{},{}{}\n",
-                field(&f.name),
-                f.status.word(),
-                field(&f.error),
-                ",".repeat(empty_figures)
-            ));
+            let row: Vec<String> = [field(&f.name), f.status.word().to_string(), field(&f.error)]
+                .into_iter()
+                .chain(std::iter::repeat_n(String::new(), empty_figures))
+                .chain(sweep_fields(f.sweep.as_ref()))
+                .collect();
+            out.push_str(&row.join(","));
+            out.push('\n');
         }
         Ok(out)
+    }
+}
+
+/// `sweep_of,sweep_over,sweep_value`: which model's sweep a row is a point of, empty outside one.
+fn sweep_fields(point: Option<&crate::suites::manifest::SweepPoint>) -> [String; 3] {
+    match point {
+        Some(p) => [field(&p.of), field(&p.over), field(&p.value)],
+        None => Default::default(),
     }
 }
 
@@ -86,14 +97,14 @@ mod tests {
         let text = CsvExporter.render(&sample_report()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0].split(',').count(), 29);
+        assert_eq!(lines[0].split(',').count(), 32);
         assert!(
             lines[1].starts_with("\"squeeze, \"\"net\"\"\",ok,,CPUExecutionProvider,,4,1,2.5,2.5,"),
             "{}",
             lines[1]
         );
         // The failed model: name, status, error, and as many empty figures as the header has.
-        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(26)));
-        assert_eq!(lines[2].split(',').count(), 29);
+        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(29)));
+        assert_eq!(lines[2].split(',').count(), 32);
     }
 }

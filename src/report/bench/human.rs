@@ -8,10 +8,13 @@ pub fn render(report: &BenchReport) -> String {
     let mut out = String::new();
     let w = &mut out;
     let device = report.models.first().map(|m| m.device.describe()).unwrap_or_default();
+    // As wide as the longest name (a sweep's `resnet50 input=1x3x224x224`), so columns line up.
+    let width = report.models.iter().map(|m| m.name.chars().count()).chain([24]).max().unwrap_or(24);
+    let indent = width + 2;
     let _ = writeln!(w, "device: {device}   onnxruntime {}", report.onnxruntime.version);
     let _ = writeln!(
         w,
-        "{:<24} {:>9} {:>9} {:>9} {:>9} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "{:<width$} {:>9} {:>9} {:>9} {:>9} {:>7} {:>10} {:>10} {:>10} {:>10}",
         "model", "p50 ms", "mean ms", "p99 ms", "stddev", "CoV", "infer/s", "session ms", "first ms", "peak RSS"
     );
     for m in &report.models {
@@ -20,7 +23,7 @@ pub fn render(report: &BenchReport) -> String {
         let rss = m.peak_rss_bytes.map(|b| format!("{} MiB{scope}", b >> 20)).unwrap_or_else(|| "-".into());
         let _ = writeln!(
             w,
-            "{:<24} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>6.1}% {:>10.1} {:>10.1} {:>10.3} {:>10}",
+            "{:<width$} {:>9.3} {:>9.3} {:>9.3} {:>9.3} {:>6.1}% {:>10.1} {:>10.1} {:>10.3} {:>10}",
             m.name,
             s.p50,
             s.mean,
@@ -35,7 +38,7 @@ pub fn render(report: &BenchReport) -> String {
         if let Some(g) = &m.generation {
             let _ = writeln!(
                 w,
-                "{:<24} generate: {}-token prompt, {} new tokens: time to first token {} ms, {:.1} tokens/s (prompt {:.1} tokens/s); the latencies above are per decoded token",
+                "{:<width$} generate: {}-token prompt, {} new tokens: time to first token {} ms, {:.1} tokens/s (prompt {:.1} tokens/s); the latencies above are per decoded token",
                 "",
                 g.prompt_tokens,
                 g.new_tokens,
@@ -45,7 +48,7 @@ pub fn render(report: &BenchReport) -> String {
             );
         }
         if let Some(items) = m.items_per_s {
-            let _ = writeln!(w, "{:<24} batch {}: {items:.1} items/s", "", m.batch_size.unwrap_or(1));
+            let _ = writeln!(w, "{:<width$} batch {}: {items:.1} items/s", "", m.batch_size.unwrap_or(1));
         }
         if let Some(p) = &m.precision {
             let float32 = match (&p.float32_latency_ms, &p.float32_error) {
@@ -53,24 +56,24 @@ pub fn render(report: &BenchReport) -> String {
                 (None, Some(e)) => format!("float32 could not run here: {e}"),
                 (None, None) => "float32 not timed".to_string(),
             };
-            let _ = writeln!(w, "{:<24} float16: {}; {float32}", "", p.conversion.describe());
-            let _ = writeln!(w, "{:<24} {}", "", p.describe_accuracy());
+            let _ = writeln!(w, "{:<width$} float16: {}; {float32}", "", p.conversion.describe());
+            let _ = writeln!(w, "{:<width$} {}", "", p.describe_accuracy());
         }
         if let Some(cache) = &m.cache {
-            let _ = writeln!(w, "{:<24} optimised-model cache: {cache}", "");
+            let _ = writeln!(w, "{:<width$} optimised-model cache: {cache}", "");
         }
         if let Some(memory) = &m.gpu_memory {
-            let _ = writeln!(w, "{:<24} gpu memory: {}", "", crate::report::human::describe_gpu_memory(memory));
+            let _ = writeln!(w, "{:<width$} gpu memory: {}", "", crate::report::human::describe_gpu_memory(memory));
         }
         if let Some(c) = &m.comparison {
             let _ = writeln!(
                 w,
-                "{:<24} --compare-ep: {}",
+                "{:<width$} --compare-ep: {}",
                 "",
                 if c.is_empty() { "outputs match".to_string() } else { format!("{} output(s) differ", c.len()) }
             );
             for mismatch in c {
-                let _ = writeln!(w, "{:<26} {mismatch}", "");
+                let _ = writeln!(w, "{:<indent$} {mismatch}", "");
             }
         }
         if let Some(r) = &m.reference {
@@ -78,7 +81,7 @@ pub fn render(report: &BenchReport) -> String {
                 let largest = r.differences.iter().map(|d| d.max_abs).fold(0.0, f64::max);
                 let _ = writeln!(
                     w,
-                    "{:<24} {}: p50 {:.3} ms, p99 {:.3} ms ({:.2}x this run's p50); max |diff| {largest:.3e}",
+                    "{:<width$} {}: p50 {:.3} ms, p99 {:.3} ms ({:.2}x this run's p50); max |diff| {largest:.3e}",
                     "",
                     r.device.execution_provider,
                     l.p50,
@@ -88,13 +91,13 @@ pub fn render(report: &BenchReport) -> String {
             }
         }
         if let Some(io) = &m.device_io {
-            let _ = writeln!(w, "{:<24} {}", "", crate::report::human::describe_device_io(io));
+            let _ = writeln!(w, "{:<width$} {}", "", crate::report::human::describe_device_io(io));
         }
         if let Some(c) = &m.sessions {
             let p50s: Vec<String> = c.per_session.iter().map(|s| format!("{:.3}", s.p50)).collect();
             let _ = writeln!(
                 w,
-                "{:<24} {} sessions at once: {:.2} inferences/s together ({} runs in {:.2} s); p50 per session {} ms",
+                "{:<width$} {} sessions at once: {:.2} inferences/s together ({} runs in {:.2} s); p50 per session {} ms",
                 "",
                 c.sessions,
                 c.throughput_per_s,
@@ -109,11 +112,11 @@ pub fn render(report: &BenchReport) -> String {
             } else {
                 ""
             };
-            let _ = writeln!(w, "{:<24} top operators ({}{fusion}):", "", p.file.display());
+            let _ = writeln!(w, "{:<width$} top operators ({}{fusion}):", "", p.file.display());
             for op in p.top_ops.iter().take(10) {
                 let _ = writeln!(
                     w,
-                    "{:<26} {:<22} {:>6} calls {:>10.3} ms {:>5.1}%",
+                    "{:<indent$} {:<22} {:>6} calls {:>10.3} ms {:>5.1}%",
                     "", op.op_type, op.calls, op.total_ms, op.percent
                 );
             }
@@ -127,7 +130,10 @@ pub fn render(report: &BenchReport) -> String {
             super::ModelStatus::EpRejected => "EP REJECTED",
             _ => "FAILED",
         };
-        let _ = writeln!(w, "{:<24} {tag}: {}", f.name, f.error);
+        let _ = writeln!(w, "{:<width$} {tag}: {}", f.name, f.error);
+    }
+    for table in super::sweep_tables(report) {
+        sweep(w, &table);
     }
     if let Some(b) = &report.baseline {
         let _ = writeln!(w);
@@ -142,7 +148,7 @@ pub fn render(report: &BenchReport) -> String {
             if let Some(now) = r.tokens_per_s {
                 let _ = writeln!(
                     w,
-                    "  {:<24} {now:.1} vs {} tokens/s  {verdict}",
+                    "  {:<width$} {now:.1} vs {} tokens/s  {verdict}",
                     r.name,
                     r.baseline_tokens_per_s.map_or("-".into(), |v| format!("{v:.1}"))
                 );
@@ -150,7 +156,7 @@ pub fn render(report: &BenchReport) -> String {
             }
             let _ = writeln!(
                 w,
-                "  {:<24} p50 {} vs {}  {verdict}",
+                "  {:<width$} p50 {} vs {}  {verdict}",
                 r.name,
                 r.p50_ms.map_or("-".into(), |v| format!("{v:.3} ms")),
                 r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3} ms"))
@@ -173,4 +179,36 @@ pub fn render(report: &BenchReport) -> String {
         if report.interrupted { " (interrupted)" } else { "" }
     );
     out
+}
+
+/// A sweep's points side by side: what a new size costs (the session, the first run where
+/// DirectML compiles for it) beside its steady figures, the best throughput marked.
+fn sweep(w: &mut String, table: &super::SweepTable) {
+    let _ = writeln!(w);
+    let _ = writeln!(w, "{} swept over {}:", table.of, table.over);
+    let _ = writeln!(
+        w,
+        "  {:<16} {:>10} {:>10} {:>9} {:>9} {:>10}",
+        table.over, "session ms", "first ms", "p50 ms", "p99 ms", "items/s"
+    );
+    for (i, row) in table.points.iter().enumerate() {
+        match row.measured {
+            Ok(m) => {
+                let _ = writeln!(
+                    w,
+                    "  {:<16} {:>10.1} {:>10.3} {:>9.3} {:>9.3} {:>10.1}{}",
+                    row.value,
+                    m.session_create_ms,
+                    m.first_run_ms,
+                    m.latency_ms.p50,
+                    m.latency_ms.p99,
+                    m.items_per_s(),
+                    if table.best == Some(i) { "  <- best throughput" } else { "" }
+                );
+            }
+            Err(f) => {
+                let _ = writeln!(w, "  {:<16} {}: {}", row.value, f.status.word().to_uppercase(), f.error);
+            }
+        }
+    }
 }

@@ -48,8 +48,48 @@ impl Exporter for MarkdownExporter {
             row.resize(header.len(), String::new());
             rows.push(row);
         }
-        Ok(crate::report::markdown_table(&header, &(3..header.len()).collect::<Vec<_>>(), &rows))
+        let mut text = crate::report::markdown_table(&header, &(3..header.len()).collect::<Vec<_>>(), &rows);
+        for table in super::sweep_tables(report) {
+            text.push_str(&sweep(&table));
+        }
+        Ok(text)
     }
+}
+
+/// A sweep as its own table under the models': one row per value, the best throughput in bold.
+fn sweep(table: &super::SweepTable) -> String {
+    let over = table.over.to_string();
+    let header = [over.as_str(), "status", "session ms", "first run ms", "p50 ms", "p99 ms", "items/s"];
+    let rows: Vec<Vec<String>> = table
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, row)| match row.measured {
+            Ok(m) => {
+                let items = format!("{:.1}", m.items_per_s());
+                vec![
+                    row.value.to_string(),
+                    "ok".to_string(),
+                    format!("{:.1}", m.session_create_ms),
+                    format!("{:.3}", m.first_run_ms),
+                    format!("{:.3}", m.latency_ms.p50),
+                    format!("{:.3}", m.latency_ms.p99),
+                    if table.best == Some(i) { format!("**{items}** (best)") } else { items },
+                ]
+            }
+            Err(f) => {
+                let mut cells = vec![row.value.to_string(), format!("{}: {}", f.status.word(), f.error)];
+                cells.resize(header.len(), String::new());
+                cells
+            }
+        })
+        .collect();
+    format!(
+        "\n{} swept over {}:\n\n{}",
+        crate::report::markdown_text(table.of),
+        crate::report::markdown_text(table.over),
+        crate::report::markdown_table(&header, &[2, 3, 4, 5, 6], &rows)
+    )
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::runtime::profile::OpTime;
 use crate::stats::LatencyStats;
+use crate::suites::manifest::SweepPoint;
 
 /// Schema identifier of bench reports; fields are only added within a version.
 pub const BENCH_SCHEMA: &str = "dmlrun.bench/1";
@@ -96,6 +97,9 @@ pub struct FailedModel {
     /// With `ep-rejected`: the node ONNX Runtime named, where it named one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub node: Option<String>,
+    /// With `--sweep`: the point of the sweep that could not be measured.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub sweep: Option<SweepPoint>,
 }
 
 /// One model's measurements.
@@ -104,6 +108,9 @@ pub struct ModelBench {
     pub name: String,
     pub path: PathBuf,
     pub status: ModelStatus,
+    /// With `--sweep`: which model, what is swept and this entry's value.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub sweep: Option<SweepPoint>,
     pub device: crate::runtime::engine::DeviceReport,
     pub plan: crate::runtime::plan::SessionPlan,
     pub inputs: Vec<crate::inputs::InputSource>,
@@ -158,6 +165,75 @@ pub struct ModelBench {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub generation: Option<crate::generate::figures::GenerationFigures>,
     pub warnings: Vec<String>,
+}
+
+impl ModelBench {
+    /// Items (a batch's rows) per second: inferences per second times the batch size.
+    pub fn items_per_s(&self) -> f64 {
+        self.items_per_s.unwrap_or(self.latency_ms.throughput_per_s)
+    }
+}
+
+/// One model's `--sweep`, its points in the sweep's order, as the tables and the plot show it.
+pub struct SweepTable<'a> {
+    /// The model's own name.
+    pub of: &'a str,
+    /// The dimension or input swept.
+    pub over: &'a str,
+    pub points: Vec<SweepRow<'a>>,
+    /// The point with the most items per second.
+    pub best: Option<usize>,
+}
+
+/// A point of a sweep: measured, or why not.
+pub struct SweepRow<'a> {
+    pub value: &'a str,
+    pub measured: std::result::Result<&'a ModelBench, &'a FailedModel>,
+}
+
+impl SweepRow<'_> {
+    pub fn bench(&self) -> Option<&ModelBench> {
+        self.measured.ok()
+    }
+}
+
+/// The report's sweeps, one per swept model, in the order the models came.
+pub fn sweep_tables(report: &BenchReport) -> Vec<SweepTable<'_>> {
+    let mut tables: Vec<SweepTable> = Vec::new();
+    let mut points: Vec<(&SweepPoint, SweepRow)> = report
+        .models
+        .iter()
+        .filter_map(|m| Some((m.sweep.as_ref()?, Ok(m))))
+        .chain(report.failed.iter().filter_map(|f| Some((f.sweep.as_ref()?, Err(f)))))
+        .map(|(point, measured)| (point, SweepRow { value: point.value.as_str(), measured }))
+        .collect();
+    points.sort_by_key(|(p, _)| p.index);
+    for (point, row) in points {
+        match tables.iter_mut().find(|t| t.of == point.of) {
+            Some(table) => table.points.push(row),
+            None => tables.push(SweepTable { of: &point.of, over: &point.over, points: vec![row], best: None }),
+        }
+    }
+    // Tables in the order their models were measured.
+    let first_seen = |of: &str| {
+        report
+            .models
+            .iter()
+            .map(|m| &m.sweep)
+            .chain(report.failed.iter().map(|f| &f.sweep))
+            .position(|s| s.as_ref().is_some_and(|s| s.of == of))
+    };
+    tables.sort_by_key(|t| first_seen(t.of));
+    for table in &mut tables {
+        table.best = table
+            .points
+            .iter()
+            .enumerate()
+            .filter_map(|(i, row)| Some((i, row.bench()?.items_per_s())))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i);
+    }
+    tables
 }
 
 /// The `--compare-ep` execution provider measured beside the model's own.
@@ -317,6 +393,7 @@ pub(crate) mod tests {
                 name: "squeeze, \"net\"".into(),
                 path: "m.onnx".into(),
                 status: ModelStatus::Ok,
+                sweep: None,
                 device: crate::runtime::engine::DeviceReport {
                     execution_provider: "CPUExecutionProvider".into(),
                     device_id: None,
@@ -355,6 +432,7 @@ pub(crate) mod tests {
                 status: ModelStatus::Failed,
                 error: "model broken.onnx: not a valid ONNX model".into(),
                 node: None,
+                sweep: None,
             }],
             baseline: None,
             interrupted: false,

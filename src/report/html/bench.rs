@@ -46,6 +46,9 @@ pub fn render(report: &BenchReport) -> String {
     if !report.models.is_empty() {
         across_models(&mut page, report);
     }
+    for table in crate::report::bench::sweep_tables(report) {
+        sweep_section(&mut page, &table);
+    }
     if let Some(baseline) = &report.baseline {
         baseline_section(&mut page, baseline);
     }
@@ -206,6 +209,66 @@ fn across_models(page: &mut Page, report: &BenchReport) {
         })
         .collect();
     page.push(&svg::bars(&groups, &series, "ms", "p50 and p99 latency per model (ms)"));
+}
+
+/// A `--sweep`: its points' figures, the new size's cost (session, first run) beside the steady
+/// ones, and items/s and p50 plotted against the swept value, the best throughput ringed.
+fn sweep_section(page: &mut Page, table: &crate::report::bench::SweepTable) {
+    page.heading(2, &format!("{} swept over {}", table.of, table.over));
+    let rows: Vec<(String, Vec<String>)> = table
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, row)| match row.measured {
+            Ok(m) => {
+                let best = if table.best == Some(i) { r#" <span class="badge">best</span>"# } else { "" };
+                (
+                    String::new(),
+                    vec![
+                        esc(row.value),
+                        r#"<span class="status ok">ok</span>"#.to_string(),
+                        format!("{:.1}", m.session_create_ms),
+                        format!("{:.3}", m.first_run_ms),
+                        format!("{:.3}", m.latency_ms.p50),
+                        format!("{:.3}", m.latency_ms.p99),
+                        format!("{:.1}{best}", m.items_per_s()),
+                    ],
+                )
+            }
+            Err(f) => {
+                let word = f.status.word();
+                let mut cells = vec![
+                    esc(row.value),
+                    format!(r#"<span class="status {word}">{}</span>"#, word.to_uppercase()),
+                    format!(r#"<span class="reason">{}</span>"#, esc(&shorten_source_paths(&f.error))),
+                ];
+                cells.resize(7, String::new());
+                ("bad".to_string(), cells)
+            }
+        })
+        .collect();
+    page.table(
+        "sweep",
+        &[table.over, "status", "session ms", "first run ms", "p50 ms", "p99 ms", "items/s"],
+        &[2, 3, 4, 5, 6],
+        &rows,
+    );
+    let figure = |f: fn(&ModelBench) -> f64| -> Vec<(String, Option<f64>)> {
+        table.points.iter().map(|row| (row.value.to_string(), row.bench().map(f))).collect()
+    };
+    let over = table.over;
+    page.push(&svg::line(
+        &figure(ModelBench::items_per_s),
+        "items/s",
+        table.best,
+        &format!("items per second against {over}"),
+    ));
+    page.push(&svg::line(
+        &figure(|m| m.latency_ms.p50),
+        "p50 ms",
+        table.best,
+        &format!("median latency (ms) against {over}"),
+    ));
 }
 
 fn legend(page: &mut Page, series: &[String]) {
@@ -410,6 +473,7 @@ mod tests {
             status: ModelStatus::Crash,
             error: "the process benchmarking it died: signal 11 (SIGSEGV)".into(),
             node: None,
+            sweep: None,
         });
         let html = render(&report);
         assert!(html.contains("squeeze, &quot;net&quot;"), "names are escaped");
@@ -429,6 +493,7 @@ mod tests {
             status: ModelStatus::EpRejected,
             error: r"model det.onnx: DirectML rejects this model (the CPU EP runs it with the same inputs): session creation fails, naming no node: E:\_work\1\s\onnxruntime\core\providers\dml\DmlExecutionProvider\src\DmlGraphFusionHelper.cpp(588)\onnxruntime.dll!00000001800F7C07: 80070057".into(),
             node: None,
+            sweep: None,
         });
         let zero = crate::runtime::adapters::VideoMemory { local_bytes: 0, non_local_bytes: 0 };
         report.models[0].gpu_memory = Some(crate::runtime::engine::GpuMemory {

@@ -62,6 +62,7 @@ svg.chart { width: 100%; height: auto; display: block; margin: 4px 0 10px; }
 svg text { fill: var(--fg); font: 11px system-ui, sans-serif; }
 svg .tick { fill: var(--muted); } svg .axis { stroke: var(--muted); }
 svg .mark { stroke: var(--fg); stroke-width: 1.5; } svg .mark-label { font-weight: 600; }
+svg .series-line { stroke: var(--s1); stroke-width: 2; }
 svg .bar-label.flagged { fill: var(--bad); font-weight: 700; }
 .s1 { fill: var(--s1); } .s2 { fill: var(--s2); } .s3 { fill: var(--s3); } .s4 { fill: var(--s4); }
 .outline { stroke: var(--fg); stroke-width: .4; } .hatch-line { stroke: var(--bg); stroke-width: 2; }

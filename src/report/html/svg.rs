@@ -216,6 +216,129 @@ pub fn bars(groups: &[BarGroup], series: &[String], unit: &str, title: &str) -> 
     svg
 }
 
+/// One value per point of a sweep, the points evenly spaced in their order along x and joined
+/// by a line; a point without a figure (it failed) is a gap, written so. The point `best` is
+/// ringed and labelled. `unit` names the y axis.
+pub fn line(points: &[(String, Option<f64>)], unit: &str, best: Option<usize>, title: &str) -> String {
+    const W: f64 = 640.0;
+    const H: f64 = 220.0;
+    const LEFT: f64 = 64.0;
+    const RIGHT: f64 = 24.0;
+    const TOP: f64 = 28.0;
+    const BOTTOM: f64 = 40.0;
+    let (step_y, ticks) = axis_ticks(points.iter().filter_map(|p| p.1).fold(0.0f64, f64::max));
+    let max = step_y * ticks as f64;
+    let plot_w = W - LEFT - RIGHT;
+    let plot_h = H - TOP - BOTTOM;
+    let step = plot_w / points.len().max(2).saturating_sub(1) as f64;
+    let x = |i: usize| if points.len() == 1 { LEFT + plot_w / 2.0 } else { LEFT + i as f64 * step };
+    let y = |v: f64| TOP + plot_h - v / max * plot_h;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="{}"><title>{}</title>"#,
+        esc(title),
+        esc(title)
+    );
+    let _ = write!(
+        svg,
+        r#"<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.1}" class="axis"/><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" class="axis"/>"#,
+        TOP + plot_h,
+        TOP + plot_h,
+        W - RIGHT,
+        TOP + plot_h
+    );
+    for i in 0..=ticks {
+        let v = step_y * i as f64;
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="end">{}</text>"#,
+            LEFT - 4.0,
+            y(v) + 4.0,
+            num(v)
+        );
+    }
+    let _ = write!(svg, r#"<text x="4" y="{:.1}" class="tick">{}</text>"#, TOP - 12.0, esc(unit));
+    // The line, broken where a point has no figure.
+    let mut path = String::new();
+    let mut pen_down = false;
+    for (i, (_, value)) in points.iter().enumerate() {
+        match value {
+            Some(v) => {
+                let _ = write!(path, "{}{:.1} {:.1}", if pen_down { "L" } else { "M" }, x(i), y(*v));
+                pen_down = true;
+            }
+            None => pen_down = false,
+        }
+    }
+    let _ = write!(svg, r#"<path d="{path}" class="series-line" fill="none"/>"#);
+    for (i, (label, value)) in points.iter().enumerate() {
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
+            x(i),
+            TOP + plot_h + 14.0,
+            esc(&shorten(label, 14))
+        );
+        match value {
+            Some(v) => {
+                let _ = write!(
+                    svg,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" class="s1 outline"><title>{}: {} {}</title></circle>"#,
+                    x(i),
+                    y(*v),
+                    esc(label),
+                    num(*v),
+                    esc(unit)
+                );
+            }
+            None => {
+                let _ = write!(
+                    svg,
+                    r#"<text x="{:.1}" y="{:.1}" class="value" text-anchor="middle">no figure</text>"#,
+                    x(i),
+                    TOP + plot_h - 6.0
+                );
+            }
+        }
+    }
+    if let Some((label, Some(v))) = best.and_then(|i| points.get(i).map(|p| (i, p))).map(|(i, p)| ((i, &p.0), p.1)) {
+        let (i, label) = label;
+        let anchor = if x(i) > W - 140.0 {
+            "end"
+        } else if x(i) < LEFT + 60.0 {
+            "start"
+        } else {
+            "middle"
+        };
+        let _ = write!(
+            svg,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="8" class="mark" fill="none"/><text x="{:.1}" y="{:.1}" class="mark-label" text-anchor="{anchor}">best throughput: {} ({} {})</text>"#,
+            x(i),
+            y(v),
+            x(i),
+            (y(v) - 12.0).max(12.0),
+            esc(label),
+            num(v),
+            esc(unit)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// A y axis from 0 that holds `max` in a few round steps (1, 2 or 5 times a power of ten):
+/// the step and how many of them.
+fn axis_ticks(max: f64) -> (f64, usize) {
+    if max <= 0.0 || !max.is_finite() {
+        return (1.0, 1);
+    }
+    let raw = max * 1.05 / 4.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * magnitude).find(|s| *s >= raw).unwrap_or(10.0 * magnitude);
+    (step, (max * 1.05 / step).ceil().max(1.0) as usize)
+}
+
 /// Milliseconds with enough digits to tell close values apart.
 pub fn ms(v: f64) -> String {
     num(v)
@@ -273,6 +396,18 @@ mod tests {
         assert!(svg.contains(">2.000 ms<") && svg.contains(">4.000 ms<") && svg.contains(">no figure<"), "{svg}");
         assert!(svg.contains(r#"class="bar-label flagged" text-anchor="end">REGRESSION +20%<"#), "{svg}");
         assert_eq!(svg.matches("url(#hatch)").count(), 2, "the second series is hatched");
+    }
+
+    #[test]
+    fn lines_plot_every_figure_mark_gaps_and_ring_the_best() {
+        let points = [("1".to_string(), Some(100.0)), ("8".to_string(), Some(400.0)), ("64".to_string(), None)];
+        let svg = line(&points, "items/s", Some(1), "t");
+        assert_eq!(svg.matches("<circle").count(), 3, "two points and the ring: {svg}");
+        assert!(svg.contains(">no figure<") && svg.contains("best throughput: 8 (400.0 items/s)"), "{svg}");
+        assert_eq!(axis_ticks(400.0), (200.0, 3), "round steps above the largest value");
+        assert_eq!(axis_ticks(133.5), (50.0, 3));
+        let path = svg.split(r#"<path d=""#).nth(1).and_then(|p| p.split('"').next()).unwrap();
+        assert_eq!((path.matches('M').count(), path.matches('L').count()), (1, 1), "one stroke: {path}");
     }
 
     #[test]
