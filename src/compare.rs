@@ -212,6 +212,26 @@ pub struct Difference {
     /// Every element bit-for-bit equal (NaN payloads aside): the two runs computed the same thing
     /// the same way.
     pub identical: bool,
+    /// Elements NaN or infinite in one run and not in the other (or infinite of the other sign),
+    /// which the largest differences above leave out: a float16 overflow shows here.
+    #[serde(default)]
+    pub not_finite: usize,
+}
+
+impl Difference {
+    /// `, 1000 values NaN or infinite in one run only` where there are such, else nothing.
+    pub fn not_finite_note(&self) -> String {
+        not_finite_note(self.not_finite)
+    }
+}
+
+/// `, N values NaN or infinite in one run only`, or nothing for 0.
+pub fn not_finite_note(count: usize) -> String {
+    if count == 0 {
+        String::new()
+    } else {
+        format!(", {count} value(s) NaN or infinite in one run only")
+    }
 }
 
 /// How many rows of a classifier's scores two runs rank alike: the same class first (`top1`),
@@ -265,8 +285,13 @@ pub fn difference(output: &str, expected: &HostTensor, actual: &HostTensor) -> O
     let (e, a) = (expected.to_f64()?, actual.to_f64()?);
     let mut max_abs = 0.0f64;
     let mut max_rel = 0.0f64;
+    let mut not_finite = 0;
     for (&e, &a) in e.iter().zip(&a) {
         let diff = (e - a).abs();
+        let same_non_finite = (e.is_nan() && a.is_nan()) || (e.is_infinite() && e == a);
+        if !diff.is_finite() && !same_non_finite {
+            not_finite += 1;
+        }
         if diff.is_finite() {
             max_abs = max_abs.max(diff);
             if e != 0.0 {
@@ -275,7 +300,7 @@ pub fn difference(output: &str, expected: &HostTensor, actual: &HostTensor) -> O
         }
     }
     let identical = expected.bytes().is_some() && expected.bytes() == actual.bytes();
-    Some(Difference { output: output.to_string(), max_abs, max_rel, identical })
+    Some(Difference { output: output.to_string(), max_abs, max_rel, identical, not_finite })
 }
 
 /// Compares values that may be sequences or empty optionals; sequence items are named `output[i]`.
@@ -322,6 +347,18 @@ pub fn non_finite(tensor: &HostTensor) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_that_overflow_in_one_run_only_are_counted_not_hidden() {
+        let t = |v: &[f32]| HostTensor::from_f32(vec![v.len()], v).unwrap();
+        let want = t(&[1.0, 70000.0, f32::NAN, f32::INFINITY, 2.0]);
+        // An overflow to infinity, a NaN where float32 was finite, the same NaN and infinity.
+        let got = t(&[1.5, f32::INFINITY, f32::NAN, f32::INFINITY, f32::NAN]);
+        let d = difference("y", &want, &got).unwrap();
+        assert_eq!((d.max_abs, d.not_finite), (0.5, 2));
+        assert_eq!(d.not_finite_note(), ", 2 value(s) NaN or infinite in one run only");
+        assert_eq!(difference("y", &want, &want).unwrap().not_finite, 0);
+    }
 
     #[test]
     fn classifier_agreement_counts_rows_ranked_alike() {

@@ -147,7 +147,119 @@ def error_line(name):
     return lines[-1].strip() if lines else ""
 
 
+def speed_tables():
+    """GPU_STEPS=speed: dmlrun's DirectML against PyTorch on CUDA, float32 and float16."""
+    torch_runs = (report("speed-torch") or {}).get("runs", [])
+
+    def torch_p50(model, precision, batch, kind="eager_ms"):
+        row = next((r for r in torch_runs if (r["model"], r["precision"], r["batch"]) == (model, precision, batch)), None)
+        return row[kind]["p50"] if row and kind in row else None
+
+    def points(name):
+        r = report(name)
+        return {m["sweep"]["value"]: m for m in r["models"] if m.get("sweep")} if r else {}
+
+    def dml(m, precision):
+        if m is None:
+            return None
+        if precision == "fp16":
+            return m["latency_ms"]["p50"]
+        return ((m.get("precision") or {}).get("float32_latency_ms") or {}).get("p50")
+
+    ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
+    t = report("speed-torch")
+    print("## Speed: DirectML (dmlrun, under Wine) against PyTorch on CUDA, same GPU, same call\n")
+    if t:
+        print(f"PyTorch {t['torch']} (CUDA {t['cuda']}, cuDNN {t['cudnn']}) on {t['gpu']}, TF32 off, cuDNN autotuner on; "
+              f"models: {', '.join(f'{k} {v}' for k, v in t['definitions'].items())}. p50 ms; ratios are DirectML / PyTorch eager.\n")
+    else:
+        print(f"PyTorch: no figures ({error_line('speed-torch') or 'step missing'})\n")
+    print("| model | batch | DML fp32 | DML fp16 | PyTorch eager fp32 | eager fp16 | CUDA graph fp32 | CUDA graph fp16 | "
+          "DML fp32 / eager fp32 | DML fp16 / eager fp32 | DML fp16 / eager fp16 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for model in ("resnet50", "vgg19"):
+        pts = points(f"speed-{model}")
+        for batch in (1, 8):
+            m = pts.get(str(batch))
+            d32, d16 = dml(m, "fp32"), dml(m, "fp16")
+            e32, e16 = torch_p50(model, "fp32", batch), torch_p50(model, "fp16", batch)
+            g32, g16 = torch_p50(model, "fp32", batch, "cuda_graph_ms"), torch_p50(model, "fp16", batch, "cuda_graph_ms")
+            print(f"| {model} | {batch} | {fmt(d32, 3)} | {fmt(d16, 3)} | {fmt(e32, 3)} | {fmt(e16, 3)} | {fmt(g32, 3)} | "
+                  f"{fmt(g16, 3)} | {ratio(d32, e32)} | {ratio(d16, e32)} | {ratio(d16, e16)} |")
+    io = report("speed-resnet50-b8-io")
+    if io:
+        print(f"\nResNet-50 b8 float16 with inputs and outputs on the GPU (`--io-on-device`): p50 "
+              f"{fmt(io['iterations']['latency_ms']['p50'], 3)} ms.")
+    pts = points("speed-resnet50")
+    if pts:
+        print("\nResNet-50 over the batch size (`bench --sweep N=... --precision fp16`; float32 timed beside it):\n")
+        print("| N | session ms (fp16) | first run ms | DML fp16 p50 | items/s | DML fp32 p50 | items/s | PyTorch eager fp32 p50 | "
+              "eager fp16 p50 | max abs diff fp16 vs CPU fp32 |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for value, m in sorted(pts.items(), key=lambda kv: int(kv[0])):
+            b = int(value)
+            d32, d16 = dml(m, "fp32"), dml(m, "fp16")
+            diff = max((o["max_abs"] for o in (m.get("precision") or {}).get("outputs", [])), default=None)
+            print(f"| {b} | {fmt(m['session_create_ms'], 0)} | {fmt(m['first_run_ms'], 1)} | {fmt(d16, 3)} | "
+                  f"{fmt(b * 1000 / d16 if d16 else None, 0)} | {fmt(d32, 3)} | {fmt(b * 1000 / d32 if d32 else None, 0)} | "
+                  f"{fmt(torch_p50('resnet50', 'fp32', b), 3)} | {fmt(torch_p50('resnet50', 'fp16', b), 3)} | {fmt(diff, 4)} |")
+        failed = [f for f in report("speed-resnet50")["failed"]]
+        for f in failed:
+            print(f"\n- {f['name']}: {f['status']}: {f['error'][:300]}")
+    photos = [(p, report(f"speed-sq-{p}")) for p in ("cat", "coffee")]
+    if any(r for _, r in photos):
+        print("\nThe sample photos through SqueezeNet 1.1 with `--precision fp16` on DirectML, against float32 on the CPU EP:\n")
+        print("| photo | top-1 (fp16, DirectML) | top-1 / top-5 agree | max abs diff | p50 ms |")
+        print("|---|---|---|---|---|")
+        for photo, r in photos:
+            if not r:
+                print(f"| {photo} | {error_line(f'speed-sq-{photo}')[:200] or 'no report'} | | | |")
+                continue
+            top = r["top_k"][0]["items"][0][0]
+            o = r["precision"]["outputs"][0]
+            a = o.get("agreement") or {}
+            print(f"| {photo} | {top['index']} {top.get('label', '')} ({top['score']:.4f}) | {a.get('top1')}/{a.get('rows')} / "
+                  f"{a.get('top5')}/{a.get('rows')} | {o['max_abs']:.2e} | {fmt(r['iterations']['latency_ms']['p50'], 3)} |")
+    if any(f"fp16-{m}" in STEPS for m in DIAGNOSED):
+        print("\nThe real models DirectML rejects in float32 on this stack, with `--precision fp16`, against the CPU EP's float32 outputs:\n")
+        print("| model | float16 on DirectML | placement | conversion | max abs diff per output | p50 ms |")
+        print("|---|---|---|---|---|---|")
+        for m in DIAGNOSED:
+            r = report(f"fp16-{m}")
+            if not r:
+                print(f"| {m} | fails: {error_line(f'fp16-{m}')[:260] or 'no report'} | | | | |")
+                continue
+            c = r["precision"]["conversion"]
+            kept = sum(c["nodes_kept"].values())
+            diffs = ", ".join(f"{o['output']} {o['max_abs']:.2e}" for o in r["precision"]["outputs"])
+            print(f"| {m} | runs | {placement(r)} | {c['nodes_converted']} nodes fp16, {kept} kept | {diffs} | "
+                  f"{fmt(r['iterations']['latency_ms']['p50'], 3)} |")
+    print()
+
+
+def hang_tables():
+    """GPU_STEPS=hang: the decoder that did not finish, under a time limit, and reduced."""
+    print("## A hang, timed out and reduced\n")
+    line = error_line("hang-generate")
+    r = report("hang-generate")
+    print(f"- `generate --timeout`: {line or ('finished: ' + str(r['prompts'][0]['token_ids'][:8]) if r else 'no report')} "
+          f"({fmt(step_seconds('hang-generate'), 1)} s)")
+    red = report("hang-reduce")
+    if red:
+        node = red.get("node") or {}
+        print(f"- `reduce --candidate-timeout 20s`: mode {red.get('mode')}, {len(red['tried'])} candidates, "
+              f"{red['nodes_before']} -> {red['nodes_after']} nodes, ending at {node.get('op_type', '-')} '{node.get('name', '-')}' "
+              f"({red['seconds']:.0f} s): {red['outcome'].get('reason', '')[:400]}")
+    else:
+        print(f"- `reduce`: {error_line('hang-reduce')[:400] or 'no report'} ({fmt(step_seconds('hang-reduce'), 1)} s)")
+    print()
+
+
 DIAGNOSED = ("ppocr_det", "ppocr_cls", "orientation", "silero_vad")
+if "speed-resnet50" in STEPS:
+    speed_tables()
+if "hang-generate" in STEPS:
+    hang_tables()
 if any(f"diag-{m}-run" in STEPS for m in DIAGNOSED):
     print("## When DirectML says no: the real models it rejects (dmlrun MODEL, then dmlrun reduce)\n")
     print("| model | dmlrun's verdict | stage | node named | classify (s) | reduce (s) | candidates | nodes before -> after "

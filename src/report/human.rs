@@ -153,7 +153,14 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         );
         for d in &c.differences {
             let same = if d.identical { " (bit-identical)" } else { "" };
-            let _ = writeln!(w, "  {:<16} max |diff| {:.3e}, max rel {:.3e}{same}", d.output, d.max_abs, d.max_rel);
+            let _ = writeln!(
+                w,
+                "  {:<16} max |diff| {:.3e}, max rel {:.3e}{}{same}",
+                d.output,
+                d.max_abs,
+                d.max_rel,
+                d.not_finite_note()
+            );
         }
         for m in &c.mismatches {
             let _ = writeln!(w, "  {m}");

@@ -79,9 +79,10 @@ pub fn render(report: &BenchReport) -> String {
         if let Some(r) = &m.reference {
             if let Some(l) = &r.latency_ms {
                 let largest = r.differences.iter().map(|d| d.max_abs).fold(0.0, f64::max);
+                let not_finite = crate::compare::not_finite_note(r.differences.iter().map(|d| d.not_finite).sum());
                 let _ = writeln!(
                     w,
-                    "{:<width$} {}: p50 {:.3} ms, p99 {:.3} ms ({:.2}x this run's p50); max |diff| {largest:.3e}",
+                    "{:<width$} {}: p50 {:.3} ms, p99 {:.3} ms ({:.2}x this run's p50); max |diff| {largest:.3e}{not_finite}",
                     "",
                     r.device.execution_provider,
                     l.p50,

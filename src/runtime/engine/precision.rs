@@ -85,6 +85,7 @@ impl Float16Model {
                     output: name.clone(),
                     max_abs: difference.max_abs,
                     max_rel: difference.max_rel,
+                    not_finite: difference.not_finite,
                     agreement: crate::compare::classifier_agreement(want, got),
                 })
             })
@@ -120,6 +121,10 @@ pub struct OutputAccuracy {
     pub output: String,
     pub max_abs: f64,
     pub max_rel: f64,
+    /// Values NaN or infinite in one model's output only (float16's range overflowed), which
+    /// `max_abs` leaves out.
+    #[serde(default)]
+    pub not_finite: usize,
     /// For a classifier's scores: rows ranked alike.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub agreement: Option<Agreement>,
@@ -136,7 +141,8 @@ impl PrecisionReport {
                     .agreement
                     .map(|a| format!(", top-1 agrees {}/{}, top-5 {}/{}", a.top1, a.rows, a.top5, a.rows))
                     .unwrap_or_default();
-                format!("{}: max |diff| {:.2e}{agreement}", o.output, o.max_abs)
+                let overflow = crate::compare::not_finite_note(o.not_finite);
+                format!("{}: max |diff| {:.2e}{overflow}{agreement}", o.output, o.max_abs)
             })
             .collect();
         format!("against float32 on {}: {}", self.float32_on.describe(), outputs.join("; "))
