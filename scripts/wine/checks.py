@@ -302,6 +302,37 @@ def diagnosis(folder, *names):
         json.dump(rows, f, indent=2)
 
 
+def float16(folder, *names):
+    """Each rejected model with --precision fp16 on DirectML: it ran (and then its report holds
+    the float16 outputs against the CPU EP's float32 ones, all finite) or it failed with one line
+    and exit 1 or 2, never a crash. Prints the table and writes FOLDER/float16.json."""
+    rows = []
+    for name in names:
+        with open(f"{folder}/{name}.fp16.rc", encoding="utf-8") as f:
+            rc = int(f.read())
+        with open(f"{folder}/{name}.fp16.txt", encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        errors = [line for line in text.splitlines() if line.startswith("dmlrun: error:")]
+        if rc == 0:
+            r = load(f"{folder}/{name}.fp16.json")
+            p = r["precision"]
+            placement = {x["execution_provider"]: x["nodes"] for x in r["device"]["placement"]}
+            outputs = {o["output"]: {"max_abs": o["max_abs"], "not_finite": o.get("not_finite", 0)} for o in p["outputs"]}
+            row = {"model": name, "runs": True, "placement": placement, "outputs": outputs,
+                   "nodes_converted": p["conversion"]["nodes_converted"], "nodes_kept": p["conversion"]["nodes_kept"]}
+            print(f"{name}: runs in float16 on DirectML ({placement}); against the CPU EP's float32: "
+                  + ", ".join(f"{k} max |diff| {v['max_abs']:.3g}" + (f", {v['not_finite']} not finite" if v["not_finite"] else "")
+                              for k, v in outputs.items()))
+        else:
+            assert rc in (1, 2), f"{name} --precision fp16: exit {rc}: {text[-600:]}"
+            assert len(errors) == 1, f"{name} --precision fp16: exit {rc} without one error line: {text[-600:]}"
+            row = {"model": name, "runs": False, "exit": rc, "error": errors[0][:400]}
+            print(f"{name}: float16 fails too: {errors[0][:300]}")
+        rows.append(row)
+    with open(f"{folder}/float16.json", "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=2)
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     globals()[command.replace("-", "_")](*args)
