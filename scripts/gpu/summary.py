@@ -255,11 +255,94 @@ def hang_tables():
     print()
 
 
+def per_gpu_samples():
+    """gpus.csv (GPU_STEPS=two): nvidia-smi's index, memory in use (MiB) and utilisation (%) of
+    every GPU every 100 ms, as (time, index, MiB, %)."""
+    path = os.path.join(R, "gpus.csv")
+    samples = []
+    if os.path.exists(path):
+        for row in csv.reader(open(path, encoding="utf-8")):
+            try:
+                t = datetime.datetime.strptime(row[0].strip(), "%Y/%m/%d %H:%M:%S.%f").timestamp()
+                samples.append((t, int(row[1]), int(row[2]), int(row[3])))
+            except (ValueError, IndexError):
+                continue
+    return samples
+
+
+def seen_by_smi(name, samples):
+    """Per GPU during step NAME: peak memory in use above what it was before, and mean utilisation."""
+    if name not in STEPS or not samples:
+        return "-"
+    start, end, _ = STEPS[name]
+    cells = []
+    for gpu in sorted({g for _, g, _, _ in samples}):
+        before = [m for t, g, m, _ in samples if g == gpu and t <= start]
+        during = [(m, u) for t, g, m, u in samples if g == gpu and start <= t <= end]
+        if not during:
+            continue
+        base = before[-1] if before else min(m for m, _ in during)
+        cells.append(f"GPU {gpu}: +{max(m for m, _ in during) - base} MiB, {sum(u for _, u in during) / len(during):.0f}% busy")
+    return "; ".join(cells) or "-"
+
+
+def two_tables():
+    """GPU_STEPS=two: what DXGI shows with two GPUs, the seed command on the second, the matrix."""
+    samples = per_gpu_samples()
+    print("## Two GPUs\n")
+    fixme = os.path.join(R, "dxgi-fixme.err")
+    if os.path.exists(fixme):
+        lines = [l.strip() for l in open(fixme, encoding="utf-8", errors="replace") if "physical device" in l]
+        print(f"- Wine's DXGI without a choice: `{open(os.path.join(R, 'dxgi-fixme.out')).read().strip()}`; "
+              f"its log: `{lines[0] if lines else 'no FIXME'}`")
+    print(f"- `--device 1`: exit {STEPS.get('two-device-1', (0, 0, '-'))[2]}: {error_line('two-device-1')}")
+    for g in (0, 1):
+        d = report(f"devices-gpu{g}")
+        adapters = ", ".join(f"{a['index']}: {a['name']} LUID {a['luid']}" for a in d["adapters"]) if d else "no report"
+        print(f"- with GPU {g} chosen (DRI_PRIME=pci-...): DXGI adapters {adapters}")
+    print("\n| step | device | p50 (ms) | iterations | exit | seen by nvidia-smi |\n|---|---|---|---|---|---|")
+    for name in ("two-seed-gpu1", "two-seed-gpu1-name", "two-seed-gpu1-luid", "two-seed-gpu0"):
+        r = report(name)
+        lat = ((r or {}).get("iterations") or {}).get("latency_ms") or {}
+        d = (r or {}).get("device") or {}
+        device = f"{d.get('device_id')}: {d.get('adapter_name')}" if d else "-"
+        print(f"| {name} | {device} | {fmt(lat.get('p50'), 3)} | "
+              f"{lat.get('count', '-')} | {STEPS.get(name, (0, 0, '-'))[2]} | {seen_by_smi(name, samples)} |")
+    times = {}
+    path = os.path.join(R, "two-times.tsv")
+    if os.path.exists(path):
+        for line in open(path, encoding="utf-8"):
+            kind, one, two = line.rstrip("\n").split("\t")
+            times[kind] = (float(one), float(two))
+    print("\n| run | one GPU (s) | two GPUs at once, merged (s) | ratio | verdicts |\n|---|---|---|---|---|")
+    one, merged = report("two-test-one"), report("two-test-merged")
+    if one and merged and "test" in times:
+        a, b = one["summary"], merged["summary"]
+        same = all(a[k] == b[k] for k in ("total", "passed", "failed", "errors", "crashed", "timed_out"))
+        shards = "; ".join(f"shard {k}: {seen_by_smi(f'two-test-shard{k}', samples)}" for k in (1, 2))
+        print(f"| `test` zoo ({a['total']} cases) | {times['test'][0]:.1f} | {times['test'][1]:.1f} | "
+              f"{times['test'][0] / times['test'][1]:.2f}x | one GPU {a['passed']} passed, {a['failed']} failed, {a['errors']} errors, "
+              f"{a['crashed']} crashed; merged {b['passed']}/{b['failed']}/{b['errors']}/{b['crashed']} "
+              f"({'the same' if same else 'DIFFERENT'}); {shards} |")
+    g0, bm = report("two-bench-gpu0"), report("two-bench-merged")
+    if g0 and bm and "bench" in times:
+        print(f"| `bench` 3 models, batch 1 | {times['bench'][0]:.1f} | {times['bench'][1]:.1f} | "
+              f"{times['bench'][0] / times['bench'][1]:.2f}x | {len(g0['models'])} measured on one; {len(bm['models'])} merged, "
+              f"{len(bm['failed'])} failed |")
+    compare = os.path.join(R, "two-bench-compare.md")
+    if os.path.exists(compare):
+        print("\n`merge --compare` of the three models on GPU 0 and GPU 1:\n")
+        print(open(compare, encoding="utf-8").read().strip())
+    print()
+
+
 DIAGNOSED = ("ppocr_det", "ppocr_cls", "orientation", "silero_vad")
 if "speed-resnet50" in STEPS:
     speed_tables()
 if "hang-generate" in STEPS:
     hang_tables()
+if "two-device-1" in STEPS:
+    two_tables()
 if any(f"diag-{m}-run" in STEPS for m in DIAGNOSED):
     print("## When DirectML says no: the real models it rejects (dmlrun MODEL, then dmlrun reduce)\n")
     print("| model | dmlrun's verdict | stage | node named | classify (s) | reduce (s) | candidates | nodes before -> after "

@@ -16,6 +16,9 @@ struct DevicesReport {
     /// Why there are no adapters, where DXGI does not exist.
     #[serde(skip_serializing_if = "Option::is_none")]
     adapters_unavailable: Option<String>,
+    /// Why the list may hold fewer adapters than the machine has GPUs (under Wine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adapters_note: Option<String>,
     onnxruntime: Option<OnnxRuntime>,
     /// Why ONNX Runtime's EP devices are not listed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -69,6 +72,7 @@ pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
         onnxruntime_unavailable,
         adapters,
         adapters_unavailable,
+        adapters_note: crate::runtime::wine::one_adapter_note(),
     };
     if let Some(path) = &args.json {
         if crate::report::write_json(path, &report, "--json")? {
@@ -123,6 +127,9 @@ fn print_adapters(report: &DevicesReport) {
             a.shared_system_memory / (1 << 20),
             if a.software { "  (software adapter)" } else { "" }
         );
+    }
+    if let Some(note) = &report.adapters_note {
+        crate::outln!("Note: {note}.");
     }
 }
 

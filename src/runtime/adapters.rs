@@ -293,8 +293,9 @@ pub fn check_device_index(index: u32) -> anyhow::Result<()> {
     })?;
     if index as usize >= adapters.len() {
         let names: Vec<String> = adapters.iter().map(|a| format!("{}: {}", a.index, a.name)).collect();
+        let wine = crate::runtime::wine::one_adapter_note().map(|note| format!("; {note}")).unwrap_or_default();
         anyhow::bail!(
-            "--device {index}: no such DirectML adapter; this machine has {} ({}). Run `dmlrun devices` to list them, or use --ep cpu",
+            "--device {index}: no such DirectML adapter; this machine has {} ({}). Run `dmlrun devices` to list them, or use --ep cpu{wine}",
             adapters.len(),
             names.join(", ")
         );

@@ -36,6 +36,18 @@ pub fn wine_version() -> Option<String> {
     None
 }
 
+/// Under Wine, why DXGI lists one adapter however many GPUs the machine has, and how another
+/// GPU is chosen: Wine's wined3d makes its one adapter from the first Vulkan device
+/// (`get_vulkan_physical_device` in `dlls/wined3d/adapter_vk.c`), so the choice is made below
+/// it, in the Vulkan loader's device order (docs/gpu.md, "Two GPUs").
+pub fn one_adapter_note() -> Option<String> {
+    wine_version().map(|v| {
+        format!(
+            "under Wine {v} DXGI lists one adapter, the first Vulkan device; to use another GPU, order the devices with Mesa's device-select layer (DRI_PRIME=pci-DDDD_BB_DD_F) and keep --device 0 (docs/gpu.md, \"Two GPUs\")"
+        )
+    })
+}
+
 /// Under Wine, readies its Direct3D 12 for DirectML (once per process; see the module's text)
 /// and says what was changed in it, for the report; `None` on Windows and elsewhere.
 pub fn prepare_direct3d12() -> Option<String> {
