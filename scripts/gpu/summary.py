@@ -329,6 +329,11 @@ def two_tables():
         print(f"| `bench` 3 models, batch 1 | {times['bench'][0]:.1f} | {times['bench'][1]:.1f} | "
               f"{times['bench'][0] / times['bench'][1]:.2f}x | {len(g0['models'])} measured on one; {len(bm['models'])} merged, "
               f"{len(bm['failed'])} failed |")
+    lone = report("two-one-process")
+    if lone:
+        pattern = "".join("P" if c["status"] == "pass" else "D" if "887A0004" in c["reason"] else "e" for c in lone["cases"])
+        print(f"\n`test pytorch-operator --isolation none` (all in one process), case by case: `{pattern}` "
+              "(P passed, D DXGI factory failed 887A0004, e another error)")
     compare = os.path.join(R, "two-bench-compare.md")
     if os.path.exists(compare):
         print("\n`merge --compare` of the three models on GPU 0 and GPU 1:\n")

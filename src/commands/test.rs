@@ -265,8 +265,14 @@ fn run_in_children(
             }
         }
     }
-    // Every worker gets chunks to run, so --jobs children run side by side.
-    let per_child = CASES_PER_CHILD.min(runnable.len().div_ceil(jobs.max(1)).max(1));
+    // Every worker gets chunks to run, so --jobs children run side by side; under Wine a child
+    // opens no more DirectML sessions than a process there can.
+    let mut per_child = CASES_PER_CHILD.min(runnable.len().div_ceil(jobs.max(1)).max(1));
+    if runnable.iter().any(|(_, preflight)| preflight.plan.uses_directml()) {
+        if let Some(cap) = crate::runtime::wine::directml_sessions_per_process() {
+            per_child = per_child.min(cap);
+        }
+    }
     let chunks: Vec<&[(&Case, Preflight)]> = runnable.chunks(per_child).collect();
     let next = AtomicUsize::new(0);
     let collected = Mutex::new(results);

@@ -43,9 +43,18 @@ pub fn wine_version() -> Option<String> {
 pub fn one_adapter_note() -> Option<String> {
     wine_version().map(|v| {
         format!(
-            "under Wine {v} DXGI lists one adapter, the first Vulkan device; to use another GPU, order the devices with Mesa's device-select layer (DRI_PRIME=pci-DDDD_BB_DD_F) and keep --device 0 (docs/gpu.md, \"Two GPUs\")"
+            "under Wine {v} DXGI lists one adapter, the first Vulkan device; to use another GPU, let Mesa's device-select layer put it first (DRI_PRIME=N for the N-th other one) and keep --device 0 (docs/gpu.md, \"Two GPUs\")"
         )
     })
+}
+
+/// How many DirectML sessions one process may open under Wine before the next fails. On the
+/// H100s (Wine 8, vkd3d 1.6, NVIDIA's driver 580) the 15th session's DXGI factory in a process
+/// fails with 887A0004, whatever the model, with one GPU visible or two (docs/gpu.md, "Two
+/// GPUs"); lavapipe runs 100 in one. Work that opens a session per item starts a fresh process
+/// before this many; `None` on Windows and elsewhere.
+pub fn directml_sessions_per_process() -> Option<usize> {
+    wine_version().map(|_| 10)
 }
 
 /// Under Wine, readies its Direct3D 12 for DirectML (once per process; see the module's text)
