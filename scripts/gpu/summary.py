@@ -299,7 +299,7 @@ def two_tables():
     for g in (0, 1):
         d = report(f"devices-gpu{g}")
         adapters = ", ".join(f"{a['index']}: {a['name']} LUID {a['luid']}" for a in d["adapters"]) if d else "no report"
-        print(f"- with GPU {g} chosen (DRI_PRIME=pci-...): DXGI adapters {adapters}")
+        print(f"- with GPU {g} chosen (DRI_PRIME={g}): DXGI adapters {adapters}")
     print("\n| step | device | p50 (ms) | iterations | exit | seen by nvidia-smi |\n|---|---|---|---|---|---|")
     for name in ("two-seed-gpu1", "two-seed-gpu1-name", "two-seed-gpu1-luid", "two-seed-gpu0"):
         r = report(name)
