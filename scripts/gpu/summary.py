@@ -33,21 +33,23 @@ def steps():
     return out
 
 
-def gpu_memory_samples():
-    path = os.path.join(R, "nvidia-smi-memory.csv")
+def smi_samples(name, columns):
+    """nvidia-smi's CSV samples in REPORTS_DIR/NAME: (time, the first COLUMNS integers) per row."""
+    path = os.path.join(R, name)
     samples = []
     if os.path.exists(path):
         for row in csv.reader(open(path, encoding="utf-8")):
             try:
                 t = datetime.datetime.strptime(row[0].strip(), "%Y/%m/%d %H:%M:%S.%f").timestamp()
-                samples.append((t, int(row[1])))
+                samples.append((t, *(int(v) for v in row[1:1 + columns])))
             except (ValueError, IndexError):
                 continue
     return samples
 
 
 STEPS = steps()
-SAMPLES = gpu_memory_samples()
+# The one GPU's memory in use (MiB), as (time, MiB).
+SAMPLES = smi_samples("nvidia-smi-memory.csv", 1)
 
 
 def smi_peak(name):
@@ -255,21 +257,6 @@ def hang_tables():
     print()
 
 
-def per_gpu_samples():
-    """gpus.csv (GPU_STEPS=two): nvidia-smi's index, memory in use (MiB) and utilisation (%) of
-    every GPU every 100 ms, as (time, index, MiB, %)."""
-    path = os.path.join(R, "gpus.csv")
-    samples = []
-    if os.path.exists(path):
-        for row in csv.reader(open(path, encoding="utf-8")):
-            try:
-                t = datetime.datetime.strptime(row[0].strip(), "%Y/%m/%d %H:%M:%S.%f").timestamp()
-                samples.append((t, int(row[1]), int(row[2]), int(row[3])))
-            except (ValueError, IndexError):
-                continue
-    return samples
-
-
 def seen_by_smi(name, samples):
     """Per GPU during step NAME: peak memory in use above what it was before, and mean utilisation."""
     if name not in STEPS or not samples:
@@ -288,26 +275,28 @@ def seen_by_smi(name, samples):
 
 def two_tables():
     """GPU_STEPS=two: what DXGI shows with two GPUs, the seed command on the second, the matrix."""
-    samples = per_gpu_samples()
+    # gpus.csv: every GPU every 100 ms, as (time, index, MiB, % busy).
+    samples = smi_samples("gpus.csv", 3)
     print("## Two GPUs\n")
-    fixme = os.path.join(R, "dxgi-fixme.err")
-    if os.path.exists(fixme):
-        lines = [l.strip() for l in open(fixme, encoding="utf-8", errors="replace") if "physical device" in l]
-        print(f"- Wine's DXGI without a choice: `{open(os.path.join(R, 'dxgi-fixme.out')).read().strip()}`; "
-              f"its log: `{lines[0] if lines else 'no FIXME'}`")
-    print(f"- `--device 1`: exit {STEPS.get('two-device-1', (0, 0, '-'))[2]}: {error_line('two-device-1')}")
-    for g in (0, 1):
-        d = report(f"devices-gpu{g}")
-        adapters = ", ".join(f"{a['index']}: {a['name']} LUID {a['luid']}" for a in d["adapters"]) if d else "no report"
-        print(f"- with GPU {g} chosen (DRI_PRIME={g}): DXGI adapters {adapters}")
-    print("\n| step | device | p50 (ms) | iterations | exit | seen by nvidia-smi |\n|---|---|---|---|---|---|")
-    for name in ("two-seed-gpu1", "two-seed-gpu1-name", "two-seed-gpu1-luid", "two-seed-gpu0"):
-        r = report(name)
-        lat = ((r or {}).get("iterations") or {}).get("latency_ms") or {}
-        d = (r or {}).get("device") or {}
-        device = f"{d.get('device_id')}: {d.get('adapter_name')}" if d else "-"
-        print(f"| {name} | {device} | {fmt(lat.get('p50'), 3)} | "
-              f"{lat.get('count', '-')} | {STEPS.get(name, (0, 0, '-'))[2]} | {seen_by_smi(name, samples)} |")
+    if "two-device-1" in STEPS:  # not in a GPU_TWO_MATRIX call
+        fixme = os.path.join(R, "dxgi-fixme.err")
+        if os.path.exists(fixme):
+            lines = [l.strip() for l in open(fixme, encoding="utf-8", errors="replace") if "physical device" in l]
+            print(f"- Wine's DXGI without a choice: `{open(os.path.join(R, 'dxgi-fixme.out')).read().strip()}`; "
+                  f"its log: `{lines[0] if lines else 'no FIXME'}`")
+        print(f"- `--device 1`: exit {STEPS.get('two-device-1', (0, 0, '-'))[2]}: {error_line('two-device-1')}")
+        for g in (0, 1):
+            d = report(f"devices-gpu{g}")
+            adapters = ", ".join(f"{a['index']}: {a['name']} LUID {a['luid']}" for a in d["adapters"]) if d else "no report"
+            print(f"- with GPU {g} chosen (DRI_PRIME={g}): DXGI adapters {adapters}")
+        print("\n| step | device | p50 (ms) | iterations | exit | seen by nvidia-smi |\n|---|---|---|---|---|---|")
+        for name in ("two-seed-gpu1", "two-seed-gpu1-name", "two-seed-gpu1-luid", "two-seed-gpu0"):
+            r = report(name)
+            lat = ((r or {}).get("iterations") or {}).get("latency_ms") or {}
+            d = (r or {}).get("device") or {}
+            device = f"{d.get('device_id')}: {d.get('adapter_name')}" if d else "-"
+            print(f"| {name} | {device} | {fmt(lat.get('p50'), 3)} | "
+                  f"{lat.get('count', '-')} | {STEPS.get(name, (0, 0, '-'))[2]} | {seen_by_smi(name, samples)} |")
     times = {}
     path = os.path.join(R, "two-times.tsv")
     if os.path.exists(path):
@@ -346,7 +335,7 @@ if "speed-resnet50" in STEPS:
     speed_tables()
 if "hang-generate" in STEPS:
     hang_tables()
-if "two-device-1" in STEPS:
+if any(name.startswith("two-") for name in STEPS):
     two_tables()
 if any(f"diag-{m}-run" in STEPS for m in DIAGNOSED):
     print("## When DirectML says no: the real models it rejects (dmlrun MODEL, then dmlrun reduce)\n")
