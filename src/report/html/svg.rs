@@ -53,13 +53,7 @@ pub fn histogram(samples: &[f64], lo: f64, hi: f64, marks: &[Mark], fill: usize,
     let plot_w = W - LEFT - RIGHT;
     let plot_h = H - TOP - BOTTOM;
     let x = |v: f64| LEFT + (v - lo) / (hi - lo) * plot_w;
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="{}"><title>{}</title>"#,
-        esc(title),
-        esc(title)
-    );
+    let mut svg = open_chart(W, H, title);
     // Axes and a few ticks.
     let _ = write!(
         svg,
@@ -153,13 +147,7 @@ pub fn bars(groups: &[BarGroup], series: &[String], unit: &str, title: &str) -> 
     let max =
         groups.iter().flat_map(|g| g.values.iter().flatten()).fold(0.0f64, |a, &b| a.max(b)).max(f64::MIN_POSITIVE);
     let plot_w = W - LABEL_W - VALUE_W;
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        r#"<svg class="chart" viewBox="0 0 {W} {h:.0}" role="img" aria-label="{}"><title>{}</title>"#,
-        esc(title),
-        esc(title)
-    );
+    let mut svg = open_chart(W, h, title);
     for (gi, group) in groups.iter().enumerate() {
         let y0 = 5.0 + gi as f64 * per_group;
         // The label, and under it the flag (a regression) in the alarm style.
@@ -233,13 +221,7 @@ pub fn line(points: &[(String, Option<f64>)], unit: &str, best: Option<usize>, t
     let step = plot_w / points.len().max(2).saturating_sub(1) as f64;
     let x = |i: usize| if points.len() == 1 { LEFT + plot_w / 2.0 } else { LEFT + i as f64 * step };
     let y = |v: f64| TOP + plot_h - v / max * plot_h;
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="{}"><title>{}</title>"#,
-        esc(title),
-        esc(title)
-    );
+    let mut svg = open_chart(W, H, title);
     let _ = write!(
         svg,
         r#"<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.1}" class="axis"/><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" class="axis"/>"#,
@@ -369,6 +351,16 @@ fn shorten(text: &str, max: usize) -> String {
         let kept: String = text.chars().take(max - 1).collect();
         format!("{kept}…")
     }
+}
+
+/// A chart's opening tag, `width` by `height` in its own units, named by `title` for screen
+/// readers and as a tooltip.
+fn open_chart(width: f64, height: f64, title: &str) -> String {
+    format!(
+        r#"<svg class="chart" viewBox="0 0 {width} {height:.0}" role="img" aria-label="{}"><title>{}</title>"#,
+        esc(title),
+        esc(title)
+    )
 }
 
 #[cfg(test)]
