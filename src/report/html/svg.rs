@@ -284,8 +284,8 @@ pub fn line(points: &[(String, Option<f64>)], unit: &str, best: Option<usize>, t
             }
         }
     }
-    if let Some((label, Some(v))) = best.and_then(|i| points.get(i).map(|p| (i, p))).map(|(i, p)| ((i, &p.0), p.1)) {
-        let (i, label) = label;
+    if let Some((i, (label, Some(v)))) = best.and_then(|i| points.get(i).map(|p| (i, p))) {
+        let v = *v;
         let anchor = if x(i) > W - 140.0 {
             "end"
         } else if x(i) < LEFT + 60.0 {
