@@ -25,6 +25,7 @@ LAYERS = [
     ["sysinfo", "isolation"],
     ["reduce"],
     ["report"],
+    ["batch"],
     ["cli"],
     ["settings"],
     ["commands", "fuzzing"],

@@ -18,13 +18,45 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     // gets what the user's umask gives any new file, as `>` in a shell would.
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut tmp = builder
-        .tempfile_in(dir)
-        .with_context(|| format!("writing {}: cannot create a file in {}", path.display(), dir.display()))?;
-    tmp.write_all(bytes).with_context(|| format!("writing {}", path.display()))?;
-    tmp.as_file().sync_all().with_context(|| format!("writing {}", path.display()))?;
-    tmp.persist(path).map_err(|e| anyhow::anyhow!("writing {}: {}", path.display(), e.error))?;
+    let mut tmp = builder.tempfile_in(dir).map_err(|e| {
+        anyhow::anyhow!("writing {}: cannot create a file in {}: {}", path.display(), dir.display(), os_words(&e))
+    })?;
+    let written = |e: std::io::Error| anyhow::anyhow!("writing {}: {}", path.display(), os_words(&e));
+    tmp.write_all(bytes).map_err(written)?;
+    tmp.as_file().sync_all().map_err(written)?;
+    tmp.persist(path).map_err(|e| written(e.error))?;
     Ok(())
+}
+
+/// An OS error as a person reads it: what went wrong, without the library's wording around it
+/// (a temporary file's quoted name, `(os error 2)`).
+pub fn os_words(error: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let words = match error.kind() {
+        ErrorKind::NotFound => "no such file or folder",
+        ErrorKind::PermissionDenied => "permission denied",
+        ErrorKind::AlreadyExists => "it already exists",
+        ErrorKind::IsADirectory => "it is a folder",
+        ErrorKind::NotADirectory => "a part of the path is not a folder",
+        ErrorKind::StorageFull => "the disk is full",
+        ErrorKind::ReadOnlyFilesystem => "the file system is read-only",
+        ErrorKind::UnexpectedEof => "the file ends too soon",
+        _ => "",
+    };
+    if !words.is_empty() {
+        return words.to_string();
+    }
+    // The OS's own message for its code, without the code.
+    let message = match error.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None => error.to_string(),
+    };
+    let message = message.split(" (os error").next().unwrap_or(&message).trim().to_string();
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => "an error the system gave no words for".to_string(),
+    }
 }
 
 /// Files that ONNX Runtime writes itself (the optimised-model cache, the profile), which dmlrun
@@ -69,6 +101,96 @@ impl Drop for OrtWritten {
             if entry.file_name().to_str().is_some_and(|n| n.starts_with(&self.partial_prefix)) {
                 let _ = std::fs::remove_file(entry.path());
             }
+        }
+    }
+}
+
+/// Paths in JSON, whatever bytes the OS allows in them: a UTF-8 path as its string, any other as
+/// its bytes (`{"unix": [...]}`) or UTF-16 units (`{"windows": [...]}`), so that a file whose
+/// name is not UTF-8 travels to an isolation child and back into reports unchanged. Serde's own
+/// `PathBuf` refuses such a path. `#[serde(with = "crate::fsutil::any_path")]`; `option` and
+/// `vec` for `Option<PathBuf>` and `Vec<PathBuf>`.
+pub mod any_path {
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Encoded {
+        Text(String),
+        Unix { unix: Vec<u8> },
+        Windows { windows: Vec<u16> },
+    }
+
+    fn encode(path: &Path) -> Encoded {
+        if let Some(text) = path.to_str() {
+            return Encoded::Text(text.to_string());
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            Encoded::Unix { unix: path.as_os_str().as_bytes().to_vec() }
+        }
+        #[cfg(windows)]
+        {
+            use std::os::windows::ffi::OsStrExt;
+            Encoded::Windows { windows: path.as_os_str().encode_wide().collect() }
+        }
+        #[cfg(not(any(unix, windows)))]
+        Encoded::Text(path.to_string_lossy().into_owned())
+    }
+
+    fn decode(encoded: Encoded) -> PathBuf {
+        match encoded {
+            Encoded::Text(text) => PathBuf::from(text),
+            #[cfg(unix)]
+            Encoded::Unix { unix } => {
+                use std::os::unix::ffi::OsStringExt;
+                PathBuf::from(std::ffi::OsString::from_vec(unix))
+            }
+            #[cfg(windows)]
+            Encoded::Windows { windows } => {
+                use std::os::windows::ffi::OsStringExt;
+                PathBuf::from(std::ffi::OsString::from_wide(&windows))
+            }
+            // A path written on the other OS: as near as this one can name it.
+            #[allow(unreachable_patterns)]
+            Encoded::Unix { unix } => PathBuf::from(String::from_utf8_lossy(&unix).into_owned()),
+            #[allow(unreachable_patterns)]
+            Encoded::Windows { windows } => PathBuf::from(String::from_utf16_lossy(&windows)),
+        }
+    }
+
+    pub fn serialize<S: Serializer>(path: &Path, to: S) -> Result<S::Ok, S::Error> {
+        encode(path).serialize(to)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<PathBuf, D::Error> {
+        Encoded::deserialize(from).map(decode)
+    }
+
+    pub mod option {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(path: &Option<PathBuf>, to: S) -> Result<S::Ok, S::Error> {
+            path.as_deref().map(encode).serialize(to)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<Option<PathBuf>, D::Error> {
+            Ok(Option::<Encoded>::deserialize(from)?.map(decode))
+        }
+    }
+
+    pub mod vec {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(paths: &[PathBuf], to: S) -> Result<S::Ok, S::Error> {
+            paths.iter().map(|p| encode(p)).collect::<Vec<_>>().serialize(to)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<Vec<PathBuf>, D::Error> {
+            Ok(Vec::<Encoded>::deserialize(from)?.into_iter().map(decode).collect())
         }
     }
 }
@@ -128,9 +250,32 @@ mod tests {
         assert_eq!(names(), vec!["model_2026-11-22.json"], "a failed run leaves nothing behind");
     }
 
+    #[cfg(unix)]
     #[test]
-    fn missing_directory_is_an_error_naming_the_file() {
-        let err = write_atomic(Path::new("/nonexistent-dir/x.npy"), b"x").unwrap_err().to_string();
-        assert!(err.contains("/nonexistent-dir/x.npy"), "{err}");
+    fn a_path_that_is_not_utf8_goes_through_json_unchanged() {
+        use std::os::unix::ffi::OsStringExt;
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct Holder {
+            #[serde(with = "any_path")]
+            one: PathBuf,
+            #[serde(with = "any_path::option")]
+            maybe: Option<PathBuf>,
+            #[serde(with = "any_path::vec")]
+            many: Vec<PathBuf>,
+        }
+        let odd = PathBuf::from(std::ffi::OsString::from_vec(b"models/caf\xe9.onnx".to_vec()));
+        let value = Holder { one: odd.clone(), maybe: Some(odd.clone()), many: vec![odd, "plain.onnx".into()] };
+        let text = serde_json::to_string(&value).unwrap();
+        assert!(text.contains(r#""plain.onnx""#), "{text}");
+        assert_eq!(serde_json::from_str::<Holder>(&text).unwrap(), value);
+    }
+
+    #[test]
+    fn missing_directory_is_an_error_naming_the_file_and_no_temporary_one() {
+        let err = format!("{:#}", write_atomic(Path::new("/nonexistent-dir/x.npy"), b"x").unwrap_err());
+        assert_eq!(
+            err,
+            "writing /nonexistent-dir/x.npy: cannot create a file in /nonexistent-dir: no such file or folder"
+        );
     }
 }

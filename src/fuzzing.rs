@@ -59,7 +59,7 @@ pub fn merge(texts: &[&str]) {
             let _ = crate::report::test::expectations::render(&report);
         }
         Ok(Report::Bench(report)) => {
-            use crate::report::bench::Exporter;
+            use crate::report::export::Exporter;
             let _ = crate::report::bench::json::JsonExporter.render(&report);
             let _ = crate::report::bench::csv::CsvExporter.render(&report);
             let _ = crate::report::bench::markdown::MarkdownExporter.render(&report);

@@ -2,14 +2,15 @@
 //! ONNX Runtime or DirectML, a segfault, a lost device, a hang) costs one item, not the batch.
 //!
 //! The child is this same executable with the user's arguments, minus the parent's own outputs,
-//! plus `--isolation none --child-report FILE` and an `--only NAME` per item. It writes its
-//! report to FILE atomically at the end: a report that exists is a child that finished (even
-//! if its process then died on the way out, as Wine 8's sometimes does), and no report is a
-//! child that died.
+//! plus `--isolation none` and the files of [`ChildFiles`]: it reads the items its parent
+//! resolved (it resolves nothing itself) and appends each item's result to its results file as
+//! one JSON line the moment the item finishes. The parent reads the lines as they come, so a
+//! child that dies, hangs or is interrupted loses nothing it finished, and the item it was on is
+//! the one its progress file names.
 
 use std::ffi::OsString;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -74,6 +75,7 @@ mod seconds {
 }
 
 /// What a batch command asks of its placement.
+#[derive(Debug, Clone, Copy)]
 pub struct PlacementRequest {
     pub isolation: Isolation,
     /// `--timeout`: `Some(0)` for no limit, `None` for the command's default.
@@ -116,31 +118,47 @@ impl PlacementRequest {
     }
 }
 
-/// How the child ended.
+/// How a child ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChildOutcome {
-    /// It wrote its report: the JSON text.
-    Report(String),
-    /// It ended without a report: how (`exit 3`, `signal 11 (SIGSEGV)`), and its last error line.
-    Died(String),
+pub enum ChildEnd {
+    /// It ended by itself: whether cleanly, and how (`exit 0`, `signal 11 (SIGSEGV)`, with its
+    /// last error line).
+    Exited { clean: bool, how: String },
     /// An item ran past the time limit and the child was killed: which item and step it was in,
     /// as far as the child had said.
     TimedOut(Duration, Stage),
-    /// Ctrl-C: the child was stopped where it was.
+    /// Ctrl-C: the child did not stop by itself within the grace period and was killed where it was.
     Interrupted(Stage),
 }
 
-/// How long a child may take: `per_item` from the start of each item it says it starts in its
-/// progress file (or from its own start, for a child that says none).
-#[derive(Debug, Clone, Copy)]
-pub struct TimeLimit<'a> {
-    pub per_item: Duration,
-    pub progress: Option<&'a Path>,
+/// The files a parent and its child share: what the parent hands over (the items, resolved),
+/// the child's results (one JSON line per finished item, appended as each finishes, so nothing
+/// finished is lost whatever ends the child), and the item and step under way.
+pub struct ChildFiles {
+    pub handoff: PathBuf,
+    pub results: PathBuf,
+    pub progress: PathBuf,
 }
 
-impl std::fmt::Display for TimeLimit<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", humantime::format_duration(self.per_item))
+impl ChildFiles {
+    /// Worker `worker`'s files in `dir`.
+    pub fn in_folder(dir: &Path, worker: usize) -> ChildFiles {
+        ChildFiles {
+            handoff: dir.join(format!("child-{worker}-items.json")),
+            results: dir.join(format!("child-{worker}-results.jsonl")),
+            progress: dir.join(format!("child-{worker}-progress")),
+        }
+    }
+
+    /// The flags that make a child read its items from, and write its results to, these files.
+    pub fn child_flags(&self) -> Vec<OsString> {
+        let mut flags: Vec<OsString> = ["--isolation", "none"].into_iter().map(OsString::from).collect();
+        for (flag, path) in
+            [("--child-report", &self.results), ("--preflight", &self.handoff), ("--progress", &self.progress)]
+        {
+            flags.extend([OsString::from(flag), path.clone().into_os_string()]);
+        }
+        flags
     }
 }
 
@@ -208,14 +226,19 @@ pub fn child_args(extra: &[OsString]) -> Vec<OsString> {
     args
 }
 
-/// Runs this executable with `args`, which must make it write its report to `report`; kills it
-/// when an item runs past `limit`, or at Ctrl-C.
-pub fn run_child(args: &[OsString], report: &Path, limit: Option<TimeLimit>) -> Result<ChildOutcome> {
+/// Runs this executable with `args` (which must make it use `files`), handing each whole line
+/// it adds to its results file to `on_line` as it comes; kills it when an item runs past
+/// `limit` (from the start of each item its progress file names), or when it has not stopped
+/// 5 s after Ctrl-C.
+pub fn run_child(
+    args: &[OsString],
+    files: &ChildFiles,
+    limit: Option<Duration>,
+    on_line: &mut dyn FnMut(&str),
+) -> Result<ChildEnd> {
     let exe = std::env::current_exe().context("finding dmlrun's own executable for --isolation")?;
-    let _ = std::fs::remove_file(report);
-    if let Some(progress) = limit.and_then(|l| l.progress) {
-        let _ = std::fs::remove_file(progress);
-    }
+    let _ = std::fs::remove_file(&files.results);
+    let _ = std::fs::remove_file(&files.progress);
     let mut child = Command::new(&exe)
         .args(args)
         .stdin(Stdio::null())
@@ -230,6 +253,7 @@ pub fn run_child(args: &[OsString], report: &Path, limit: Option<TimeLimit>) -> 
         let _ = stderr.read_to_end(&mut text);
         String::from_utf8_lossy(&text).into_owned()
     });
+    let mut results = ResultLines::default();
     // The item under way and since when: the deadline is per item.
     let mut stage = Stage::default();
     let mut item_started = Instant::now();
@@ -239,19 +263,18 @@ pub fn run_child(args: &[OsString], report: &Path, limit: Option<TimeLimit>) -> 
         if let Some(status) = child.try_wait()? {
             break Ok(status);
         }
-        if let Some(progress) = limit.and_then(|l| l.progress) {
-            if last_read.elapsed() >= PROGRESS_READ_EVERY {
-                last_read = Instant::now();
-                if let Some(now) = crate::stage::read(progress) {
-                    if now.item != stage.item {
-                        item_started = Instant::now();
-                    }
-                    stage = now;
+        if last_read.elapsed() >= PROGRESS_READ_EVERY {
+            last_read = Instant::now();
+            results.read_new(&files.results, on_line);
+            if let Some(now) = crate::stage::read(&files.progress) {
+                if now.item != stage.item {
+                    item_started = Instant::now();
                 }
+                stage = now;
             }
         }
-        let over_time = limit.is_some_and(|l| item_started.elapsed() >= l.per_item);
-        // Ctrl-C: the child is asked to stop as this process was (it reports what it measured,
+        let over_time = limit.is_some_and(|l| item_started.elapsed() >= l);
+        // Ctrl-C: the child is asked to stop as this process was (it reports the item it was on,
         // as an item in this process would); one that has not ended after a grace period is
         // stopped where it is.
         if crate::interrupt::interrupted() && interrupted_at.is_none() {
@@ -262,25 +285,23 @@ pub fn run_child(args: &[OsString], report: &Path, limit: Option<TimeLimit>) -> 
         if over_time || given_up {
             let _ = child.kill();
             let _ = child.wait();
-            if let Some(now) = limit.and_then(|l| l.progress).and_then(crate::stage::read) {
+            if let Some(now) = crate::stage::read(&files.progress) {
                 stage = now;
             }
             break Err(match over_time {
-                true => ChildOutcome::TimedOut(limit.map(|l| l.per_item).unwrap_or_default(), stage),
-                false => ChildOutcome::Interrupted(stage),
+                true => ChildEnd::TimedOut(limit.unwrap_or_default(), stage),
+                false => ChildEnd::Interrupted(stage),
             });
         }
         std::thread::sleep(Duration::from_millis(10));
     };
+    // What it wrote before it ended, to the last whole line.
+    results.read_new(&files.results, on_line);
     let stderr = reader.join().unwrap_or_default();
     let status = match status {
         Ok(status) => status,
         Err(stopped) => return Ok(stopped),
     };
-    if let Ok(text) = std::fs::read_to_string(report) {
-        let _ = std::fs::remove_file(report);
-        return Ok(ChildOutcome::Report(text));
-    }
     // Its own error line, or else the last thing it said (clap's usage errors, a runtime's abort).
     let last_error = stderr
         .lines()
@@ -288,10 +309,38 @@ pub fn run_child(args: &[OsString], report: &Path, limit: Option<TimeLimit>) -> 
         .find(|l| l.starts_with("dmlrun: error:"))
         .or_else(|| stderr.lines().rev().find(|l| !l.trim().is_empty()))
         .map(|l| l.trim().to_string());
-    Ok(ChildOutcome::Died(match last_error {
-        Some(line) => format!("{}: {line}", describe_exit(&status)),
-        None => describe_exit(&status),
-    }))
+    let how = match last_error {
+        Some(line) if !status.success() => format!("{}: {line}", describe_exit(&status)),
+        _ => describe_exit(&status),
+    };
+    Ok(ChildEnd::Exited { clean: status.success(), how })
+}
+
+/// A child's results file read as it grows: only whole lines are handed on.
+#[derive(Default)]
+struct ResultLines {
+    read: u64,
+}
+
+impl ResultLines {
+    fn read_new(&mut self, path: &Path, on_line: &mut dyn FnMut(&str)) {
+        use std::io::{Seek, SeekFrom};
+        let Ok(mut file) = std::fs::File::open(path) else { return };
+        if file.seek(SeekFrom::Start(self.read)).is_err() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        if file.read_to_end(&mut bytes).is_err() {
+            return;
+        }
+        let Some(last_newline) = bytes.iter().rposition(|b| *b == b'\n') else { return };
+        self.read += last_newline as u64 + 1;
+        for line in String::from_utf8_lossy(&bytes[..last_newline]).lines() {
+            if !line.trim().is_empty() {
+                on_line(line);
+            }
+        }
+    }
 }
 
 /// `exit 3`, `signal 11 (SIGSEGV)`, `exit 0xC0000005 (STATUS_ACCESS_VIOLATION)`.

@@ -17,6 +17,7 @@ macro_rules! display_as_flag_value {
     )+};
 }
 
+pub(crate) mod batch;
 pub mod cli;
 pub mod commands;
 pub(crate) mod compare;

@@ -1,14 +1,24 @@
-//! Flags resolved once into the values the engine takes: the session plan request and the
-//! image preprocessing request, shared by run, test and bench.
+//! Flags resolved once into the values the engine and the batch runner take, as ripgrep's
+//! `HiArgs`: clap's structs end here. The session plan request, the image preprocessing
+//! request, tolerances, run budgets and load options, and each batch command's settings.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::{DeviceIoArgs, InputArgs, PreprocessArgs, SessionArgs};
+use crate::cli::{BenchArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs, TestArgs};
+use crate::compare::Tolerance;
 use crate::formats::image::PreprocessRequest;
 use crate::inputs::generate::Fill;
 use crate::inputs::LoadOptions;
+use crate::isolation::PlacementRequest;
+use crate::runtime::engine::RunBudget;
 use crate::runtime::plan::PlanRequest;
+use crate::runtime::plan::{EpRequest, OptimizationLevel, DML_DISABLE_FUSION};
 use crate::runtime::OrtLogLevel;
+use crate::suites::manifest::{BenchTarget, Sweep};
 
 /// Turns the session flags into a plan request; a `--device` given by name or LUID is looked up
 /// among the DXGI adapters here, once.
@@ -78,5 +88,199 @@ pub fn preprocess_request(args: &PreprocessArgs, max_pixels: u64) -> PreprocessR
         pad_value: args.pad_value,
         size: args.image_size,
         max_pixels,
+    }
+}
+
+/// The tolerances a check holds outputs to: `--atol`/`--rtol`, a case's own (`data.json`, a
+/// manifest entry's), and `--tol NAME=ATOL,RTOL` for one output, which wins over both.
+#[derive(Debug, Clone, Default)]
+pub struct Tolerances {
+    pub default: Tolerance,
+    pub per_output: BTreeMap<String, Tolerance>,
+}
+
+impl Tolerances {
+    /// The tolerance of `output`, where the item (a case, a manifest entry) may say its own.
+    pub fn for_output(&self, output: &str, item_atol: Option<f64>, item_rtol: Option<f64>) -> Tolerance {
+        self.per_output.get(output).copied().unwrap_or(Tolerance {
+            atol: item_atol.unwrap_or(self.default.atol),
+            rtol: item_rtol.unwrap_or(self.default.rtol),
+        })
+    }
+}
+
+/// `--compare-ep` and what it says of the reference run: its EP, optimisation level, threads.
+#[derive(Debug, Clone)]
+pub struct ReferenceRequest {
+    pub ep: EpRequest,
+    pub optimization_level: Option<OptimizationLevel>,
+    pub intra_op_threads: Option<usize>,
+}
+
+impl ReferenceRequest {
+    /// The reference run's request for a model whose own request is `request`.
+    pub fn for_request(&self, request: &PlanRequest) -> PlanRequest {
+        PlanRequest {
+            intra_op_threads: self.intra_op_threads.or(request.intra_op_threads),
+            ..request.reference(self.ep.clone(), self.optimization_level)
+        }
+    }
+}
+
+/// `dmlrun test`'s flags, resolved once: what every case's run reads.
+#[derive(Debug, Clone)]
+pub struct TestSettings {
+    pub request: PlanRequest,
+    pub reference: Option<ReferenceRequest>,
+    pub tolerances: Tolerances,
+    pub check_finite: bool,
+    pub max_tensor_bytes: u64,
+    /// Run a case that fails on an EP other than the CPU on the reference EP, to say whose
+    /// failure it is (off for dmlrun reduce's candidates).
+    pub blame: bool,
+    pub jobs: usize,
+    /// Where the cases run; the DirectML part is filled in once the runtime is loaded.
+    pub placement: PlacementRequest,
+}
+
+/// How long one test case may run when --timeout does not say: far beyond any conformance case
+/// or real model here (the slowest takes seconds), short enough that a hang costs minutes.
+pub const DEFAULT_CASE_LIMIT: Duration = Duration::from_secs(5 * 60);
+
+impl TestSettings {
+    pub fn resolve(args: &TestArgs) -> Result<TestSettings> {
+        let mut request = plan_request(&args.session, args.ort.ort_log_level)?;
+        let jobs = args.jobs as usize;
+        if jobs > 1 && request.intra_op_threads.is_none() {
+            // Several sessions at once: one thread each, not one pool per core per session.
+            request.intra_op_threads = Some(1);
+        }
+        Ok(TestSettings {
+            request,
+            reference: args.compare_ep.clone().map(|ep| ReferenceRequest {
+                ep,
+                optimization_level: args.compare_opt_level,
+                intra_op_threads: args.compare_intra_threads,
+            }),
+            tolerances: Tolerances {
+                default: Tolerance { atol: args.atol, rtol: args.rtol },
+                per_output: args.tols.iter().map(|(n, a, r)| (n.clone(), Tolerance { atol: *a, rtol: *r })).collect(),
+            },
+            check_finite: args.check_finite,
+            max_tensor_bytes: args.max_tensor_bytes,
+            blame: !args.no_blame,
+            jobs,
+            placement: placement_request(&args.isolation, DEFAULT_CASE_LIMIT, false),
+        })
+    }
+
+    /// The reference run's request for a case whose own request is `request`, with --compare-ep.
+    pub fn reference_request(&self, request: &PlanRequest) -> Option<PlanRequest> {
+        self.reference.as_ref().map(|r| r.for_request(request))
+    }
+}
+
+/// `--isolation` and `--timeout` as the batch runner takes them; whether DirectML is in the plan
+/// is known once the runtime is loaded.
+pub fn placement_request(args: &IsolationArgs, default_limit: Duration, print_plan: bool) -> PlacementRequest {
+    PlacementRequest { isolation: args.isolation, timeout: args.timeout, default_limit, directml: false, print_plan }
+}
+
+/// Default timed runs per bench model when neither --iterations nor --duration is given.
+pub const DEFAULT_BENCH_ITERATIONS: u64 = 100;
+
+/// How long one bench model may take when --timeout does not say: ten times what the slowest
+/// real model here takes with the default 100 runs on a 2-core machine, short enough that a
+/// model that never returns costs minutes, not the session.
+pub const DEFAULT_MODEL_LIMIT: Duration = Duration::from_secs(10 * 60);
+
+/// `dmlrun bench`'s flags, resolved once: what every model's measurement reads.
+#[derive(Debug, Clone)]
+pub struct BenchSettings {
+    pub request: PlanRequest,
+    /// How inputs are made for every model; a manifest entry adds its own fill and ranges.
+    pub load: LoadOptions,
+    pub budget: RunBudget,
+    pub warmup: u64,
+    pub reference: Option<ReferenceRequest>,
+    /// `--compare-ep`'s tolerance; a manifest entry's own wins.
+    pub tolerances: Tolerances,
+    pub sessions: Option<usize>,
+    pub profile: Option<PathBuf>,
+    pub cache: Option<PathBuf>,
+    pub sweep: Option<Sweep>,
+    pub baseline: Option<PathBuf>,
+    pub max_regression: f64,
+    pub seed: u64,
+    pub print_plan: bool,
+    pub quiet: bool,
+    /// This process is an isolation child (it measures one model: its peak memory is that model's).
+    pub in_child: bool,
+    pub placement: PlacementRequest,
+}
+
+impl BenchSettings {
+    pub fn resolve(args: &BenchArgs) -> Result<BenchSettings> {
+        let mut request = run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
+        if args.profile_unfused {
+            if request.ep == EpRequest::Cpu {
+                anyhow::bail!(
+                    "--profile-unfused turns DirectML's graph fusion off and cannot be combined with --ep cpu, which has none"
+                );
+            }
+            request.session_config.push((DML_DISABLE_FUSION.to_string(), "1".to_string()));
+        }
+        let budget = match (args.iterations, args.duration) {
+            (Some(n), _) => RunBudget { max: n, time_box: None, min: 0 },
+            (None, Some(d)) => RunBudget {
+                max: args.max_iterations.max(args.min_iterations),
+                time_box: Some(d),
+                min: args.min_iterations,
+            },
+            (None, None) => RunBudget { max: DEFAULT_BENCH_ITERATIONS, time_box: None, min: 0 },
+        };
+        Ok(BenchSettings {
+            request,
+            load: LoadOptions {
+                preprocess: PreprocessRequest { max_pixels: args.max_image_pixels, ..Default::default() },
+                generate: Some(args.generate),
+                seed: args.seed,
+                max_tensor_bytes: args.max_tensor_bytes,
+                free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
+                ranges: args.generate_ranges.clone(),
+            },
+            budget,
+            warmup: args.warmup,
+            reference: args.compare.compare_ep.clone().map(|ep| ReferenceRequest {
+                ep,
+                optimization_level: args.compare.compare_opt_level,
+                intra_op_threads: None,
+            }),
+            tolerances: Tolerances {
+                default: Tolerance { atol: args.compare.atol, rtol: args.compare.rtol },
+                per_output: BTreeMap::new(),
+            },
+            sessions: args.sessions.map(|n| n as usize),
+            profile: args.profile.clone(),
+            cache: args.cache.clone(),
+            sweep: args.sweep.clone().or_else(|| args.sweep_shape.clone()),
+            baseline: args.baseline.clone(),
+            max_regression: args.max_regression,
+            seed: args.seed,
+            print_plan: args.session.print_plan,
+            quiet: args.quiet,
+            in_child: args.isolation.child_report.is_some(),
+            placement: placement_request(&args.isolation, DEFAULT_MODEL_LIMIT, args.session.print_plan),
+        })
+    }
+
+    /// How `target`'s inputs are made: the run's options with the manifest entry's fill and
+    /// value ranges.
+    pub fn load_for(&self, target: &BenchTarget) -> LoadOptions {
+        LoadOptions {
+            generate: target.generate.or(self.load.generate),
+            ranges: self.load.ranges.iter().chain(&target.generate_ranges).cloned().collect(),
+            ..self.load.clone()
+        }
     }
 }

@@ -313,7 +313,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --sweep --sweep-shape --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --max-regression --shard --isolation --timeout --child-report --progress --preflight --only --json --csv --markdown --html --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --sweep --sweep-shape --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --max-regression --shard --isolation --timeout --child-report --progress --preflight --json --csv --markdown --html --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -336,6 +336,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-image-pixels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -488,10 +492,6 @@ _dmlrun() {
                     return 0
                     ;;
                 --preflight)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --only)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1495,7 +1495,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --only --json --html --junit --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-j -v -q -h --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --json --html --junit --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1630,10 +1630,6 @@ _dmlrun() {
                     return 0
                     ;;
                 --preflight)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --only)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -258,10 +258,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run
 process\t'Always in child processes'
 none\t'In this process'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, appending each item\'s result to FILE as one JSON line as it finishes, and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l preflight -d 'Internal: the items as the parent resolved them (JSON: each with its preflight), so that the child runs exactly those and resolves no flag again' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l json -d 'Write the results as JSON to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l html -d 'Write a self-contained HTML page to FILE: totals, every case with its status (filterable), and where mismatching outputs part' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l junit -d 'Write the results as JUnit XML to FILE' -r -F
@@ -290,6 +289,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l seed -d 'Seed fo
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-tensor-bytes -d 'Refuse input tensors larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-image-pixels -d 'Refuse images (a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
@@ -339,10 +339,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l isolation -d 'Ru
 process\t'Always in child processes'
 none\t'In this process'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, writing the JSON report to FILE and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, appending each item\'s result to FILE as one JSON line as it finishes, and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l preflight -d 'Internal: the items\' preflights as the parent resolved them (JSON), so that the child resolves no flag again' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l only -d 'Internal: run only the case (or model) of this name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l preflight -d 'Internal: the items as the parent resolved them (JSON: each with its preflight), so that the child runs exactly those and resolves no flag again' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l json -d 'Write the JSON report to FILE ("-" for stdout instead of the table)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a CSV table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F

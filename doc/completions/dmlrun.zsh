@@ -211,10 +211,9 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 process\:"Always in child processes"
 none\:"In this process"))' \
 '--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; 0 for no limit)]:TIME:_default' \
-'--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
+'--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
-'--preflight=[Internal\: the items'\'' preflights as the parent resolved them (JSON), so that the child resolves no flag again]:FILE:_files' \
-'*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
+'--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
 '--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE\: totals, every case with its status (filterable), and where mismatching outputs part]:FILE:_files' \
 '--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
@@ -245,6 +244,7 @@ ones\:""))' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images (a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
 '*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
 '*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
@@ -283,10 +283,9 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 process\:"Always in child processes"
 none\:"In this process"))' \
 '--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; 0 for no limit)]:TIME:_default' \
-'--child-report=[Internal\: run as an isolation child, writing the JSON report to FILE and nothing else]:FILE:_files' \
+'--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
-'--preflight=[Internal\: the items'\'' preflights as the parent resolved them (JSON), so that the child resolves no flag again]:FILE:_files' \
-'*--only=[Internal\: run only the case (or model) of this name. Repeatable]:NAME:_default' \
+'--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
 '--json=[Write the JSON report to FILE ("-" for stdout instead of the table)]:FILE:_files' \
 '--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \

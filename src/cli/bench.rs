@@ -57,6 +57,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
     pub max_tensor_bytes: u64,
 
+    /// Refuse images (a manifest's image inputs) with more pixels than this (decompression bombs).
+    ///
+    /// Example: --max-image-pixels 400000000
+    #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000)]
+    pub max_image_pixels: u64,
+
     #[command(flatten)]
     pub session: SessionArgs,
 

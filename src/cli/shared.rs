@@ -354,9 +354,10 @@ pub struct IsolationArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_limit)]
     pub timeout: Option<std::time::Duration>,
 
-    /// Internal: run as an isolation child, writing the JSON report to FILE and nothing else.
+    /// Internal: run as an isolation child, appending each item's result to FILE as one JSON
+    /// line as it finishes, and nothing else.
     ///
-    /// Example: --child-report /tmp/dmlrun-child.json
+    /// Example: --child-report /tmp/dmlrun-child.jsonl
     #[arg(long, value_name = "FILE", hide = true)]
     pub child_report: Option<PathBuf>,
 
@@ -366,18 +367,12 @@ pub struct IsolationArgs {
     #[arg(long, value_name = "FILE", hide = true)]
     pub progress: Option<PathBuf>,
 
-    /// Internal: the items' preflights as the parent resolved them (JSON), so that the child
-    /// resolves no flag again.
+    /// Internal: the items as the parent resolved them (JSON: each with its preflight), so that
+    /// the child runs exactly those and resolves no flag again.
     ///
     /// Example: --preflight /tmp/dmlrun-preflight.json
     #[arg(long, value_name = "FILE", hide = true)]
     pub preflight: Option<PathBuf>,
-
-    /// Internal: run only the case (or model) of this name. Repeatable.
-    ///
-    /// Example: --only node/test_abs
-    #[arg(long, value_name = "NAME", hide = true)]
-    pub only: Vec<String>,
 }
 
 /// Where a model's inputs come from (run and reduce): files, images, or generated data.

@@ -1,126 +1,157 @@
 //! `dmlrun bench`: many models, trustworthy statistics, exports, a regression gate.
 
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-
-use crate::exit::ExitStatus;
 use indicatif::MultiProgress;
 use sha2::{Digest, Sha256};
 
+use crate::batch::{self, Batch, Ended, Entry};
 use crate::cli::BenchArgs;
-use crate::compare::Tolerance;
-use crate::formats::model::ModelFile;
+use crate::exit::ExitStatus;
+use crate::formats::model::{ModelFile, ModelInfo};
 use crate::fsutil::OrtWritten;
-use crate::inputs::LoadOptions;
-use crate::isolation::{self, ChildOutcome};
 use crate::report::bench::{
-    self, csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, BenchReport, Exporter, FailedModel,
-    ModelBench, ModelStatus, PeakScope, ProfileSummary, ReferenceBench, StoredReport,
+    self, BenchOutcome, BenchReport, FailedModel, ModelBench, ModelStatus, PeakScope, ProfileSummary, ReferenceBench,
+    StoredReport,
 };
-use crate::report::html::bench::HtmlExporter;
+use crate::report::export::Exports;
 use crate::report::ms;
 use crate::runtime::engine::diagnose::{Blame, EpFailure};
 use crate::runtime::engine::{self, Preflight};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
-use crate::settings;
+use crate::settings::BenchSettings;
 use crate::suites::manifest::{self, BenchTarget, GenerationTarget, Sweep};
-use crate::suites::shard::ShardInfo;
 
-/// How long one model may take when --timeout does not say: ten times what the slowest real
-/// model here takes with the default 100 runs on a 2-core machine, short enough that a model
-/// that never returns costs minutes, not the session.
-const DEFAULT_MODEL_LIMIT: std::time::Duration = std::time::Duration::from_secs(10 * 60);
-
-/// Default timed runs per model when neither --iterations nor --duration is given.
-const DEFAULT_ITERATIONS: u64 = 100;
 /// Above this coefficient of variation the numbers are too noisy to compare.
 const HIGH_COV: f64 = 0.10;
+
+/// `bench`'s part of the batch: how one model (a sweep's point, a manifest's generate entry)
+/// is measured and how its result reads.
+struct Models<'a> {
+    runtime: &'a Runtime,
+    settings: &'a BenchSettings,
+}
+
+impl Batch for Models<'_> {
+    type Item = ModelPlan;
+    type Outcome = BenchOutcome;
+
+    fn name<'a>(&self, item: &'a ModelPlan) -> &'a str {
+        &item.target.name
+    }
+
+    fn run(&self, plan: &ModelPlan, bars: &MultiProgress) -> BenchOutcome {
+        let target = &plan.target;
+        let measured = match &target.generation {
+            Some(wanted) => bench_generation(self.runtime, plan, wanted, self.settings),
+            None => bench_model(self.runtime, plan, self.settings, bars),
+        };
+        match measured {
+            Ok(Measured::Done(result)) => BenchOutcome::Measured(result),
+            Ok(Measured::InterruptedBeforeTiming) => {
+                self.ended(plan, Ended::Interrupted(batch::interrupted_in(&crate::stage::current().step)))
+            }
+            // A run Ctrl-C stopped: nobody's failure, and no blame to look for.
+            Err(_) if crate::interrupt::interrupted() => {
+                self.ended(plan, Ended::Interrupted(batch::interrupted_in(&crate::stage::current().step)))
+            }
+            Err(e) => BenchOutcome::Failed(failed_model(target, &e)),
+        }
+    }
+
+    fn ended(&self, plan: &ModelPlan, end: Ended) -> BenchOutcome {
+        let (status, error) = match end {
+            Ended::Crash(how) => {
+                (ModelStatus::Crash, how.replace("the process running it", "the process benchmarking it"))
+            }
+            Ended::Timeout(how) => (ModelStatus::Timeout, how),
+            Ended::Interrupted(how) => (ModelStatus::Interrupted, how),
+        };
+        let target = &plan.target;
+        BenchOutcome::Failed(FailedModel {
+            name: target.name.clone(),
+            path: target.path.clone(),
+            status,
+            error,
+            node: None,
+            sweep: target.sweep.clone(),
+        })
+    }
+
+    fn said(&self, outcome: &BenchOutcome, ran_here: bool) -> Vec<String> {
+        match outcome {
+            BenchOutcome::Failed(f) if f.status == ModelStatus::Interrupted => Vec::new(),
+            BenchOutcome::Failed(f) => vec![format!("dmlrun: model {} failed: {}", f.name, f.error)],
+            BenchOutcome::Measured(_) if ran_here => Vec::new(),
+            // A child's stderr is not shown: what it said is in its report.
+            BenchOutcome::Measured(m) => m.warnings.iter().map(|w| format!("warning: {}: {w}", m.name)).collect(),
+        }
+    }
+}
+
+/// A model that could not be measured, with its status: the EP's rejection (where the reference
+/// runs what it rejects, with the node where one is known) or the model's failure.
+fn failed_model(target: &BenchTarget, error: &anyhow::Error) -> FailedModel {
+    let rejected = error.downcast_ref::<EpFailure>().filter(|f| f.blame == Blame::Ep);
+    FailedModel {
+        name: target.name.clone(),
+        path: target.path.clone(),
+        status: if rejected.is_some() { ModelStatus::EpRejected } else { ModelStatus::Failed },
+        error: crate::exit::one_line(error),
+        node: rejected.and_then(|f| f.node.as_ref()).map(|n| n.name.clone()),
+        sweep: target.sweep.clone(),
+    }
+}
 
 pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     if let Some(progress) = &args.isolation.progress {
         crate::stage::report_to(progress);
     }
-    crate::report::check_one_on_stdout(&[
-        ("--json", args.json.as_deref()),
-        ("--csv", args.csv.as_deref()),
-        ("--markdown", args.markdown.as_deref()),
-        ("--html", args.html.as_deref()),
-    ])?;
-    // An isolation child measures the targets its parent hands it, resolved: it resolves nothing.
-    let handed: Option<Vec<ModelPlan>> =
-        args.isolation.preflight.as_deref().map(isolation::read_from_parent).transpose()?;
-    let mut targets = match &handed {
-        Some(plans) => plans.iter().map(|p| p.target.clone()).collect(),
-        None => manifest::resolve(&args.targets)?,
-    };
-    let shard = args.shard.map(|shard| ShardInfo { shard, of_items: targets.len() });
-    if let (Some(shard), None) = (args.shard, &handed) {
-        targets = shard.select(targets, |t| t.name.as_str());
+    let settings = BenchSettings::resolve(args)?;
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
+    let models = Models { runtime: &runtime, settings: &settings };
+    if let (Some(handoff), Some(results)) = (&args.isolation.preflight, &args.isolation.child_report) {
+        // An isolation child measures the models its parent resolved, and nothing else.
+        batch::serve_parent(&models, handoff, results)?;
+        return Ok(ExitStatus::Success);
     }
-    let child = args.isolation.child_report.as_deref();
-    let baseline = match &args.baseline {
+    // Every export checked before any model runs: a typo in a folder costs nothing.
+    let mut exports = Exports::checked(crate::report::bench_exports(
+        args.json.as_deref(),
+        args.csv.as_deref(),
+        args.markdown.as_deref(),
+        args.html.as_deref(),
+    ))?;
+    let baseline = match &settings.baseline {
         Some(path) => Some(read_baseline(path)?),
         None => None,
     };
-    for dir in [&args.profile, &args.cache].into_iter().flatten() {
+    for dir in [&settings.profile, &settings.cache].into_iter().flatten() {
         crate::outputs::prepare_dir(dir, "--profile/--cache")?;
     }
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
-    let mut base_request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
-    if args.profile_unfused {
-        if base_request.ep == crate::runtime::plan::EpRequest::Cpu {
-            bail!("--profile-unfused turns DirectML's graph fusion off and cannot be combined with --ep cpu, which has none");
-        }
-        base_request.session_config.push((crate::runtime::plan::DML_DISABLE_FUSION.to_string(), "1".to_string()));
+    let targets = manifest::resolve(&args.targets)?;
+    let (targets, shard) = batch::shard(targets, args.shard, |t| t.name.as_str());
+    // What would fail every model (DirectML missing, an adapter that does not exist) is said
+    // once, before any model is read.
+    if !settings.print_plan {
+        engine::check_request(&runtime, &settings.request)?;
     }
-
-    let placement = match child {
-        Some(_) => isolation::Placement { in_children: false, limit: None },
-        None => isolation::PlacementRequest {
-            isolation: args.isolation.isolation,
-            timeout: args.isolation.timeout,
-            default_limit: DEFAULT_MODEL_LIMIT,
-            directml: engine::plans_directml(&runtime, &base_request),
-            // --print-plan prints from this process: under `auto` it keeps the models here.
-            print_plan: args.session.print_plan,
-        }
-        .resolve()?,
-    };
-    // Each model read once and the flags resolved against it, here or (for an isolation child)
-    // by the parent, which hands the child its model's plan. A --dim applies to the models that
-    // have that dimension; one that no model has is a typo. A model that cannot be read, or a
-    // flag that does not fit it, is that model's failure, not the session's.
-    let sweep = args.sweep.as_ref().or(args.sweep_shape.as_ref());
-    let plans: Vec<Result<ModelPlan>> = match handed {
-        Some(plans) => plans.into_iter().map(Ok).collect(),
-        None => {
-            let read: Vec<Result<ModelRead>> = targets.iter().map(ModelRead::of).collect();
-            let models: Vec<_> = read.iter().flatten().map(ModelRead::info).collect();
-            crate::runtime::plan::check_flags_fit_some(&base_request, &models)?;
-            if let Some(sweep) = sweep {
-                check_sweep_fits_some(sweep, &models)?;
-            }
-            let points = swept(std::mem::take(&mut targets), read, sweep);
-            targets = points.iter().map(|(t, _, _)| t.clone()).collect();
-            points
-                .into_iter()
-                .map(|(target, read, note)| {
-                    let mut plan = read.and_then(|read| prepare(&runtime, &base_request, &target, read, args))?;
-                    plan.preflight.not_applied.extend(note);
-                    Ok(plan)
-                })
-                .collect()
-        }
-    };
+    let placement = crate::isolation::PlacementRequest {
+        directml: engine::plans_directml(&runtime, &settings.request),
+        ..settings.placement
+    }
+    .resolve()?;
+    let entries = preflight_models(&runtime, &settings, targets)?;
+    let options = batch::Options { placement, jobs: 1, per_child: 1, counting: "models", quiet: args.quiet };
 
     let mut report = BenchReport {
         schema: bench::BENCH_SCHEMA.to_string(),
         dmlrun_version: env!("CARGO_PKG_VERSION").to_string(),
         machine: crate::sysinfo::machine(),
         onnxruntime: runtime.library.clone(),
+        requested: settings.request.describe_ep(),
         models: Vec::new(),
         failed: Vec::new(),
         baseline: None,
@@ -128,194 +159,75 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         shard,
         isolation: placement,
     };
-    let in_children = placement.in_children;
-    if in_children {
-        // What would fail every child is said once, here, as the session's error.
-        engine::check_request(&runtime, &base_request)?;
-    }
-    let children =
-        in_children.then(tempfile::tempdir).transpose().context("a temporary folder for the children's reports")?;
-    let bars = MultiProgress::new();
-    let model_bar = bars.add(crate::progress::counter(targets.len() as u64, "models", args.quiet || child.is_some()));
-    for (target, plan) in targets.iter().zip(plans) {
-        if crate::interrupt::interrupted() {
-            break;
-        }
-        model_bar.set_message(target.name.clone());
-        crate::stage::item(&target.name);
-        // None: a child measured it and its report is in already.
-        let measured = match (plan, &children) {
-            (Ok(plan), Some(children)) => {
-                if !bench_in_child(target, &plan, children.path(), placement.limit, &mut report)? {
-                    break;
-                }
-                None
-            }
-            (Ok(plan), None) => Some(match &target.generation {
-                Some(wanted) => bench_generation(&runtime, &plan, target, wanted, args),
-                None => bench_model(&runtime, &plan, target, args, &bars),
-            }),
-            (Err(e), _) => Some(Err(e)),
-        };
-        match measured {
-            None => {}
-            Some(Ok(Some(result))) => report.models.push(result),
-            // Interrupted before its first timed run: nothing to report for it.
-            Some(Ok(None)) => break,
-            // A run Ctrl-C stopped: nobody's failure, and no blame to look for.
-            Some(Err(_)) if crate::interrupt::interrupted() => {
-                report.failed.push(FailedModel {
-                    name: target.name.clone(),
-                    path: target.path.clone(),
-                    status: ModelStatus::Interrupted,
-                    error: "interrupted (Ctrl-C) while it was measured".to_string(),
-                    node: None,
-                    sweep: target.sweep.clone(),
-                });
-            }
-            Some(Err(e)) => {
-                // What fails every model (DirectML missing, an adapter that does not exist)
-                // is the session's error, not this model's: it stops the bench (exit 2).
-                engine::check_request(&runtime, &base_request)?;
-                let error = crate::exit::one_line(&e);
-                // suspend, not println: a hidden bar (stderr not a terminal) drops println.
-                bars.suspend(|| crate::errln!("dmlrun: model {} failed: {error}", target.name));
-                // An EP that rejects what the reference runs is the EP's failure, not the
-                // model's: its own status, and the node where one is known.
-                let rejected = e.downcast_ref::<EpFailure>().filter(|f| f.blame == Blame::Ep);
-                report.failed.push(FailedModel {
-                    name: target.name.clone(),
-                    path: target.path.clone(),
-                    status: if rejected.is_some() { ModelStatus::EpRejected } else { ModelStatus::Failed },
-                    error,
-                    node: rejected.and_then(|f| f.node.as_ref()).map(|n| n.name.clone()),
-                    sweep: target.sweep.clone(),
-                });
+    let total = entries.len();
+    batch::run(&models, entries, &options, &mut |_, outcome| {
+        match outcome {
+            BenchOutcome::Measured(m) => report.models.push(*m),
+            BenchOutcome::Failed(f) => {
+                // What fails every model (DirectML missing, an adapter that does not exist: with
+                // --print-plan, said after the first plan) is the session's error: it stops the bench.
+                engine::check_request(&runtime, &settings.request)?;
+                report.failed.push(f);
             }
         }
-        model_bar.inc(1);
         // The exports hold every model so far: a bench killed after model k keeps k results.
         report.interrupted = crate::interrupt::interrupted();
-        if child.is_none() {
-            settle_baseline(&mut report, baseline.as_ref(), args);
-            write_exports(&report, args, false)?;
-        }
-    }
-    model_bar.finish_and_clear();
+        settle_baseline(&mut report, baseline.as_ref(), &settings);
+        exports.rewrite(&report)
+    })?;
     report.interrupted = crate::interrupt::interrupted();
-    if let Some(path) = child {
-        // An isolation child: its report is its only output.
-        crate::report::write_json(path, &report, "--child-report")?;
-        return Ok(ExitStatus::Success);
-    }
-    settle_baseline(&mut report, baseline.as_ref(), args);
-
-    let table_to_stdout = !write_exports(&report, args, true)?;
+    settle_baseline(&mut report, baseline.as_ref(), &settings);
+    let table_to_stdout = !exports.finish(&report)?;
     let table = bench::human::render(&report);
     if table_to_stdout {
         crate::out!("{table}");
     } else {
         crate::err!("{table}");
     }
+    if report.interrupted {
+        let done = report.models.len() + report.failed.len();
+        crate::errln!("dmlrun: interrupted after {done} of {total} models; the report covers those");
+    }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| {
         m.comparison.as_ref().is_some_and(|c| !c.is_empty())
             || m.device_io.as_ref().is_some_and(|io| !io.outputs_match())
     });
-    Ok(ExitStatus::of_checks(regressed || differs || !report.failed.is_empty(), report.interrupted))
+    let failed = report.failed.iter().any(|f| f.status != ModelStatus::Interrupted);
+    Ok(ExitStatus::of_checks(regressed || differs || failed, report.interrupted))
 }
 
-/// Benchmarks one model in a child dmlrun and adds what it reports (or how it ended) to
-/// `report`. Returns false when the child was interrupted, so the session stops.
-fn bench_in_child(
-    target: &BenchTarget,
-    plan: &ModelPlan,
-    dir: &Path,
-    limit: Option<std::time::Duration>,
-    report: &mut BenchReport,
-) -> Result<bool> {
-    #[derive(serde::Deserialize)]
-    struct ChildReport {
-        models: Vec<ModelBench>,
-        failed: Vec<FailedModel>,
-        interrupted: bool,
+/// Each model read once and the flags resolved against it (each point of a sweep its own). A
+/// `--dim` applies to the models that have that dimension; one that no model has is a typo, the
+/// run's usage error. A model that cannot be read, or a flag that does not fit it, is that
+/// model's failure, and the others are measured.
+fn preflight_models(
+    runtime: &Runtime,
+    settings: &BenchSettings,
+    targets: Vec<BenchTarget>,
+) -> Result<Vec<Entry<ModelPlan, BenchOutcome>>> {
+    let read: Vec<Result<ModelRead>> = targets.iter().map(ModelRead::of).collect();
+    let models: Vec<&ModelInfo> = read.iter().flatten().map(ModelRead::info).collect();
+    crate::runtime::plan::check_flags_fit_some(&settings.request, &models)?;
+    if let Some(sweep) = &settings.sweep {
+        check_sweep_fits_some(sweep, &models)?;
     }
-    let path = dir.join("child-report.json");
-    let preflight = dir.join("preflight.json");
-    isolation::write_for_child(&preflight, &[plan])?;
-    let mut extra: Vec<OsString> = ["--isolation", "none"].into_iter().map(OsString::from).collect();
-    extra.push(OsString::from("--child-report"));
-    extra.push(path.clone().into_os_string());
-    extra.push(OsString::from("--preflight"));
-    extra.push(preflight.into_os_string());
-    let progress = dir.join("progress");
-    extra.push(OsString::from("--progress"));
-    extra.push(progress.clone().into_os_string());
-    let limit = limit.map(|per_item| isolation::TimeLimit { per_item, progress: Some(&progress) });
-    let (status, error) = match isolation::run_child(&isolation::child_args(&extra), &path, limit)? {
-        ChildOutcome::Report(text) => {
-            let child: ChildReport = serde_json::from_str(&text).context("reading an isolation child's report")?;
-            // The child's stderr is not shown: what it said is in its report.
-            for m in &child.models {
-                for w in &m.warnings {
-                    crate::errln!("warning: {}: {w}", m.name);
-                }
+    Ok(swept(targets, read, settings.sweep.as_ref())
+        .into_iter()
+        .map(|(target, read, note)| match read.and_then(|read| prepare(runtime, settings, &target, read)) {
+            Ok(mut plan) => {
+                plan.preflight.not_applied.extend(note);
+                Entry::Run(plan)
             }
-            for f in &child.failed {
-                crate::errln!("dmlrun: model {} failed: {}", f.name, f.error);
-            }
-            report.models.extend(child.models);
-            report.failed.extend(child.failed);
-            return Ok(!child.interrupted);
-        }
-        ChildOutcome::Died(how) => (ModelStatus::Crash, format!("the process benchmarking it died: {how}")),
-        ChildOutcome::TimedOut(after, stage) => (ModelStatus::Timeout, isolation::timed_out_reason(after, &stage)),
-        ChildOutcome::Interrupted(stage) => {
-            let step = if stage.step.is_empty() { String::new() } else { format!(" in {}", stage.step) };
-            (ModelStatus::Interrupted, format!("interrupted (Ctrl-C){step}"))
-        }
-    };
-    crate::errln!("dmlrun: model {} failed: {error}", target.name);
-    report.failed.push(FailedModel {
-        name: target.name.clone(),
-        path: target.path.clone(),
-        status,
-        error,
-        node: None,
-        sweep: target.sweep.clone(),
-    });
-    Ok(!crate::interrupt::interrupted())
+            Err(e) => Entry::Decided(BenchOutcome::Failed(failed_model(&target, &e))),
+        })
+        .collect())
 }
 
-fn settle_baseline(report: &mut BenchReport, baseline: Option<&StoredReport>, args: &BenchArgs) {
-    if let (Some(stored), Some(path)) = (baseline, &args.baseline) {
-        report.baseline = Some(bench::compare_with_baseline(report, stored, path.clone(), args.max_regression));
+fn settle_baseline(report: &mut BenchReport, baseline: Option<&StoredReport>, settings: &BenchSettings) {
+    if let (Some(stored), Some(path)) = (baseline, &settings.baseline) {
+        report.baseline = Some(bench::compare_with_baseline(report, stored, path.clone(), settings.max_regression));
     }
-}
-
-/// Writes every export file the flags ask for, each atomically; with `to_stdout`, also the one
-/// asked for as `-`. Returns whether one went to stdout.
-fn write_exports(report: &BenchReport, args: &BenchArgs, to_stdout: bool) -> Result<bool> {
-    let exports: [(&Option<PathBuf>, &dyn Exporter, &str); 4] = [
-        (&args.json, &JsonExporter, "--json"),
-        (&args.csv, &CsvExporter, "--csv"),
-        (&args.markdown, &MarkdownExporter, "--markdown"),
-        (&args.html, &HtmlExporter, "--html"),
-    ];
-    let mut on_stdout = false;
-    for (path, exporter, flag) in exports {
-        let Some(path) = path else { continue };
-        if path == Path::new("-") {
-            if to_stdout {
-                crate::out!("{}", exporter.render(report)?);
-            }
-            on_stdout = true;
-        } else {
-            let text = exporter.render(report)?;
-            crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;
-        }
-    }
-    Ok(on_stdout)
 }
 
 fn read_baseline(path: &Path) -> Result<StoredReport> {
@@ -426,13 +338,8 @@ enum CacheUse {
 
 /// Fits the run's flags to the model, adds the manifest entry's own shapes and dims (which must
 /// fit it), the profile's prefix and the cache's choice, and resolves the plan.
-fn prepare(
-    runtime: &Runtime,
-    base: &PlanRequest,
-    target: &BenchTarget,
-    read: ModelRead,
-    args: &BenchArgs,
-) -> Result<ModelPlan> {
+fn prepare(runtime: &Runtime, settings: &BenchSettings, target: &BenchTarget, read: ModelRead) -> Result<ModelPlan> {
+    let base = &settings.request;
     let mut file = match read {
         ModelRead::Decoder(decoder) => {
             let (mut request, not_applied) = base.fitted_to(&decoder.file.info);
@@ -452,13 +359,13 @@ fn prepare(
         request.dims.retain(|(n, _)| n != name);
         request.dims.push((name.clone(), *value));
     }
-    if let Some(dir) = &args.profile {
+    if let Some(dir) = &settings.profile {
         request.profile_prefix = Some(OrtWritten::new(dir, &sanitize(&target.name)).partial_path());
     }
     // The optimised-model cache: load the cached file if there is one, else have ONNX Runtime write it.
     let mut model_path = target.path.clone();
     let mut cache = None;
-    if let Some(dir) = &args.cache {
+    if let Some(dir) = &settings.cache {
         let name =
             format!("{}-{}.onnx", sanitize(&target.name), cache_key(&file.sha256, &request, &runtime.library.version));
         let cached = dir.join(&name);
@@ -483,66 +390,51 @@ fn prepare(
     Ok(ModelPlan { target: target.clone(), preflight, cache })
 }
 
+/// What measuring one model came to: its figures (a run Ctrl-C stopped during the timed runs
+/// has figures too, marked `interrupted`), or nothing timed before Ctrl-C.
+enum Measured {
+    Done(Box<ModelBench>),
+    InterruptedBeforeTiming,
+}
+
 fn bench_model(
     runtime: &Runtime,
     plan: &ModelPlan,
-    target: &BenchTarget,
-    args: &BenchArgs,
+    settings: &BenchSettings,
     bars: &MultiProgress,
-) -> Result<Option<ModelBench>> {
+) -> Result<Measured> {
+    let target = &plan.target;
     // A child process measures one model; in-process, the peak starts again where it can.
-    let peak_rss_scope = if crate::sysinfo::reset_peak_rss() || args.isolation.child_report.is_some() {
-        PeakScope::Model
-    } else {
-        PeakScope::Process
-    };
+    let peak_rss_scope =
+        if crate::sysinfo::reset_peak_rss() || settings.in_child { PeakScope::Model } else { PeakScope::Process };
     let preflight = &plan.preflight;
     // Declared before the session, so they are dropped after it (see OrtWritten); the plan
     // already names the paths ONNX Runtime writes.
-    let profile_file = args.profile.as_deref().map(|dir| OrtWritten::new(dir, &sanitize(&target.name)));
-    let cache_write = match (&plan.cache, &args.cache) {
+    let profile_file = settings.profile.as_deref().map(|dir| OrtWritten::new(dir, &sanitize(&target.name)));
+    let cache_write = match (&plan.cache, &settings.cache) {
         (Some(CacheUse::Write { file }), Some(dir)) => Some(OrtWritten::new(dir, file)),
         _ => None,
     };
     let mut cache = (plan.cache == Some(CacheUse::Hit)).then(|| "hit".to_string());
-
-    let load = LoadOptions {
-        preprocess: crate::formats::image::PreprocessRequest { max_pixels: 100_000_000, ..Default::default() },
-        generate: Some(target.generate.unwrap_or(args.generate)),
-        seed: args.seed,
-        max_tensor_bytes: args.max_tensor_bytes,
-        free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
-        ranges: args.generate_ranges.iter().chain(&target.generate_ranges).cloned().collect(),
-    };
-    let budget = match (args.iterations, args.duration) {
-        (Some(n), _) => engine::RunBudget { max: n, time_box: None, min: 0 },
-        (None, Some(d)) => engine::RunBudget {
-            max: args.max_iterations.max(args.min_iterations),
-            time_box: Some(d),
-            min: args.min_iterations,
-        },
-        (None, None) => engine::RunBudget { max: DEFAULT_ITERATIONS, time_box: None, min: 0 },
-    };
-    let reference = args.compare.compare_ep.clone().map(|ep| {
-        let tolerance = Tolerance {
-            atol: target.atol.unwrap_or(args.compare.atol),
-            rtol: target.rtol.unwrap_or(args.compare.rtol),
-        };
-        (preflight.request.reference(ep, args.compare.compare_opt_level), tolerance)
+    let load = settings.load_for(target);
+    let budget = settings.budget;
+    let reference = settings.reference.as_ref().map(|reference| {
+        let tolerance = settings.tolerances.for_output("", target.atol, target.rtol);
+        (reference.for_request(&preflight.request), tolerance)
     });
     let measure = engine::MeasureRequest {
         preflight,
         label: Some(&target.name),
-        print_plan: args.session.print_plan,
+        print_plan: settings.print_plan,
         inputs: &target.inputs,
         load: &load,
-        warmup: args.warmup,
+        warmup: settings.warmup,
         budget,
         reference,
         time_reference: true,
         time_float32: true,
     };
-    let bar = bars.add(crate::progress::iterations(budget.max, &target.name, args.quiet));
+    let bar = bars.add(crate::progress::iterations(budget.max, &target.name, settings.quiet));
     let measured = engine::measure(runtime, &measure, &bar);
     bars.remove(&bar);
     let engine::Measurement {
@@ -556,9 +448,9 @@ fn bench_model(
         precision,
         ..
     } = measured?;
-    let sessions = match args.sessions {
+    let sessions = match settings.sessions {
         Some(n) if !crate::interrupt::interrupted() => {
-            Some(engine::measure_sessions(runtime, &model, &bound, n as usize, (args.warmup, budget))?)
+            Some(engine::measure_sessions(runtime, &model, &bound, n, (settings.warmup, budget))?)
         }
         _ => None,
     };
@@ -568,8 +460,7 @@ fn bench_model(
         cache = Some("written".to_string());
     }
     if samples.is_empty() && crate::interrupt::interrupted() {
-        // Interrupted before the first timed run: nothing to report for this model.
-        return Ok(None);
+        return Ok(Measured::InterruptedBeforeTiming);
     }
     let latency = crate::stats::summarize(&samples).context("no timed runs")?;
 
@@ -602,10 +493,12 @@ fn bench_model(
         differences: c.differences.clone(),
     });
     let comparison = comparison.map(|c| c.mismatches);
-    Ok(Some(ModelBench {
+    // Stopped during its timed runs: its figures cover the runs made, and say so.
+    let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
+    Ok(Measured::Done(Box::new(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
-        status: ModelStatus::Ok,
+        status,
         sweep: target.sweep.clone(),
         device: model.device.clone(),
         plan: model.plan.clone(),
@@ -614,7 +507,7 @@ fn bench_model(
         session_create_ms: ms(model.session_time),
         cache,
         first_run_ms: ms(first_run),
-        warmup: args.warmup,
+        warmup: settings.warmup,
         latency_ms: latency,
         samples_ms: samples,
         batch_size,
@@ -631,7 +524,7 @@ fn bench_model(
         reference,
         generation: None,
         warnings,
-    }))
+    })))
 }
 
 /// A manifest's generate entry: a synthetic prompt, one warm-up generation, then the measured
@@ -639,16 +532,13 @@ fn bench_model(
 fn bench_generation(
     runtime: &Runtime,
     plan: &ModelPlan,
-    target: &BenchTarget,
     wanted: &GenerationTarget,
-    args: &BenchArgs,
-) -> Result<Option<ModelBench>> {
+    settings: &BenchSettings,
+) -> Result<Measured> {
     use crate::generate::{self, figures, DecoderModel, LoopSettings, Sampler, Sampling};
-    let peak_rss_scope = if crate::sysinfo::reset_peak_rss() || args.isolation.child_report.is_some() {
-        PeakScope::Model
-    } else {
-        PeakScope::Process
-    };
+    let target = &plan.target;
+    let peak_rss_scope =
+        if crate::sysinfo::reset_peak_rss() || settings.in_child { PeakScope::Model } else { PeakScope::Process };
     let DecoderModel { spec, tokenizer, vocab, .. } = DecoderModel::read(&target.path, None, None)?;
     let prompt_vocab = tokenizer.as_ref().map_or(vocab, |t| t.vocab_size().min(vocab));
     for note in &plan.preflight.not_applied {
@@ -658,15 +548,11 @@ fn bench_generation(
     if let Some(note) = &fitted {
         crate::errln!("warning: {}: {note}", target.name);
     }
-    let prompt = generate::synthetic_prompt(prompt_tokens, prompt_vocab, &spec.eos_token_ids, args.seed);
+    let prompt = generate::synthetic_prompt(prompt_tokens, prompt_vocab, &spec.eos_token_ids, settings.seed);
     let kv_length = generate::kv_length(prompt.len(), new_tokens, wanted.max_length, spec.context_length)?;
     let started = std::time::Instant::now();
-    let options = engine::DecoderOptions {
-        preflight: &plan.preflight,
-        spec: &spec,
-        print_plan: args.session.print_plan,
-        kv_length,
-    };
+    let options =
+        engine::DecoderOptions { preflight: &plan.preflight, spec: &spec, print_plan: settings.print_plan, kv_length };
     crate::stage::step("session creation");
     let mut decoder = engine::DecoderSession::open(runtime, &options)?;
     let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
@@ -691,7 +577,7 @@ fn bench_generation(
         }
     }
     if runs.is_empty() {
-        return Ok(None);
+        return Ok(Measured::InterruptedBeforeTiming);
     }
     let figures = figures::figures(&runs);
     let samples: Vec<f64> = runs.iter().flat_map(|g| g.decode.iter().map(|s| s.total_ms)).collect();
@@ -700,10 +586,11 @@ fn bench_generation(
     let gpu_memory = decoder.model.memory.as_ref().map(|m| m.memory.clone());
     let gpu_memory_bytes =
         gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
-    Ok(Some(ModelBench {
+    let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
+    Ok(Measured::Done(Box::new(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
-        status: ModelStatus::Ok,
+        status,
         sweep: target.sweep.clone(),
         device: decoder.model.device.clone(),
         plan: decoder.model.plan.clone(),
@@ -729,7 +616,7 @@ fn bench_generation(
         reference: None,
         generation: Some(figures),
         warnings: plan.preflight.not_applied.iter().cloned().chain(fitted).collect(),
-    }))
+    })))
 }
 
 fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Result<ProfileSummary> {

@@ -6,9 +6,8 @@ use anyhow::{bail, Result};
 
 use crate::cli::MergeArgs;
 use crate::exit::ExitStatus;
-use crate::report::bench::{csv::CsvExporter, json::JsonExporter, markdown::MarkdownExporter, Exporter};
-use crate::report::html::bench::HtmlExporter;
-use crate::report::merge::{self, Report};
+use crate::report::export::{Export, Exports};
+use crate::report::merge::{self, Comparison, Report};
 
 pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
     crate::report::check_one_on_stdout(&[
@@ -24,10 +23,12 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
         refuse(&args.junit, "--junit", "a comparison")?;
         refuse(&args.csv, "--csv", "a comparison")?;
         let comparison = merge::compare(reports)?;
-        let mut on_stdout = emit(&args.json, "--json", || Ok(serde_json::to_string_pretty(&comparison)? + "\n"))?;
-        on_stdout |= emit(&args.markdown, "--markdown", || Ok(comparison.markdown()))?;
-        on_stdout |= emit(&args.html, "--html", || Ok(comparison.html()))?;
-        if !on_stdout {
+        let mut exports = Exports::checked([
+            Export::of("--json", args.json.as_deref(), |c: &Comparison| crate::report::json_text(c)),
+            Export::of("--markdown", args.markdown.as_deref(), |c: &Comparison| Ok(c.markdown())),
+            Export::of("--html", args.html.as_deref(), |c: &Comparison| Ok(c.html())),
+        ])?;
+        if !exports.finish(&comparison)? {
             crate::out!("{}", comparison.markdown());
         }
         return Ok(if comparison.disagreements > 0 { ExitStatus::Failed } else { ExitStatus::Success });
@@ -37,18 +38,23 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
         Report::Test(report) => {
             refuse(&args.markdown, "--markdown", "a test report")?;
             refuse(&args.csv, "--csv", "a test report")?;
-            let mut on_stdout = emit(&args.json, "--json", || Ok(serde_json::to_string_pretty(report)? + "\n"))?;
-            on_stdout |= emit(&args.junit, "--junit", || crate::report::test::junit::render(report))?;
-            on_stdout |= emit(&args.html, "--html", || Ok(crate::report::html::test::render(report)))?;
-            (on_stdout, crate::report::test::human::render(report, false, false, None))
+            let mut exports = Exports::checked(crate::report::test_exports(
+                args.json.as_deref(),
+                args.junit.as_deref(),
+                args.html.as_deref(),
+                None,
+            ))?;
+            (exports.finish(report)?, crate::report::test::human::render(report, false, false, None))
         }
         Report::Bench(report) => {
             refuse(&args.junit, "--junit", "a bench report")?;
-            let mut on_stdout = emit(&args.json, "--json", || JsonExporter.render(report))?;
-            on_stdout |= emit(&args.csv, "--csv", || CsvExporter.render(report))?;
-            on_stdout |= emit(&args.markdown, "--markdown", || MarkdownExporter.render(report))?;
-            on_stdout |= emit(&args.html, "--html", || HtmlExporter.render(report))?;
-            (on_stdout, crate::report::bench::human::render(report))
+            let mut exports = Exports::checked(crate::report::bench_exports(
+                args.json.as_deref(),
+                args.csv.as_deref(),
+                args.markdown.as_deref(),
+                args.html.as_deref(),
+            ))?;
+            (exports.finish(report)?, crate::report::bench::human::render(report))
         }
     };
     if !on_stdout {
@@ -61,15 +67,6 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
         Report::Bench(r) => !r.failed.is_empty(),
     };
     Ok(if failed { ExitStatus::Failed } else { ExitStatus::Success })
-}
-
-/// Renders and writes one requested export (`-`: stdout); renders nothing not asked for.
-/// Returns whether it went to stdout.
-fn emit(path: &Option<PathBuf>, flag: &str, render: impl FnOnce() -> Result<String>) -> Result<bool> {
-    match path {
-        Some(path) => crate::report::write_text(path, &render()?, flag),
-        None => Ok(false),
-    }
 }
 
 /// A test run without `--expect` fails on any case that did not pass; with it, only on the

@@ -1,403 +1,205 @@
 //! `dmlrun test PATH…`: run ONNX test-data folders and compare outputs, for CI.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use crate::exit::ExitStatus;
-
+use crate::batch::{self, Batch, Ended, Entry};
 use crate::cli::TestArgs;
-use crate::compare::{self, Mismatch, Tolerance};
-use crate::formats::model::ValueKind;
-use crate::isolation::{self, ChildOutcome};
-use crate::report::test::{expectations, human, junit, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
+use crate::compare::{self, Mismatch};
+use crate::exit::ExitStatus;
+use crate::formats::model::{ModelFile, ModelInfo, ValueKind};
+use crate::isolation::PlacementRequest;
+use crate::report::export::Exports;
+use crate::report::test::{expectations, human, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
 use crate::runtime::engine::{self, Preflight, PreparedInputs, Scope};
 use crate::runtime::placement::EpNodes;
-use crate::runtime::plan::{self, EpRequest, OptimizationLevel, PlanRequest, Precision, SessionPlan};
+use crate::runtime::plan::{self, EpRequest, PlanRequest, Precision, SessionPlan};
 use crate::runtime::Runtime;
-use crate::settings;
-use crate::suites::shard::ShardInfo;
+use crate::settings::TestSettings;
 use crate::suites::testdata::{self, Case};
 use crate::tensor::HostValue;
-
-/// Everything a case run needs besides the case and its preflight.
-struct Settings<'a> {
-    runtime: &'a Runtime,
-    /// `--compare-ep`: the reference EP, its optimisation level and its threads, applied to
-    /// each case's own request.
-    reference: Option<(EpRequest, Option<OptimizationLevel>, Option<usize>)>,
-    default_tol: Tolerance,
-    per_output: BTreeMap<String, Tolerance>,
-    check_finite: bool,
-    max_tensor_bytes: u64,
-    /// Run a case that fails on an EP other than the CPU on the reference EP, to say whose
-    /// failure it is (off for dmlrun reduce's candidates).
-    blame: bool,
-}
 
 /// Cases per child process under isolation: few enough that a child's death re-runs little,
 /// many enough that process starts (seconds each under Wine) stay a small share.
 const CASES_PER_CHILD: usize = 100;
 
-/// How long one case may run when --timeout does not say: far beyond any conformance case or
-/// real model here (the slowest takes seconds), short enough that a hang costs minutes.
-const DEFAULT_CASE_LIMIT: Duration = Duration::from_secs(5 * 60);
+/// A case with its preflight: what a child is handed.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CaseItem {
+    case: Case,
+    preflight: Preflight,
+}
+
+/// `test`'s part of the batch: how one case runs and how its result reads.
+struct Cases<'a> {
+    runtime: &'a Runtime,
+    settings: &'a TestSettings,
+}
+
+impl Batch for Cases<'_> {
+    type Item = CaseItem;
+    type Outcome = CaseResult;
+
+    fn name<'a>(&self, item: &'a CaseItem) -> &'a str {
+        &item.case.name
+    }
+
+    fn run(&self, item: &CaseItem, _bars: &indicatif::MultiProgress) -> CaseResult {
+        for note in &item.preflight.not_applied {
+            crate::errln!("warning: {}: {note}", item.case.name);
+        }
+        run_case(self.runtime, self.settings, &item.case, &item.preflight)
+    }
+
+    fn ended(&self, item: &CaseItem, end: Ended) -> CaseResult {
+        let (status, reason) = match end {
+            Ended::Crash(how) => (Status::Crash, how),
+            Ended::Timeout(how) => (Status::Timeout, how),
+            Ended::Interrupted(how) => (Status::Interrupted, how),
+        };
+        let mut result = CaseResult::ended(&item.case.name, status, reason, item.case.data_sets.len());
+        result.warnings.clone_from(&item.preflight.not_applied);
+        result
+    }
+
+    fn said(&self, result: &CaseResult, ran_here: bool) -> Vec<String> {
+        if ran_here {
+            return Vec::new();
+        }
+        result.warnings.iter().map(|w| format!("warning: {}: {w}", result.name)).collect()
+    }
+}
 
 pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     if let Some(progress) = &args.isolation.progress {
         crate::stage::report_to(progress);
     }
-    crate::report::check_one_on_stdout(&[
-        ("--json", args.json.as_deref()),
-        ("--junit", args.junit.as_deref()),
-        ("--html", args.html.as_deref()),
-        ("--write-expect", args.write_expect.as_deref()),
-    ])?;
-    let testdata::Discovery { mut cases, skipped } = testdata::discover(&args.paths)?;
-    // The shard first, on the whole sorted list, so an isolation child (which discovers again)
-    // picks the same cases before its --only.
-    let shard = args.shard.map(|shard| ShardInfo { shard, of_items: cases.len() });
-    if let Some(shard) = args.shard {
-        cases = shard.select(cases, |c| c.name.as_str());
+    let settings = TestSettings::resolve(args)?;
+    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
+    let cases = Cases { runtime: &runtime, settings: &settings };
+    if let (Some(handoff), Some(results)) = (&args.isolation.preflight, &args.isolation.child_report) {
+        // An isolation child runs the cases its parent resolved, and nothing else.
+        batch::serve_parent(&cases, handoff, results)?;
+        return Ok(ExitStatus::Success);
     }
-    if !args.isolation.only.is_empty() {
-        cases.retain(|c| args.isolation.only.contains(&c.name));
-    }
+    // Every export checked before any case runs: a typo in a folder costs nothing.
+    let mut exports = Exports::checked(crate::report::test_exports(
+        args.json.as_deref(),
+        args.junit.as_deref(),
+        args.html.as_deref(),
+        args.write_expect.as_deref(),
+    ))?;
+    let testdata::Discovery { cases: found, skipped } = testdata::discover(&args.paths)?;
+    // The shard first, on the whole sorted list, so every shard of every machine agrees.
+    let (found, shard) = batch::shard(found, args.shard, |c| c.name.as_str());
     let expectations = match &args.expect {
         Some(path) => expectations::read(path)?,
         None => BTreeMap::new(),
     };
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
-    let mut request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
-    let jobs = args.jobs as usize;
-    if jobs > 1 && request.intra_op_threads.is_none() {
-        // Several sessions at once: one thread each, not one pool per core per session.
-        request.intra_op_threads = Some(1);
-    }
-    engine::check_flags(&runtime, &request)?;
-    let reference = args.compare_ep.clone().map(|ep| PlanRequest {
-        intra_op_threads: args.compare_intra_threads.or(request.intra_op_threads),
-        ..request.reference(ep, args.compare_opt_level)
-    });
+    engine::check_flags(&runtime, &settings.request)?;
+    // What would fail every case (DirectML missing, an adapter that does not exist) is said once.
+    engine::check_request(&runtime, &settings.request)?;
     // DirectML sessions share one device queue: never run them concurrently.
-    let directml = engine::plans_directml(&runtime, &request)
-        || reference.as_ref().is_some_and(|r| engine::plans_directml(&runtime, r));
-    let jobs = if directml { 1 } else { jobs };
-
-    let placement = match args.isolation.child_report {
-        Some(_) => isolation::Placement { in_children: false, limit: None },
-        None => isolation::PlacementRequest {
-            isolation: args.isolation.isolation,
-            timeout: args.isolation.timeout,
-            default_limit: DEFAULT_CASE_LIMIT,
-            directml,
-            print_plan: false,
+    let directml = engine::plans_directml(&runtime, &settings.request)
+        || settings.reference_request(&settings.request).is_some_and(|r| engine::plans_directml(&runtime, &r));
+    let placement = PlacementRequest { directml, print_plan: false, ..settings.placement }.resolve()?;
+    let entries = preflight_cases(&runtime, &settings.request, found)?;
+    // Under Wine a process opens only so many DirectML sessions.
+    let mut per_child = CASES_PER_CHILD;
+    if directml {
+        if let Some(cap) = crate::runtime::wine::directml_sessions_per_process() {
+            per_child = per_child.min(cap);
         }
-        .resolve()?,
+    }
+    let options = batch::Options {
+        placement,
+        jobs: if directml { 1 } else { settings.jobs },
+        per_child,
+        counting: "cases",
+        quiet: args.quiet,
     };
-    // Each case's model read once and the flags resolved against it, here or (for an isolation
-    // child) by the parent: a flag that fits no case is the run's usage error, one that fits
-    // only some cases applies to those.
-    let preflights = match &args.isolation.preflight {
-        Some(path) => {
-            let mut resolved: BTreeMap<String, Preflight> = isolation::read_from_parent(path)?;
-            cases
-                .iter()
-                .map(|c| {
-                    resolved
-                        .remove(&c.name)
-                        .with_context(|| format!("case {}: not among the parent's preflights", c.name))
-                })
-                .collect()
-        }
-        None => {
-            let preflights: Vec<Result<Preflight>> =
-                cases.iter().map(|c| preflight_case(&runtime, &request, c)).collect();
-            let models: Vec<_> = preflights.iter().flatten().map(Preflight::info).collect();
-            plan::check_flags_fit_some(&request, &models)?;
-            preflights
-        }
-    };
-    let settings = Settings {
-        runtime: &runtime,
-        reference: args.compare_ep.clone().map(|ep| (ep, args.compare_opt_level, args.compare_intra_threads)),
-        default_tol: Tolerance { atol: args.atol, rtol: args.rtol },
-        per_output: args.tols.iter().map(|(n, a, r)| (n.clone(), Tolerance { atol: *a, rtol: *r })).collect(),
-        check_finite: args.check_finite,
-        max_tensor_bytes: args.max_tensor_bytes,
-        blame: !args.no_blame,
-    };
-    let started = Instant::now();
-    let bar =
-        crate::progress::iterations(cases.len() as u64, "cases", args.quiet || args.isolation.child_report.is_some());
-    let mut results = if placement.in_children {
-        run_in_children(&cases, preflights, placement.limit, jobs, &bar)?
-    } else {
-        run_here(&settings, &cases, &preflights, jobs, &bar)
-    };
-    bar.finish_and_clear();
-    let interrupted = crate::interrupt::interrupted();
-
-    let summary = Summary::of(&mut results, &expectations, started.elapsed().as_secs_f64() * 1000.0);
-    let report = TestReport {
+    let mut report = TestReport {
         schema: TEST_SCHEMA.to_string(),
         dmlrun_version: env!("CARGO_PKG_VERSION").to_string(),
         onnxruntime: runtime.library.clone(),
-        plan_request: describe_request(&request),
-        reference: reference.as_ref().map(describe_request),
-        summary,
-        cases: results,
+        plan_request: describe_request(&settings.request),
+        reference: settings.reference_request(&settings.request).as_ref().map(describe_request),
+        summary: Summary::default(),
+        cases: Vec::new(),
         skipped,
-        interrupted,
+        interrupted: false,
         shard,
         isolation: placement,
     };
-    if let Some(path) = &args.isolation.child_report {
-        // An isolation child: its report is its only output.
-        crate::report::write_json(path, &report, "--child-report")?;
-        return Ok(ExitStatus::Success);
-    }
-    if let Some(path) = &args.write_expect {
-        crate::fsutil::write_atomic(path, expectations::render(&report).as_bytes())
-            .with_context(|| format!("--write-expect {}", path.display()))?;
-    }
-    if let Some(path) = &args.html {
-        crate::fsutil::write_atomic(path, crate::report::html::test::render(&report).as_bytes())
-            .with_context(|| format!("--html {}", path.display()))?;
-    }
-    if let Some(path) = &args.junit {
-        crate::fsutil::write_atomic(path, junit::render(&report)?.as_bytes())
-            .with_context(|| format!("--junit {}", path.display()))?;
-    }
+    let total = entries.len();
+    let started = Instant::now();
+    let mut results: Vec<Option<CaseResult>> = (0..total).map(|_| None).collect();
+    batch::run(&cases, entries, &options, &mut |index, result| {
+        results[index] = Some(result);
+        if exports.due() {
+            report.settle(&results, &expectations, started.elapsed());
+            exports.rewrite(&report)?;
+        }
+        Ok(())
+    })?;
+    report.interrupted = crate::interrupt::interrupted();
+    report.settle(&results, &expectations, started.elapsed());
+    let json_on_stdout = exports.finish(&report)?;
     let human = human::render(&report, args.verbose, args.quiet, args.expect.as_deref());
-    let json_on_stdout = match args.json.as_deref() {
-        Some(path) => crate::report::write_json(path, &report, "--json")?,
-        None => false,
-    };
     // With JSON on stdout, the human summary moves to stderr.
     if json_on_stdout {
         crate::err!("{human}");
     } else {
         crate::out!("{human}");
     }
-    if interrupted {
-        crate::errln!(
-            "dmlrun: interrupted after {} of {} cases; the report covers those",
-            report.cases.len(),
-            cases.len()
-        );
+    if report.interrupted {
+        crate::errln!("dmlrun: interrupted after {} of {total} cases; the report covers those", report.cases.len());
     }
     let failed =
         if args.expect.is_some() { !report.summary.unexpected.is_empty() } else { report.summary.not_passed() > 0 };
-    Ok(ExitStatus::of_checks(failed, interrupted))
+    Ok(ExitStatus::of_checks(failed, report.interrupted))
 }
 
-/// Reads a case's model and resolves the flags against it, as one of the run's models.
-fn preflight_case(runtime: &Runtime, request: &PlanRequest, case: &Case) -> Result<Preflight> {
+/// Each case's model read once and the flags resolved against it. A flag that fits none of the
+/// models read is the run's usage error; one that does not fit a case (or a case that cannot be
+/// read) is that case's error, and the others run.
+fn preflight_cases(
+    runtime: &Runtime,
+    request: &PlanRequest,
+    cases: Vec<Case>,
+) -> Result<Vec<Entry<CaseItem, CaseResult>>> {
+    let read: Vec<Result<ModelFile>> = cases.iter().map(read_case_model).collect();
+    let models: Vec<&ModelInfo> = read.iter().flatten().map(|m| &m.info).collect();
+    plan::check_flags_fit_some(request, &models)?;
+    Ok(cases
+        .into_iter()
+        .zip(read)
+        .map(|(case, model)| {
+            match model.and_then(|model| Preflight::of(runtime, &case.model, model, request, Scope::OneOfMany)) {
+                Ok(preflight) => Entry::Run(CaseItem { case, preflight }),
+                Err(e) => Entry::Decided(CaseResult::ended(
+                    &case.name,
+                    Status::Error,
+                    crate::exit::one_line(&e),
+                    case.data_sets.len(),
+                )),
+            }
+        })
+        .collect())
+}
+
+/// Reads a case's model, as one of the run's models.
+fn read_case_model(case: &Case) -> Result<ModelFile> {
     if case.data_sets.is_empty() {
         bail!("no test_data_set_* folder");
     }
     if !case.model.is_file() {
         bail!("has test_data_set_* folders but no model.onnx");
     }
-    Preflight::read(runtime, &case.model, request, Scope::OneOfMany)
-}
-
-/// Runs the cases in this process, `jobs` at a time.
-fn run_here(
-    settings: &Settings,
-    cases: &[Case],
-    preflights: &[Result<Preflight>],
-    jobs: usize,
-    bar: &indicatif::ProgressBar,
-) -> Vec<CaseResult> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(cases.len()).max(1) {
-            scope.spawn(|| loop {
-                // Ctrl-C: finish the cases under way, start no more; the report covers those run.
-                if crate::interrupt::interrupted() {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(case) = cases.get(i) else { break };
-                crate::stage::item(&case.name);
-                let result = run_case(settings, case, &preflights[i]);
-                bar.inc(1);
-                results.lock().expect("no panics while holding the lock")[i] = Some(result);
-            });
-        }
-    });
-    results.into_inner().expect("threads finished").into_iter().flatten().collect()
-}
-
-/// Runs the cases in child dmlrun processes, up to `CASES_PER_CHILD` to a child and `jobs`
-/// children side by side, each handed its cases' preflights and held to `limit` per case. A
-/// case whose preflight failed is reported here, without a child.
-fn run_in_children(
-    cases: &[Case],
-    preflights: Vec<Result<Preflight>>,
-    limit: Option<Duration>,
-    jobs: usize,
-    bar: &indicatif::ProgressBar,
-) -> Result<Vec<CaseResult>> {
-    let dir = tempfile::tempdir().context("a temporary folder for the children's reports")?;
-    let mut results = Vec::new();
-    let mut runnable = Vec::new();
-    for (case, preflight) in cases.iter().zip(preflights) {
-        match preflight {
-            Ok(preflight) => runnable.push((case, preflight)),
-            Err(e) => {
-                bar.inc(1);
-                results.push(CaseResult::ended(
-                    &case.name,
-                    Status::Error,
-                    crate::exit::one_line(&e),
-                    case.data_sets.len(),
-                ));
-            }
-        }
-    }
-    // Every worker gets chunks to run, so --jobs children run side by side; under Wine a child
-    // opens no more DirectML sessions than a process there can.
-    let mut per_child = CASES_PER_CHILD.min(runnable.len().div_ceil(jobs.max(1)).max(1));
-    if runnable.iter().any(|(_, preflight)| preflight.plan.uses_directml()) {
-        if let Some(cap) = crate::runtime::wine::directml_sessions_per_process() {
-            per_child = per_child.min(cap);
-        }
-    }
-    let chunks: Vec<&[(&Case, Preflight)]> = runnable.chunks(per_child).collect();
-    let next = AtomicUsize::new(0);
-    let collected = Mutex::new(results);
-    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for worker in 0..jobs.max(1).min(chunks.len()) {
-            let (next, chunks, collected, failure, dir) = (&next, &chunks, &collected, &failure, dir.path());
-            scope.spawn(move || loop {
-                if crate::interrupt::interrupted() || failure.lock().is_ok_and(|f| f.is_some()) {
-                    break;
-                }
-                let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                let files = ChildFiles::in_folder(dir, worker);
-                let mut mine = Vec::new();
-                let ran = run_chunk(chunk, &files, limit, &mut mine);
-                bar.inc(chunk.len() as u64);
-                collected.lock().expect("no panics while holding the lock").extend(mine);
-                if let Err(e) = ran {
-                    *failure.lock().expect("no panics while holding the lock") = Some(e);
-                }
-            });
-        }
-    });
-    if let Some(e) = failure.into_inner().expect("threads finished") {
-        return Err(e);
-    }
-    let mut results = collected.into_inner().expect("threads finished");
-    // The report lists the cases in the order they were found.
-    let order = |name: &str| cases.iter().position(|c| c.name == name).unwrap_or(usize::MAX);
-    results.sort_by_key(|r| order(&r.name));
-    Ok(results)
-}
-
-/// One worker's files for its children: the report, the preflights handed over, the progress.
-struct ChildFiles {
-    report: PathBuf,
-    preflights: PathBuf,
-    progress: PathBuf,
-}
-
-impl ChildFiles {
-    fn in_folder(dir: &Path, worker: usize) -> ChildFiles {
-        ChildFiles {
-            report: dir.join(format!("child-{worker}-report.json")),
-            preflights: dir.join(format!("child-{worker}-preflights.json")),
-            progress: dir.join(format!("child-{worker}-progress")),
-        }
-    }
-}
-
-/// Runs `chunk` in one child. A case that runs past the limit is recorded as `timeout` with
-/// the step it was in and the rest run again without it; at Ctrl-C the case under way is
-/// recorded as `interrupted`; a child that dies otherwise is split in halves until the case
-/// that kills it runs alone.
-fn run_chunk(
-    chunk: &[(&Case, Preflight)],
-    files: &ChildFiles,
-    limit: Option<Duration>,
-    results: &mut Vec<CaseResult>,
-) -> Result<()> {
-    #[derive(serde::Deserialize)]
-    struct ChildReport {
-        cases: Vec<CaseResult>,
-    }
-    if chunk.is_empty() {
-        return Ok(());
-    }
-    let handed: BTreeMap<&str, &Preflight> = chunk.iter().map(|(c, p)| (c.name.as_str(), p)).collect();
-    isolation::write_for_child(&files.preflights, &handed)?;
-    let mut extra: Vec<OsString> = ["--isolation", "none", "--child-report"].into_iter().map(OsString::from).collect();
-    extra.push(files.report.clone().into_os_string());
-    extra.extend([OsString::from("--preflight"), files.preflights.clone().into_os_string()]);
-    extra.extend([OsString::from("--progress"), files.progress.clone().into_os_string()]);
-    for (case, _) in chunk {
-        extra.extend([OsString::from("--only"), OsString::from(&case.name)]);
-    }
-    let limit = limit.map(|per_item| isolation::TimeLimit { per_item, progress: Some(&files.progress) });
-    let ended = match isolation::run_child(&isolation::child_args(&extra), &files.report, limit)? {
-        ChildOutcome::Report(text) => {
-            let child: ChildReport = serde_json::from_str(&text).context("reading an isolation child's report")?;
-            results.extend(child.cases);
-            return Ok(());
-        }
-        ended => ended,
-    };
-    let named = |stage: &crate::stage::Stage| chunk.iter().position(|(c, _)| c.name == stage.item);
-    match ended {
-        ChildOutcome::Interrupted(stage) => {
-            if let Some(i) = named(&stage) {
-                let case = chunk[i].0;
-                let reason = "interrupted (Ctrl-C) while it ran".to_string();
-                results.push(CaseResult::ended(&case.name, Status::Interrupted, reason, case.data_sets.len()));
-            }
-            Ok(())
-        }
-        ChildOutcome::TimedOut(after, stage) if named(&stage).is_some() || chunk.len() == 1 => {
-            let i = named(&stage).unwrap_or(0);
-            let case = chunk[i].0;
-            let reason = isolation::timed_out_reason(after, &stage);
-            results.push(CaseResult::ended(&case.name, Status::Timeout, reason, case.data_sets.len()));
-            // The others ran in the same child, whose report is lost with it: again, without it.
-            let rest: Vec<(&Case, Preflight)> =
-                chunk.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (c, p))| (*c, p.clone())).collect();
-            run_chunk(&rest, files, limit.map(|l| l.per_item), results)
-        }
-        ended => {
-            if let [(case, _)] = chunk {
-                let (status, reason) = match ended {
-                    ChildOutcome::Died(how) => (Status::Crash, format!("the process running it died: {how}")),
-                    ChildOutcome::TimedOut(after, stage) => {
-                        (Status::Timeout, isolation::timed_out_reason(after, &stage))
-                    }
-                    ChildOutcome::Report(_) | ChildOutcome::Interrupted(_) => unreachable!("handled above"),
-                };
-                results.push(CaseResult::ended(&case.name, status, reason, case.data_sets.len()));
-                return Ok(());
-            }
-            if crate::interrupt::interrupted() {
-                return Ok(());
-            }
-            let (first, second) = chunk.split_at(chunk.len() / 2);
-            run_chunk(first, files, limit.map(|l| l.per_item), results)?;
-            run_chunk(second, files, limit.map(|l| l.per_item), results)
-        }
-    }
+    ModelFile::read(&case.model)
 }
 
 fn describe_request(r: &PlanRequest) -> String {
@@ -409,10 +211,13 @@ fn describe_request(r: &PlanRequest) -> String {
     if let Some(n) = r.intra_op_threads {
         parts.push(format!("intra-threads {n}"));
     }
+    if r.precision == Precision::Fp16 {
+        parts.push("precision fp16".to_string());
+    }
     parts.join(", ")
 }
 
-fn run_case(settings: &Settings, case: &Case, preflight: &Result<Preflight>) -> CaseResult {
+fn run_case(runtime: &Runtime, settings: &TestSettings, case: &Case, preflight: &Preflight) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult {
         name: case.name.clone(),
@@ -426,11 +231,9 @@ fn run_case(settings: &Settings, case: &Case, preflight: &Result<Preflight>) -> 
         expected_status: None,
         blame: None,
         node: None,
+        warnings: preflight.not_applied.clone(),
     };
-    let checked = match preflight {
-        Ok(preflight) => check_case(settings, case, preflight, &mut result.placement),
-        Err(e) => Err(anyhow::anyhow!("{}", crate::exit::one_line(e))),
-    };
+    let checked = check_case(runtime, settings, case, preflight, &mut result.placement);
     match checked {
         Ok((mismatches, max_abs_diff)) => {
             result.max_abs_diff = max_abs_diff;
@@ -443,7 +246,7 @@ fn run_case(settings: &Settings, case: &Case, preflight: &Result<Preflight>) -> 
         // A run Ctrl-C stopped: nobody's failure.
         Err(_) if crate::interrupt::interrupted() => {
             result.status = Status::Interrupted;
-            result.reason = Some("interrupted (Ctrl-C) while it ran".to_string());
+            result.reason = Some(batch::interrupted_in(&crate::stage::current().step));
         }
         Err(e) => {
             result.status = Status::Error;
@@ -464,7 +267,8 @@ fn run_case(settings: &Settings, case: &Case, preflight: &Result<Preflight>) -> 
 /// float difference, `Err` when it could not run. `placement` gets the session's node placement
 /// as soon as there is a session, so a case that fails later still reports it.
 fn check_case(
-    settings: &Settings,
+    runtime: &Runtime,
+    settings: &TestSettings,
     case: &Case,
     preflight: &Preflight,
     placement: &mut Vec<EpNodes>,
@@ -485,18 +289,15 @@ fn check_case(
         sets.push((set, set_name, inputs));
     }
     let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
-    engine::finish_plan(settings.runtime, &mut plan, info, &preflight.request, &shapes, false)?;
-    let reference_request = settings.reference.as_ref().map(|(ep, opt_level, threads)| PlanRequest {
-        intra_op_threads: threads.or(preflight.request.intra_op_threads),
-        ..preflight.request.reference(ep.clone(), *opt_level)
-    });
+    engine::finish_plan(runtime, &mut plan, info, &preflight.request, &shapes, false)?;
+    let reference_request = settings.reference_request(&preflight.request);
     // --precision fp16: the case's model converted, typed by a float32 run of its first data set.
     let float16 = match (plan.precision, sets.first()) {
         (Precision::Fp16, Some((_, _, inputs))) => {
             crate::stage::step("the float16 conversion");
-            let prepared = PreparedInputs::from_values(settings.runtime, inputs, info)?;
+            let prepared = PreparedInputs::from_values(runtime, inputs, info)?;
             let reference = preflight.request.reference(EpRequest::Cpu, None);
-            Some(engine::to_float16(settings.runtime, preflight, &reference, &prepared)?)
+            Some(engine::to_float16(runtime, preflight, &reference, &prepared)?)
         }
         _ => None,
     };
@@ -508,29 +309,23 @@ fn check_case(
             return e;
         }
         let failed = diagnose::Failed { model_path, info, plan, stage };
-        diagnose::explain(settings.runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, None, e)
+        diagnose::explain(runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, None, e)
     };
     crate::stage::step("session creation");
-    let mut model =
-        match engine::open(settings.runtime, model_path, info.clone(), preflight.model.read_time, plan.clone()) {
-            Ok(model) => model,
-            Err(e) => {
-                let Some((_, _, inputs)) = sets.first() else { return Err(e) };
-                let prepared = PreparedInputs::from_values(settings.runtime, inputs, info)?;
-                return Err(explain(&plan, Stage::SessionCreation, &prepared, e));
-            }
-        };
+    let mut model = match engine::open(runtime, model_path, info.clone(), preflight.model.read_time, plan.clone()) {
+        Ok(model) => model,
+        Err(e) => {
+            let Some((_, _, inputs)) = sets.first() else { return Err(e) };
+            let prepared = PreparedInputs::from_values(runtime, inputs, info)?;
+            return Err(explain(&plan, Stage::SessionCreation, &prepared, e));
+        }
+    };
     placement.clone_from(&model.device.placement);
     let mut reference = match &reference_request {
-        Some(r) => Some(engine::load(settings.runtime, &case.model, &model.info, r).context("reference session")?),
+        Some(r) => Some(engine::load(runtime, &case.model, &model.info, r).context("reference session")?),
         None => None,
     };
-    let tol_for = |output: &str| -> Tolerance {
-        settings.per_output.get(output).copied().unwrap_or(Tolerance {
-            atol: case.atol.unwrap_or(settings.default_tol.atol),
-            rtol: case.rtol.unwrap_or(settings.default_tol.rtol),
-        })
-    };
+    let tol_for = |output: &str| settings.tolerances.for_output(output, case.atol, case.rtol);
     let output_kinds: Vec<ValueKind> = model
         .output_names
         .iter()
@@ -540,7 +335,7 @@ fn check_case(
     let mut max_abs_diff: Option<f64> = None;
     for (set, set_name, inputs) in &sets {
         crate::stage::step(set_name.clone());
-        let prepared = PreparedInputs::from_values(settings.runtime, inputs, &model.info)?;
+        let prepared = PreparedInputs::from_values(runtime, inputs, &model.info)?;
         let actual = engine::run_to_host_values(&mut model.session, &prepared)
             .map_err(|e| explain(&model.plan, Stage::Run, &prepared, e))?;
         let expected = match &mut reference {

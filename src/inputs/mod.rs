@@ -56,6 +56,7 @@ impl InputSignature {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputSpec {
     pub name: Option<String>,
+    #[serde(with = "crate::fsutil::any_path")]
     pub path: PathBuf,
 }
 
@@ -118,6 +119,7 @@ pub struct InputSource {
     pub shape: Vec<usize>,
     /// `image`, `npy`, `npz`, `pb` or `generated`.
     pub kind: String,
+    #[serde(with = "crate::fsutil::any_path::vec")]
     pub files: Vec<PathBuf>,
     /// The resolved image preprocessing, or how data was generated.
     pub detail: Option<String>,

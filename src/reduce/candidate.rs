@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::formats::tensor_proto;
-use crate::isolation::{run_child, ChildOutcome, TimeLimit};
+use crate::isolation::{run_child, ChildEnd, ChildFiles};
 use crate::tensor::HostTensor;
 
 /// What the EP under test did with a candidate.
@@ -93,19 +93,23 @@ pub fn write_case(
 /// Checks the case in `dir` with a child `dmlrun test` given `ep_args` (the EP under test, its
 /// device and options, the tolerance).
 pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Result<Outcome> {
-    let report = dir.with_extension("report.json");
+    let files = ChildFiles {
+        handoff: dir.with_extension("items.json"),
+        results: dir.with_extension("report.json"),
+        progress: dir.with_extension("progress"),
+    };
     let mut args: Vec<OsString> = vec!["test".into(), dir.into()];
     args.extend(ep_args.iter().cloned());
-    args.extend([
-        "--isolation".into(),
-        "none".into(),
-        "--no-blame".into(),
-        "--child-report".into(),
-        report.clone().into_os_string(),
-    ]);
-    let limit = timeout.map(|per_item| TimeLimit { per_item, progress: None });
-    Ok(match run_child(&args, &report, limit)? {
-        ChildOutcome::Report(text) => {
+    args.extend(["--isolation".into(), "none".into(), "--no-blame".into(), "--quiet".into()]);
+    args.extend(["--json".into(), files.results.clone().into_os_string()]);
+    args.extend(["--progress".into(), files.progress.clone().into_os_string()]);
+    // The child's JSON report is read whole once it has ended.
+    let end = run_child(&args, &files, timeout, &mut |_| {})?;
+    let _ = std::fs::remove_file(&files.progress);
+    let text = std::fs::read_to_string(&files.results);
+    let _ = std::fs::remove_file(&files.results);
+    Ok(match (end, text) {
+        (ChildEnd::Exited { .. }, Ok(text)) => {
             // The parts of the child's report (schema dmlrun.test/1) a candidate's outcome needs.
             #[derive(Deserialize)]
             struct Report {
@@ -146,9 +150,9 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
                 Status::Interrupted => Outcome::Interrupted,
             }
         }
-        ChildOutcome::Died(how) => Outcome::Crash { reason: how },
-        ChildOutcome::TimedOut(..) => Outcome::Timeout,
-        ChildOutcome::Interrupted(_) => Outcome::Interrupted,
+        (ChildEnd::Exited { how, .. }, Err(_)) => Outcome::Crash { reason: how },
+        (ChildEnd::TimedOut(..), _) => Outcome::Timeout,
+        (ChildEnd::Interrupted(_), _) => Outcome::Interrupted,
     })
 }
 

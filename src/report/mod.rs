@@ -1,6 +1,7 @@
 //! Run reports: one value computed by the commands, rendered by one module per format.
 
 pub mod bench;
+pub mod export;
 pub mod generate;
 pub mod html;
 pub mod human;
@@ -149,6 +150,45 @@ pub fn check_one_on_stdout(exports: &[(&str, Option<&std::path::Path>)]) -> anyh
         );
     }
     Ok(())
+}
+
+/// The exports of a bench report the flags ask for (`bench` and `merge`): JSON, CSV, Markdown
+/// and HTML, each rewritten after every model.
+pub fn bench_exports<'a>(
+    json: Option<&std::path::Path>,
+    csv: Option<&std::path::Path>,
+    markdown: Option<&std::path::Path>,
+    html: Option<&std::path::Path>,
+) -> [Option<crate::report::export::Export<'a, bench::BenchReport>>; 4] {
+    use crate::report::export::Export;
+    [
+        Export::of("--json", json, bench::json::JsonExporter),
+        Export::of("--csv", csv, bench::csv::CsvExporter),
+        Export::of("--markdown", markdown, bench::markdown::MarkdownExporter),
+        Export::of("--html", html, crate::report::html::bench::HtmlExporter),
+    ]
+}
+
+/// The exports of a test report the flags ask for (`test` and `merge`): JSON, JUnit, HTML and
+/// an expectations file.
+pub fn test_exports<'a>(
+    json: Option<&std::path::Path>,
+    junit: Option<&std::path::Path>,
+    html: Option<&std::path::Path>,
+    write_expect: Option<&std::path::Path>,
+) -> [Option<crate::report::export::Export<'a, test::TestReport>>; 4] {
+    use crate::report::export::Export;
+    [
+        Export::of("--json", json, |r: &test::TestReport| crate::report::json_text(r)),
+        Export::of("--junit", junit, test::junit::render),
+        Export::of("--html", html, |r: &test::TestReport| Ok(crate::report::html::test::render(r))),
+        Export::of("--write-expect", write_expect, |r: &test::TestReport| Ok(test::expectations::render(r))),
+    ]
+}
+
+/// `value` as the JSON reports are written: pretty, with a final newline.
+pub fn json_text(value: &impl Serialize) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(value)? + "\n")
 }
 
 /// Writes `value` as pretty JSON to `path`, or to stdout when `path` is `-`. Returns whether it

@@ -16,6 +16,7 @@ use crate::inputs::InputSpec;
 pub struct BenchTarget {
     /// Unique name in reports (file stem, or the manifest's `name`).
     pub name: String,
+    #[serde(with = "crate::fsutil::any_path")]
     pub path: PathBuf,
     /// Free-dimension overrides for this model, added to `--dim`.
     pub dims: Vec<(String, i64)>,

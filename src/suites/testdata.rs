@@ -10,14 +10,18 @@ use crate::formats::model::ValueKind;
 use crate::formats::tensor_proto;
 use crate::tensor::{HostTensor, HostValue};
 
-/// One model folder.
-#[derive(Debug, Clone)]
+/// One model folder. Serialised for an isolation child, which runs the cases its parent hands it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Case {
-    /// Path relative to the root it was found under, `/`-separated (e.g. `node/test_abs`).
+    /// Path relative to the root it was found under, `/`-separated (e.g. `node/test_abs`); a
+    /// part that is not UTF-8 is named lossily.
     pub name: String,
+    #[serde(with = "crate::fsutil::any_path")]
     pub dir: PathBuf,
+    #[serde(with = "crate::fsutil::any_path")]
     pub model: PathBuf,
     /// `test_data_set_*` folders, in numeric order.
+    #[serde(with = "crate::fsutil::any_path::vec")]
     pub data_sets: Vec<PathBuf>,
     /// Tolerances from `data.json`.
     pub rtol: Option<f64>,
@@ -28,6 +32,7 @@ pub struct Case {
 /// passed over.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Skipped {
+    #[serde(with = "crate::fsutil::any_path")]
     pub dir: PathBuf,
     pub reason: String,
 }

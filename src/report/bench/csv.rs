@@ -2,7 +2,8 @@
 
 use anyhow::Result;
 
-use super::{BenchReport, Exporter};
+use super::BenchReport;
+use crate::report::export::Exporter;
 
 pub struct CsvExporter;
 
@@ -21,7 +22,7 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
-impl Exporter for CsvExporter {
+impl Exporter<BenchReport> for CsvExporter {
     fn render(&self, report: &BenchReport) -> Result<String> {
         let mut out = String::from(HEADER);
         out.push('\n');

@@ -7,7 +7,12 @@ use super::{BenchReport, PeakScope};
 pub fn render(report: &BenchReport) -> String {
     let mut out = String::new();
     let w = &mut out;
-    let device = report.models.first().map(|m| m.device.describe()).unwrap_or_default();
+    // Where the models ran; where none got as far as a session, what was asked for.
+    let device = match report.models.first() {
+        Some(m) => m.device.describe(),
+        None if report.requested.is_empty() => "no model ran".to_string(),
+        None => format!("no model ran ({})", report.requested),
+    };
     // As wide as the longest name (a sweep's `resnet50 input=1x3x224x224`), so columns line up.
     let width = report.models.iter().map(|m| m.name.chars().count()).chain([24]).max().unwrap_or(24);
     let indent = width + 2;

@@ -2,11 +2,12 @@
 
 use anyhow::Result;
 
-use super::{BenchReport, Exporter};
+use super::BenchReport;
+use crate::report::export::Exporter;
 
 pub struct JsonExporter;
 
-impl Exporter for JsonExporter {
+impl Exporter<BenchReport> for JsonExporter {
     fn render(&self, report: &BenchReport) -> Result<String> {
         Ok(serde_json::to_string_pretty(report)? + "\n")
     }

@@ -2,11 +2,12 @@
 
 use anyhow::Result;
 
-use super::{BenchReport, Exporter};
+use super::BenchReport;
+use crate::report::export::Exporter;
 
 pub struct MarkdownExporter;
 
-impl Exporter for MarkdownExporter {
+impl Exporter<BenchReport> for MarkdownExporter {
     fn render(&self, report: &BenchReport) -> Result<String> {
         let header = [
             "model",

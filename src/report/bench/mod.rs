@@ -7,7 +7,6 @@ pub mod markdown;
 
 use std::path::PathBuf;
 
-use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::runtime::profile::OpTime;
@@ -24,7 +23,12 @@ pub struct BenchReport {
     pub dmlrun_version: String,
     pub machine: crate::sysinfo::Machine,
     pub onnxruntime: crate::runtime::LibraryInfo,
-    /// The models measured, in order (`status: "ok"`).
+    /// The execution provider (and adapter) the run asked for: what the header names when no
+    /// model got as far as a session to say where it ran.
+    #[serde(default)]
+    pub requested: String,
+    /// The models measured, in order (`status: "ok"`, or `interrupted` for one Ctrl-C stopped
+    /// during its timed runs: its figures cover the runs made).
     pub models: Vec<ModelBench>,
     /// The models that could not be measured (`status` `failed`, `crash` or `timeout`), each
     /// with its error; the others were measured all the same.
@@ -40,6 +44,14 @@ pub struct BenchReport {
     /// Whether the models ran in child processes and the time each could take.
     #[serde(default)]
     pub isolation: crate::isolation::Placement,
+}
+
+/// What one model of a bench came to.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BenchOutcome {
+    Measured(Box<ModelBench>),
+    Failed(FailedModel),
 }
 
 /// A model's status in a bench session.
@@ -59,7 +71,8 @@ pub enum ModelStatus {
     Crash,
     /// Ran past `--timeout` and was killed (in a child process).
     Timeout,
-    /// Under way when Ctrl-C stopped the bench.
+    /// Under way when Ctrl-C stopped the bench: a failed entry when it had made no timed run,
+    /// a measured one whose figures cover the runs made when it had.
     Interrupted,
 }
 
@@ -90,6 +103,7 @@ pub enum PeakScope {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FailedModel {
     pub name: String,
+    #[serde(with = "crate::fsutil::any_path")]
     pub path: PathBuf,
     pub status: ModelStatus,
     /// One line, as dmlrun would print it.
@@ -106,6 +120,7 @@ pub struct FailedModel {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelBench {
     pub name: String,
+    #[serde(with = "crate::fsutil::any_path")]
     pub path: PathBuf,
     pub status: ModelStatus,
     /// With `--sweep`: which model, what is swept and this entry's value.
@@ -361,12 +376,6 @@ pub fn compare_with_baseline(
     BaselineComparison { file, max_regression, models, regressions }
 }
 
-/// One output format.
-pub trait Exporter {
-    /// The file contents for this report.
-    fn render(&self, report: &BenchReport) -> Result<String>;
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -389,6 +398,7 @@ pub(crate) mod tests {
                 version: "1.31.1".into(),
                 providers: vec!["CPUExecutionProvider".into()],
             },
+            requested: "--ep cpu".into(),
             models: vec![ModelBench {
                 name: "squeeze, \"net\"".into(),
                 path: "m.onnx".into(),

@@ -8,14 +8,15 @@ use anyhow::Result;
 
 use super::svg::{self, BarGroup, Mark};
 use super::{esc, Page};
-use crate::report::bench::{BenchReport, Exporter, ModelBench, ModelStatus, PeakScope};
+use crate::report::bench::{BenchReport, ModelBench, ModelStatus, PeakScope};
+use crate::report::export::Exporter;
 use crate::runtime::engine::diagnose::shorten_source_paths;
 
 /// Writes the page; registered beside the JSON, CSV and Markdown exporters, so it is rewritten
 /// after every model like them.
 pub struct HtmlExporter;
 
-impl Exporter for HtmlExporter {
+impl Exporter<BenchReport> for HtmlExporter {
     fn render(&self, report: &BenchReport) -> Result<String> {
         Ok(render(report))
     }

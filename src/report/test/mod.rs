@@ -83,6 +83,10 @@ pub struct CaseResult {
     /// The node ONNX Runtime named in the failure, where it named one.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub node: Option<String>,
+    /// What the reader must know of this case's run: flags of the run that this case has no use
+    /// for and were left out for it.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -168,7 +172,21 @@ impl CaseResult {
             expected_status: None,
             blame: None,
             node: None,
+            warnings: Vec::new(),
         }
+    }
+}
+
+impl TestReport {
+    /// The report of the results so far (in the order the cases were found) against `--expect`.
+    pub fn settle(
+        &mut self,
+        results: &[Option<CaseResult>],
+        expectations: &BTreeMap<String, Status>,
+        elapsed: std::time::Duration,
+    ) {
+        self.cases = results.iter().flatten().cloned().collect();
+        self.summary = Summary::of(&mut self.cases, expectations, elapsed.as_secs_f64() * 1000.0);
     }
 }
 

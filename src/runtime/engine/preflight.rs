@@ -30,6 +30,7 @@ pub enum Scope {
 /// by [`finish_plan`] once the inputs are bound.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Preflight {
+    #[serde(with = "crate::fsutil::any_path")]
     pub model_path: PathBuf,
     pub model: ModelFile,
     /// The request this model's plan was resolved from; the reference run and the diagnosis

@@ -66,9 +66,9 @@ pub struct SessionPlan {
     /// sizes is left free); said as warnings.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub notes: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[serde(skip_serializing_if = "Option::is_none", default, with = "crate::fsutil::any_path::option")]
     pub profile_prefix: Option<std::path::PathBuf>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[serde(skip_serializing_if = "Option::is_none", default, with = "crate::fsutil::any_path::option")]
     pub optimized_model_path: Option<std::path::PathBuf>,
     /// DirectML provider options beyond the adapter choice (`disable_metacommands`, `--ep-option`),
     /// passed to ONNX Runtime's generic `SessionOptionsAppendExecutionProvider("DML", ...)`.

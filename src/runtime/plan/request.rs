@@ -199,8 +199,10 @@ pub struct PlanRequest {
     pub shapes: Vec<(String, Vec<usize>)>,
     pub log_level: OrtLogLevel,
     /// Write ONNX Runtime's per-operator profile with this file prefix.
+    #[serde(with = "crate::fsutil::any_path::option")]
     pub profile_prefix: Option<std::path::PathBuf>,
     /// Save the optimised model ONNX Runtime produces to this file.
+    #[serde(with = "crate::fsutil::any_path::option")]
     pub optimized_model_path: Option<std::path::PathBuf>,
     /// With DirectML, fix the free dimensions no override fixes from the inputs about to be
     /// bound (`--no-auto-dims` turns this off).
@@ -224,6 +226,14 @@ pub struct PlanRequest {
 }
 
 impl PlanRequest {
+    /// The execution provider and adapter asked for, as they were typed: `--ep dml --device 0`.
+    pub fn describe_ep(&self) -> String {
+        match self.device {
+            Some(device) => format!("--ep {} --device {device}", self.ep),
+            None => format!("--ep {}", self.ep),
+        }
+    }
+
     /// The request for a `--compare-ep` reference run: the same model settings on `ep`, with
     /// the device choice, profiling and cache writing left to the main run.
     pub fn reference(&self, ep: EpRequest, optimization_level: Option<OptimizationLevel>) -> PlanRequest {

@@ -1,0 +1,168 @@
+//! Writing reports to the files the output flags name, one [`Exporter`] per format and report
+//! kind, as hyperfine's `export/` does: checked before any work (a folder that does not exist
+//! is said before the first model runs, not after it), rewritten as the work goes on (each file
+//! atomically, so a run killed half-way leaves whole files of what it finished), and the one
+//! that goes to stdout (`-`) written once, at the end.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+/// One output format of one report kind.
+pub trait Exporter<R> {
+    /// The file's contents for this report.
+    fn render(&self, report: &R) -> Result<String>;
+}
+
+/// Any function from the report to its text is an exporter.
+impl<R, F: Fn(&R) -> Result<String>> Exporter<R> for F {
+    fn render(&self, report: &R) -> Result<String> {
+        self(report)
+    }
+}
+
+/// One export a flag asks for.
+pub struct Export<'a, R> {
+    /// `--json`: how errors name it.
+    pub flag: &'static str,
+    pub path: PathBuf,
+    pub exporter: Box<dyn Exporter<R> + 'a>,
+}
+
+impl<'a, R> Export<'a, R> {
+    /// The export `flag` asks for, if it was given.
+    pub fn of(flag: &'static str, path: Option<&Path>, exporter: impl Exporter<R> + 'a) -> Option<Export<'a, R>> {
+        path.map(|path| Export { flag, path: path.to_path_buf(), exporter: Box::new(exporter) })
+    }
+}
+
+/// A command's exports.
+pub struct Exports<'a, R> {
+    exports: Vec<Export<'a, R>>,
+    /// When the files were last rewritten, and how long that took.
+    last: Option<(Instant, Duration)>,
+}
+
+impl<'a, R> Exports<'a, R> {
+    /// The exports asked for, checked before any work: at most one to stdout, and each file's
+    /// folder one that exists and takes a new file.
+    pub fn checked(exports: impl IntoIterator<Item = Option<Export<'a, R>>>) -> Result<Exports<'a, R>> {
+        let exports: Vec<Export<R>> = exports.into_iter().flatten().collect();
+        let on_stdout: Vec<String> =
+            exports.iter().filter(|e| e.path == Path::new("-")).map(|e| format!("{} -", e.flag)).collect();
+        if on_stdout.len() > 1 {
+            bail!(
+                "{}: only one export can go to stdout (the rest would not parse after it); write the others to files",
+                on_stdout.join(" and ")
+            );
+        }
+        for export in exports.iter().filter(|e| e.path != Path::new("-")) {
+            check_writable(&export.path).with_context(|| format!("{} {}", export.flag, export.path.display()))?;
+        }
+        Ok(Exports { exports, last: None })
+    }
+
+    /// Whether one export goes to stdout (then nothing else may).
+    pub fn uses_stdout(&self) -> bool {
+        self.exports.iter().any(|e| e.path == Path::new("-"))
+    }
+
+    /// Whether [`Exports::rewrite`] would write now: a caller that must build the report first
+    /// asks before it does.
+    pub fn due(&self) -> bool {
+        let written = self.exports.iter().any(|e| e.path != Path::new("-"));
+        written && self.last.is_none_or(|(at, took)| at.elapsed() >= took * 10)
+    }
+
+    /// Rewrites every file export with the report so far. A rewrite is skipped while less time
+    /// has passed since the last than ten times what that one took, so that a batch of
+    /// thousands of quick items does not spend its time rewriting files; [`Exports::finish`]
+    /// writes the last word.
+    pub fn rewrite(&mut self, report: &R) -> Result<()> {
+        if !self.due() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        crate::interrupt::whole(|| self.write_files(report))?;
+        self.last = Some((Instant::now(), started.elapsed()));
+        Ok(())
+    }
+
+    /// Writes every export, the one to stdout included; no Ctrl-C ends the process half-way
+    /// through. Returns whether one went to stdout.
+    pub fn finish(&mut self, report: &R) -> Result<bool> {
+        crate::interrupt::whole(|| {
+            self.write_files(report)?;
+            for export in self.exports.iter().filter(|e| e.path == Path::new("-")) {
+                crate::out!("{}", export.exporter.render(report)?);
+            }
+            Ok(self.uses_stdout())
+        })
+    }
+
+    /// Writes the file exports; the caller holds off a Ctrl-C that would quit meanwhile.
+    fn write_files(&self, report: &R) -> Result<()> {
+        for export in self.exports.iter().filter(|e| e.path != Path::new("-")) {
+            let text = export.exporter.render(report)?;
+            crate::fsutil::write_atomic(&export.path, text.as_bytes())
+                .with_context(|| format!("{} {}", export.flag, export.path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a file can be written at `path`: its folder exists, is a folder, and takes a new
+/// file (tried with a hidden one, removed at once). Says which in one line.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if path.is_dir() {
+        bail!("is a folder; give a file name");
+    }
+    if !folder.exists() {
+        bail!("the folder {} does not exist", folder.display());
+    }
+    if !folder.is_dir() {
+        bail!("{} is not a folder", folder.display());
+    }
+    tempfile::Builder::new()
+        .prefix(".dmlrun-check-")
+        .tempfile_in(folder)
+        .map(drop)
+        .map_err(|e| anyhow::anyhow!("cannot create a file in {}: {}", folder.display(), crate::fsutil::os_words(&e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_folder_or_two_exports_on_stdout_are_refused_before_any_work() {
+        let text = |r: &String| Ok(r.clone());
+        let err = Exports::<String>::checked([Export::of("--json", Some(Path::new("/nonexistent/x.json")), text)])
+            .err()
+            .unwrap();
+        assert_eq!(crate::exit::one_line(&err), "--json /nonexistent/x.json: the folder /nonexistent does not exist");
+        let dash = Some(Path::new("-"));
+        let err = Exports::<String>::checked([Export::of("--json", dash, text), Export::of("--csv", dash, text)])
+            .err()
+            .unwrap();
+        assert!(err.to_string().starts_with("--json - and --csv -: only one export can go to stdout"), "{err}");
+    }
+
+    #[test]
+    fn files_are_rewritten_as_the_report_grows_and_leave_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.txt");
+        let mut exports =
+            Exports::checked([Export::of("--json", Some(path.as_path()), |r: &String| Ok(r.clone()))]).unwrap();
+        exports.rewrite(&"one".to_string()).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one");
+        assert!(!exports.finish(&"two".to_string()).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
