@@ -86,3 +86,13 @@ pub fn whole<T>(write: impl FnOnce() -> T) -> T {
     let _held = WRITING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     write()
 }
+
+/// How an item Ctrl-C stopped is said: `interrupted (Ctrl-C) in session creation`, with the step
+/// it was in where one is known.
+pub fn interrupted_in(step: &str) -> String {
+    if step.is_empty() {
+        "interrupted (Ctrl-C) while it ran".to_string()
+    } else {
+        format!("interrupted (Ctrl-C) in {step}")
+    }
+}

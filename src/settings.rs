@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::{BenchArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs, TestArgs};
+use crate::cli::{
+    BatchInputArgs, BenchArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs, TestArgs,
+};
 use crate::compare::Tolerance;
 use crate::formats::image::PreprocessRequest;
 use crate::inputs::generate::Fill;
@@ -134,7 +136,8 @@ pub struct TestSettings {
     pub reference: Option<ReferenceRequest>,
     pub tolerances: Tolerances,
     pub check_finite: bool,
-    pub max_tensor_bytes: u64,
+    /// How a model without test data gets its inputs, and the size limits of every case's.
+    pub load: LoadOptions,
     /// Run a case that fails on an EP other than the CPU on the reference EP, to say whose
     /// failure it is (off for dmlrun reduce's candidates).
     pub blame: bool,
@@ -167,7 +170,7 @@ impl TestSettings {
                 per_output: args.tols.iter().map(|(n, a, r)| (n.clone(), Tolerance { atol: *a, rtol: *r })).collect(),
             },
             check_finite: args.check_finite,
-            max_tensor_bytes: args.max_tensor_bytes,
+            load: batch_load_options(&args.inputs),
             blame: !args.no_blame,
             jobs,
             placement: placement_request(&args.isolation, DEFAULT_CASE_LIMIT, false),
@@ -177,6 +180,18 @@ impl TestSettings {
     /// The reference run's request for a case whose own request is `request`, with --compare-ep.
     pub fn reference_request(&self, request: &PlanRequest) -> Option<PlanRequest> {
         self.reference.as_ref().map(|r| r.for_request(request))
+    }
+}
+
+/// How the items of a batch get the inputs no file gives them.
+pub fn batch_load_options(args: &BatchInputArgs) -> LoadOptions {
+    LoadOptions {
+        preprocess: PreprocessRequest { max_pixels: args.max_image_pixels, ..Default::default() },
+        generate: Some(args.generate),
+        seed: args.seed,
+        max_tensor_bytes: args.max_tensor_bytes,
+        free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
+        ranges: args.generate_ranges.clone(),
     }
 }
 
@@ -241,14 +256,7 @@ impl BenchSettings {
         };
         Ok(BenchSettings {
             request,
-            load: LoadOptions {
-                preprocess: PreprocessRequest { max_pixels: args.max_image_pixels, ..Default::default() },
-                generate: Some(args.generate),
-                seed: args.seed,
-                max_tensor_bytes: args.max_tensor_bytes,
-                free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
-                ranges: args.generate_ranges.clone(),
-            },
+            load: batch_load_options(&args.inputs),
             budget,
             warmup: args.warmup,
             reference: args.compare.compare_ep.clone().map(|ep| ReferenceRequest {
@@ -266,7 +274,7 @@ impl BenchSettings {
             sweep: args.sweep.clone().or_else(|| args.sweep_shape.clone()),
             baseline: args.baseline.clone(),
             max_regression: args.max_regression,
-            seed: args.seed,
+            seed: args.inputs.seed,
             print_plan: args.session.print_plan,
             quiet: args.quiet,
             in_child: args.isolation.child_report.is_some(),

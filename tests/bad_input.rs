@@ -581,8 +581,12 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
         BadInput { args: "bench {am} {sq} --iterations 1 --json {dir}/afile/r.json", code: 2, needle: "--json" },
         BadInput { args: "bench {am} --iterations 1 --csv {dir}/afile/r.csv", code: 2, needle: "--csv" },
         // Suites and manifests.
-        BadInput { args: "test {dir}/empty_dir", code: 2, needle: "no model.onnx or test_data_set_* folder" },
-        BadInput { args: "test {dir}/afile", code: 2, needle: "not a directory" },
+        BadInput {
+            args: "test {dir}/empty_dir",
+            code: 2,
+            needle: "no model.onnx, test_data_set_* folder or .onnx file found",
+        },
+        BadInput { args: "test {dir}/afile", code: 2, needle: "afile: not a folder or an .onnx file" },
         BadInput { args: "bench {dir}/empty_dir", code: 2, needle: "no .onnx files" },
         BadInput { args: "bench {dir}/dup.toml", code: 2, needle: "two models are both named" },
         BadInput { args: "bench {dir}/bad.toml", code: 2, needle: "bad.toml" },

@@ -220,10 +220,10 @@ fn check_finite_fails_outputs_with_nan() {
 #[test]
 fn missing_path_is_an_error_exit_2() {
     let out = dmlrun().args(["test", "/nonexistent/suite"]).output().unwrap();
-    assert_one_line_error(&out, "/nonexistent/suite: not a directory");
+    assert_one_line_error(&out, "/nonexistent/suite: no such file or folder");
     let dir = tempfile::tempdir().unwrap();
     let out = dmlrun().arg("test").arg(dir.path()).output().unwrap();
-    assert_one_line_error(&out, "no model.onnx or test_data_set_* folder found");
+    assert_one_line_error(&out, "no model.onnx, test_data_set_* folder or .onnx file found");
 }
 
 #[test]

@@ -95,7 +95,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --help --version run test bench reduce generate merge info devices doctor completions man help"
+            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --help --version run test bench reduce generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -266,6 +266,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1277,7 +1281,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__run)
-            opts="-i -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1447,6 +1451,10 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --top-k)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1495,13 +1503,33 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --max-tensor-bytes --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --json --html --junit --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-j -v -q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --print-plan --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --json --html --junit --verbose --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --generate)
+                    COMPREPLY=($(compgen -W "random zeros ones" -- "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --free-dim-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate-range)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-image-pixels)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -90,6 +90,7 @@ extended\t''
 all\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l rtol -d 'Relative tolerance for --compare-ep' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l atol -d 'Absolute tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l timeout -d 'Stop the whole run after this long (default 10m; 0 for no limit) and say which step it was in: session creation, the first run, the timed runs. Exit 2' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l labels -d 'Class labels, one per line in class order, for --top-k' -r -F
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-outputs -d 'Write the outputs into DIR (created if needed; files written atomically)' -r -F
@@ -189,6 +190,7 @@ extended\t''
 all\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l rtol -d 'Relative tolerance for --compare-ep' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l atol -d 'Absolute tolerance for --compare-ep' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l timeout -d 'Stop the whole run after this long (default 10m; 0 for no limit) and say which step it was in: session creation, the first run, the timed runs. Exit 2' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l top-k -d 'Show the K best classes of classifier outputs ([classes] or [batch, classes])' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l labels -d 'Class labels, one per line in class order, for --top-k' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-outputs -d 'Write the outputs into DIR (created if needed; files written atomically)' -r -F
@@ -215,7 +217,14 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-graph-capture 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s q -l quiet -d 'Print only the outputs, no timings or progress'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse tensors larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l generate -d 'How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
+zeros\t''
+ones\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l seed -d 'Seed for generated inputs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse input tensors larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-image-pixels -d 'Refuse images (a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
@@ -282,7 +291,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-blame -d 'Inte
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s v -l verbose -d 'List passing cases too'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s q -l quiet -d 'Print only the summary line'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate -d 'How inputs no file gives are filled (manifests can say per model)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate -d 'How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
 ones\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l seed -d 'Seed for generated inputs' -r

@@ -66,6 +66,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
+'--timeout=[Stop the whole run after this long (default 10m; 0 for no limit) and say which step it was in\: session creation, the first run, the timed runs. Exit 2]:TIME:_default' \
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
 '--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
 '--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
@@ -151,6 +152,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
+'--timeout=[Stop the whole run after this long (default 10m; 0 for no limit) and say which step it was in\: session creation, the first run, the timed runs. Exit 2]:TIME:_default' \
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
 '--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
 '--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
@@ -178,7 +180,14 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 ;;
 (test)
 _arguments "${_arguments_options[@]}" : \
-'--max-tensor-bytes=[Refuse tensors larger than this many bytes]:BYTES:_default' \
+'--generate=[How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
+zeros\:""
+ones\:""))' \
+'--seed=[Seed for generated inputs]:N:_default' \
+'--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
+'*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
+'--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images (a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
 '*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
 '*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
@@ -232,12 +241,12 @@ none\:"In this process"))' \
 '--quiet[Print only the summary line]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-'*::paths -- Model folders in ONNX'\''s test-data layout, or trees of them (searched recursively):_files' \
+'*::paths -- Model folders in ONNX'\''s test-data layout, or trees of them (searched recursively), and model files without test data (checked against --compare-ep on generated inputs):_files' \
 && ret=0
 ;;
 (bench)
 _arguments "${_arguments_options[@]}" : \
-'--generate=[How inputs no file gives are filled (manifests can say per model)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
+'--generate=[How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
 zeros\:""
 ones\:""))' \
 '--seed=[Seed for generated inputs]:N:_default' \

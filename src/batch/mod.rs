@@ -247,11 +247,11 @@ fn run_in_children<B: Batch>(
         };
         let ended = match end {
             ChildEnd::TimedOut(after, stage) => Ended::Timeout(isolation::timed_out_reason(after, &stage)),
-            ChildEnd::Interrupted(stage) => Ended::Interrupted(interrupted_in(&stage.step)),
+            ChildEnd::Interrupted(stage) => Ended::Interrupted(crate::interrupt::interrupted_in(&stage.step)),
             // A child asked to stop that stopped: what it had not started does not run.
             ChildEnd::Exited { .. } if crate::interrupt::interrupted() => {
                 if crate::stage::read(&files.progress).is_some_and(|s| s.item == batch.name(item)) {
-                    deliver(index, batch.ended(item, Ended::Interrupted(interrupted_in(""))));
+                    deliver(index, batch.ended(item, Ended::Interrupted(crate::interrupt::interrupted_in(""))));
                 }
                 return Ok(());
             }
@@ -265,15 +265,6 @@ fn run_in_children<B: Batch>(
         pending.retain(|(i, _)| *i != index);
     }
     Ok(())
-}
-
-/// `interrupted (Ctrl-C) in session creation`.
-pub fn interrupted_in(step: &str) -> String {
-    if step.is_empty() {
-        "interrupted (Ctrl-C) while it ran".to_string()
-    } else {
-        format!("interrupted (Ctrl-C) in {step}")
-    }
 }
 
 /// An isolation child's part: runs the items its parent handed it (`--preflight FILE`) in

@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::parse::*;
-use super::{CompareArgs, DeviceIoArgs, IsolationArgs, OrtArgs, SessionArgs};
-use crate::inputs::generate::{Fill, ValueRange};
+use super::{BatchInputArgs, CompareArgs, DeviceIoArgs, IsolationArgs, OrtArgs, SessionArgs};
 use crate::suites::manifest::Sweep;
 
 /// `dmlrun bench`.
@@ -19,49 +18,8 @@ pub struct BenchArgs {
     #[arg(value_name = "MODEL|DIR|MANIFEST", required = true)]
     pub targets: Vec<PathBuf>,
 
-    /// How inputs no file gives are filled (manifests can say per model).
-    ///
-    /// Example: --generate zeros
-    #[arg(long, value_name = "FILL", default_value = "random")]
-    pub generate: Fill,
-
-    /// Seed for generated inputs.
-    ///
-    /// Example: --seed 42
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
-
-    /// Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no
-    /// other input with the same dimension name). Default 1.
-    ///
-    /// A folder of image models whose height and width are free needs more than 1 (a
-    /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
-    ///
-    /// Example: --generate random --free-dim-size 224
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
-    pub free_dim_size: u64,
-
-    /// The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI):
-    /// floats in [LO, HI), integers from LO to HI inclusive. Repeatable.
-    ///
-    /// Defaults: floats in [0, 1), integers 0 or 1 (indices, masks and token types accept
-    /// them), bools either.
-    ///
-    /// Example: --generate-range input_ids=0,30521 --generate-range pixel_values=-1,1
-    #[arg(long = "generate-range", value_name = "[NAME=]LO,HI", value_parser = parse_range)]
-    pub generate_ranges: Vec<(Option<String>, ValueRange)>,
-
-    /// Refuse input tensors larger than this many bytes.
-    ///
-    /// Example: --max-tensor-bytes 17179869184
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
-    pub max_tensor_bytes: u64,
-
-    /// Refuse images (a manifest's image inputs) with more pixels than this (decompression bombs).
-    ///
-    /// Example: --max-image-pixels 400000000
-    #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000)]
-    pub max_image_pixels: u64,
+    #[command(flatten)]
+    pub inputs: BatchInputArgs,
 
     #[command(flatten)]
     pub session: SessionArgs,

@@ -25,7 +25,7 @@ pub use merge::MergeArgs;
 pub use parse::*;
 pub use reduce::ReduceArgs;
 pub use run::RunArgs;
-pub use shared::{CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs};
+pub use shared::{BatchInputArgs, CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs};
 pub use test::TestArgs;
 
 use crate::runtime::ep_devices::EpLibraryRequest;

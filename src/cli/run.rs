@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::parse::parse_at_least_1;
+use super::parse::{parse_at_least_1, parse_limit};
 use super::{CompareArgs, DeviceIoArgs, InputArgs, OrtArgs, PreprocessArgs, SessionArgs};
 use crate::outputs::SaveFormat;
 
@@ -43,6 +43,16 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub compare: CompareArgs,
+
+    /// Stop the whole run after this long (default 10m; 0 for no limit) and say which step it
+    /// was in: session creation, the first run, the timed runs. Exit 2.
+    ///
+    /// A run that never returns (a model that loops, a GPU that hangs) holds the process, so the
+    /// process ends there, as bench's and test's children do.
+    ///
+    /// Example: --timeout 2m
+    #[arg(long, value_name = "TIME", value_parser = parse_limit, default_value = "10m")]
+    pub timeout: std::time::Duration,
 
     /// Show the K best classes of classifier outputs ([classes] or [batch, classes]).
     ///

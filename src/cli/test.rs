@@ -5,23 +5,21 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::parse::*;
-use super::{IsolationArgs, OrtArgs, SessionArgs};
+use super::{BatchInputArgs, IsolationArgs, OrtArgs, SessionArgs};
 use crate::runtime::plan::{EpRequest, OptimizationLevel};
 
 /// `dmlrun test`.
 #[derive(Debug, Clone, Args)]
 pub struct TestArgs {
-    /// Model folders in ONNX's test-data layout, or trees of them (searched recursively).
+    /// Model folders in ONNX's test-data layout, or trees of them (searched recursively), and
+    /// model files without test data (checked against --compare-ep on generated inputs).
     ///
     /// Example: dmlrun test onnx-conformance/node models/frozen
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<PathBuf>,
 
-    /// Refuse tensors larger than this many bytes.
-    ///
-    /// Example: --max-tensor-bytes 17179869184
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
-    pub max_tensor_bytes: u64,
+    #[command(flatten)]
+    pub inputs: BatchInputArgs,
 
     #[command(flatten)]
     pub session: SessionArgs,

@@ -51,11 +51,11 @@ impl Batch for Models<'_> {
         match measured {
             Ok(Measured::Done(result)) => BenchOutcome::Measured(result),
             Ok(Measured::InterruptedBeforeTiming) => {
-                self.ended(plan, Ended::Interrupted(batch::interrupted_in(&crate::stage::current().step)))
+                self.ended(plan, Ended::Interrupted(crate::interrupt::interrupted_in(&crate::stage::current().step)))
             }
             // A run Ctrl-C stopped: nobody's failure, and no blame to look for.
             Err(_) if crate::interrupt::interrupted() => {
-                self.ended(plan, Ended::Interrupted(batch::interrupted_in(&crate::stage::current().step)))
+                self.ended(plan, Ended::Interrupted(crate::interrupt::interrupted_in(&crate::stage::current().step)))
             }
             Err(e) => BenchOutcome::Failed(failed_model(target, &e)),
         }

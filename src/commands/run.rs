@@ -9,11 +9,13 @@ use crate::exit::ExitStatus;
 
 use crate::cli::RunArgs;
 use crate::compare::Tolerance;
+use crate::interrupt::interrupted_in;
 use crate::outputs::{self, TensorRole};
 use crate::report::{self, ms, Iterations, MapOutput, ModelReport, RunReport, Timings};
 use crate::runtime::engine::{self, Preflight, Scope};
 use crate::runtime::Runtime;
 use crate::settings;
+use crate::stage::Deadline;
 use crate::stats;
 use crate::tensor::{flatten, HostValue};
 
@@ -41,6 +43,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         None => None,
     };
 
+    crate::stage::step("loading ONNX Runtime");
+    let _deadline =
+        (!args.timeout.is_zero()).then(|| Deadline::start(args.timeout, format!("model {}", model_path.display())));
     let started = Instant::now();
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let runtime_load = started.elapsed();
@@ -80,7 +85,16 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         device_io,
         warnings,
         precision,
-    } = engine::measure(&runtime, &measure, &bar)?;
+    } = match engine::measure(&runtime, &measure, &bar) {
+        Ok(measured) => measured,
+        // Ctrl-C before any timed run: nobody's failure, and nothing measured to report.
+        Err(_) if crate::interrupt::interrupted() => {
+            let step = crate::stage::current().step;
+            crate::errln!("dmlrun: model {}: {}; nothing was measured", model_path.display(), interrupted_in(&step));
+            return Ok(ExitStatus::Interrupted);
+        }
+        Err(e) => return Err(e),
+    };
     // Maps are reported and saved whole, as JSON. Summaries, top-k and saved files take
     // tensors: a sequence output's items count as tensors named `output[i]`.
     let (maps, tensor_outputs): (Vec<_>, Vec<_>) =
@@ -150,6 +164,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         comparison,
         device_io,
         precision,
+        interrupted: crate::interrupt::interrupted(),
     };
     emit(&report, args.json.as_deref(), args.quiet)?;
     let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty())

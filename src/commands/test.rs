@@ -193,9 +193,6 @@ fn preflight_cases(
 
 /// Reads a case's model, as one of the run's models.
 fn read_case_model(case: &Case) -> Result<ModelFile> {
-    if case.data_sets.is_empty() {
-        bail!("no test_data_set_* folder");
-    }
     if !case.model.is_file() {
         bail!("has test_data_set_* folders but no model.onnx");
     }
@@ -246,7 +243,7 @@ fn run_case(runtime: &Runtime, settings: &TestSettings, case: &Case, preflight: 
         // A run Ctrl-C stopped: nobody's failure.
         Err(_) if crate::interrupt::interrupted() => {
             result.status = Status::Interrupted;
-            result.reason = Some(batch::interrupted_in(&crate::stage::current().step));
+            result.reason = Some(crate::interrupt::interrupted_in(&crate::stage::current().step));
         }
         Err(e) => {
             result.status = Status::Error;
@@ -283,10 +280,23 @@ fn check_case(
     let mut sets = Vec::new();
     for set in &case.data_sets {
         let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let inputs = testdata::read_values(set, "input", &input_kinds, settings.max_tensor_bytes)?;
+        let inputs = testdata::read_values(set, "input", &input_kinds, settings.load.max_tensor_bytes)?;
         let inputs =
             testdata::bind_by_name_or_position(inputs, &input_names).with_context(|| format!("{set_name} inputs"))?;
-        sets.push((set, set_name, inputs));
+        sets.push((Some(set), set_name, inputs));
+    }
+    let mut generated = None;
+    if sets.is_empty() {
+        // A model without test data is checked against the reference EP, on inputs made as
+        // bench makes them (--generate, --seed, --free-dim-size, --generate-range).
+        if settings.reference.is_none() {
+            bail!("no test_data_set_* folder, and no --compare-ep to check it against on generated inputs");
+        }
+        let bound = crate::inputs::bind(&[], &preflight.input_signatures(), &settings.load)?;
+        let inputs = bound.tensors.iter().map(|(name, t)| (name.clone(), HostValue::Tensor(t.clone()))).collect();
+        sets.push((None, "generated inputs".to_string(), inputs));
+        // A failure on them says how they were made and how to make others, as bench's does.
+        generated = Some(bound);
     }
     let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
     engine::finish_plan(runtime, &mut plan, info, &preflight.request, &shapes, false)?;
@@ -309,7 +319,8 @@ fn check_case(
             return e;
         }
         let failed = diagnose::Failed { model_path, info, plan, stage };
-        diagnose::explain(runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, None, e)
+        let bound = generated.as_ref();
+        diagnose::explain(runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, bound, e)
     };
     crate::stage::step("session creation");
     let mut model = match engine::open(runtime, model_path, info.clone(), preflight.model.read_time, plan.clone()) {
@@ -338,10 +349,11 @@ fn check_case(
         let prepared = PreparedInputs::from_values(runtime, inputs, &model.info)?;
         let actual = engine::run_to_host_values(&mut model.session, &prepared)
             .map_err(|e| explain(&model.plan, Stage::Run, &prepared, e))?;
-        let expected = match &mut reference {
-            Some(r) => engine::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
-            None => {
-                let files = testdata::read_values(set, "output", &output_kinds, settings.max_tensor_bytes)?;
+        let expected = match (&mut reference, set) {
+            (Some(r), _) => engine::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
+            (None, None) => bail!("generated inputs need a reference run (--compare-ep)"),
+            (None, Some(set)) => {
+                let files = testdata::read_values(set, "output", &output_kinds, settings.load.max_tensor_bytes)?;
                 testdata::bind_by_name_or_position(files, &model.output_names)
                     .with_context(|| format!("{set_name} outputs"))?
             }

@@ -192,7 +192,12 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         let _ = writeln!(w, "  first run      {:>10.3}", t.first_run);
         if let Some(s) = &report.iterations.latency_ms {
             let _ = writeln!(w);
-            let _ = writeln!(w, "{} iterations after {} warm-up (ms):", s.count, report.iterations.warmup);
+            let stopped = if report.interrupted {
+                format!(" (interrupted by Ctrl-C: {} of {} asked for)", s.count, report.iterations.timed)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(w, "{} iterations after {} warm-up{stopped} (ms):", s.count, report.iterations.warmup);
             let _ = writeln!(
                 w,
                 "  min {:.3}  mean {:.3}  p50 {:.3}  p90 {:.3}  p95 {:.3}  p99 {:.3}  max {:.3}",

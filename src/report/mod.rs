@@ -54,6 +54,8 @@ pub struct RunReport {
     /// With --precision fp16: what was converted, and the outputs against the float32 model's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub precision: Option<crate::runtime::engine::PrecisionReport>,
+    /// Ctrl-C stopped the timed runs: the statistics cover the runs made until then.
+    pub interrupted: bool,
 }
 
 pub use crate::runtime::engine::Comparison;

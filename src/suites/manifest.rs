@@ -202,21 +202,13 @@ pub fn resolve(targets: &[PathBuf]) -> Result<Vec<BenchTarget>> {
     for target in targets {
         let ext = target.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
         if target.join("genai_config.json").is_file() {
-            // An onnxruntime-genai folder is a decoder: measured by its generation.
-            let mut decoder = plain(target);
-            decoder.name =
-                target.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "decoder".into());
-            decoder.generation =
-                Some(GenerationTarget { prompt_tokens: None, new_tokens: None, repetitions: 3, max_length: None });
-            models.push(decoder);
+            models.push(decoder(target));
         } else if target.is_dir() {
-            let mut found = Vec::new();
-            collect_onnx(target, &mut found)?;
-            if found.is_empty() {
+            let before = models.len();
+            collect_models(target, &mut models)?;
+            if models.len() == before {
                 bail!("{}: no .onnx files in it or below it", target.display());
             }
-            found.sort();
-            models.extend(found.into_iter().map(|p| plain(&p)));
         } else if matches!(ext.as_deref(), Some("toml" | "json")) {
             models.extend(read_manifest(target)?);
         } else if target.is_file() {
@@ -267,13 +259,46 @@ fn plain(path: &Path) -> BenchTarget {
     }
 }
 
-fn collect_onnx(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let path = entry?.path();
+/// An onnxruntime-genai folder: a decoder, measured by its generation, named by its folder.
+fn decoder(dir: &Path) -> BenchTarget {
+    let mut decoder = plain(&dir.join("model.onnx"));
+    decoder.path = dir.to_path_buf();
+    decoder.name = folder_name(dir, "decoder");
+    decoder.generation =
+        Some(GenerationTarget { prompt_tokens: None, new_tokens: None, repetitions: 3, max_length: None });
+    decoder
+}
+
+fn folder_name(dir: &Path, otherwise: &str) -> String {
+    dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| otherwise.into())
+}
+
+/// The models in and below `dir`, in name order: a genai folder as a generate entry, a folder in
+/// ONNX's test-data layout as its `model.onnx` named after the folder, and every other `.onnx`
+/// file by its stem. A name that is not UTF-8 is named lossily; its path is kept whole.
+fn collect_models(dir: &Path, found: &mut Vec<BenchTarget>) -> Result<()> {
+    if dir.join("genai_config.json").is_file() {
+        found.push(decoder(dir));
+        return Ok(());
+    }
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .collect();
+    paths.sort();
+    let is_case = dir.join("model.onnx").is_file()
+        && paths.iter().any(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("test_data_set_")));
+    if is_case {
+        let mut case = plain(&dir.join("model.onnx"));
+        case.name = folder_name(dir, "model");
+        found.push(case);
+        return Ok(());
+    }
+    for path in paths {
         if path.is_dir() {
-            collect_onnx(&path, found)?;
+            collect_models(&path, found)?;
         } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx")) {
-            found.push(path);
+            found.push(plain(&path));
         }
     }
     Ok(())

@@ -49,8 +49,18 @@ pub struct Discovery {
 pub fn discover(paths: &[PathBuf]) -> Result<Discovery> {
     let mut found = Discovery::default();
     for root in paths {
+        if root.is_file() && is_onnx(root) {
+            found.cases.push(bare_case(root, root.parent().unwrap_or(Path::new(""))));
+            continue;
+        }
+        if !root.exists() {
+            bail!("{}: no such file or folder", root.display());
+        }
         if !root.is_dir() {
-            bail!("{}: not a directory (expected a model folder with model.onnx, or a tree of them)", root.display());
+            bail!(
+                "{}: not a folder or an .onnx file (expected a model folder with model.onnx, a tree of them, or a model file)",
+                root.display()
+            );
         }
         let (cases_before, skipped_before) = (found.cases.len(), found.skipped.len());
         // A case given itself is named after its folder, as it would be inside a tree.
@@ -65,7 +75,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovery> {
                 Some(first) => format!(" ({} skipped: {})", found.skipped.len() - skipped_before, first.reason),
                 None => String::new(),
             };
-            bail!("{}: no model.onnx or test_data_set_* folder found in it or below it{why}", root.display());
+            bail!(
+                "{}: no model.onnx, test_data_set_* folder or .onnx file found in it or below it{why}",
+                root.display()
+            );
         }
     }
     found.cases.sort_by(|a, b| a.name.cmp(&b.name));
@@ -78,12 +91,15 @@ fn walk(dir: &Path, base: &Path, found: &mut Discovery) -> Result<()> {
         cases.push(load_case(dir, base)?);
         return Ok(());
     }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+    let listed: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
         .collect();
+    let mut entries: Vec<PathBuf> = listed.iter().filter(|p| p.is_dir()).cloned().collect();
     entries.sort();
+    // Model files beside the folders: models without test data, checked with --compare-ep.
+    let mut models: Vec<&PathBuf> = listed.iter().filter(|p| p.is_file() && is_onnx(p)).collect();
+    models.sort();
     // Test data without a model is a case that cannot run, reported as such, not skipped.
     if entries.iter().any(|e| e.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("test_data_set_"))) {
         cases.push(load_case(dir, base)?);
@@ -104,20 +120,43 @@ fn walk(dir: &Path, base: &Path, found: &mut Discovery) -> Result<()> {
         found.skipped.push(Skipped { dir: dir.to_path_buf(), reason });
         return Ok(());
     }
+    for model in models {
+        found.cases.push(bare_case(model, base));
+    }
     for entry in entries {
         walk(&entry, base, found)?;
     }
     Ok(())
 }
 
-fn load_case(dir: &Path, base: &Path) -> Result<Case> {
-    let name = dir
-        .strip_prefix(base)
+fn is_onnx(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx"))
+}
+
+/// A model file without test data, named by its path below `base` without `.onnx`.
+fn bare_case(model: &Path, base: &Path) -> Case {
+    Case {
+        name: relative_name(&model.with_extension(""), base),
+        dir: model.parent().unwrap_or(Path::new("")).to_path_buf(),
+        model: model.to_path_buf(),
+        data_sets: Vec::new(),
+        rtol: None,
+        atol: None,
+    }
+}
+
+/// `dir` below `base`, `/`-separated, each part as its lossy name.
+fn relative_name(dir: &Path, base: &Path) -> String {
+    dir.strip_prefix(base)
         .unwrap_or(dir)
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
-        .join("/");
+        .join("/")
+}
+
+fn load_case(dir: &Path, base: &Path) -> Result<Case> {
+    let name = relative_name(dir, base);
     let mut data_sets: Vec<(usize, PathBuf)> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))

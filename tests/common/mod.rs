@@ -105,3 +105,30 @@ pub fn python_with(modules: &str, packages: &[&str]) -> String {
     }
     python
 }
+
+/// Runs dmlrun with `args` in a process group of its own, as a shell runs a command, waits until
+/// `ready` holds (or 20 s), then sends SIGINT `signals` times to the whole group, as a terminal's
+/// Ctrl-C does (and `timeout -s INT`, which signals the process and then its group), and
+/// returns what it wrote.
+#[cfg(unix)]
+pub fn interrupt_group(args: &[&std::ffi::OsStr], signals: usize, ready: impl Fn() -> bool) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"))
+        .args(args)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !ready() && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let group = format!("-{}", child.id());
+    for _ in 0..signals {
+        let status = std::process::Command::new("kill").args(["-INT", "--", &group]).status().unwrap();
+        assert!(status.success());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
