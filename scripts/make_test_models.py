@@ -445,6 +445,31 @@ def tensor_fixtures():
     print("wrote tensor fixtures")
 
 
+def gemm_tanh_no_bias():
+    """What torch's exporter writes for a BERT pooler: Gemm(A[1,128], W[128,64]) without its bias,
+    then Tanh. ONNX Runtime's DirectML fuses the pair into a DmlFusedGemm that wants 3 inputs and
+    rejects it; --gemm-zero-bias gives the Gemm an explicit zero bias. Also written as float16."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    rng = np.random.default_rng(46)
+    for suffix, elem, np_type in (("", TensorProto.FLOAT, np.float32), ("_fp16", TensorProto.FLOAT16, np.float16)):
+        weight = numpy_helper.from_array((rng.standard_normal((128, 64)) * 0.1).astype(np_type), "pooler.weight")
+        a = helper.make_tensor_value_info("hidden", elem, [1, 128])
+        y = helper.make_tensor_value_info("pooled", elem, [1, 64])
+        graph = helper.make_graph(
+            [
+                helper.make_node("Gemm", ["hidden", "pooler.weight"], ["gemm_out"], name="node_Gemm_26"),
+                helper.make_node("Tanh", ["gemm_out"], ["pooled"], name="node_tanh"),
+            ],
+            "pooler",
+            [a],
+            [y],
+            initializer=[weight],
+        )
+        save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), f"gemm_tanh_no_bias{suffix}.onnx")
+
+
 ALL = [
     "add_mul",
     "int64_ids",
@@ -461,6 +486,7 @@ ALL = [
     "external_weights",
     "unknown_op",
     "unread_output",
+    "gemm_tanh_no_bias",
     "tensor_fixtures",
 ]
 

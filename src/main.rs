@@ -1,5 +1,6 @@
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches};
 
 use dmlrun::cli::{Cli, ColorWhen, Command};
@@ -14,10 +15,21 @@ fn main() -> ExitCode {
         return ExitCode::from(ExitStatus::Error.code());
     }
     let color = ColorWhen::from_args(&args);
-    let matches = dmlrun::cli::with_help_layout(Cli::command()).color(color.to_clap()).get_matches_from(&args);
+    let mut command =
+        dmlrun::cli::with_negative_values(dmlrun::cli::with_help_layout(Cli::command())).color(color.to_clap());
+    // Bare `dmlrun`: the short help, as cargo and git print theirs, and the usage-error status.
+    if args.len() <= 1 {
+        dmlrun::err!("{}", command.render_help());
+        return ExitCode::from(ExitStatus::Error.code());
+    }
+    let matches = match command.try_get_matches_from_mut(&args) {
+        Ok(matches) => matches,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
+        Err(e) => return usage_error(&e, &args, color),
+    };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => return usage_error(&e, &args, color),
     };
     if color == ColorWhen::Never {
         // Progress bars and any other styled output follow the same choice.
@@ -45,4 +57,14 @@ fn main() -> ExitCode {
             ExitCode::from(ExitStatus::Error.code())
         }
     }
+}
+
+/// A usage error in dmlrun's one line, `error:` in red where colour is on.
+fn usage_error(error: &clap::Error, args: &[std::ffi::OsString], color: ColorWhen) -> ExitCode {
+    let prefix = match color.on_stderr() {
+        true => format!("dmlrun: {}", console::style("error:").red().bold().force_styling(true)),
+        false => "dmlrun: error:".to_string(),
+    };
+    dmlrun::errln!("{prefix} {}", dmlrun::cli::usage_error_line(error, args));
+    ExitCode::from(ExitStatus::Error.code())
 }

@@ -13,6 +13,7 @@ use crate::cli::{
 };
 use crate::compare::Tolerance;
 use crate::formats::image::PreprocessRequest;
+use crate::graph::Rewrite;
 use crate::inputs::generate::Fill;
 use crate::inputs::LoadOptions;
 use crate::isolation::PlacementRequest;
@@ -50,6 +51,12 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
         io_on_device: false,
         precision: args.precision,
         keep_fp32: args.keep_fp32.clone(),
+        rewrites: args
+            .decompose
+            .iter()
+            .map(|op| Rewrite::Decompose(*op))
+            .chain(args.gemm_zero_bias.then_some(Rewrite::GemmZeroBias))
+            .collect(),
     })
 }
 

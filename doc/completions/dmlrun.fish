@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= decompose= gemm-zero-bias print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -81,6 +81,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l session-config -d 'A sess
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l compare-ep -d 'Also run on this execution provider and compare the outputs; exit 1 when they differ' -r
@@ -108,6 +109,7 @@ error\t''
 fatal\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -181,6 +183,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l session-config -d 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l compare-ep -d 'Also run on this execution provider and compare the outputs; exit 1 when they differ' -r
@@ -211,6 +214,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -250,6 +254,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l session-config -d
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l tol -d 'Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable' -r
@@ -285,6 +290,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-blame -d 'Internal: say a failing case\'s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce\'s candidates, whose reference values it has already)'
@@ -324,6 +330,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l session-config -
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l min-iterations -d 'With --duration: at least this many timed runs' -r
@@ -367,6 +374,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -427,6 +435,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l session-config 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l compare-ep -d 'The reference execution provider, which must run the model: its values feed each candidate\'s inputs and are the outputs it is checked against. Takes what --ep takes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l atol -d 'Absolute tolerance (see --rtol)' -r
@@ -446,6 +455,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l each-op -d 'Instead of bisecting: check each operator type of the model alone (its first node as a one-node model, fed with the reference\'s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s q -l quiet -d 'No progress bar or per-candidate lines on stderr'
@@ -480,6 +490,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l session-confi
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s n -l max-new-tokens -d 'Stop after this many new tokens (or at an end-of-sequence token)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l max-length -d 'The KV buffer\'s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default: the prompt plus --max-new-tokens' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l context-length -d 'The model\'s context length, for a bare .onnx (a genai folder\'s config says it)' -r
@@ -513,6 +524,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'

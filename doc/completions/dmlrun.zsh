@@ -60,6 +60,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--compare-ep=[Also run on this execution provider and compare the outputs; exit 1 when they differ]:EP:_default' \
@@ -80,6 +81,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -146,6 +148,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--compare-ep=[Also run on this execution provider and compare the outputs; exit 1 when they differ]:EP:_default' \
@@ -167,6 +170,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -205,6 +209,7 @@ ones\:""))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
 '--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it]:A:_default' \
 '*--tol=[Tolerance for one output, overriding everything else\: --tol NAME=ATOL,RTOL. Repeatable]:OUTPUT=ATOL,RTOL:_default' \
@@ -232,6 +237,7 @@ none\:"In this process"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
 '--no-blame[Internal\: say a failing case'\''s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce'\''s candidates, whose reference values it has already)]' \
@@ -271,6 +277,7 @@ ones\:""))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
 '(--duration)--iterations=[Timed runs per model (default 100, unless --duration is given)]:N:_default' \
 '--duration=[Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)]:TIME:_default' \
 '--min-iterations=[With --duration\: at least this many timed runs]:N:_default' \
@@ -305,6 +312,7 @@ none\:"In this process"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -362,6 +370,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
 '--compare-ep=[The reference execution provider, which must run the model\: its values feed each candidate'\''s inputs and are the outputs it is checked against. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol)]:A:_default' \
@@ -376,6 +385,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
 '-q[No progress bar or per-candidate lines on stderr]' \
@@ -410,6 +420,7 @@ _arguments "${_arguments_options[@]}" : \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
 '-n+[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
 '--max-new-tokens=[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
 '--max-length=[The KV buffer'\''s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default\: the prompt plus --max-new-tokens]:N:_default' \
@@ -436,6 +447,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \

@@ -108,6 +108,8 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
         &[
             "precision",
             "keep-fp32",
+            "decompose",
+            "gemm-zero-bias",
             "opt-level",
             "intra-threads",
             "inter-threads",
@@ -430,12 +432,85 @@ impl ColorWhen {
         }
     }
 
+    /// Whether stderr gets colour: `always`, or `auto` on a terminal without NO_COLOR.
+    pub fn on_stderr(self) -> bool {
+        match self {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("NO_COLOR").is_none()
+            }
+        }
+    }
+
     pub fn to_clap(self) -> clap::ColorChoice {
         match self {
             ColorWhen::Auto => clap::ColorChoice::Auto,
             ColorWhen::Always => clap::ColorChoice::Always,
             ColorWhen::Never => clap::ColorChoice::Never,
         }
+    }
+}
+
+/// A usage error as dmlrun says every error: one line, `dmlrun: error: ...` (main adds the
+/// prefix), with clap's suggestion of a similar flag or value where it has one, and without its
+/// usage lines or the tip to pass a flag after `--`, which misleads (a value that looks like a
+/// flag is refused because it is one). A value that is not UTF-8 is named with the flag it was
+/// given to, which clap does not say.
+pub fn usage_error_line(error: &clap::Error, args: &[std::ffi::OsString]) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() == ErrorKind::InvalidUtf8 {
+        let at = args.iter().position(|a| a.to_str().is_none());
+        let flag = at.and_then(|i| i.checked_sub(1)).and_then(|i| args[i].to_str()).filter(|f| f.starts_with('-'));
+        let value = at.map(|i| args[i].to_string_lossy().into_owned()).unwrap_or_default();
+        return match flag {
+            Some(flag) => format!("{flag} {value}: not valid UTF-8; this flag's value is read as text"),
+            None => format!("{value}: not valid UTF-8; this argument is read as text"),
+        };
+    }
+    // clap's message, whatever lines it spans (a missing required flag is named on the next
+    // one), without its tips, usage lines and pointer to --help.
+    let text = error.to_string();
+    let first = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_start_matches("error: ")
+        .to_string();
+    let suggested = error.context().find_map(|(kind, value)| match (kind, value) {
+        (
+            ContextKind::SuggestedArg | ContextKind::SuggestedValue | ContextKind::SuggestedSubcommand,
+            ContextValue::String(s),
+        ) => Some(s.clone()),
+        (ContextKind::SuggestedArg | ContextKind::SuggestedValue, ContextValue::Strings(s)) => s.first().cloned(),
+        _ => None,
+    });
+    let help = match error.kind() {
+        ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => "; dmlrun COMMAND --help lists the flags",
+        _ => "",
+    };
+    match suggested {
+        Some(s) => format!("{first}: did you mean '{s}'?"),
+        None => format!("{first}{help}"),
+    }
+}
+
+/// Every value-taking flag takes a negative number as its value (`--iterations -1` is then a
+/// value its parser refuses with the range, not an unknown flag `-1`).
+pub fn with_negative_values(command: clap::Command) -> clap::Command {
+    let names: Vec<String> = command.get_subcommands().map(|c| c.get_name().to_string()).collect();
+    let command = command.mut_args(negative_values);
+    names.iter().fold(command, |command, name| command.mut_subcommand(name, |sub| sub.mut_args(negative_values)))
+}
+
+fn negative_values(arg: clap::Arg) -> clap::Arg {
+    if arg.get_action().takes_values() && !arg.is_positional() {
+        arg.allow_negative_numbers(true)
+    } else {
+        arg
     }
 }
 

@@ -208,6 +208,11 @@ pub fn parse_fraction(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
+/// `--decompose OP`: an operator dmlrun can write as primitive ops.
+pub fn parse_decompose(text: &str) -> Result<crate::graph::Decomposable, String> {
+    crate::graph::Decomposable::parse(text.trim())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

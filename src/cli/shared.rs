@@ -179,6 +179,34 @@ pub struct SessionArgs {
     #[arg(long = "keep-fp32", value_name = "OP|NODE")]
     pub keep_fp32: Vec<String>,
 
+    /// Write every node of this operator as primitive ONNX ops with the same meaning before the
+    /// session (a comma list, or repeated): LayerNormalization, RMSNormalization,
+    /// SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization.
+    ///
+    /// For an execution provider that hangs or fails on the fused op and runs the primitives:
+    /// DirectML on this project's H100 stack (Wine 8, vkd3d 1.6) never returns from
+    /// LayerNormalization and the RMS norms. The arithmetic is float32 whatever the model's float
+    /// type, every optional output is kept, and ONNX Runtime's fusions do not put the op back.
+    /// The report says what was rewritten and how far the rewritten model's outputs are from
+    /// the original's on the reference EP (the CPU, or --compare-ep). A model without such a
+    /// node is refused (in a folder: the flag is not applied to it, and that is said).
+    ///
+    /// Example: dmlrun decoder.onnx --device 0 --decompose SimplifiedLayerNormalization,SkipSimplifiedLayerNormalization
+    #[arg(long = "decompose", value_name = "OP[,OP...]", value_delimiter = ',', value_parser = parse_decompose)]
+    pub decompose: Vec<crate::graph::Decomposable>,
+
+    /// Give every Gemm without its optional bias an explicit zero bias, of its output's width
+    /// and its weight's type, before the session.
+    ///
+    /// ONNX Runtime's DirectML fuses a Gemm with the activation after it and then rejects its
+    /// own fused node when the bias is absent ("DmlFusedGemm ... has input size 2 not in range
+    /// [min=3, max=3]"), which torch's exporter writes for a BERT pooler. Checked against the
+    /// original as --decompose is.
+    ///
+    /// Example: dmlrun bert.onnx --device 0 --gemm-zero-bias
+    #[arg(long)]
+    pub gemm_zero_bias: bool,
+
     /// Print the resolved session plan (providers, device, execution mode, memory pattern, dims,
     /// threads) to stderr before creating the session.
     ///

@@ -377,9 +377,10 @@ fn prepare(runtime: &Runtime, settings: &BenchSettings, target: &BenchTarget, re
             request.optimization_level = OptimizationLevel::Disable;
             request.dims.clear();
             request.dim_denotations.clear();
-            // A --precision fp16 entry's cached model is the float16 one already.
+            // A --precision fp16 entry's cached model is the float16 one already, rewritten too.
             request.precision = crate::runtime::plan::Precision::Fp32;
             request.keep_fp32.clear();
+            request.rewrites.clear();
             cache = Some(CacheUse::Hit);
         } else {
             request.optimized_model_path = Some(OrtWritten::new(dir, &name).partial_path());
@@ -446,6 +447,7 @@ fn bench_model(
         device_io,
         warnings: said,
         precision,
+        rewrite,
         ..
     } = measured?;
     let sessions = match settings.sessions {
@@ -520,6 +522,7 @@ fn bench_model(
         device_io,
         sessions,
         precision,
+        rewrite,
         comparison,
         reference,
         generation: None,
@@ -612,6 +615,7 @@ fn bench_generation(
         device_io: None,
         sessions: None,
         precision: None,
+        rewrite: decoder.rewrite.clone(),
         comparison: None,
         reference: None,
         generation: Some(figures),
@@ -638,7 +642,7 @@ fn cache_key(model_sha256: &[u8; 32], request: &PlanRequest, ort_version: &str) 
     denotations.sort();
     hasher.update(
         format!(
-            "ep={:?};device={:?};pref={:?};filter={:?};dims={dims:?};den={denotations:?};opt={:?};ort={ort_version};config={:?};ep_options={:?};metacommands={};precision={:?};keep={:?}",
+            "ep={:?};device={:?};pref={:?};filter={:?};dims={dims:?};den={denotations:?};opt={:?};ort={ort_version};config={:?};ep_options={:?};metacommands={};precision={:?};keep={:?};rewrites={:?}",
             request.ep,
             request.device,
             request.performance_preference,
@@ -648,7 +652,8 @@ fn cache_key(model_sha256: &[u8; 32], request: &PlanRequest, ort_version: &str) 
             request.ep_options,
             !request.dml_disable_metacommands,
             request.precision,
-            request.keep_fp32
+            request.keep_fp32,
+            request.rewrites
         )
         .as_bytes(),
     );

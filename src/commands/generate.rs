@@ -250,6 +250,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
         gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
         comparison,
+        rewrite: decoder.rewrite.clone(),
         interrupted,
     };
     write_reports(args, &report)?;

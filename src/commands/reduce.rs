@@ -54,23 +54,40 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         ..preflight.request.reference(args.compare_ep.clone(), None)
     };
     let load = settings::load_options(&args.input, &args.preprocess);
-    // --precision fp16: the model reduced is the float16 one, converted here once (typed by a
-    // float32 run of the inputs on the reference EP); both EPs then run that model.
-    let float16 = match preflight.plan.precision {
-        Precision::Fp32 => None,
-        Precision::Fp16 => {
+    // --decompose, --gemm-zero-bias, --precision fp16: the model reduced is the rewritten and
+    // converted one, made here once (checked and typed by runs of the inputs on the reference
+    // EP); both EPs then run that model.
+    let prepared = match preflight.plan.precision == Precision::Fp16 || !preflight.plan.rewrites.is_empty() {
+        true => {
             let bound = crate::inputs::bind(&args.input.inputs, &preflight.input_signatures(), &load)?;
-            let prepared = engine::PreparedInputs::new(&bound.tensors)?;
-            let converted = engine::to_float16(&runtime, &preflight, &reference, &prepared)?;
+            Some(engine::PreparedInputs::new(&bound.tensors)?)
+        }
+        false => None,
+    };
+    let rewritten = match (&prepared, preflight.plan.rewrites.is_empty()) {
+        (Some(prepared), false) => {
+            let check = Some((&reference, prepared));
+            let rewritten = engine::rewrite(&runtime, model_path, preflight.info(), &preflight.plan.rewrites, check)?;
+            crate::errln!("reduce: rewritten: {}", rewritten.report.describe());
+            Some(rewritten)
+        }
+        _ => None,
+    };
+    let source_model = rewritten.as_ref().map_or(model_path, |r| r.path.as_path());
+    let float16 = match (&prepared, preflight.plan.precision) {
+        (Some(prepared), Precision::Fp16) => {
+            let converted = engine::to_float16(&runtime, source_model, &preflight, &reference, prepared)?;
             crate::errln!("reduce: --precision fp16: {}", converted.conversion.describe());
             Some(converted)
         }
+        _ => None,
     };
-    let preflight = match &float16 {
-        Some(f) => Preflight::read(
+    let made = float16.as_ref().map(|f| f.path.as_path()).or(rewritten.as_ref().map(|r| r.path.as_path()));
+    let preflight = match made {
+        Some(path) => Preflight::read(
             &runtime,
-            &f.path,
-            &PlanRequest { precision: Precision::Fp32, keep_fp32: Vec::new(), ..request.clone() },
+            path,
+            &PlanRequest { precision: Precision::Fp32, keep_fp32: Vec::new(), rewrites: Vec::new(), ..request.clone() },
             Scope::Alone,
         )?,
         None => preflight,

@@ -85,6 +85,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         device_io,
         warnings,
         precision,
+        rewrite,
     } = match engine::measure(&runtime, &measure, &bar) {
         Ok(measured) => measured,
         // Ctrl-C before any timed run: nobody's failure, and nothing measured to report.
@@ -164,6 +165,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         comparison,
         device_io,
         precision,
+        rewrite,
         interrupted: crate::interrupt::interrupted(),
     };
     emit(&report, args.json.as_deref(), args.quiet)?;

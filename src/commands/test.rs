@@ -229,8 +229,9 @@ fn run_case(runtime: &Runtime, settings: &TestSettings, case: &Case, preflight: 
         blame: None,
         node: None,
         warnings: preflight.not_applied.clone(),
+        rewrite: None,
     };
-    let checked = check_case(runtime, settings, case, preflight, &mut result.placement);
+    let checked = check_case(runtime, settings, case, preflight, &mut result.placement, &mut result.rewrite);
     match checked {
         Ok((mismatches, max_abs_diff)) => {
             result.max_abs_diff = max_abs_diff;
@@ -269,6 +270,7 @@ fn check_case(
     case: &Case,
     preflight: &Preflight,
     placement: &mut Vec<EpNodes>,
+    rewrite_report: &mut Option<engine::RewriteReport>,
 ) -> Result<(Vec<Mismatch>, Option<f64>)> {
     // Every data set is read before the session exists: with DirectML, the shapes they agree on
     // fix the model's free dimensions.
@@ -301,17 +303,30 @@ fn check_case(
     let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
     engine::finish_plan(runtime, &mut plan, info, &preflight.request, &shapes, false)?;
     let reference_request = settings.reference_request(&preflight.request);
-    // --precision fp16: the case's model converted, typed by a float32 run of its first data set.
-    let float16 = match (plan.precision, sets.first()) {
-        (Precision::Fp16, Some((_, _, inputs))) => {
+    // The case's model rewritten (--decompose, --gemm-zero-bias), then converted (--precision
+    // fp16), each checked on the reference EP with its first data set.
+    let first_inputs = match sets.first() {
+        Some((_, _, inputs)) => Some(PreparedInputs::from_values(runtime, inputs, info)?),
+        None => None,
+    };
+    let check_on = preflight.request.reference(EpRequest::Cpu, None);
+    let rewritten = match plan.rewrites.is_empty() {
+        true => None,
+        false => {
+            let check = first_inputs.as_ref().map(|p| (&check_on, p));
+            Some(engine::rewrite(runtime, &case.model, info, &plan.rewrites, check)?)
+        }
+    };
+    *rewrite_report = rewritten.as_ref().map(|r| r.report.clone());
+    let source_model = rewritten.as_ref().map_or(case.model.as_path(), |r| r.path.as_path());
+    let float16 = match (plan.precision, &first_inputs) {
+        (Precision::Fp16, Some(prepared)) => {
             crate::stage::step("the float16 conversion");
-            let prepared = PreparedInputs::from_values(runtime, inputs, info)?;
-            let reference = preflight.request.reference(EpRequest::Cpu, None);
-            Some(engine::to_float16(runtime, preflight, &reference, &prepared)?)
+            Some(engine::to_float16(runtime, source_model, preflight, &check_on, prepared)?)
         }
         _ => None,
     };
-    let model_path = float16.as_ref().map_or(case.model.as_path(), |f| f.path.as_path());
+    let model_path = float16.as_ref().map_or(source_model, |f| f.path.as_path());
     // A failure on DirectML (or any EP but the CPU) is checked on the reference EP with the same
     // inputs, to say whose it is.
     let explain = |plan: &SessionPlan, stage: Stage, prepared: &PreparedInputs, e: anyhow::Error| {

@@ -4,6 +4,7 @@
 //! ONNX Runtime's own metadata API does not expose dimension denotations or the opset imports
 //! of every domain, and `--dim` must be validated before the session is created.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -117,6 +118,12 @@ pub struct ModelInfo {
     pub doc_string: Option<String>,
     pub graph_name: Option<String>,
     pub node_count: usize,
+    /// How many nodes of each operator type the main graph has.
+    #[serde(default)]
+    pub op_types: BTreeMap<String, usize>,
+    /// `Gemm` nodes without their optional bias (what `--gemm-zero-bias` rewrites).
+    #[serde(default)]
+    pub gemms_without_bias: usize,
     pub opsets: Vec<Opset>,
     pub inputs: Vec<IoInfo>,
     pub outputs: Vec<IoInfo>,
@@ -176,6 +183,18 @@ impl ModelInfo {
             doc_string: model.doc_string.filter(|s| !s.is_empty()),
             graph_name: graph.name,
             node_count: graph.node.len(),
+            op_types: {
+                let mut counts = BTreeMap::new();
+                for node in &graph.node {
+                    *counts.entry(node.op_type.clone().unwrap_or_default()).or_insert(0) += 1;
+                }
+                counts
+            },
+            gemms_without_bias: graph
+                .node
+                .iter()
+                .filter(|n| n.op_type.as_deref() == Some("Gemm") && n.input.get(2).is_none_or(|c| c.is_empty()))
+                .count(),
             opsets: model
                 .opset_import
                 .iter()

@@ -11,8 +11,10 @@
 
 mod float16;
 mod proto;
+mod rewrite;
 
 pub use float16::Conversion;
+pub use rewrite::{Decomposable, Rewrite, RewriteSummary};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::RangeInclusive;

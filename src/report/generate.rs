@@ -41,6 +41,9 @@ pub struct GenerateReport {
     /// With --compare-ep: the reference EP's greedy tokens against these.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<TokenComparison>,
+    /// With --decompose or --gemm-zero-bias: what the decoder had rewritten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<crate::runtime::engine::RewriteReport>,
     /// Ctrl-C stopped the run; the figures are over what was done.
     pub interrupted: bool,
 }

@@ -170,6 +170,10 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         let _ = writeln!(w);
         let _ = writeln!(w, "{}", describe_device_io(io));
     }
+    if let Some(r) = &report.rewrite {
+        let _ = writeln!(w);
+        let _ = writeln!(w, "rewritten   : {}", r.describe());
+    }
     if let Some(p) = &report.precision {
         let _ = writeln!(w);
         let _ = writeln!(w, "float16     : {}", p.conversion.describe());

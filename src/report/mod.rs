@@ -54,6 +54,10 @@ pub struct RunReport {
     /// With --precision fp16: what was converted, and the outputs against the float32 model's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub precision: Option<crate::runtime::engine::PrecisionReport>,
+    /// With --decompose or --gemm-zero-bias: what was rewritten, and the outputs against the
+    /// original model's on the reference EP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<crate::runtime::engine::RewriteReport>,
     /// Ctrl-C stopped the timed runs: the statistics cover the runs made until then.
     pub interrupted: bool,
 }

@@ -55,6 +55,9 @@ pub fn render(report: &BenchReport) -> String {
         if let Some(items) = m.items_per_s {
             let _ = writeln!(w, "{:<width$} batch {}: {items:.1} items/s", "", m.batch_size.unwrap_or(1));
         }
+        if let Some(r) = &m.rewrite {
+            let _ = writeln!(w, "{:<width$} rewritten: {}", "", r.describe());
+        }
         if let Some(p) = &m.precision {
             let float32 = match (&p.float32_latency_ms, &p.float32_error) {
                 (Some(f), _) => format!("float32 p50 {:.3} ms, float16 {:.2}x of it", f.p50, s.p50 / f.p50),

@@ -167,6 +167,10 @@ pub struct ModelBench {
     /// the float32 model timed beside it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub precision: Option<crate::runtime::engine::PrecisionReport>,
+    /// With --decompose or --gemm-zero-bias: what was rewritten, and the outputs against the
+    /// original's on the reference EP.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rewrite: Option<crate::runtime::engine::RewriteReport>,
     /// With --compare-ep: outputs that differ from the reference run (empty = all match).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub comparison: Option<Vec<crate::compare::Mismatch>>,
@@ -433,6 +437,7 @@ pub(crate) mod tests {
                 device_io: None,
                 sessions: None,
                 precision: None,
+                rewrite: None,
                 comparison: None,
                 warnings: vec![],
             }],

@@ -87,6 +87,10 @@ pub struct CaseResult {
     /// for and were left out for it.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub warnings: Vec<String>,
+    /// With --decompose or --gemm-zero-bias: what was rewritten, and how far the rewritten
+    /// model's outputs are from the original's on the reference EP (the first data set).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rewrite: Option<crate::runtime::engine::RewriteReport>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -173,6 +177,7 @@ impl CaseResult {
             blame: None,
             node: None,
             warnings: Vec::new(),
+            rewrite: None,
         }
     }
 }

@@ -57,6 +57,8 @@ pub struct DecoderSession {
     pub kv_bytes: u64,
     /// Decode steps feed the mask at the shared buffer's length (DirectML; see the module's text).
     full_length_decode_mask: bool,
+    /// `--decompose`, `--gemm-zero-bias`: what the session's model had rewritten.
+    pub rewrite: Option<super::rewrite::RewriteReport>,
 }
 
 enum Cache {
@@ -220,7 +222,22 @@ impl DecoderSession {
             );
         }
         let device_id = plan.device_id().unwrap_or(0) as i32;
-        let model = open(runtime, model_path, preflight.info().clone(), Duration::ZERO, plan)?;
+        // --decompose: the session's model rewritten. A decoder takes no inputs this step could
+        // run both models on; generate's --compare-ep compares the tokens of whole generations.
+        let rewritten = match plan.rewrites.is_empty() {
+            true => None,
+            false => Some(super::rewrite::rewrite(runtime, model_path, preflight.info(), &plan.rewrites, None)?),
+        };
+        let session_path = rewritten.as_ref().map_or(model_path, |r| r.path.as_path());
+        let mut model = open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?;
+        // Errors name the user's model, not the rewritten copy, which is gone with this call.
+        model.model_path = model_path.to_path_buf();
+        let rewrite = rewritten.map(|r| super::rewrite::RewriteReport {
+            not_compared: Some(
+                "a decoder's outputs are compared by generating (--compare-ep compares the tokens)".into(),
+            ),
+            ..r.report
+        });
         let first_past = DecoderSpec::layer_name(&spec.past_key, 0);
         let kv_type = model
             .session
@@ -302,6 +319,7 @@ impl DecoderSession {
             cache,
             past: 0,
             logits: Vec::new(),
+            rewrite,
             kv_bytes,
             full_length_decode_mask,
         };

@@ -11,6 +11,7 @@ use super::diagnose::{self, Stage};
 use super::open::{load, open, DeviceReport, LoadedModel};
 use super::precision::{to_float16, PrecisionReport};
 use super::preflight::{bound_shapes, finish_plan, Preflight};
+use super::rewrite::{rewrite, RewriteReport};
 use super::runs::{run_to_host_values, timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
 use crate::compare::Tolerance;
 use crate::graph::Conversion;
@@ -72,6 +73,8 @@ pub struct Measurement {
     pub warnings: Vec<String>,
     /// `--precision fp16`: what was converted, and the outputs against the float32 model's.
     pub precision: Option<PrecisionReport>,
+    /// `--decompose`, `--gemm-zero-bias`: what was rewritten, and the outputs against the original's.
+    pub rewrite: Option<RewriteReport>,
 }
 
 /// The open, bind, run, warm up, time and compare sequence `run` and `bench` share.
@@ -116,22 +119,29 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     let started = Instant::now();
     let prepared = PreparedInputs::new(&bound.tensors)?;
     input_prepare += started.elapsed();
+    // The model the session runs: rewritten (--decompose, --gemm-zero-bias), then converted
+    // (--precision fp16), each checked against what it was made from on the reference EP.
+    let reference = match &request.reference {
+        Some((reference, _)) => reference.clone(),
+        None => preflight.request.reference(EpRequest::Cpu, None),
+    };
+    let rewritten = match plan.rewrites.is_empty() {
+        true => None,
+        false => Some(rewrite(runtime, &preflight.model_path, info, &plan.rewrites, Some((&reference, &prepared)))?),
+    };
+    let source_model = rewritten.as_ref().map_or(preflight.model_path.as_path(), |r| r.path.as_path());
     // --precision fp16: the session runs the model converted, with what a float32 run of the same
     // inputs on the reference EP says of its tensors.
     let float16 = match plan.precision {
         Precision::Fp32 => None,
         Precision::Fp16 => {
             crate::stage::step("the float16 conversion");
-            let reference = match &request.reference {
-                Some((reference, _)) => reference.clone(),
-                None => preflight.request.reference(EpRequest::Cpu, None),
-            };
-            let converted = to_float16(runtime, preflight, &reference, &prepared)?;
+            let converted = to_float16(runtime, source_model, preflight, &reference, &prepared)?;
             warn_conversion(&converted.conversion, &mut warn);
             Some(converted)
         }
     };
-    let session_model = float16.as_ref().map_or(preflight.model_path.as_path(), |f| f.path.as_path());
+    let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
         let failed = diagnose::Failed { model_path: session_model, info, plan, stage };
@@ -206,7 +216,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     if let (Some(report), true) = (&mut precision, request.time_float32) {
         crate::stage::step("the float32 model's timed runs");
         let float32 = SessionPlan { precision: Precision::Fp32, ..model.plan.clone() };
-        let timed = open(runtime, &preflight.model_path, info.clone(), Duration::ZERO, float32).and_then(|mut m| {
+        let timed = open(runtime, source_model, info.clone(), Duration::ZERO, float32).and_then(|mut m| {
             let feed = Feed::Host(&prepared);
             warm_up(&mut m.session, &feed, request.warmup)?;
             timed_runs(&mut m.session, &feed, request.budget, &indicatif::ProgressBar::hidden(), None)
@@ -227,6 +237,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         device_io,
         warnings,
         precision,
+        rewrite: rewritten.map(|r| r.report),
     })
 }
 

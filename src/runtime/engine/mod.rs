@@ -9,6 +9,8 @@
 //! - `diagnose`: a failure explained by a reference run, and the node named;
 //! - `device_io`: `--io-on-device` and graph capture; `sessions`: `bench --sessions`;
 //! - `precision`: `--precision fp16`'s conversion, typed by a float32 run, and its accuracy;
+//! - `rewrite`: `--decompose` and `--gemm-zero-bias`, checked against the original on the
+//!   reference EP;
 //! - `measure`: the open, bind, run, time and compare sequence of run and bench;
 //! - `decoder`: a decoder LLM's session with its KV cache, for generate;
 //! - `gpu_memory`: DXGI's readings, taken by all of them.
@@ -23,6 +25,7 @@ mod measure;
 mod open;
 mod precision;
 mod preflight;
+mod rewrite;
 mod runs;
 mod sessions;
 
@@ -33,5 +36,6 @@ pub use measure::{batch_size, measure, Comparison, MeasureRequest, Measurement};
 pub use open::{load, open, DeviceReport, LoadedModel};
 pub use precision::{to_float16, PrecisionReport};
 pub use preflight::{check_flags, check_request, finish_plan, plans_directml, Preflight, Scope};
+pub use rewrite::{rewrite, RewriteReport};
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
 pub use sessions::{measure_sessions, ConcurrentSessions};

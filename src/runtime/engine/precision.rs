@@ -6,7 +6,7 @@
 //! its outputs are the float32 model's, which the float16 outputs are compared with.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -38,11 +38,12 @@ pub struct Float16Model {
 /// `reference` (a request for the float32 model) with `prepared` inputs.
 pub fn to_float16(
     runtime: &Runtime,
+    model_path: &Path,
     preflight: &Preflight,
     reference: &PlanRequest,
     prepared: &PreparedInputs,
 ) -> Result<Float16Model> {
-    let graph = Graph::read(&preflight.model_path)?;
+    let graph = Graph::read(model_path)?;
     let (values, float32_on) = run_exposed(runtime, &graph, reference, prepared, &graph.intermediate_tensors())
         .context("--precision fp16: the float32 run that finds which tensors are floats")?;
     let mut types: HashMap<String, DType> = values
@@ -61,7 +62,7 @@ pub fn to_float16(
         graph.to_float16(&types, &preflight.plan.keep_fp32).context("--precision fp16: converting the model")?;
     let folder = tempfile::tempdir().context("a temporary folder for the float16 model")?;
     // Named after the model, so that an error about it names the model.
-    let stem = preflight.model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+    let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let path = folder.path().join(format!("{stem}.fp16.onnx"));
     std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
     let float32_outputs = values.into_iter().filter(|(name, _)| graph.outputs().contains(name)).collect();
@@ -71,33 +72,37 @@ pub fn to_float16(
 impl Float16Model {
     /// How far `outputs` (the float16 model's) are from the float32 model's.
     pub fn report(&self, outputs: &[(String, HostValue)]) -> PrecisionReport {
-        let accuracy = self
-            .float32_outputs
-            .iter()
-            .filter_map(|(name, want)| {
-                let (HostValue::Tensor(want), Some((_, HostValue::Tensor(got)))) =
-                    (want, outputs.iter().find(|(n, _)| n == name))
-                else {
-                    return None;
-                };
-                let difference = crate::compare::difference(name, want, got)?;
-                Some(OutputAccuracy {
-                    output: name.clone(),
-                    max_abs: difference.max_abs,
-                    max_rel: difference.max_rel,
-                    not_finite: difference.not_finite,
-                    agreement: crate::compare::classifier_agreement(want, got),
-                })
-            })
-            .collect();
         PrecisionReport {
             conversion: self.conversion.clone(),
             float32_on: self.float32_on.clone(),
-            outputs: accuracy,
+            outputs: accuracy(&self.float32_outputs, outputs),
             float32_latency_ms: None,
             float32_error: None,
         }
     }
+}
+
+/// Each float tensor of `wanted` against the output of the same name in `got`: the largest
+/// differences, values not finite in one only, and a classifier's agreement.
+pub fn accuracy(wanted: &[(String, HostValue)], got: &[(String, HostValue)]) -> Vec<OutputAccuracy> {
+    wanted
+        .iter()
+        .filter_map(|(name, want)| {
+            let (HostValue::Tensor(want), Some((_, HostValue::Tensor(got)))) =
+                (want, got.iter().find(|(n, _)| n == name))
+            else {
+                return None;
+            };
+            let difference = crate::compare::difference(name, want, got)?;
+            Some(OutputAccuracy {
+                output: name.clone(),
+                max_abs: difference.max_abs,
+                max_rel: difference.max_rel,
+                not_finite: difference.not_finite,
+                agreement: crate::compare::classifier_agreement(want, got),
+            })
+        })
+        .collect()
 }
 
 /// What `--precision fp16` did and cost in accuracy, in the reports.
@@ -130,21 +135,22 @@ pub struct OutputAccuracy {
     pub agreement: Option<Agreement>,
 }
 
+impl OutputAccuracy {
+    /// `prob: max |diff| 3.1e-4, top-1 agrees 1/1, top-5 1/1`.
+    pub fn describe(&self) -> String {
+        let agreement = self
+            .agreement
+            .map(|a| format!(", top-1 agrees {}/{}, top-5 {}/{}", a.top1, a.rows, a.top5, a.rows))
+            .unwrap_or_default();
+        let overflow = crate::compare::not_finite_note(self.not_finite);
+        format!("{}: max |diff| {:.2e}{overflow}{agreement}", self.output, self.max_abs)
+    }
+}
+
 impl PrecisionReport {
     /// `prob: max |diff| 3.1e-4, top-1 1/1, top-5 1/1`, per output.
     pub fn describe_accuracy(&self) -> String {
-        let outputs: Vec<String> = self
-            .outputs
-            .iter()
-            .map(|o| {
-                let agreement = o
-                    .agreement
-                    .map(|a| format!(", top-1 agrees {}/{}, top-5 {}/{}", a.top1, a.rows, a.top5, a.rows))
-                    .unwrap_or_default();
-                let overflow = crate::compare::not_finite_note(o.not_finite);
-                format!("{}: max |diff| {:.2e}{overflow}{agreement}", o.output, o.max_abs)
-            })
-            .collect();
+        let outputs: Vec<String> = self.outputs.iter().map(OutputAccuracy::describe).collect();
         format!("against float32 on {}: {}", self.float32_on.describe(), outputs.join("; "))
     }
 }

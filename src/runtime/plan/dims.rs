@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{PlanRequest, SessionPlan};
 use crate::formats::model::ModelInfo;
+use crate::graph::Rewrite;
 
 /// A free-dimension override, applied at session creation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -310,7 +311,13 @@ impl PlanRequest {
     /// `--dim-denotation`, `--shape`): what every model of a run shares, checked once before
     /// any model is read.
     pub fn shared_part(&self) -> PlanRequest {
-        PlanRequest { dims: Vec::new(), dim_denotations: Vec::new(), shapes: Vec::new(), ..self.clone() }
+        PlanRequest {
+            dims: Vec::new(),
+            dim_denotations: Vec::new(),
+            shapes: Vec::new(),
+            rewrites: Vec::new(),
+            ..self.clone()
+        }
     }
 
     /// This request for one model of several: a `--dim`, `--dim-denotation` or `--shape` that
@@ -346,6 +353,13 @@ impl PlanRequest {
             }
             fits
         });
+        fitted.rewrites.retain(|rewrite| {
+            let fits = rewritable(model, *rewrite);
+            if !fits {
+                notes.push(format!("{} not applied: {}", rewrite.flag(), nothing_to_rewrite(*rewrite, "this model")));
+            }
+            fits
+        });
         (fitted, notes)
     }
 }
@@ -356,6 +370,13 @@ impl PlanRequest {
 pub fn check_flags_fit_some(request: &PlanRequest, models: &[&ModelInfo]) -> Result<()> {
     if models.is_empty() {
         return Ok(());
+    }
+    if let Some(rewrite) = request.rewrites.iter().find(|r| !models.iter().any(|m| rewritable(m, **r))) {
+        let which = match models.len() {
+            1 => "the model".to_string(),
+            n => format!("none of the {n} models"),
+        };
+        bail!("{}: {}", rewrite.flag(), nothing_to_rewrite(*rewrite, &which));
     }
     let union = |of: fn(&ModelInfo) -> Vec<String>| {
         let mut all: Vec<String> = Vec::new();
@@ -402,6 +423,23 @@ pub(super) fn list_or_none(items: &[String]) -> String {
         "none".to_string()
     } else {
         items.join(", ")
+    }
+}
+
+/// Whether `rewrite` finds something to rewrite in the model's main graph.
+pub fn rewritable(model: &ModelInfo, rewrite: Rewrite) -> bool {
+    match rewrite {
+        Rewrite::GemmZeroBias => model.gemms_without_bias > 0,
+        Rewrite::Decompose(op) => model.op_types.contains_key(op.op_type()),
+    }
+}
+
+/// `the model has no LayerNormalization node`, `none of the 3 models has a Gemm without a bias`.
+pub fn nothing_to_rewrite(rewrite: Rewrite, which: &str) -> String {
+    let has = if which.starts_with("none") { "has a" } else { "has no" };
+    match rewrite {
+        Rewrite::GemmZeroBias => format!("{which} {has} Gemm without a bias"),
+        Rewrite::Decompose(op) => format!("{which} {has} {op} node"),
     }
 }
 

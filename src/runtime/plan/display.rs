@@ -45,6 +45,14 @@ impl fmt::Display for SessionPlan {
                 )?
             }
         }
+        if !self.rewrites.is_empty() {
+            let flags: Vec<String> = self.rewrites.iter().map(|r| r.flag()).collect();
+            writeln!(
+                f,
+                "rewrites            : {} (checked against the original on the reference EP)",
+                flags.join(", ")
+            )?;
+        }
         let threads = |t: Option<usize>| t.map_or("default".to_string(), |n| n.to_string());
         writeln!(f, "intra-op threads    : {}", threads(self.intra_op_threads))?;
         writeln!(f, "inter-op threads    : {}", threads(self.inter_op_threads))?;

@@ -88,6 +88,10 @@ pub struct SessionPlan {
     /// Operator types or node names left in float32 beside the defaults.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub keep_fp32: Vec<String>,
+    /// `--decompose`, `--gemm-zero-bias`: the session runs the model rewritten so
+    /// (graph::Graph::rewrite), checked against the original on the reference EP.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub rewrites: Vec<crate::graph::Rewrite>,
 }
 
 impl SessionPlan {
@@ -205,6 +209,11 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
                 .map(|(axis, _)| format!("input '{}' axis {axis}", input.name))
         })
         .collect();
+    // A rewrite with nothing to rewrite would say something untrue: the run's error (a model of
+    // several had it left out by `fitted_to`).
+    if let Some(rewrite) = request.rewrites.iter().find(|r| !dims::rewritable(model, **r)) {
+        bail!("{}: {}", rewrite.flag(), dims::nothing_to_rewrite(*rewrite, "the model"));
+    }
     if request.precision == Precision::Fp32 && !request.keep_fp32.is_empty() {
         bail!("--keep-fp32 names what --precision fp16 leaves in float32; the model runs as written without it");
     }
@@ -238,6 +247,7 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         io_on_device: use_dml && (request.io_on_device || graph_capture),
         precision: request.precision,
         keep_fp32: request.keep_fp32.clone(),
+        rewrites: request.rewrites.clone(),
     })
 }
 

@@ -159,7 +159,7 @@ pub enum ExecutionMode {
     Parallel,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OptimizationLevel {
     Disable,
@@ -223,6 +223,9 @@ pub struct PlanRequest {
     /// `--keep-fp32 OP|NODE`: left in float32 under `--precision fp16`, beside the defaults.
     #[serde(default)]
     pub keep_fp32: Vec<String>,
+    /// `--decompose OP`, `--gemm-zero-bias`: the model rewritten before its session.
+    #[serde(default)]
+    pub rewrites: Vec<crate::graph::Rewrite>,
 }
 
 impl PlanRequest {
@@ -256,9 +259,10 @@ impl PlanRequest {
                 .cloned()
                 .collect(),
             io_on_device: false,
-            // The reference runs the model as written: what a float16 model is held to.
+            // The reference runs the model as written: what a float16 or rewritten model is held to.
             precision: Precision::Fp32,
             keep_fp32: Vec::new(),
+            rewrites: Vec::new(),
             ..self.clone()
         }
     }
@@ -290,6 +294,7 @@ impl Default for PlanRequest {
             io_on_device: false,
             precision: Precision::Fp32,
             keep_fp32: Vec::new(),
+            rewrites: Vec::new(),
         }
     }
 }

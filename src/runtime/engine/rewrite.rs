@@ -1,0 +1,137 @@
+//! `--decompose OP` and `--gemm-zero-bias`: the model rewritten before its session
+//! (`graph::Graph::rewrite`), and checked, not assumed: the rewritten model and the original run
+//! on the reference EP with the same inputs, and the largest difference of each output is in the
+//! report, as the float16 conversion's is.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::open::{load, DeviceReport};
+use super::precision::{accuracy, OutputAccuracy};
+use super::runs::{run_to_host_values, PreparedInputs};
+use crate::formats::model::{ModelFile, ModelInfo};
+use crate::graph::{Graph, Rewrite, RewriteSummary};
+use crate::runtime::plan::{OptimizationLevel, PlanRequest};
+use crate::runtime::Runtime;
+
+/// A model rewritten for one run.
+pub struct RewrittenModel {
+    /// The rewritten model, in a temporary folder that lives as long as this value.
+    pub path: PathBuf,
+    _folder: tempfile::TempDir,
+    pub report: RewriteReport,
+}
+
+/// What the rewrites did, and how far the rewritten model's outputs are from the original's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RewriteReport {
+    pub summary: RewriteSummary,
+    /// Where both models ran for the comparison; absent where they were not compared.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub compared_on: Option<DeviceReport>,
+    /// Each output of the rewritten model against the original's.
+    #[serde(default)]
+    pub outputs: Vec<OutputAccuracy>,
+    /// Why the outputs were not compared (generate compares tokens instead, with --compare-ep).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub not_compared: Option<String>,
+    /// Decomposed operators that ONNX Runtime's optimiser put back (its fusions, at the reference
+    /// run's optimisation level): none, or the rewrite did not hold.
+    #[serde(default)]
+    pub fused_back: Vec<String>,
+}
+
+impl RewriteReport {
+    /// `rewritten: --decompose LayerNormalization: 2 nodes, 26 nodes in their place; against the
+    /// original on CPUExecutionProvider: y: max |diff| 4.8e-7`.
+    pub fn describe(&self) -> String {
+        let compared = match (&self.compared_on, &self.not_compared) {
+            (Some(on), _) => {
+                format!("; against the original on {}: {}", on.describe(), describe_outputs(&self.outputs))
+            }
+            (None, Some(why)) => format!("; not compared: {why}"),
+            (None, None) => String::new(),
+        };
+        let fused = match self.fused_back.as_slice() {
+            [] => String::new(),
+            ops => format!("; ONNX Runtime's optimiser fused {} back", ops.join(", ")),
+        };
+        format!("{}{compared}{fused}", self.summary.describe())
+    }
+}
+
+fn describe_outputs(outputs: &[OutputAccuracy]) -> String {
+    if outputs.is_empty() {
+        return "no output is a float tensor to compare".to_string();
+    }
+    outputs.iter().map(OutputAccuracy::describe).collect::<Vec<_>>().join("; ")
+}
+
+/// The decomposed operators ONNX Runtime's optimiser puts back, read off the graph it writes
+/// when it optimises the rewritten model for the reference EP. Its fusions (LayerNormFusion,
+/// SimplifiedLayerNormFusion) run at the extended level, the last that writes a graph any
+/// machine can read back (the next adds layout changes for this CPU).
+fn fused_back(
+    runtime: &Runtime,
+    rewritten: &Path,
+    info: &ModelInfo,
+    reference: &PlanRequest,
+    rewrites: &[Rewrite],
+    folder: &Path,
+) -> Result<Vec<String>> {
+    let decomposed: Vec<&str> =
+        rewrites.iter().filter(|r| matches!(r, Rewrite::Decompose(_))).map(|r| r.op_type()).collect();
+    if decomposed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let optimized = folder.join("optimized.onnx");
+    let level = reference.optimization_level.min(OptimizationLevel::Extended);
+    let request =
+        PlanRequest { optimized_model_path: Some(optimized.clone()), optimization_level: level, ..reference.clone() };
+    load(runtime, rewritten, info, &request).context("the rewritten model, optimised as ONNX Runtime optimises it")?;
+    let ops = ModelFile::read(&optimized)?.info.op_types;
+    Ok(decomposed.into_iter().filter(|op| ops.contains_key(*op)).map(String::from).collect())
+}
+
+/// Rewrites the model at `model_path` and, with `check` (the reference EP's request and the
+/// inputs about to be bound), runs it and the original there to say how far apart they are.
+pub fn rewrite(
+    runtime: &Runtime,
+    model_path: &Path,
+    info: &ModelInfo,
+    rewrites: &[Rewrite],
+    check: Option<(&PlanRequest, &PreparedInputs)>,
+) -> Result<RewrittenModel> {
+    crate::stage::step("the rewrite");
+    let flags: Vec<String> = rewrites.iter().map(|r| r.flag()).collect();
+    let what = flags.join(" ");
+    let graph = Graph::read(model_path)?;
+    let (bytes, summary) = graph.rewrite(rewrites).with_context(|| format!("model {}", model_path.display()))?;
+    let folder = tempfile::tempdir().context("a temporary folder for the rewritten model")?;
+    // Named after the model, so that what ONNX Runtime says of it names the model.
+    let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+    let path = folder.path().join(format!("{stem}.rewritten.onnx"));
+    std::fs::write(&path, bytes).with_context(|| format!("writing the rewritten model {}", path.display()))?;
+    let mut report =
+        RewriteReport { summary, compared_on: None, outputs: Vec::new(), not_compared: None, fused_back: Vec::new() };
+    match check {
+        Some((reference, prepared)) => {
+            crate::stage::step("the rewrite's check against the original");
+            let mut original =
+                load(runtime, model_path, info, reference).context("the original model, for the rewrite's check")?;
+            let want = run_to_host_values(&mut original.session, prepared)
+                .context("the original model, for the rewrite's check")?;
+            let mut rewritten =
+                load(runtime, &path, info, reference).with_context(|| format!("the model rewritten by {what}"))?;
+            let got = run_to_host_values(&mut rewritten.session, prepared)
+                .with_context(|| format!("the model rewritten by {what}, on the reference EP"))?;
+            report.outputs = accuracy(&want, &got);
+            report.compared_on = Some(rewritten.device);
+            report.fused_back = fused_back(runtime, &path, info, reference, rewrites, folder.path())?;
+        }
+        None => report.not_compared = Some("no inputs to run it on here".to_string()),
+    }
+    Ok(RewrittenModel { path, _folder: folder, report })
+}

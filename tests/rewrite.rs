@@ -1,0 +1,172 @@
+//! `--decompose` and `--gemm-zero-bias`: each rewrite checked against ONNX Runtime's own kernel
+//! on the CPU EP, every output compared, in run, test and bench.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+/// One-node models of every operator --decompose rewrites (float32 and float16, shapes and axes
+/// drawn from a seed), written by scripts/make_rewrite_models.py, and its list of them.
+fn rewrite_models(dir: &Path) -> Vec<serde_json::Value> {
+    let python = python_with("onnx, numpy", &["onnx", "numpy"]);
+    let script = root().join("scripts/make_rewrite_models.py");
+    let status = std::process::Command::new(python)
+        .arg(&script)
+        .arg(dir)
+        .args(["--seed", "45", "--per-op", "3"])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let cases = std::fs::read_to_string(dir.join("cases.json")).unwrap();
+    serde_json::from_str::<serde_json::Value>(&cases).unwrap().as_array().unwrap().clone()
+}
+
+fn run_json(model: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = dmlrun()
+        .arg(model)
+        .args(["--generate", "random", "--generate-range=-4,4", "--iterations", "1", "--json", "-"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}: {}", model.display(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn every_decomposition_equals_onnx_runtimes_kernel_on_every_output_in_float32_and_float16() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = rewrite_models(dir.path());
+    assert_eq!(cases.len(), 30, "5 operators x 2 types x 3 shapes");
+    for case in &cases {
+        let (file, op) = (case["file"].as_str().unwrap(), case["op"].as_str().unwrap());
+        let report = run_json(&dir.path().join(file), &["--decompose", op]);
+        let rewrite = &report["rewrite"];
+        let what = format!("{file}: {rewrite}");
+        let flag = format!("--decompose {op}");
+        assert_eq!(rewrite["summary"]["rewritten"][&flag].as_array().unwrap().len(), 1, "{what}");
+        assert!(rewrite["summary"]["nodes_added"].as_u64().unwrap() > 5, "{what}");
+        // Every output of the node, the optional ones too, against the kernel's.
+        let compared: Vec<&str> =
+            rewrite["outputs"].as_array().unwrap().iter().map(|o| o["output"].as_str().unwrap()).collect();
+        let wanted: Vec<&str> = case["outputs"].as_array().unwrap().iter().map(|o| o.as_str().unwrap()).collect();
+        assert_eq!(compared, wanted, "{what}");
+        // Float32 arithmetic in both: float32 outputs agree to a few ulps, float16 ones to one.
+        let tolerance = if case["dtype"] == "float16" { 4e-3 } else { 4e-6 };
+        for output in rewrite["outputs"].as_array().unwrap() {
+            let diff = output["max_abs"].as_f64().unwrap();
+            assert!(diff <= tolerance, "{what}: {} differs by {diff}", output["output"]);
+            assert_eq!(output["not_finite"], 0, "{what}");
+        }
+        assert_eq!(rewrite["compared_on"]["execution_provider"], "CPUExecutionProvider", "{what}");
+        // ONNX Runtime's fusions did not put the operator back.
+        assert_eq!(rewrite["fused_back"], serde_json::json!([]), "{what}");
+        assert!(report["plan"]["rewrites"].as_array().is_some_and(|r| !r.is_empty()), "{what}");
+    }
+}
+
+#[test]
+fn onnx_runtime_fuses_a_naive_rms_norm_back_but_not_the_decomposition() {
+    // Pow, ReduceMean, Add, Sqrt, Div, Mul is what SimplifiedLayerNormFusion looks for: ONNX
+    // Runtime's optimised graph has the operator again. dmlrun's primitives (x * x, Reciprocal)
+    // stay primitives, which the optimised graph of the decomposed model shows.
+    let dir = tempfile::tempdir().unwrap();
+    let python = python_with("onnx, numpy", &["onnx", "numpy"]);
+    let naive = dir.path().join("naive_rms.onnx");
+    let script = "import sys, numpy as np, onnx\n\
+from onnx import helper, TensorProto, numpy_helper as nh\n\
+x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 4, 64])\n\
+y = helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 4, 64])\n\
+inits = [nh.from_array(np.array(2.0, np.float32), 'two'), nh.from_array(np.array([-1], np.int64), 'axes'),\n\
+         nh.from_array(np.array(1e-6, np.float32), 'eps'), nh.from_array(np.ones(64, np.float32), 'scale')]\n\
+nodes = [helper.make_node('Pow', ['x', 'two'], ['p']), helper.make_node('ReduceMean', ['p', 'axes'], ['m'], keepdims=1),\n\
+         helper.make_node('Add', ['m', 'eps'], ['a']), helper.make_node('Sqrt', ['a'], ['s']),\n\
+         helper.make_node('Div', ['x', 's'], ['d']), helper.make_node('Mul', ['d', 'scale'], ['y'])]\n\
+m = helper.make_model(helper.make_graph(nodes, 'naive', [x], [y], initializer=inits), opset_imports=[helper.make_opsetid('', 18)])\n\
+m.ir_version = 8\n\
+onnx.save(m, sys.argv[1])\n";
+    let status = std::process::Command::new(&python).args(["-c", script]).arg(&naive).status().unwrap();
+    assert!(status.success());
+    let models = rewrite_models(&dir.path().join("models"));
+    let simplified = models.iter().find(|c| c["op"] == "SimplifiedLayerNormalization").unwrap();
+    let decomposed = dir.path().join("models").join(simplified["file"].as_str().unwrap());
+    let optimised_ops = |model: &Path, extra: &[&str]| -> serde_json::Value {
+        let cache = tempfile::tempdir().unwrap();
+        let out = dmlrun()
+            .arg("bench")
+            .arg(model)
+            .args(["--iterations", "1", "--opt-level", "extended", "--cache"])
+            .arg(cache.path())
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let cached: PathBuf = std::fs::read_dir(cache.path()).unwrap().next().unwrap().unwrap().path();
+        let info = dmlrun().arg("info").arg(&cached).arg("--json").output().unwrap();
+        let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        info["op_types"].clone()
+    };
+    let naive_ops = optimised_ops(&naive, &[]);
+    assert!(naive_ops.get("SimplifiedLayerNormalization").is_some(), "{naive_ops}");
+    let ours = optimised_ops(&decomposed, &["--decompose", "SimplifiedLayerNormalization"]);
+    assert!(ours.get("SimplifiedLayerNormalization").is_none(), "{ours}");
+    assert!(ours.get("Reciprocal").is_some() || ours.as_object().unwrap().len() > 3, "{ours}");
+}
+
+#[test]
+fn gemm_zero_bias_gives_the_bias_and_keeps_the_outputs_in_float32_and_float16() {
+    for model in ["gemm_tanh_no_bias.onnx", "gemm_tanh_no_bias_fp16.onnx"] {
+        let report = run_json(&test_model(model), &["--gemm-zero-bias"]);
+        let rewrite = &report["rewrite"];
+        assert_eq!(rewrite["summary"]["rewritten"]["--gemm-zero-bias"], serde_json::json!(["node_Gemm_26"]), "{model}");
+        assert_eq!(rewrite["outputs"][0]["output"], "pooled", "{model}");
+        assert_eq!(rewrite["outputs"][0]["max_abs"], 0.0, "{model}: adding zero changes nothing");
+    }
+}
+
+#[test]
+fn a_rewrite_with_nothing_to_rewrite_is_refused_alone_and_not_applied_in_a_folder() {
+    let add_mul = test_model("add_mul.onnx");
+    let out =
+        dmlrun().arg(&add_mul).args(["--generate", "random", "--decompose", "LayerNormalization"]).output().unwrap();
+    assert_one_line_error(&out, "--decompose LayerNormalization: the model has no LayerNormalization node");
+    let out = dmlrun().arg(&add_mul).args(["--generate", "random", "--gemm-zero-bias"]).output().unwrap();
+    assert_one_line_error(&out, "--gemm-zero-bias: the model has no Gemm without a bias");
+    let out = dmlrun().arg(&add_mul).args(["--decompose", "LayerNorm"]).output().unwrap();
+    assert_one_line_error(&out, "'LayerNorm' is not an operator dmlrun can decompose");
+    // In a folder it applies to the models that have the operator, and says so for the others.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&add_mul, dir.path().join("add_mul.onnx")).unwrap();
+    std::fs::copy(test_model("gemm_tanh_no_bias.onnx"), dir.path().join("pooler.onnx")).unwrap();
+    for kind in [&["test", "--compare-ep", "cpu"][..], &["bench", "--iterations", "2"][..]] {
+        let out = dmlrun()
+            .arg(kind[0])
+            .arg(dir.path())
+            .args(&kind[1..])
+            .args(["--gemm-zero-bias", "--json", "-"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{kind:?}: {stderr}");
+        assert!(
+            stderr.contains("warning: add_mul: --gemm-zero-bias not applied: this model has no Gemm without a bias"),
+            "{kind:?}: {stderr}"
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = report["cases"].as_array().or(report["models"].as_array()).unwrap();
+        let pooler = rows.iter().find(|r| r["name"] == "pooler").unwrap();
+        assert_eq!(pooler["rewrite"]["summary"]["rewritten"]["--gemm-zero-bias"][0], "node_Gemm_26", "{kind:?}");
+        let add_mul = rows.iter().find(|r| r["name"] == "add_mul").unwrap();
+        assert!(add_mul["rewrite"].is_null(), "{kind:?}");
+    }
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&add_mul)
+        .arg(dir.path().join("add_mul.onnx"))
+        .arg("--gemm-zero-bias")
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--gemm-zero-bias: none of the 2 models has a Gemm without a bias");
+}
