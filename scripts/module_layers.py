@@ -18,7 +18,7 @@ SRC = os.path.join(os.path.dirname(__file__), "..", "src")
 
 # Lowest first. A module may import from its own layer and those below it.
 LAYERS = [
-    ["exit", "stdio", "interrupt", "stage", "fsutil", "tensor", "stats", "progress"],
+    ["exit", "stdio", "interrupt", "stage", "fsutil", "tensor", "stats", "progress", "suggest"],
     ["compare", "formats"],
     ["graph", "inputs", "outputs", "suites", "generate"],
     ["runtime"],

@@ -16,11 +16,15 @@ and numpy in float32 for the rest (what torch computes in float32):
 
     python3 scripts/torchvision_reference.py WORKDIR
 
+Beside those, the modes Pillow's convert('RGB') takes from pictures that are not 8-bit RGB, as
+torchvision's loader does: 16-bit grey (mode I;16, clipped to 255 by Pillow), 16-bit RGB and grey
+with alpha (their high bytes), 1-bit, and a palette with a transparent entry (its colours).
+
 writes WORKDIR/images/ (test pictures of awkward sizes, from the sample cat, as PNG and JPEG),
 WORKDIR/cases.json (the pictures in order) and WORKDIR/reference-rgb.npy,
 WORKDIR/reference-bgr.npy (float32 [N, 3, 224, 224]).
 """
-import json, os, sys
+import json, os, struct, sys, zlib
 import numpy as np
 from PIL import Image
 
@@ -66,6 +70,49 @@ def transform(path):
     return (x - mean) / std
 
 
+def png16(path, pixels, color_type):
+    """A 16-bit PNG (Pillow writes only 8-bit RGB): big-endian samples, filter 0 on each row."""
+    h, w = pixels.shape[:2]
+    raw = b"".join(b"\x00" + pixels[y].astype(">u2").tobytes() for y in range(h))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", w, h, 16, color_type, 0, 0, 0)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def other_modes(images, cat):
+    """Pictures in the modes that are not 8-bit RGB, each from the cat at 320x240."""
+    small = np.asarray(cat.resize((320, 240), Image.BILINEAR)).astype(np.uint16)
+    grey = np.asarray(cat.resize((320, 240), Image.BILINEAR).convert("L")).astype(np.uint16)
+    files = []
+    # 16-bit grey spanning the whole range: Pillow clips it at 255 (most pixels white).
+    path = os.path.join(images, "grey16.png")
+    png16(path, grey * 257, 0)
+    files.append(path)
+    # 16-bit grey of small values, where clipping and scaling part most.
+    path = os.path.join(images, "grey16-low.png")
+    png16(path, grey, 0)
+    files.append(path)
+    path = os.path.join(images, "rgb16.png")
+    png16(path, small * 257 + 100, 2)
+    files.append(path)
+    path = os.path.join(images, "grey-alpha16.png")
+    png16(path, np.stack([grey * 257, np.full_like(grey, 30000)], axis=-1), 4)
+    files.append(path)
+    path = os.path.join(images, "bilevel.png")
+    cat.resize((320, 240), Image.BILINEAR).convert("1").save(path)
+    files.append(path)
+    path = os.path.join(images, "palette-transparent.png")
+    palette = cat.resize((320, 240), Image.BILINEAR).convert("P", palette=Image.ADAPTIVE, colors=64)
+    palette.info["transparency"] = 3
+    palette.save(path, transparency=3)
+    files.append(path)
+    return files
+
+
 def main(work):
     images = os.path.join(work, "images")
     os.makedirs(images, exist_ok=True)
@@ -77,6 +124,7 @@ def main(work):
             path = os.path.join(images, f"cat-{w}x{h}.{ext}")
             picture.save(path, **options)
             files.append(path)
+    files.extend(other_modes(images, cat))
     rgb = np.stack([transform(f) for f in files]).astype(np.float32)
     np.save(os.path.join(work, "reference-rgb.npy"), rgb)
     np.save(os.path.join(work, "reference-bgr.npy"), np.ascontiguousarray(rgb[:, ::-1]))

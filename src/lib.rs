@@ -39,6 +39,7 @@ pub(crate) mod settings;
 pub(crate) mod stage;
 pub(crate) mod stats;
 pub mod stdio;
+pub(crate) mod suggest;
 pub mod suites;
 pub(crate) mod sysinfo;
 pub mod tensor;

@@ -531,6 +531,7 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
     std::fs::write(d.join("notes.txt"), "not a tensor\n").unwrap();
     std::fs::write(d.join("empty.png"), b"").unwrap();
     std::fs::write(d.join("afile"), b"").unwrap();
+    std::fs::write(d.join("corrupt.onnx"), b"garbage\x04\x05\x06\x07").unwrap();
     std::fs::create_dir(d.join("empty_dir")).unwrap();
     std::fs::write(d.join("garbage.npz"), b"PK\x03\x04 this is no zip").unwrap();
     std::fs::write(d.join("garbage.pb"), b"\xff\xff\xff\xff\xff").unwrap();
@@ -564,6 +565,56 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
         BadInput { args: "{sq} --device luid:12", code: 2, needle: "luid:HIGH-LOW" },
         BadInput { args: "{sq} --device ''", code: 2, needle: "--device" },
         BadInput { args: "bench {sq} --max-regression lots", code: 2, needle: "--max-regression" },
+        // Usage errors in dmlrun's one line: no '--' tip, no usage lines.
+        BadInput { args: "{sq} --iterations -1", code: 2, needle: "'-1' is not a whole number from 1 to 1000000000" },
+        BadInput { args: "bench {am} --iterations -1", code: 2, needle: "'-1' is not a whole number from 1" },
+        BadInput { args: "generate {am} --iterations -1", code: 2, needle: "'-1' is not a whole number" },
+        BadInput { args: "{sq} --bogus 1", code: 2, needle: "unexpected argument '--bogus' found" },
+        BadInput { args: "bench {am} --dimm x=1", code: 2, needle: "did you mean '--dim'?" },
+        // Values nobody could mean, refused before any work, with the range.
+        BadInput { args: "{sq} --resize-to 0", code: 2, needle: "'0' is not a whole number of 1 or more" },
+        BadInput { args: "reduce {sq} --resize-to 0", code: 2, needle: "--resize-to" },
+        BadInput { args: "{sq} --std nan,1,1", code: 2, needle: "'nan' is not a finite number other than 0" },
+        BadInput { args: "{sq} --std 0,1,1", code: 2, needle: "'0' is not a finite number other than 0" },
+        BadInput { args: "reduce {sq} --std 1,inf,1", code: 2, needle: "'inf' is not a finite number" },
+        BadInput { args: "{sq} --mean nan,0,0", code: 2, needle: "'nan' is not a finite number" },
+        BadInput { args: "{sq} --top-k 0", code: 2, needle: "--top-k" },
+        BadInput { args: "{sq} --warmup 18446744073709551615", code: 2, needle: "from 0 to 1000000" },
+        BadInput { args: "bench {am} --warmup 18446744073709551615", code: 2, needle: "from 0 to 1000000" },
+        BadInput { args: "generate {am} --warmup 18446744073709551615", code: 2, needle: "from 0 to 1000000" },
+        BadInput { args: "{sq} --intra-threads 100000", code: 2, needle: "from 0 to 1024" },
+        BadInput { args: "test {dir} --intra-threads 100000", code: 2, needle: "from 0 to 1024" },
+        BadInput { args: "bench {am} --inter-threads 100000", code: 2, needle: "from 0 to 1024" },
+        BadInput { args: "reduce {sq} --intra-threads 100000", code: 2, needle: "from 0 to 1024" },
+        BadInput { args: "test {dir} --jobs 1000", code: 2, needle: "from 1 to 256" },
+        BadInput { args: "bench {am} --max-iterations 0 --duration 1s", code: 2, needle: "--max-iterations" },
+        BadInput { args: "{sq} --decompose LayerNorm", code: 2, needle: "did you mean" },
+        // A folder where a model file goes, and a file that is not a model.
+        BadInput { args: "info {dir}", code: 2, needle: "is a folder, not a model file" },
+        BadInput { args: "reduce {dir}", code: 2, needle: "is a folder; dmlrun reduce takes one model file" },
+        BadInput {
+            args: "info {dir}/corrupt.onnx",
+            code: 2,
+            needle: "not an ONNX model: its bytes are not the protobuf",
+        },
+        // Flags that name what the model lacks.
+        BadInput {
+            args: "{am} --generate zeros --precision fp16 --keep-fp32 Mull",
+            code: 2,
+            needle: "--keep-fp32 Mull: the model has no operator type or node of that name (did you mean Mul?)",
+        },
+        BadInput { args: "{am} --generate zeros --gemm-zero-bias", code: 2, needle: "has no Gemm without a bias" },
+        // Exports whose folder does not exist: said before any work, without a temporary name.
+        BadInput {
+            args: "{sq} --generate zeros --json /nonexistent/x.json",
+            code: 2,
+            needle: "the folder /nonexistent does not exist",
+        },
+        BadInput {
+            args: "test {dir}/suite --junit /nonexistent/x.xml",
+            code: 2,
+            needle: "the folder /nonexistent does not exist",
+        },
         // Files that are not what they claim.
         BadInput { args: "{dir}/empty_dir", code: 2, needle: "empty_dir" },
         BadInput { args: "info {dir}/notes.txt", code: 2, needle: "notes.txt" },
@@ -616,13 +667,13 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
         assert_eq!(out.status.code(), Some(case.code), "{}: {stderr}", case.args);
         assert!(!stderr.contains("panicked"), "{}: {stderr}", case.args);
         let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-        // clap's usage errors end with a usage hint and a help line; dmlrun's own are one line.
-        let error = lines.iter().find(|l| l.starts_with("dmlrun: error:") || l.starts_with("error:"));
+        // Every error, usage errors included, is dmlrun's one line, and none names a temporary file.
+        let error = lines.iter().find(|l| l.starts_with("dmlrun: error:"));
         let error = error.unwrap_or_else(|| panic!("{}: no error line in: {stderr}", case.args));
         assert!(error.contains(case.needle), "{}: expected {:?} in: {stderr}", case.args, case.needle);
-        if error.starts_with("dmlrun: error:") {
-            assert_eq!(lines.len(), 1, "{}: one line, got: {stderr}", case.args);
-        }
+        assert_eq!(lines.len(), 1, "{}: one line, got: {stderr}", case.args);
+        let own = error.replace(d.to_str().unwrap(), "{dir}");
+        assert!(!own.contains(".tmp") && !own.contains(".partial"), "{}: {error}", case.args);
         let after: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(before, after, "{}: files appeared in the scratch folder", case.args);
     }

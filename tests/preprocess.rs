@@ -1,7 +1,9 @@
 //! Image preprocessing equals torchvision's, bit for bit: dmlrun's prepared tensors
 //! (`--save-inputs`) against scripts/torchvision_reference.py, which computes Resize(256),
 //! CenterCrop(224), ToTensor and Normalize from torchvision's source arithmetic with Pillow and
-//! numpy, on 4:3, 3:4, 2:3, square, exact and one-pixel-wide pictures, PNG and JPEG.
+//! numpy, on 4:3, 3:4, 2:3, square, exact and one-pixel-wide pictures, PNG and JPEG, and on
+//! pictures in the modes Pillow's `convert('RGB')` takes: 16-bit grey, RGB and grey with alpha,
+//! 1-bit, and a palette with a transparent entry.
 
 mod common;
 
@@ -35,7 +37,7 @@ fn prepared(work: &std::path::Path, pictures: &[String], order: &str) -> dmlrun:
 fn imagenet_preprocessing_equals_torchvision_bit_for_bit() {
     let work = tempfile::tempdir().unwrap();
     let pictures = reference(work.path());
-    assert_eq!(pictures.len(), 16, "8 sizes, PNG and JPEG");
+    assert_eq!(pictures.len(), 22, "8 sizes, PNG and JPEG; 6 pictures in other modes");
     for order in ["rgb", "bgr"] {
         let want = read_npy(&work.path().join(format!("reference-{order}.npy")));
         let got = prepared(work.path(), &pictures, order);

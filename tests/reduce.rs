@@ -50,7 +50,7 @@ fn the_accuracy_mode_finds_the_first_divergent_node_of_an_external_data_model_an
     assert_eq!(remedies[0]["minimal"]["outcome"], "pass");
     assert_eq!(remedies[0]["whole"]["outcome"], "pass");
     assert!(
-        stdout.contains("options     : with --opt-level disable: the minimal model passes, the whole model passes"),
+        stdout.contains("options     : with --opt-level disable: the minimal model passes (max |diff| 0.00e0 from the reference), the whole model passes"),
         "{stdout}"
     );
 

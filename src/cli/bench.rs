@@ -30,7 +30,7 @@ pub struct BenchArgs {
     /// Timed runs per model (default 100, unless --duration is given).
     ///
     /// Example: --iterations 500
-    #[arg(long, value_name = "N", value_parser = parse_at_least_1, conflicts_with = "duration")]
+    #[arg(long, value_name = "N", value_parser = parse_iterations, conflicts_with = "duration")]
     pub iterations: Option<u64>,
 
     /// Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations).
@@ -42,19 +42,19 @@ pub struct BenchArgs {
     /// With --duration: at least this many timed runs.
     ///
     /// Example: --duration 5s --min-iterations 50
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_iterations)]
     pub min_iterations: u64,
 
     /// With --duration: at most this many timed runs.
     ///
     /// Example: --duration 30s --max-iterations 10000
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = parse_iterations)]
     pub max_iterations: u64,
 
     /// Untimed runs after the first run.
     ///
     /// Example: --warmup 20
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = parse_warmup)]
     pub warmup: u64,
 
     /// Also run N sessions of each model at once, each by its own thread, and report their

@@ -141,7 +141,7 @@ pub struct GenerateArgs {
     /// Unmeasured repetitions first.
     ///
     /// Example: --warmup 1
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = parse_warmup)]
     pub warmup: u64,
 
     /// Also generate greedily on this execution provider and compare the token ids (exit 1

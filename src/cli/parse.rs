@@ -25,6 +25,67 @@ pub fn parse_at_least_1(text: &str) -> Result<u64, String> {
     }
 }
 
+/// The most timed runs one command makes: every run's latency is kept (8 bytes each, and in
+/// bench's JSON), so a billion is already 8 GB of samples.
+pub const MAX_ITERATIONS: u64 = 1_000_000_000;
+/// The most untimed warm-up runs: more warms nothing further, and a count nobody could wait
+/// for is a typo.
+pub const MAX_WARMUP: u64 = 1_000_000;
+/// The most threads one ONNX Runtime pool may start: it starts every one as an OS thread.
+pub const MAX_THREADS: usize = 1024;
+
+/// A count from `low` to `high`, said with the range when it is not.
+fn bounded(text: &str, low: u64, high: u64, why: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (low..=high).contains(&n) => Ok(n),
+        Ok(_) | Err(_) => Err(format!("'{text}' is not a whole number from {low} to {high}{why}")),
+    }
+}
+
+/// `--iterations`: 1 to a billion timed runs.
+pub fn parse_iterations(text: &str) -> Result<u64, String> {
+    bounded(text, 1, MAX_ITERATIONS, " (every run's latency is kept: 8 bytes each)")
+}
+
+/// `--warmup`: 0 to a million untimed runs.
+pub fn parse_warmup(text: &str) -> Result<u64, String> {
+    bounded(text, 0, MAX_WARMUP, "")
+}
+
+/// `--intra-threads`, `--inter-threads`: 0 (ONNX Runtime's default) to 1024.
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    bounded(text, 0, MAX_THREADS as u64, " (0: ONNX Runtime's default; each is an OS thread)").map(|n| n as usize)
+}
+
+/// `test --jobs`: 1 to 256 cases (or children) at once.
+pub fn parse_jobs(text: &str) -> Result<u64, String> {
+    bounded(text, 1, 256, " (each runs its own session side by side)")
+}
+
+/// A size or count that must be at least 1 (`--resize-to`, `--top-k`).
+pub fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("'{text}' is not a whole number of 1 or more")),
+    }
+}
+
+/// A finite number (`--mean`, `--scale`).
+pub fn parse_finite(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("'{text}' is not a finite number")),
+    }
+}
+
+/// A standard deviation: finite and not zero (`--std`), since every value is divided by it.
+pub fn parse_std(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(v) if v.is_finite() && v != 0.0 => Ok(v),
+        _ => Err(format!("'{text}' is not a finite number other than 0 (each value is divided by it)")),
+    }
+}
+
 /// `bench --sessions`: from 1 to 64 sessions at once.
 pub fn parse_sessions(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {

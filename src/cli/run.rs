@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::parse::{parse_at_least_1, parse_limit};
+use super::parse::{parse_iterations, parse_limit, parse_positive, parse_warmup};
 use super::{CompareArgs, DeviceIoArgs, InputArgs, OrtArgs, PreprocessArgs, SessionArgs};
 use crate::outputs::SaveFormat;
 
@@ -32,13 +32,13 @@ pub struct RunArgs {
     /// Untimed runs after the first run and before the timed iterations.
     ///
     /// Example: --warmup 10
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = parse_warmup)]
     pub warmup: u64,
 
     /// Timed runs after the first run (at least 1).
     ///
     /// Example: --iterations 1000
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_at_least_1)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_iterations)]
     pub iterations: u64,
 
     #[command(flatten)]
@@ -57,7 +57,7 @@ pub struct RunArgs {
     /// Show the K best classes of classifier outputs ([classes] or [batch, classes]).
     ///
     /// Example: --top-k 5 --labels imagenet_classes.txt
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = parse_positive)]
     pub top_k: Option<usize>,
 
     /// Class labels, one per line in class order, for --top-k.

@@ -127,13 +127,13 @@ pub struct SessionArgs {
     /// Threads within one operator (ONNX Runtime's intra_op_num_threads; 0 = default).
     ///
     /// Example: --intra-threads 4
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub intra_threads: Option<usize>,
 
     /// Threads across operators in parallel mode (inter_op_num_threads; 0 = default).
     ///
     /// Example: --inter-threads 2
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_threads)]
     pub inter_threads: Option<usize>,
 
     /// Execution mode. DirectML requires sequential; parallel is refused with it.
@@ -260,7 +260,7 @@ pub struct PreprocessArgs {
     /// With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224).
     ///
     /// Example: --resize-to 256
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub resize_to: Option<usize>,
 
     /// Resampling filter (Pillow-exact).
@@ -272,7 +272,7 @@ pub struct PreprocessArgs {
     /// Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255).
     ///
     /// Example: --scale 0.0078125
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = parse_finite)]
     pub scale: Option<f32>,
 
     /// Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406.
@@ -281,7 +281,7 @@ pub struct PreprocessArgs {
     /// normalised in RGB and its channels then reversed.
     ///
     /// Example: --mean 0.5,0.5,0.5
-    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
+    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1.., value_parser = parse_finite)]
     pub mean: Option<Vec<f32>>,
 
     /// Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225.
@@ -289,7 +289,7 @@ pub struct PreprocessArgs {
     /// Always red, green, blue, as --mean.
     ///
     /// Example: --std 0.5,0.5,0.5
-    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1..)]
+    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1.., value_parser = parse_std)]
     pub std: Option<Vec<f32>>,
 
     /// Channel order the model expects; --mean and --std stay R,G,B.

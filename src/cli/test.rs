@@ -74,7 +74,7 @@ pub struct TestArgs {
     /// Intra-op threads of the reference run of --compare-ep.
     ///
     /// Example: --compare-ep cpu --compare-intra-threads 1
-    #[arg(long, value_name = "N", requires = "compare_ep")]
+    #[arg(long, value_name = "N", requires = "compare_ep", value_parser = parse_threads)]
     pub compare_intra_threads: Option<usize>,
 
     /// Known failures: lines of `fail NAME` or `error NAME` (# comments). Those cases may fail
@@ -102,7 +102,7 @@ pub struct TestArgs {
     /// With more than one, each session uses one intra-op thread unless --intra-threads says otherwise.
     ///
     /// Example: --jobs 2
-    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
+    #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = parse_jobs)]
     pub jobs: u64,
 
     #[command(flatten)]

@@ -100,7 +100,7 @@ fn failed_model(target: &BenchTarget, error: &anyhow::Error) -> FailedModel {
         path: target.path.clone(),
         status: if rejected.is_some() { ModelStatus::EpRejected } else { ModelStatus::Failed },
         error: crate::exit::one_line(error),
-        node: rejected.and_then(|f| f.node.as_ref()).map(|n| n.name.clone()),
+        node: rejected.and_then(EpFailure::node_names),
         sweep: target.sweep.clone(),
     }
 }
@@ -477,7 +477,9 @@ fn bench_model(
         warnings.push(w);
     }
     let batch_size = engine::batch_size(&model, &bound);
-    let items_per_s = batch_size.filter(|b| *b > 1).map(|b| latency.throughput_per_s * b as f64);
+    // Items per second whenever the batch is known, batch 1 included: a sweep's N=1 point is a
+    // point of the same curve in every export.
+    let items_per_s = batch_size.map(|b| latency.throughput_per_s * b as f64);
     let profile = match &profile_file {
         Some(pending) => Some(finish_profile(&mut model, pending)?),
         None => None,

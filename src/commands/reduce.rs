@@ -20,6 +20,12 @@ use crate::settings;
 
 pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let model_path = args.model.as_path();
+    if model_path.is_dir() {
+        bail!(
+            "model {}: is a folder; dmlrun reduce takes one model file (dmlrun test {0} checks the cases in a folder)",
+            model_path.display()
+        );
+    }
     if !model_path.is_file() {
         bail!("model {}: no such file", model_path.display());
     }

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::exit::ExitStatus;
 
@@ -33,6 +33,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         bail!("model {}: no such file", model_path.display());
     }
     // Validate output destinations before any work, so a typo costs nothing.
+    if let Some(path) = args.json.as_deref().filter(|p| *p != Path::new("-")) {
+        crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
+    }
     if let Some(dir) = &args.save_outputs {
         if dir.exists() && !dir.is_dir() {
             bail!("--save-outputs {}: exists and is not a directory", dir.display());

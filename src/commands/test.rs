@@ -15,7 +15,6 @@ use crate::report::export::Exports;
 use crate::report::test::{expectations, human, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
 use crate::runtime::engine::{self, Preflight, PreparedInputs, Scope};
-use crate::runtime::placement::EpNodes;
 use crate::runtime::plan::{self, EpRequest, PlanRequest, Precision, SessionPlan};
 use crate::runtime::Runtime;
 use crate::settings::TestSettings;
@@ -230,8 +229,9 @@ fn run_case(runtime: &Runtime, settings: &TestSettings, case: &Case, preflight: 
         node: None,
         warnings: preflight.not_applied.clone(),
         rewrite: None,
+        precision: None,
     };
-    let checked = check_case(runtime, settings, case, preflight, &mut result.placement, &mut result.rewrite);
+    let checked = check_case(runtime, settings, case, preflight, &mut result);
     match checked {
         Ok((mismatches, max_abs_diff)) => {
             result.max_abs_diff = max_abs_diff;
@@ -250,7 +250,7 @@ fn run_case(runtime: &Runtime, settings: &TestSettings, case: &Case, preflight: 
             result.status = Status::Error;
             if let Some(failure) = e.downcast_ref::<EpFailure>() {
                 result.blame = Some(failure.blame);
-                result.node = failure.node.as_ref().map(|n| n.name.clone());
+                result.node = failure.node_names();
             }
             // Paths stay whole: a missing external data file must be named as ONNX Runtime
             // looked for it.
@@ -269,8 +269,7 @@ fn check_case(
     settings: &TestSettings,
     case: &Case,
     preflight: &Preflight,
-    placement: &mut Vec<EpNodes>,
-    rewrite_report: &mut Option<engine::RewriteReport>,
+    result: &mut CaseResult,
 ) -> Result<(Vec<Mismatch>, Option<f64>)> {
     // Every data set is read before the session exists: with DirectML, the shapes they agree on
     // fix the model's free dimensions.
@@ -317,7 +316,7 @@ fn check_case(
             Some(engine::rewrite(runtime, &case.model, info, &plan.rewrites, check)?)
         }
     };
-    *rewrite_report = rewritten.as_ref().map(|r| r.report.clone());
+    result.rewrite = rewritten.as_ref().map(|r| r.report.clone());
     let source_model = rewritten.as_ref().map_or(case.model.as_path(), |r| r.path.as_path());
     let float16 = match (plan.precision, &first_inputs) {
         (Precision::Fp16, Some(prepared)) => {
@@ -335,7 +334,11 @@ fn check_case(
         }
         let failed = diagnose::Failed { model_path, info, plan, stage };
         let bound = generated.as_ref();
-        diagnose::explain(runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, bound, e)
+        let e = diagnose::explain(runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, bound, e);
+        match model_path == case.model {
+            true => e,
+            false => diagnose::say_made_as(e, model_path, &engine::made_label(&case.model, plan)),
+        }
     };
     crate::stage::step("session creation");
     let mut model = match engine::open(runtime, model_path, info.clone(), preflight.model.read_time, plan.clone()) {
@@ -346,7 +349,7 @@ fn check_case(
             return Err(explain(&plan, Stage::SessionCreation, &prepared, e));
         }
     };
-    placement.clone_from(&model.device.placement);
+    result.placement.clone_from(&model.device.placement);
     let mut reference = match &reference_request {
         Some(r) => Some(engine::load(runtime, &case.model, &model.info, r).context("reference session")?),
         None => None,
@@ -364,6 +367,10 @@ fn check_case(
         let prepared = PreparedInputs::from_values(runtime, inputs, &model.info)?;
         let actual = engine::run_to_host_values(&mut model.session, &prepared)
             .map_err(|e| explain(&model.plan, Stage::Run, &prepared, e))?;
+        // --precision fp16: the first data set's outputs against the float32 model's, as run reports them.
+        if let (Some(f), None) = (&float16, &result.precision) {
+            result.precision = Some(f.report(&actual));
+        }
         let expected = match (&mut reference, set) {
             (Some(r), _) => engine::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
             (None, None) => bail!("generated inputs need a reference run (--compare-ep)"),

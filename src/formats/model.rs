@@ -84,12 +84,21 @@ pub struct ModelFile {
     pub read_time: std::time::Duration,
 }
 
+/// A model file's bytes, or one line that says why not in the user's terms: no such file, a
+/// folder, unreadable.
+pub fn read_model_bytes(path: &Path) -> Result<Vec<u8>> {
+    if path.is_dir() {
+        anyhow::bail!("model {}: is a folder, not a model file", path.display());
+    }
+    std::fs::read(path).map_err(|e| anyhow::anyhow!("model {}: {}", path.display(), crate::fsutil::os_words(&e)))
+}
+
 impl ModelFile {
     /// Reads the file once, hashing the bytes read and decoding the header from them.
     pub fn read(path: &Path) -> Result<ModelFile> {
         use sha2::Digest;
         let started = std::time::Instant::now();
-        let bytes = std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        let bytes = read_model_bytes(path)?;
         let info = ModelInfo::from_bytes(&bytes).with_context(|| format!("model {}", path.display()))?;
         let folder = path.parent().unwrap_or(Path::new("."));
         let external_data_bytes: u64 = info
@@ -154,7 +163,12 @@ impl ModelInfo {
         if bytes.is_empty() {
             anyhow::bail!("the file is empty, not an ONNX model");
         }
-        let model = ModelProto::decode(bytes).map_err(|e| anyhow::anyhow!("not a valid ONNX model (protobuf: {e})"))?;
+        // The decoder's own words (a wire type, a tag) tell a person nothing: what it means does.
+        let model = ModelProto::decode(bytes).map_err(|_| {
+            anyhow::anyhow!(
+                "not an ONNX model: its bytes are not the protobuf an ONNX model is written in (a damaged or cut-short file, or another format)"
+            )
+        })?;
         let Some(graph) = model.graph else {
             anyhow::bail!("not a valid ONNX model (it has no graph)");
         };
@@ -374,6 +388,6 @@ mod tests {
     fn empty_and_garbage_bytes_are_clear_errors() {
         assert!(ModelInfo::from_bytes(b"").unwrap_err().to_string().contains("empty"));
         let err = ModelInfo::from_bytes(b"hello, this is a text file\n").unwrap_err().to_string();
-        assert!(err.contains("not a valid ONNX model"), "{err}");
+        assert!(err.contains("not an ONNX model"), "{err}");
     }
 }

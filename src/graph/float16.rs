@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use half::f16;
 use prost::Message;
 use serde::{Deserialize, Serialize};
@@ -70,11 +70,23 @@ pub struct Conversion {
     pub values_clamped: usize,
     /// Nonzero values below float16's smallest, stored as zero.
     pub values_flushed: usize,
+    /// Why nothing was converted (no float32 tensor: a float64 model, one in float16 already):
+    /// the model then runs as it is.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub nothing_converted: Option<String>,
 }
 
 impl Conversion {
+    /// Whether anything was converted: a model without float32 tensors comes out as it went in.
+    pub fn converted_anything(&self) -> bool {
+        self.nodes_converted + self.tensors_converted > 0
+    }
+
     /// `312 of 330 nodes in float16 (kept: TopK 2, Loop 1), 49.8 MiB of weights now 24.9 MiB, 14 casts`.
     pub fn describe(&self) -> String {
+        if let Some(why) = &self.nothing_converted {
+            return why.clone();
+        }
         let kept_count: usize = self.nodes_kept.values().sum();
         let kept = if self.nodes_kept.is_empty() {
             String::new()
@@ -160,10 +172,17 @@ impl Graph {
                     || keep_fp32.iter().any(|k| k == &n.op_type || k == &n.name)
             })
             .collect();
-        for (node, _) in self.nodes.iter().zip(&kept).filter(|(_, k)| **k) {
-            *report.nodes_kept.entry(node.op_type.clone()).or_default() += 1;
+        // A name that is neither an operator type nor a node of the model keeps nothing: a typo.
+        let op_types = self.op_types();
+        for name in keep_fp32 {
+            if !op_types.contains(name) && self.node_named(name).is_none() {
+                let candidates = op_types.iter().cloned().chain(self.nodes.iter().map(|n| n.name.clone()));
+                let near = crate::suggest::closest(name, candidates);
+                let near =
+                    if near.is_empty() { String::new() } else { format!(" (did you mean {}?)", near.join(", ")) };
+                bail!("--keep-fp32 {name}: the model has no operator type or node of that name{near}");
+            }
         }
-        report.nodes_converted = kept.iter().filter(|k| !**k).count();
 
         // Which tensors are float32, and in which precision each is produced after conversion.
         let float_initializers: HashSet<String> = self
@@ -175,6 +194,18 @@ impl Graph {
             .filter_map(|t| t.name)
             .collect();
         let is_float = |t: &str| float_initializers.contains(t) || types.get(t) == Some(&DType::Float32);
+        // Only a node that reads or writes a float32 tensor computes in another precision: one
+        // that does not (integers, float64, a model already in float16) is neither converted
+        // nor kept, and is not counted.
+        let touches_float: Vec<bool> = self
+            .nodes
+            .iter()
+            .map(|n| n.inputs.iter().chain(&n.outputs).any(|t| !t.is_empty() && is_float(t)))
+            .collect();
+        for ((node, _), _) in self.nodes.iter().zip(&kept).zip(&touches_float).filter(|((_, k), f)| **k && **f) {
+            *report.nodes_kept.entry(node.op_type.clone()).or_default() += 1;
+        }
+        report.nodes_converted = kept.iter().zip(&touches_float).filter(|(k, f)| !**k && **f).count();
         let mut produced: HashMap<String, Precision> = HashMap::new();
         let mut producer: HashMap<String, usize> = HashMap::new();
         for input in self.inputs.iter().filter(|t| is_float(t)) {

@@ -78,14 +78,18 @@ pub struct Graph {
     outputs: Vec<String>,
     opsets: BTreeMap<String, i64>,
     folder: PathBuf,
+    /// The file it was read from, for what is said of it (empty for bytes given).
+    source: PathBuf,
 }
 
 impl Graph {
     /// Reads the model at `path` (and its external data, when the surgery needs it).
     pub fn read(path: &Path) -> Result<Graph> {
-        let bytes = std::fs::read(path).with_context(|| format!("reading model {}", path.display()))?;
+        let bytes = crate::formats::model::read_model_bytes(path)?;
         let folder = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        Graph::from_bytes(&bytes, &folder).with_context(|| format!("model {}", path.display()))
+        let mut graph = Graph::from_bytes(&bytes, &folder).with_context(|| format!("model {}", path.display()))?;
+        graph.source = path.to_path_buf();
+        Ok(graph)
     }
 
     /// A model's bytes; `folder` is where its external data files are.
@@ -115,7 +119,13 @@ impl Graph {
             nodes.push(node_from_view(i, view, raw.clone()));
         }
         let nodes = topological_order(nodes)?;
-        Ok(Graph { model, graph, nodes, initializers, inputs, outputs, opsets, folder: folder.to_path_buf() })
+        let source = PathBuf::new();
+        Ok(Graph { model, graph, nodes, initializers, inputs, outputs, opsets, folder: folder.to_path_buf(), source })
+    }
+
+    /// The file the model was read from.
+    pub fn source(&self) -> &Path {
+        &self.source
     }
 
     pub fn nodes(&self) -> &[Node] {

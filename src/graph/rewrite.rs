@@ -77,12 +77,9 @@ impl Decomposable {
     pub fn parse(text: &str) -> Result<Decomposable, String> {
         Decomposable::ALL.into_iter().find(|d| d.op_type() == text).ok_or_else(|| {
             let names: Vec<&str> = Decomposable::ALL.iter().map(|d| d.op_type()).collect();
-            let near = names.iter().find(|n| n.eq_ignore_ascii_case(text)).map(|n| format!(" (did you mean {n}?)"));
-            format!(
-                "'{text}' is not an operator dmlrun can decompose{}; it can: {}",
-                near.unwrap_or_default(),
-                names.join(", ")
-            )
+            let near = crate::suggest::closest(text, names.iter().map(|n| n.to_string()));
+            let near = near.first().map(|n| format!(" (did you mean {n}?)")).unwrap_or_default();
+            format!("'{text}' is not an operator dmlrun can decompose{near}; it can: {}", names.join(", "))
         })
     }
 }

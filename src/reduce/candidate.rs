@@ -93,6 +93,12 @@ pub fn write_case(
 /// Checks the case in `dir` with a child `dmlrun test` given `ep_args` (the EP under test, its
 /// device and options, the tolerance).
 pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Result<Outcome> {
+    Ok(check_measured(dir, ep_args, timeout)?.0)
+}
+
+/// As [`check`], with the largest difference of the case's float outputs from the reference
+/// values where it ran (how close a remedy brings the EP under test).
+pub fn check_measured(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Result<(Outcome, Option<f64>)> {
     let files = ChildFiles {
         handoff: dir.with_extension("items.json"),
         results: dir.with_extension("report.json"),
@@ -120,6 +126,8 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
                 status: Status,
                 reason: Option<String>,
                 #[serde(default)]
+                max_abs_diff: Option<f64>,
+                #[serde(default)]
                 mismatches: Vec<Mismatch>,
             }
             #[derive(Deserialize)]
@@ -139,7 +147,7 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
             let report: Report = serde_json::from_str(&text).context("reading a candidate's test report")?;
             let case = report.cases.into_iter().next().context("a candidate's test report holds no case")?;
             let reason = without_staging_path(&case.reason.unwrap_or_default());
-            match case.status {
+            let outcome = match case.status {
                 Status::Pass => Outcome::Pass,
                 Status::Fail => {
                     Outcome::Differs { outputs: case.mismatches.into_iter().map(|m| m.output).collect(), reason }
@@ -148,11 +156,12 @@ pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Res
                 Status::Crash => Outcome::Crash { reason },
                 Status::Timeout => Outcome::Timeout,
                 Status::Interrupted => Outcome::Interrupted,
-            }
+            };
+            (outcome, case.max_abs_diff)
         }
-        (ChildEnd::Exited { how, .. }, Err(_)) => Outcome::Crash { reason: how },
-        (ChildEnd::TimedOut(..), _) => Outcome::Timeout,
-        (ChildEnd::Interrupted(_), _) => Outcome::Interrupted,
+        (ChildEnd::Exited { how, .. }, Err(_)) => (Outcome::Crash { reason: how }, None),
+        (ChildEnd::TimedOut(..), _) => (Outcome::Timeout, None),
+        (ChildEnd::Interrupted(_), _) => (Outcome::Interrupted, None),
     })
 }
 

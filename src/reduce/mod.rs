@@ -116,6 +116,31 @@ pub struct Remedy {
     /// the option.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub whole: Option<Outcome>,
+    /// Where the minimal model then runs: its outputs' largest difference from the reference's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_abs_diff: Option<f64>,
+}
+
+/// The rewrites that fit `nodes`: `--decompose` with each operator that has a decomposition,
+/// `--gemm-zero-bias` for a Gemm without its bias. Tried on the minimal model, they say whether
+/// the way round works, and the flag to use on the whole model.
+fn rewrite_remedies(nodes: &[crate::graph::Node]) -> Vec<(String, Vec<OsString>)> {
+    let mut ops: Vec<&str> = Vec::new();
+    let mut remedies = Vec::new();
+    for node in nodes {
+        let decomposable = crate::graph::Decomposable::parse(&node.op_type).is_ok();
+        if decomposable && !ops.contains(&node.op_type.as_str()) {
+            ops.push(&node.op_type);
+        }
+    }
+    if !ops.is_empty() {
+        let list = ops.join(",");
+        remedies.push((format!("--decompose {list}"), vec!["--decompose".into(), list.into()]));
+    }
+    if nodes.iter().any(|n| n.op_type == "Gemm" && n.inputs.get(2).is_none_or(|c| c.is_empty())) {
+        remedies.push(("--gemm-zero-bias".to_string(), vec!["--gemm-zero-bias".into()]));
+    }
+    remedies
 }
 
 /// What the reduction found.
@@ -258,7 +283,11 @@ impl Reducer<'_> {
         let first_divergent = divergence.map(|(tensor, _)| tensor);
         let Found { complete, .. } = found;
         let (range, case, outcome, reference_outcome) = best;
-        let remedies = self.try_remedies(&case, n)?;
+        // The options, and the rewrites that fit the minimal model's nodes (--decompose for an
+        // operator that has a decomposition, --gemm-zero-bias for a Gemm without its bias).
+        let mut options = self.remedies.clone();
+        options.extend(rewrite_remedies(&self.graph.nodes()[range.clone()]));
+        let remedies = self.try_remedies(&case, n, &options)?;
         let last = &self.graph.nodes()[*range.end()];
         Ok(Reduction {
             mode,
@@ -279,12 +308,12 @@ impl Reducer<'_> {
     }
 
     /// Each remedy on the minimal model in `case`; one that makes it pass, on the whole model too.
-    fn try_remedies(&self, case: &Path, n: usize) -> Result<Vec<Remedy>> {
+    fn try_remedies(&self, case: &Path, n: usize, options: &[(String, Vec<OsString>)]) -> Result<Vec<Remedy>> {
         let mut whole_case = None;
         let mut remedies = Vec::new();
-        for (option, extra) in &self.remedies {
+        for (option, extra) in options {
             let args: Vec<OsString> = self.ep_args.iter().chain(extra).cloned().collect();
-            let minimal = candidate::check(case, &args, self.candidate_timeout)?;
+            let (minimal, max_abs_diff) = candidate::check_measured(case, &args, self.candidate_timeout)?;
             let whole = if minimal == Outcome::Pass {
                 let dir = match &whole_case {
                     Some(dir) => dir,
@@ -294,7 +323,7 @@ impl Reducer<'_> {
             } else {
                 None
             };
-            remedies.push(Remedy { option: option.clone(), minimal, whole });
+            remedies.push(Remedy { option: option.clone(), minimal, whole, max_abs_diff });
         }
         if let Some(dir) = whole_case {
             let _ = std::fs::remove_dir_all(dir);

@@ -177,7 +177,9 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
     if let Some(p) = &report.precision {
         let _ = writeln!(w);
         let _ = writeln!(w, "float16     : {}", p.conversion.describe());
-        let _ = writeln!(w, "              {}", p.describe_accuracy());
+        if p.conversion.converted_anything() {
+            let _ = writeln!(w, "              {}", p.describe_accuracy());
+        }
     }
     if !report.saved_outputs.is_empty() {
         let _ = writeln!(w);

@@ -144,7 +144,8 @@ pub fn human(r: &ReduceReport) -> String {
     for (i, m) in r.reduction.remedies.iter().enumerate() {
         let label = if i == 0 { "options     :" } else { "             " };
         let whole = m.whole.as_ref().map(|w| format!(", the whole model {}", w.verb())).unwrap_or_default();
-        let _ = writeln!(s, "{label} with {}: the minimal model {}{whole}", m.option, m.minimal.verb());
+        let close = m.max_abs_diff.map(|d| format!(" (max |diff| {d:.2e} from the reference)")).unwrap_or_default();
+        let _ = writeln!(s, "{label} with {}: the minimal model {}{close}{whole}", m.option, m.minimal.verb());
     }
     let _ = writeln!(s, "written     : {} (model.onnx, test_data_set_0/, reduce.json)", r.written.display());
     let _ = writeln!(s, "reproduce   : {}", r.reproduce[0]);

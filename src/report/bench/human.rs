@@ -52,8 +52,8 @@ pub fn render(report: &BenchReport) -> String {
                 g.prompt_tokens_per_s
             );
         }
-        if let Some(items) = m.items_per_s {
-            let _ = writeln!(w, "{:<width$} batch {}: {items:.1} items/s", "", m.batch_size.unwrap_or(1));
+        if let (Some(items), Some(batch @ 2..)) = (m.items_per_s, m.batch_size) {
+            let _ = writeln!(w, "{:<width$} batch {batch}: {items:.1} items/s", "",);
         }
         if let Some(r) = &m.rewrite {
             let _ = writeln!(w, "{:<width$} rewritten: {}", "", r.describe());
@@ -64,8 +64,11 @@ pub fn render(report: &BenchReport) -> String {
                 (None, Some(e)) => format!("float32 could not run here: {e}"),
                 (None, None) => "float32 not timed".to_string(),
             };
-            let _ = writeln!(w, "{:<width$} float16: {}; {float32}", "", p.conversion.describe());
-            let _ = writeln!(w, "{:<width$} {}", "", p.describe_accuracy());
+            let float32 = if p.conversion.converted_anything() { format!("; {float32}") } else { String::new() };
+            let _ = writeln!(w, "{:<width$} float16: {}{float32}", "", p.conversion.describe());
+            if p.conversion.converted_anything() {
+                let _ = writeln!(w, "{:<width$} {}", "", p.describe_accuracy());
+            }
         }
         if let Some(cache) = &m.cache {
             let _ = writeln!(w, "{:<width$} optimised-model cache: {cache}", "");

@@ -30,6 +30,16 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
                 out.push_str(&format!(": {reason}"));
             }
             out.push('\n');
+            // What run says of a rewrite or a float16 conversion, said of each case shown.
+            if let Some(r) = &c.rewrite {
+                out.push_str(&format!("      rewritten: {}\n", r.describe()));
+            }
+            if let Some(p) = &c.precision {
+                out.push_str(&format!("      float16: {}\n", p.conversion.describe()));
+                if p.conversion.converted_anything() {
+                    out.push_str(&format!("      {}\n", p.describe_accuracy()));
+                }
+            }
         }
     }
     for skipped in &report.skipped {

@@ -91,6 +91,10 @@ pub struct CaseResult {
     /// model's outputs are from the original's on the reference EP (the first data set).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub rewrite: Option<crate::runtime::engine::RewriteReport>,
+    /// With --precision fp16: what was converted, and the first data set's outputs against the
+    /// float32 model's.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub precision: Option<crate::runtime::engine::PrecisionReport>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -178,6 +182,7 @@ impl CaseResult {
             node: None,
             warnings: Vec::new(),
             rewrite: None,
+            precision: None,
         }
     }
 }

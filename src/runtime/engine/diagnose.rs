@@ -146,10 +146,22 @@ pub struct EpFailure {
     /// The HRESULT in the message, named (`E_INVALIDARG (0x80070057)`).
     pub hresult: Option<String>,
     pub node: Option<NodeDetail>,
+    /// The other nodes of the model the EP fused with `node` into the node that failed
+    /// (DirectML's `DmlFusedGemm` of a Gemm and its activation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fused_with: Vec<String>,
     /// The reference's own error, when it failed too.
     pub reference_error: Option<String>,
     /// For `Blame::Inputs`: what dmlrun chose for generated inputs and how to change it.
     pub input_advice: Option<String>,
+}
+
+impl EpFailure {
+    /// The node the failure is pinned on, with those fused with it: `node_Gemm_26 + node_tanh`.
+    pub fn node_names(&self) -> Option<String> {
+        let node = self.node.as_ref()?;
+        Some(std::iter::once(&node.name).chain(&self.fused_with).cloned().collect::<Vec<_>>().join(" + "))
+    }
 }
 
 impl fmt::Display for EpFailure {
@@ -171,6 +183,13 @@ impl fmt::Display for EpFailure {
                     self.model.display()
                 )?;
                 match &self.node {
+                    Some(node) if !self.fused_with.is_empty() => write!(
+                        f,
+                        "node {} fused with '{}' fails {}",
+                        node.describe(),
+                        self.fused_with.join("', '"),
+                        self.stage.words()
+                    )?,
                     Some(node) => write!(f, "node {} fails {}", node.describe(), self.stage.words())?,
                     None => write!(f, "{} fails, naming no node", self.stage.words().trim_start_matches("at "))?,
                 }
@@ -274,7 +293,12 @@ pub fn explain(
     if reference_name == ep {
         return error;
     }
-    let named = named_nodes(&message);
+    let mut named = named_nodes(&message);
+    // A node ONNX Runtime made by fusing (DirectML's DmlFusedGemm): the model's own nodes.
+    let fused = fused_nodes(&message, model_path);
+    if named.is_empty() {
+        named.extend(fused.first().map(|name| (None, name.clone())));
+    }
     let node = (blame == Blame::Ep && !named.is_empty())
         .then(|| node_detail(runtime, model_path, &reference_request, prepared, &named));
     let input_advice = (blame == Blame::Inputs).then(|| bound.and_then(BoundInputs::generated_advice)).flatten();
@@ -287,9 +311,49 @@ pub fn explain(
         message: strip_run_prefix(&message),
         hresult,
         node,
+        fused_with: fused.into_iter().skip(1).collect(),
         reference_error,
         input_advice,
     })
+}
+
+/// The model's nodes an execution provider fused into the node its message names:
+/// `("fused op (#92 'node_Gemm_26') + (#93 'node_tanh')", DmlFusedGemm, ...)` names them, by
+/// name where they have one, else by ONNX Runtime's index, which is the node's place in the
+/// model's own list when it was read (the fusion runs before ONNX Runtime adds nodes of its own
+/// in front of them) and is said as `#N (OP)` from the model, as dmlrun names unnamed nodes.
+pub fn fused_nodes(message: &str, model_path: &Path) -> Vec<String> {
+    let Some(at) = message.find("fused op (") else { return Vec::new() };
+    let mut rest = &message[at + "fused op ".len()..];
+    let mut found = Vec::new();
+    while let Some(inner) = rest.strip_prefix('(') {
+        let Some(end) = inner.find(')') else { break };
+        let part = &inner[..end];
+        let named = part.split_once('\'').and_then(|(_, n)| n.strip_suffix('\''));
+        let index = part
+            .strip_prefix('#')
+            .and_then(|p| p.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse::<usize>().ok());
+        match (named, index) {
+            (Some(name), _) if !name.is_empty() => found.push(name.to_string()),
+            (_, Some(index)) => found.push(unnamed_node(model_path, index)),
+            _ => {}
+        }
+        rest = inner[end + 1..].trim_start();
+        match rest.strip_prefix('+') {
+            Some(next) => rest = next.trim_start(),
+            None => break,
+        }
+    }
+    found
+}
+
+/// `#3 (Tanh)`: the model's node at `index` as dmlrun names an unnamed node.
+fn unnamed_node(model_path: &Path, index: usize) -> String {
+    Graph::read(model_path)
+        .ok()
+        .and_then(|g| g.nodes().iter().find(|n| n.index == index).map(|n| n.name.clone()))
+        .unwrap_or_else(|| format!("#{index}"))
 }
 
 /// The EP a request names, before any session exists.
@@ -405,9 +469,40 @@ pub fn run_exposed(
     let path = folder.path().join("exposed.onnx");
     std::fs::write(&path, &bytes)?;
     let info = ModelInfo::from_bytes(&bytes)?;
-    let mut session = load(runtime, &path, &info, request)?;
-    let values = run_to_host_values(&mut session.session, prepared)?;
+    // An error about the copy names the user's model, and what was done to it.
+    let label = format!("{} (with its intermediate tensors as outputs)", graph.source().display());
+    let mut session = load(runtime, &path, &info, request).map_err(|e| say_made_as(e, &path, &label))?;
+    let values = run_to_host_values(&mut session.session, prepared).map_err(|e| say_made_as(e, &path, &label))?;
     Ok((values, session.device.clone()))
+}
+
+/// An error about a model dmlrun made in a temporary folder (a float16 conversion, a rewrite, a
+/// copy with its tensors exposed) in the user's terms: every mention of the made file becomes
+/// `label`, the user's model and what was done to it. A diagnosis stays one, for its blame.
+pub fn say_made_as(error: anyhow::Error, made: &Path, label: &str) -> anyhow::Error {
+    let path = made.display().to_string();
+    let folder = made.parent().map(|f| f.display().to_string());
+    let rename = |text: &str| {
+        let text = text.replace(&path, label);
+        match &folder {
+            Some(folder) if !folder.is_empty() => text.replace(folder.as_str(), label),
+            _ => text,
+        }
+    };
+    if let Some(failure) = error.downcast_ref::<EpFailure>() {
+        let mut failure = failure.clone();
+        if failure.model == made {
+            failure.model = PathBuf::from(label);
+        }
+        failure.message = rename(&failure.message);
+        failure.reference_error = failure.reference_error.as_deref().map(rename);
+        return anyhow::Error::new(failure);
+    }
+    let text = crate::exit::one_line(&error);
+    if text.contains(&path) || folder.as_deref().is_some_and(|f| !f.is_empty() && text.contains(f)) {
+        return anyhow::anyhow!("{}", rename(&text));
+    }
+    error
 }
 
 /// A reference run of a whole model for `dmlrun reduce`: the inputs bound as `run` binds them
@@ -486,6 +581,11 @@ mod tests {
         let kernel = "Could not find an implementation for Add(14) node with name 'add_i8'";
         assert_eq!(named_nodes(kernel), vec![(some("Add"), "add_i8".to_string())]);
         assert!(named_nodes("80070057 The parameter is incorrect.").is_empty());
+        let fused = "Load model failed: (\"fused op (#92 'node_Gemm_26') + (#93 'node_tanh')\", DmlFusedGemm, \"com.microsoft.dml\", -1) : Node () has input size 2 not in range [min=3, max=3].";
+        assert_eq!(fused_nodes(fused, Path::new("none.onnx")), ["node_Gemm_26", "node_tanh"]);
+        let unnamed = "(\"fused op (#0) + (#1)\", DmlFusedGemm, \"com.microsoft.dml\", -1)";
+        assert_eq!(fused_nodes(unnamed, Path::new("none.onnx")), ["#0", "#1"]);
+        assert!(fused_nodes("fused nothing", Path::new("none.onnx")).is_empty());
     }
 
     #[test]
@@ -511,6 +611,7 @@ mod tests {
             message: "bad [x]".into(),
             hresult: Some("E_INVALIDARG (0x80070057)".into()),
             node,
+            fused_with: Vec::new(),
             reference_error: (blame != Blame::Ep).then(|| "it failed".to_string()),
             input_advice: None,
         }

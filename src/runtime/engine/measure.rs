@@ -142,10 +142,16 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         }
     };
     let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
+    let label = made_label(&preflight.model_path, &plan);
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
         let failed = diagnose::Failed { model_path: session_model, info, plan, stage };
-        diagnose::explain(runtime, &failed, reference, &preflight.request, &prepared, Some(&bound), error)
+        let error = diagnose::explain(runtime, &failed, reference, &preflight.request, &prepared, Some(&bound), error);
+        // An error about the model dmlrun made names the user's model, and what was done to it.
+        match session_model == preflight.model_path {
+            true => error,
+            false => diagnose::say_made_as(error, session_model, &label),
+        }
     };
     crate::stage::step("session creation");
     let mut model = match open(runtime, session_model, info.clone(), preflight.model.read_time, plan.clone()) {
@@ -213,7 +219,9 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         None => None,
     };
     let mut precision = float16.as_ref().map(|f| f.report(&outputs));
-    if let (Some(report), true) = (&mut precision, request.time_float32) {
+    // Timed beside it only where something was converted: the same model twice is no comparison.
+    let converted = precision.as_ref().is_some_and(|p| p.conversion.converted_anything());
+    if let (Some(report), true) = (&mut precision, request.time_float32 && converted) {
         crate::stage::step("the float32 model's timed runs");
         let float32 = SessionPlan { precision: Precision::Fp32, ..model.plan.clone() };
         let timed = open(runtime, source_model, info.clone(), Duration::ZERO, float32).and_then(|mut m| {
@@ -239,6 +247,20 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         precision,
         rewrite: rewritten.map(|r| r.report),
     })
+}
+
+/// How the model a session runs is named when dmlrun made it: `m.onnx (rewritten by --decompose
+/// LayerNormalization, then converted to float16 by --precision fp16)`.
+pub fn made_label(model: &std::path::Path, plan: &SessionPlan) -> String {
+    let mut steps = Vec::new();
+    if !plan.rewrites.is_empty() {
+        let flags: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
+        steps.push(format!("rewritten by {}", flags.join(" ")));
+    }
+    if plan.precision == Precision::Fp16 {
+        steps.push("converted to float16 by --precision fp16".to_string());
+    }
+    format!("{} ({})", model.display(), steps.join(", then "))
 }
 
 /// What the float16 conversion did that a reader of any report must know: values float16

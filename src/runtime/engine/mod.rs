@@ -32,7 +32,7 @@ mod sessions;
 pub use decoder::{DecoderOptions, DecoderSession};
 pub use device_io::DeviceIo;
 pub use gpu_memory::GpuMemory;
-pub use measure::{batch_size, measure, Comparison, MeasureRequest, Measurement};
+pub use measure::{batch_size, made_label, measure, Comparison, MeasureRequest, Measurement};
 pub use open::{load, open, DeviceReport, LoadedModel};
 pub use precision::{to_float16, PrecisionReport};
 pub use preflight::{check_flags, check_request, finish_plan, plans_directml, Preflight, Scope};

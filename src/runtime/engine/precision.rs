@@ -24,9 +24,10 @@ use crate::tensor::{DType, HostValue};
 
 /// A model converted to float16 for one run, and the float32 outputs it is held to.
 pub struct Float16Model {
-    /// The converted model, in a temporary folder that lives as long as this value.
+    /// The converted model, in a temporary folder that lives as long as this value; the model
+    /// itself where nothing was converted.
     pub path: PathBuf,
-    _folder: tempfile::TempDir,
+    _folder: Option<tempfile::TempDir>,
     pub conversion: Conversion,
     /// The float32 model's outputs on the same inputs.
     pub float32_outputs: Vec<(String, HostValue)>,
@@ -58,51 +59,96 @@ pub fn to_float16(
             types.insert(input.name.clone(), dtype);
         }
     }
-    let (bytes, conversion) =
+    let (bytes, mut conversion) =
         graph.to_float16(&types, &preflight.plan.keep_fp32).context("--precision fp16: converting the model")?;
+    let float32_outputs = values.into_iter().filter(|(name, _)| graph.outputs().contains(name)).collect();
+    if !conversion.converted_anything() {
+        // Nothing to convert: the model runs as it is, and the report says why, once.
+        conversion.nothing_converted = Some(nothing_to_convert(&types));
+        return Ok(Float16Model {
+            path: model_path.to_path_buf(),
+            _folder: None,
+            conversion,
+            float32_outputs,
+            float32_on,
+        });
+    }
     let folder = tempfile::tempdir().context("a temporary folder for the float16 model")?;
     // Named after the model, so that an error about it names the model.
     let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let path = folder.path().join(format!("{stem}.fp16.onnx"));
     std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-    let float32_outputs = values.into_iter().filter(|(name, _)| graph.outputs().contains(name)).collect();
-    Ok(Float16Model { path, _folder: folder, conversion, float32_outputs, float32_on })
+    Ok(Float16Model { path, _folder: Some(folder), conversion, float32_outputs, float32_on })
+}
+
+/// Why a model has nothing to convert, from the element types a float32 run saw in it.
+fn nothing_to_convert(types: &HashMap<String, DType>) -> String {
+    let has = |dtype: DType| types.values().any(|t| *t == dtype);
+    if has(DType::Float16) {
+        "nothing to convert: the model computes in float16 already".to_string()
+    } else if has(DType::Float64) {
+        "nothing to convert: the model computes in float64, which --precision fp16 leaves as it is".to_string()
+    } else {
+        "nothing to convert: the model has no float32 tensors".to_string()
+    }
 }
 
 impl Float16Model {
     /// How far `outputs` (the float16 model's) are from the float32 model's.
     pub fn report(&self, outputs: &[(String, HostValue)]) -> PrecisionReport {
+        let converted = self.conversion.converted_anything();
         PrecisionReport {
             conversion: self.conversion.clone(),
             float32_on: self.float32_on.clone(),
-            outputs: accuracy(&self.float32_outputs, outputs),
+            outputs: if converted { accuracy(&self.float32_outputs, outputs) } else { Vec::new() },
             float32_latency_ms: None,
             float32_error: None,
         }
     }
 }
 
-/// Each float tensor of `wanted` against the output of the same name in `got`: the largest
-/// differences, values not finite in one only, and a classifier's agreement.
+/// Each output of `wanted` against the output of the same name in `got`: a float tensor by its
+/// largest differences, values not finite in one only and a classifier's agreement; anything
+/// else (integers, strings, maps, sequences) exactly, and said as such.
 pub fn accuracy(wanted: &[(String, HostValue)], got: &[(String, HostValue)]) -> Vec<OutputAccuracy> {
     wanted
         .iter()
         .filter_map(|(name, want)| {
-            let (HostValue::Tensor(want), Some((_, HostValue::Tensor(got)))) =
-                (want, got.iter().find(|(n, _)| n == name))
-            else {
-                return None;
+            let (_, got) = got.iter().find(|(n, _)| n == name)?;
+            if let (HostValue::Tensor(w), HostValue::Tensor(g)) = (want, got) {
+                if let Some(difference) = crate::compare::difference(name, w, g) {
+                    return Some(OutputAccuracy {
+                        output: name.clone(),
+                        max_abs: difference.max_abs,
+                        max_rel: difference.max_rel,
+                        not_finite: difference.not_finite,
+                        agreement: crate::compare::classifier_agreement(w, g),
+                        exact: None,
+                    });
+                }
+            }
+            let kind = match want {
+                HostValue::Tensor(t) => format!("{} tensor", t.dtype.name()),
+                other => other.kind().to_string(),
             };
-            let difference = crate::compare::difference(name, want, got)?;
             Some(OutputAccuracy {
                 output: name.clone(),
-                max_abs: difference.max_abs,
-                max_rel: difference.max_rel,
-                not_finite: difference.not_finite,
-                agreement: crate::compare::classifier_agreement(want, got),
+                max_abs: 0.0,
+                max_rel: 0.0,
+                not_finite: 0,
+                agreement: None,
+                exact: Some(ExactMatch { kind, equal: want == got }),
             })
         })
         .collect()
+}
+
+/// An output compared exactly, as it is not a float tensor.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExactMatch {
+    /// `int64 tensor`, `map`, `sequence of maps`.
+    pub kind: String,
+    pub equal: bool,
 }
 
 /// What `--precision fp16` did and cost in accuracy, in the reports.
@@ -133,11 +179,18 @@ pub struct OutputAccuracy {
     /// For a classifier's scores: rows ranked alike.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub agreement: Option<Agreement>,
+    /// An output that is not a float tensor, compared exactly (`max_abs` then means nothing).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub exact: Option<ExactMatch>,
 }
 
 impl OutputAccuracy {
     /// `prob: max |diff| 3.1e-4, top-1 agrees 1/1, top-5 1/1`.
     pub fn describe(&self) -> String {
+        if let Some(exact) = &self.exact {
+            let verdict = if exact.equal { "equal" } else { "differs" };
+            return format!("{} ({}, compared exactly): {verdict}", self.output, exact.kind);
+        }
         let agreement = self
             .agreement
             .map(|a| format!(", top-1 agrees {}/{}, top-5 {}/{}", a.top1, a.rows, a.top5, a.rows))
@@ -150,7 +203,11 @@ impl OutputAccuracy {
 impl PrecisionReport {
     /// `prob: max |diff| 3.1e-4, top-1 1/1, top-5 1/1`, per output.
     pub fn describe_accuracy(&self) -> String {
+        if let Some(why) = &self.conversion.nothing_converted {
+            return format!("the model ran as it is: {why}");
+        }
         let outputs: Vec<String> = self.outputs.iter().map(OutputAccuracy::describe).collect();
-        format!("against float32 on {}: {}", self.float32_on.describe(), outputs.join("; "))
+        let outputs = if outputs.is_empty() { "no outputs to compare".to_string() } else { outputs.join("; ") };
+        format!("against float32 on {}: {outputs}", self.float32_on.describe())
     }
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use super::diagnose::say_made_as;
 use super::open::{load, DeviceReport};
 use super::precision::{accuracy, OutputAccuracy};
 use super::runs::{run_to_host_values, PreparedInputs};
@@ -123,10 +124,10 @@ pub fn rewrite(
                 load(runtime, model_path, info, reference).context("the original model, for the rewrite's check")?;
             let want = run_to_host_values(&mut original.session, prepared)
                 .context("the original model, for the rewrite's check")?;
-            let mut rewritten =
-                load(runtime, &path, info, reference).with_context(|| format!("the model rewritten by {what}"))?;
-            let got = run_to_host_values(&mut rewritten.session, prepared)
-                .with_context(|| format!("the model rewritten by {what}, on the reference EP"))?;
+            let label = format!("{} (rewritten by {what})", model_path.display());
+            let mut rewritten = load(runtime, &path, info, reference).map_err(|e| say_made_as(e, &path, &label))?;
+            let got =
+                run_to_host_values(&mut rewritten.session, prepared).map_err(|e| say_made_as(e, &path, &label))?;
             report.outputs = accuracy(&want, &got);
             report.compared_on = Some(rewritten.device);
             report.fused_back = fused_back(runtime, &path, info, reference, rewrites, folder.path())?;
