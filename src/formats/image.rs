@@ -546,6 +546,29 @@ fn center_crop_at(
     out
 }
 
+/// A decoded picture as 8-bit RGB the way Pillow's `convert('RGB')` makes it, which
+/// torchvision's loader calls: 16-bit grey (Pillow's mode I;16) clipped at 255, not scaled;
+/// 16-bit RGB, RGBA and grey with alpha (Pillow reads their high bytes) as their high bytes;
+/// alpha dropped, never composited; 8-bit pictures as they are.
+pub fn to_rgb8_as_pillow(decoded: image::DynamicImage) -> image::RgbImage {
+    use image::DynamicImage;
+    match decoded {
+        DynamicImage::ImageLuma16(grey) => {
+            let (w, h) = grey.dimensions();
+            let clipped: Vec<u8> = grey.into_raw().into_iter().map(|v| v.min(255) as u8).collect();
+            let grey8 = image::GrayImage::from_raw(w, h, clipped).expect("as many pixels as the picture has");
+            DynamicImage::ImageLuma8(grey8).into_rgb8()
+        }
+        DynamicImage::ImageLumaA16(_) | DynamicImage::ImageRgb16(_) | DynamicImage::ImageRgba16(_) => {
+            let rgb16 = decoded.into_rgb16();
+            let (w, h) = rgb16.dimensions();
+            let high: Vec<u8> = rgb16.into_raw().into_iter().map(|v| (v >> 8) as u8).collect();
+            image::RgbImage::from_raw(w, h, high).expect("as many pixels as the picture has")
+        }
+        other => other.into_rgb8(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -668,28 +691,5 @@ mod tests {
         assert_eq!(p.resize, ResizeMode::None);
         let t = p.from_rgb(&[0; 5 * 3 * 3], 5, 3);
         assert_eq!(t.shape, vec![1, 3, 3, 5]);
-    }
-}
-
-/// A decoded picture as 8-bit RGB the way Pillow's `convert('RGB')` makes it, which
-/// torchvision's loader calls: 16-bit grey (Pillow's mode I;16) clipped at 255, not scaled;
-/// 16-bit RGB, RGBA and grey with alpha (Pillow reads their high bytes) as their high bytes;
-/// alpha dropped, never composited; 8-bit pictures as they are.
-pub fn to_rgb8_as_pillow(decoded: image::DynamicImage) -> image::RgbImage {
-    use image::DynamicImage;
-    match decoded {
-        DynamicImage::ImageLuma16(grey) => {
-            let (w, h) = grey.dimensions();
-            let clipped: Vec<u8> = grey.into_raw().into_iter().map(|v| v.min(255) as u8).collect();
-            let grey8 = image::GrayImage::from_raw(w, h, clipped).expect("as many pixels as the picture has");
-            DynamicImage::ImageLuma8(grey8).into_rgb8()
-        }
-        DynamicImage::ImageLumaA16(_) | DynamicImage::ImageRgb16(_) | DynamicImage::ImageRgba16(_) => {
-            let rgb16 = decoded.into_rgb16();
-            let (w, h) = rgb16.dimensions();
-            let high: Vec<u8> = rgb16.into_raw().into_iter().map(|v| (v >> 8) as u8).collect();
-            image::RgbImage::from_raw(w, h, high).expect("as many pixels as the picture has")
-        }
-        other => other.into_rgb8(),
     }
 }
