@@ -53,10 +53,10 @@ pub fn merge(texts: &[&str]) {
     }
     match merge::merge_shards(reports) {
         Ok(Report::Test(report)) => {
-            let _ = crate::report::test::junit::render(&report);
-            let _ = crate::report::html::test::render(&report);
-            let _ = crate::report::test::human::render(&report, true, false, None);
-            let _ = crate::report::test::expectations::render(&report);
+            let _ = crate::report::validation::junit::render(&report);
+            let _ = crate::report::html::validation::render(&report);
+            let _ = crate::report::validation::human::render(&report, true, false, None);
+            let _ = crate::report::validation::expectations::render(&report);
         }
         Ok(Report::Bench(report)) => {
             use crate::report::export::Exporter;

@@ -14,7 +14,7 @@ use crate::cli::{
 use crate::compare::Tolerance;
 use crate::formats::image::PreprocessRequest;
 use crate::graph::Rewrite;
-use crate::inputs::generate::Fill;
+use crate::inputs::synthetic::Fill;
 use crate::inputs::LoadOptions;
 use crate::isolation::PlacementRequest;
 use crate::runtime::engine::RunBudget;

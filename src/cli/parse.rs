@@ -1,7 +1,7 @@
 //! Value parsers for flags: each turns one flag's text into a typed value, or a message that
 //! names what is wrong with it.
 
-use crate::inputs::generate::ValueRange;
+use crate::inputs::synthetic::ValueRange;
 use crate::inputs::InputSpec;
 use crate::runtime::adapters::DeviceSelector;
 use crate::runtime::ep_devices::EpLibraryRequest;

@@ -9,7 +9,7 @@ use super::parse::*;
 use super::parse_on_off;
 use crate::formats::image::{ChannelOrder, Layout, Preset, ResizeMode};
 use crate::formats::resample::Filter;
-use crate::inputs::generate::{Fill, ValueRange};
+use crate::inputs::synthetic::{Fill, ValueRange};
 use crate::inputs::InputSpec;
 use crate::isolation::Isolation;
 use crate::runtime::adapters::DeviceSelector;

@@ -44,7 +44,7 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
                 args.html.as_deref(),
                 None,
             ))?;
-            (exports.finish(report)?, crate::report::test::human::render(report, false, false, None))
+            (exports.finish(report)?, crate::report::validation::human::render(report, false, false, None))
         }
         Report::Bench(report) => {
             refuse(&args.junit, "--junit", "a bench report")?;
@@ -71,7 +71,7 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
 
 /// A test run without `--expect` fails on any case that did not pass; with it, only on the
 /// unexpected ones (as `dmlrun test` exits).
-fn no_expectations(report: &crate::report::test::TestReport) -> bool {
+fn no_expectations(report: &crate::report::validation::TestReport) -> bool {
     report.cases.iter().all(|c| c.expected_status.is_none()) && report.summary.now_passing.is_empty()
 }
 

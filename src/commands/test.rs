@@ -12,7 +12,7 @@ use crate::exit::ExitStatus;
 use crate::formats::model::{ModelFile, ModelInfo, ValueKind};
 use crate::isolation::PlacementRequest;
 use crate::report::export::Exports;
-use crate::report::test::{expectations, human, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
+use crate::report::validation::{expectations, human, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
 use crate::runtime::engine::{self, Preflight, PreparedInputs, Scope};
 use crate::runtime::plan::{self, EpRequest, PlanRequest, Precision, SessionPlan};

@@ -1,7 +1,7 @@
 //! Turning `--input` files (and `--generate`) into one tensor per model input, checked against
 //! the model's declared dtype and shape.
 
-pub mod generate;
+pub mod synthetic;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::formats::{image, npy, tensor_proto};
 use crate::tensor::{format_shape, DType, HostTensor};
-use generate::{Fill, ValueRange};
 use image::{Preprocess, PreprocessRequest};
+use synthetic::{Fill, ValueRange};
 
 /// One dimension of a model input, after `--dim` overrides.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -386,7 +386,7 @@ fn generate_missing(
         .collect();
     let seed = options.seed.wrapping_add(index);
     let range = options.range_for(&sig.name, dtype);
-    let tensor = generate::generate(dtype, &shape, fill, range, seed, options.max_tensor_bytes)
+    let tensor = synthetic::generate(dtype, &shape, fill, range, seed, options.max_tensor_bytes)
         .with_context(|| format!("generating input '{}'", sig.name))?;
     let mut detail = match fill {
         Fill::Random if dtype != DType::Bool => format!("random in {} (seed {seed})", range.describe(dtype)),

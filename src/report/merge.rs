@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::bench::{BenchReport, ModelStatus, BENCH_SCHEMA};
 use super::html::{esc, Page};
-use super::test::{Status, Summary, TestReport, TEST_SCHEMA};
+use super::validation::{Status, Summary, TestReport, TEST_SCHEMA};
 use crate::suites::shard::ShardInfo;
 
 /// Schema identifier of the comparison.

@@ -8,7 +8,7 @@ pub mod human;
 pub mod json;
 pub mod merge;
 pub mod reduce;
-pub mod test;
+pub mod validation;
 
 use std::path::PathBuf;
 
@@ -182,13 +182,15 @@ pub fn test_exports<'a>(
     junit: Option<&std::path::Path>,
     html: Option<&std::path::Path>,
     write_expect: Option<&std::path::Path>,
-) -> [Option<crate::report::export::Export<'a, test::TestReport>>; 4] {
+) -> [Option<crate::report::export::Export<'a, validation::TestReport>>; 4] {
     use crate::report::export::Export;
     [
-        Export::of("--json", json, |r: &test::TestReport| crate::report::json_text(r)),
-        Export::of("--junit", junit, test::junit::render),
-        Export::of("--html", html, |r: &test::TestReport| Ok(crate::report::html::test::render(r))),
-        Export::of("--write-expect", write_expect, |r: &test::TestReport| Ok(test::expectations::render(r))),
+        Export::of("--json", json, |r: &validation::TestReport| crate::report::json_text(r)),
+        Export::of("--junit", junit, validation::junit::render),
+        Export::of("--html", html, |r: &validation::TestReport| Ok(crate::report::html::validation::render(r))),
+        Export::of("--write-expect", write_expect, |r: &validation::TestReport| {
+            Ok(validation::expectations::render(r))
+        }),
     ]
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::inputs::generate::{Fill, ValueRange};
+use crate::inputs::synthetic::{Fill, ValueRange};
 use crate::inputs::InputSpec;
 
 /// One model to benchmark (a point of a sweep counts as one). Serialised for an isolation child,

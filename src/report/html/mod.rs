@@ -7,7 +7,7 @@
 
 pub mod bench;
 pub mod svg;
-pub mod test;
+pub mod validation;
 
 use std::fmt::Write;
 

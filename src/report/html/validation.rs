@@ -3,7 +3,7 @@
 //! largest difference and the smallest tolerance that would pass.
 
 use super::{esc, svg, Page};
-use crate::report::test::{Status, TestReport};
+use crate::report::validation::{Status, TestReport};
 
 pub fn render(report: &TestReport) -> String {
     let mut page = Page::new();
