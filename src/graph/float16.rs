@@ -16,8 +16,10 @@ use half::f16;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
-use super::proto::{EditAttribute, EditNode, EditTensor, RawGraph, TensorName};
 use super::Graph;
+use crate::formats::onnx_proto::lossless::{
+    EditAttribute, EditNode, EditTensor, InitializerType, RawGraph, TensorName,
+};
 use crate::formats::onnx_proto::ValueInfoProto;
 use crate::tensor::DType;
 
@@ -334,15 +336,6 @@ impl Graph {
         let bytes = self.encode(graph)?;
         Ok((bytes, report))
     }
-}
-
-/// An initializer's name and element type, read without its data.
-#[derive(Clone, PartialEq, Message)]
-struct InitializerType {
-    #[prost(int32, optional, tag = "2")]
-    data_type: Option<i32>,
-    #[prost(string, optional, tag = "8")]
-    name: Option<String>,
 }
 
 /// Every name the graph uses, so that new ones are new.

@@ -10,7 +10,6 @@
 //!   into the new model, which stands alone in any folder.
 
 mod float16;
-mod proto;
 mod rewrite;
 
 pub use float16::Conversion;
@@ -23,9 +22,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use prost::Message;
 
+use crate::formats::onnx_proto::lossless::{
+    NodeView, OpsetView, RawGraph, RawModel, SubgraphView, TensorName, ValueName,
+};
 use crate::formats::onnx_proto::{TensorProto, ValueInfoProto};
 use crate::tensor::DType;
-use proto::{NodeView, OpsetView, RawGraph, RawModel, SubgraphView, TensorName, ValueName};
 
 /// One node of the main graph, in topological order.
 #[derive(Debug, Clone)]
@@ -369,7 +370,7 @@ fn outer_names(graph: &SubgraphView, scopes: &mut Vec<HashSet<String>>, found: &
     scopes.pop();
 }
 
-fn attribute_text(a: &proto::AttributeView) -> String {
+fn attribute_text(a: &crate::formats::onnx_proto::lossless::AttributeView) -> String {
     let name = a.name.as_deref().unwrap_or("?");
     let list = |v: Vec<String>| format!("[{}]", v.join(","));
     let value = match a.r#type.unwrap_or(0) {

@@ -24,8 +24,8 @@ use anyhow::{bail, Context, Result};
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
-use super::proto::{EditAttribute, EditNode, EditTensor, OpsetView, RawGraph};
 use super::Graph;
+use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, OpsetView, RawGraph};
 use crate::formats::onnx_proto::ValueInfoProto;
 
 /// TensorProto.DataType values the rewrites write.

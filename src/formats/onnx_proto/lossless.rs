@@ -251,3 +251,12 @@ pub struct EditTensor {
     #[prost(bytes = "vec", repeated, tag = "16")]
     pub metadata_props: Vec<Vec<u8>>,
 }
+
+/// An initializer's name and element type, read without its data.
+#[derive(Clone, PartialEq, Message)]
+pub struct InitializerType {
+    #[prost(int32, optional, tag = "2")]
+    pub data_type: Option<i32>,
+    #[prost(string, optional, tag = "8")]
+    pub name: Option<String>,
+}
