@@ -57,7 +57,9 @@ pub enum ValueKind {
 pub struct IoInfo {
     pub name: String,
     pub kind: ValueKind,
-    /// ONNX element type name (`float32`, `int64`, ...), or `None` for non-tensor values.
+    /// ONNX element type name (`float32`, `int64`, ... and the complex types dmlrun does not
+    /// carry), or `None` for non-tensor values: what `info` shows. Code reads it typed, through
+    /// [`IoInfo::element_type`].
     pub dtype: Option<String>,
     pub dims: Vec<DimInfo>,
     /// The whole type for what is not a tensor, e.g. `seq(map(int64, float32))`.
@@ -150,6 +152,14 @@ pub fn onnx_type_name(code: i32) -> &'static str {
         None if code == 14 => "complex64",
         None if code == 15 => "complex128",
         None => "undefined",
+    }
+}
+
+impl IoInfo {
+    /// The element type as dmlrun carries it; `None` for a non-tensor value or a type dmlrun
+    /// does not carry (complex).
+    pub fn element_type(&self) -> Option<DType> {
+        self.dtype.as_deref().and_then(DType::parse)
     }
 }
 

@@ -111,14 +111,36 @@ impl LoadOptions {
     }
 }
 
+/// What an input was made from: in the JSON reports `image`, `npy`, `npz`, `pb` or `generated`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputKind {
+    Image,
+    Npy,
+    Npz,
+    Pb,
+    Generated,
+}
+
+impl std::fmt::Display for InputKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            InputKind::Image => "image",
+            InputKind::Npy => "npy",
+            InputKind::Npz => "npz",
+            InputKind::Pb => "pb",
+            InputKind::Generated => "generated",
+        })
+    }
+}
+
 /// Where one bound input came from, for the report.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InputSource {
     pub name: String,
     pub dtype: DType,
     pub shape: Vec<usize>,
-    /// `image`, `npy`, `npz`, `pb` or `generated`.
-    pub kind: String,
+    pub kind: InputKind,
     #[serde(with = "crate::fsutil::any_path::vec")]
     pub files: Vec<PathBuf>,
     /// The resolved image preprocessing, or how data was generated.
@@ -141,7 +163,7 @@ impl BoundInputs {
         let generated: Vec<String> = self
             .sources
             .iter()
-            .filter(|s| s.kind == "generated")
+            .filter(|s| s.kind == InputKind::Generated)
             .map(|s| {
                 let chosen = s.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
                 format!("'{}' {} {}{chosen}", s.name, s.dtype, format_shape(&s.shape))
@@ -155,7 +177,7 @@ impl BoundInputs {
 }
 
 enum Loaded {
-    Tensor { tensor: HostTensor, kind: &'static str, file: PathBuf },
+    Tensor { tensor: HostTensor, kind: InputKind, file: PathBuf },
     Images(Vec<PathBuf>),
 }
 
@@ -237,7 +259,7 @@ fn load(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOption
                 let tensor = read_limited(&path, options.max_tensor_bytes)
                     .and_then(|b| npy::read_npy(&b, options.max_tensor_bytes))
                     .with_context(|| format!("input file {}", path.display()))?;
-                put(explicit.map_or_else(first, Ok)?, Loaded::Tensor { tensor, kind: "npy", file: path })?;
+                put(explicit.map_or_else(first, Ok)?, Loaded::Tensor { tensor, kind: InputKind::Npy, file: path })?;
             }
             FileKind::Pb => {
                 let (proto_name, tensor) = read_limited(&path, options.max_tensor_bytes)
@@ -249,7 +271,7 @@ fn load(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOption
                     None if names.contains(&proto_name.as_str()) => proto_name,
                     None => first()?,
                 };
-                put(name, Loaded::Tensor { tensor, kind: "pb", file: path })?;
+                put(name, Loaded::Tensor { tensor, kind: InputKind::Pb, file: path })?;
             }
             FileKind::Npz => {
                 let arrays = read_limited(&path, options.max_tensor_bytes.saturating_mul(4))
@@ -267,7 +289,7 @@ fn load(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOption
                         );
                     };
                     let tensor = arrays.into_iter().nth(i).expect("index from position").1;
-                    put(name, Loaded::Tensor { tensor, kind: "npz", file: path })?;
+                    put(name, Loaded::Tensor { tensor, kind: InputKind::Npz, file: path })?;
                 } else {
                     for (key, tensor) in arrays {
                         if !names.contains(&key.as_str()) {
@@ -277,7 +299,7 @@ fn load(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOption
                                 known()
                             );
                         }
-                        put(key, Loaded::Tensor { tensor, kind: "npz", file: path.clone() })?;
+                        put(key, Loaded::Tensor { tensor, kind: InputKind::Npz, file: path.clone() })?;
                     }
                 }
             }
@@ -299,7 +321,7 @@ fn materialize(sig: &InputSignature, loaded: Loaded, options: &LoadOptions) -> R
                 name: sig.name.clone(),
                 dtype: tensor.dtype,
                 shape: tensor.shape.clone(),
-                kind: kind.to_string(),
+                kind,
                 files: vec![file],
                 detail: None,
             };
@@ -343,7 +365,7 @@ fn materialize(sig: &InputSignature, loaded: Loaded, options: &LoadOptions) -> R
                 name: sig.name.clone(),
                 dtype: tensor.dtype,
                 shape: tensor.shape.clone(),
-                kind: "image".into(),
+                kind: InputKind::Image,
                 files,
                 detail: Some(pre.describe()),
             };
@@ -405,7 +427,7 @@ fn generate_missing(
         name: sig.name.clone(),
         dtype,
         shape: tensor.shape.clone(),
-        kind: "generated".into(),
+        kind: InputKind::Generated,
         files: vec![],
         detail: Some(detail),
     };

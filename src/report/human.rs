@@ -88,7 +88,7 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         for input in &report.inputs {
             let files: Vec<String> = input.files.iter().map(|f| f.display().to_string()).collect();
             let from =
-                if files.is_empty() { input.kind.clone() } else { format!("{} {}", input.kind, files.join(", ")) };
+                if files.is_empty() { input.kind.to_string() } else { format!("{} {}", input.kind, files.join(", ")) };
             let _ = writeln!(w, "  {:<16} {} {}  <- {from}", input.name, input.dtype, format_shape(&input.shape));
             if let Some(detail) = &input.detail {
                 let _ = writeln!(w, "  {:<16} {detail}", "");

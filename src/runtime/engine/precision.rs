@@ -55,7 +55,7 @@ pub fn to_float16(
         })
         .collect();
     for input in &preflight.info().inputs {
-        if let Some(dtype) = input.dtype.as_deref().and_then(DType::parse) {
+        if let Some(dtype) = input.element_type() {
             types.insert(input.name.clone(), dtype);
         }
     }

@@ -9,10 +9,9 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::formats::model::{ModelFile, ModelInfo, ValueKind};
-use crate::inputs::{BoundInputs, DimSpec, InputSignature};
+use crate::inputs::{BoundInputs, DimSpec, InputKind, InputSignature};
 use crate::runtime::plan::{self, DimKey, PlanRequest, SessionPlan};
 use crate::runtime::Runtime;
-use crate::tensor::DType;
 
 /// How a flag that names what a model lacks (`--dim batch=8` on a model without `batch`) is taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,9 +139,9 @@ pub fn bound_shapes(bound: &BoundInputs) -> Vec<plan::BoundShape> {
         .sources
         .iter()
         .map(|s| {
-            let from = match (s.kind.as_str(), s.files.as_slice()) {
-                ("image", [_]) => "1 image".to_string(),
-                ("image", files) => format!("{} images", files.len()),
+            let from = match (s.kind, s.files.as_slice()) {
+                (InputKind::Image, [_]) => "1 image".to_string(),
+                (InputKind::Image, files) => format!("{} images", files.len()),
                 (_, [file, ..]) => {
                     file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned())
                 }
@@ -179,7 +178,7 @@ pub fn input_signatures(info: &ModelInfo, plan: &SessionPlan) -> Vec<InputSignat
                 })
                 .collect();
             let dtype = match input.kind {
-                ValueKind::Tensor => input.dtype.as_deref().and_then(DType::parse),
+                ValueKind::Tensor => input.element_type(),
                 _ => None,
             };
             let element = input.dtype.as_deref().unwrap_or("unknown");

@@ -10,7 +10,7 @@ use super::gpu_memory::GpuMemoryTracker;
 use crate::formats::model::ModelInfo;
 use crate::runtime::session;
 use crate::runtime::Runtime;
-use crate::tensor::{DType, HostTensor, HostValue};
+use crate::tensor::{HostTensor, HostValue};
 
 /// ONNX Runtime values for the bound inputs, made once and reused by every run.
 pub struct PreparedInputs {
@@ -38,7 +38,7 @@ impl PreparedInputs {
         for (name, value) in values {
             let value = match value {
                 HostValue::Sequence(items) if items.is_empty() => {
-                    let dtype = model.input(name).and_then(|i| i.dtype.as_deref()).and_then(DType::parse);
+                    let dtype = model.input(name).and_then(|i| i.element_type());
                     let dtype = dtype
                         .ok_or_else(|| anyhow::anyhow!("input '{name}': unknown element type for an empty sequence"))?;
                     Some(session::empty_sequence(runtime, dtype).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?)
