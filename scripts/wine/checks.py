@@ -336,6 +336,54 @@ def float16(folder, *names):
         json.dump(rows, f, indent=2)
 
 
+def rewritten_on_dml(path):
+    """A run rewritten (--gemm-zero-bias, --decompose) on DirectML: every node there, the rewrite
+    checked against the original on the CPU EP, and the outputs equal to the CPU EP's."""
+    r = load(path)
+    placement = {p["execution_provider"]: p["nodes"] for p in r["device"]["placement"]}
+    assert "DmlExecutionProvider" in placement, placement
+    rewrite = r["rewrite"]
+    assert rewrite["summary"]["rewritten"], rewrite
+    assert all(o["max_abs"] == 0.0 for o in rewrite["outputs"] if not o.get("exact")), rewrite["outputs"]
+    comparison = r["comparison"]
+    assert not comparison["mismatches"], comparison["mismatches"]
+    print(f"{path}: runs on DirectML ({placement}) with {', '.join(rewrite['summary']['rewritten'])}, "
+          f"outputs equal to the CPU EP's within tolerance")
+
+
+def not_passed_names(report):
+    """The name of every case in REPORT that did not pass."""
+    for c in load(report)["cases"]:
+        if c["status"] != "pass":
+            print(c["name"])
+
+
+def transformers(report, folder):
+    """The verdict of each torch-exported model on DirectML: runs (with the rewrites it needed,
+    and how far from the CPU EP), or the node reduce pinned its failure on. Every model is one or
+    the other; written to FOLDER/summary.json."""
+    rows = []
+    for c in load(report)["cases"]:
+        row = {"model": c["name"], "status": c["status"]}
+        if c.get("rewrite"):
+            row["rewritten"] = c["rewrite"]["summary"]["rewritten"]
+        if c["status"] == "pass":
+            row["max_abs_diff"] = c.get("max_abs_diff")
+            print(f"{c['name']}: runs on DirectML with the CPU EP's outputs (max |diff| {c.get('max_abs_diff')}), "
+                  f"rewritten: {row.get('rewritten')}")
+        else:
+            reduced = os.path.join(folder, f"{c['name']}-reduced", "reduce.json")
+            assert os.path.exists(reduced), f"{c['name']} fails and was not reduced: {c.get('reason')}"
+            node = load(reduced)["reduction"]["node"]
+            row["reason"] = (c.get("reason") or "")[:300]
+            row["node"] = node
+            print(f"{c['name']}: {c['status']} on DirectML; reduced to {node.get('name')} ({node.get('op_type')}): {row['reason'][:200]}")
+        rows.append(row)
+    assert rows, "no torch-exported model ran"
+    with open(os.path.join(folder, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=2)
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
     globals()[command.replace("-", "_")](*args)
