@@ -337,7 +337,7 @@ fn check_case(
         let e = diagnose::explain(runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, bound, e);
         match model_path == case.model {
             true => e,
-            false => diagnose::say_made_as(e, model_path, &engine::made_label(&case.model, plan)),
+            false => diagnose::say_made_as(e, model_path, &case.model, &engine::made_label(plan)),
         }
     };
     crate::stage::step("session creation");

@@ -8,7 +8,10 @@
 //!   execution providers, or their drivers, hang or fail on the fused op and run the primitives
 //!   (DirectML on this stack's H100, Wine 8 + vkd3d 1.6). The primitives are chosen so that ONNX
 //!   Runtime's own fusions (LayerNormFusion, SimplifiedLayerNormFusion) do not put the op back:
-//!   `x * x` instead of `Pow(x, 2)`, `Reciprocal` and `Mul` instead of `Div`.
+//!   `Reciprocal` and `Mul` where they look for `Div`. Each binary op has a broadcast operand
+//!   (a scalar, a reduced statistic, a scale) but a skip norm's residual sum, which is in the
+//!   model's own type: DirectML on this project's stack rejects a float32 op on two tensors of
+//!   one shape.
 //! - `--gemm-zero-bias`: a `Gemm` without its optional bias gets an explicit zero one of its
 //!   output's width and its weight's type. ONNX Runtime's DirectML fuses `Gemm` with a following
 //!   activation into a `DmlFusedGemm` that demands three inputs, and rejects its own fusion when
@@ -391,7 +394,11 @@ impl<'w, 'a> Built<'w, 'a> {
             let mean = self.mean(x, axes);
             (self.op("Sub", &[x, &mean], None, vec![]), Some(mean))
         };
-        let squared = self.op("Mul", &[&centred, &centred], None, vec![]);
+        // Pow with a scalar exponent, not x * x: DirectML under Wine 8's vkd3d rejects a float32
+        // element-wise op on two tensors of one shape (it writes those shaders in DXIL, which
+        // vkd3d 1.6 cannot compile) and runs one with a broadcast operand.
+        let two = self.float_scalar(2.0);
+        let squared = self.op("Pow", &[&centred, &two], None, vec![]);
         let variance = self.mean(&squared, axes);
         let epsilon = self.float_scalar(epsilon);
         let shifted = self.op("Add", &[&variance, &epsilon], None, vec![]);
@@ -466,13 +473,15 @@ impl<'w, 'a> Built<'w, 'a> {
                 // SkipLayerNormalization: input, skip, gamma, beta, bias;
                 // SkipSimplifiedLayerNormalization: input, skip, gamma, bias.
                 let (beta, bias) = if rms { (None, input(3)) } else { (input(3), input(4)) };
-                let xf = self.cast_to_float(x);
-                let skip = self.cast_to_float(skip);
-                let mut sum = self.op("Add", &[&xf, &skip], None, vec![]);
+                // The residual sum in the model's own type, as the model adds elsewhere: a float32
+                // Add of two tensors of one shape is what DirectML under vkd3d 1.6 rejects. Two
+                // float16 values add to the float16 ONNX Runtime's kernel writes; the sum is then
+                // normalised in float32.
+                let mut own = self.op("Add", &[x, skip], None, vec![]);
                 if let Some(bias) = bias {
-                    let bias = self.cast_to_float(bias);
-                    sum = self.op("Add", &[&sum, &bias], None, vec![]);
+                    own = self.op("Add", &[&own, bias], None, vec![]);
                 }
+                let sum = self.cast_to_float(&own);
                 let norm = self.normalize(&sum, &[-1], epsilon, rms, false);
                 self.scale_and_cast(&norm.normalized, gamma, beta, x, output(0).context("no output")?);
                 if let Some(out) = output(1) {
@@ -487,7 +496,7 @@ impl<'w, 'a> Built<'w, 'a> {
                     self.statistic(&norm.inv_std, out, FLOAT as i64);
                 }
                 if let Some(out) = output(3) {
-                    self.op("CastLike", &[&sum, x], Some(out), vec![]);
+                    self.op("Identity", &[&own], Some(out), vec![]);
                 }
             }
         }

@@ -146,6 +146,10 @@ pub struct EpFailure {
     /// The HRESULT in the message, named (`E_INVALIDARG (0x80070057)`).
     pub hresult: Option<String>,
     pub node: Option<NodeDetail>,
+    /// What dmlrun did to the model before this run (`rewritten by --decompose ...`): the
+    /// session ran that, and `model` is the user's file it was made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made: Option<String>,
     /// The other nodes of the model the EP fused with `node` into the node that failed
     /// (DirectML's `DmlFusedGemm` of a Gemm and its activation).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -175,11 +179,12 @@ impl fmt::Display for EpFailure {
             .map(|h| format!(" [{h}]"))
             .unwrap_or_default();
         let reference = friendly_ep(&self.reference);
+        let made = self.made.as_ref().map(|m| format!(" ({m})")).unwrap_or_default();
         match self.blame {
             Blame::Ep => {
                 write!(
                     f,
-                    "model {}: {ep} rejects this model ({reference} runs it with the same inputs): ",
+                    "model {}{made}: {ep} rejects this model ({reference} runs it with the same inputs): ",
                     self.model.display()
                 )?;
                 match &self.node {
@@ -201,14 +206,14 @@ impl fmt::Display for EpFailure {
             }
             Blame::Inputs => write!(
                 f,
-                "model {}: the inputs do not fit the model ({reference} fails on them too: {}){}",
+                "model {}{made}: the inputs do not fit the model ({reference} fails on them too: {}){}",
                 self.model.display(),
                 self.reference_error.as_deref().unwrap_or("?"),
                 self.input_advice.as_ref().map(|a| format!("; {a}")).unwrap_or_default()
             ),
             Blame::Model => write!(
                 f,
-                "model {}: {reference} cannot open this model either ({}), so it is not {ep}'s: {}{hresult}",
+                "model {}{made}: {reference} cannot open this model either ({}), so it is not {ep}'s: {}{hresult}",
                 self.model.display(),
                 self.reference_error.as_deref().unwrap_or("?"),
                 self.message
@@ -312,6 +317,7 @@ pub fn explain(
         hresult,
         node,
         fused_with: fused.into_iter().skip(1).collect(),
+        made: None,
         reference_error,
         input_advice,
     })
@@ -470,16 +476,18 @@ pub fn run_exposed(
     std::fs::write(&path, &bytes)?;
     let info = ModelInfo::from_bytes(&bytes)?;
     // An error about the copy names the user's model, and what was done to it.
-    let label = format!("{} (with its intermediate tensors as outputs)", graph.source().display());
-    let mut session = load(runtime, &path, &info, request).map_err(|e| say_made_as(e, &path, &label))?;
-    let values = run_to_host_values(&mut session.session, prepared).map_err(|e| say_made_as(e, &path, &label))?;
+    let named = |e| say_made_as(e, &path, graph.source(), "with its intermediate tensors as outputs");
+    let mut session = load(runtime, &path, &info, request).map_err(named)?;
+    let values = run_to_host_values(&mut session.session, prepared).map_err(named)?;
     Ok((values, session.device.clone()))
 }
 
 /// An error about a model dmlrun made in a temporary folder (a float16 conversion, a rewrite, a
 /// copy with its tensors exposed) in the user's terms: every mention of the made file becomes
 /// `label`, the user's model and what was done to it. A diagnosis stays one, for its blame.
-pub fn say_made_as(error: anyhow::Error, made: &Path, label: &str) -> anyhow::Error {
+pub fn say_made_as(error: anyhow::Error, made: &Path, original: &Path, what: &str) -> anyhow::Error {
+    let label = format!("{} ({what})", original.display());
+    let label = label.as_str();
     let path = made.display().to_string();
     let folder = made.parent().map(|f| f.display().to_string());
     let rename = |text: &str| {
@@ -492,7 +500,8 @@ pub fn say_made_as(error: anyhow::Error, made: &Path, label: &str) -> anyhow::Er
     if let Some(failure) = error.downcast_ref::<EpFailure>() {
         let mut failure = failure.clone();
         if failure.model == made {
-            failure.model = PathBuf::from(label);
+            failure.model = original.to_path_buf();
+            failure.made = Some(what.to_string());
         }
         failure.message = rename(&failure.message);
         failure.reference_error = failure.reference_error.as_deref().map(rename);
@@ -612,6 +621,7 @@ mod tests {
             hresult: Some("E_INVALIDARG (0x80070057)".into()),
             node,
             fused_with: Vec::new(),
+            made: None,
             reference_error: (blame != Blame::Ep).then(|| "it failed".to_string()),
             input_advice: None,
         }

@@ -142,7 +142,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         }
     };
     let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
-    let label = made_label(&preflight.model_path, &plan);
+    let made = made_label(&plan);
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
         let failed = diagnose::Failed { model_path: session_model, info, plan, stage };
@@ -150,7 +150,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         // An error about the model dmlrun made names the user's model, and what was done to it.
         match session_model == preflight.model_path {
             true => error,
-            false => diagnose::say_made_as(error, session_model, &label),
+            false => diagnose::say_made_as(error, session_model, &preflight.model_path, &made),
         }
     };
     crate::stage::step("session creation");
@@ -249,9 +249,9 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     })
 }
 
-/// How the model a session runs is named when dmlrun made it: `m.onnx (rewritten by --decompose
-/// LayerNormalization, then converted to float16 by --precision fp16)`.
-pub fn made_label(model: &std::path::Path, plan: &SessionPlan) -> String {
+/// What dmlrun did to the model a session runs: `rewritten by --decompose LayerNormalization,
+/// then converted to float16 by --precision fp16`.
+pub fn made_label(plan: &SessionPlan) -> String {
     let mut steps = Vec::new();
     if !plan.rewrites.is_empty() {
         let flags: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
@@ -260,7 +260,7 @@ pub fn made_label(model: &std::path::Path, plan: &SessionPlan) -> String {
     if plan.precision == Precision::Fp16 {
         steps.push("converted to float16 by --precision fp16".to_string());
     }
-    format!("{} ({})", model.display(), steps.join(", then "))
+    steps.join(", then ")
 }
 
 /// What the float16 conversion did that a reader of any report must know: values float16

@@ -124,10 +124,10 @@ pub fn rewrite(
                 load(runtime, model_path, info, reference).context("the original model, for the rewrite's check")?;
             let want = run_to_host_values(&mut original.session, prepared)
                 .context("the original model, for the rewrite's check")?;
-            let label = format!("{} (rewritten by {what})", model_path.display());
-            let mut rewritten = load(runtime, &path, info, reference).map_err(|e| say_made_as(e, &path, &label))?;
-            let got =
-                run_to_host_values(&mut rewritten.session, prepared).map_err(|e| say_made_as(e, &path, &label))?;
+            let made = format!("rewritten by {what}");
+            let named = |e| say_made_as(e, &path, model_path, &made);
+            let mut rewritten = load(runtime, &path, info, reference).map_err(named)?;
+            let got = run_to_host_values(&mut rewritten.session, prepared).map_err(named)?;
             report.outputs = accuracy(&want, &got);
             report.compared_on = Some(rewritten.device);
             report.fused_back = fused_back(runtime, &path, info, reference, rewrites, folder.path())?;
