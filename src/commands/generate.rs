@@ -8,6 +8,7 @@ use crate::cli::{GenerateArgs, KvLayout};
 use crate::exit::ExitStatus;
 use crate::generate::tokenizer::{TextStream, TextTokenizer};
 use crate::generate::{self, figures, DecoderModel, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop};
+use crate::report::export::{Export, Exports};
 use crate::report::generate::{
     self as report, GenerateReport, KvCache, PromptComparison, PromptResult, TokenComparison,
 };
@@ -28,12 +29,8 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
     if args.session.precision != crate::runtime::plan::Precision::Fp32 {
         bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16)");
     }
-    crate::report::check_one_on_stdout(&[
-        ("--json", args.json.as_deref()),
-        ("--csv", args.csv.as_deref()),
-        ("--markdown", args.markdown.as_deref()),
-        ("--html", args.html.as_deref()),
-    ])?;
+    // Every export checked before the (long) generation: a typo in a folder costs nothing.
+    let mut exports = exports(args)?;
     let DecoderModel { mut spec, file, tokenizer, vocab } =
         DecoderModel::read(&args.model, args.tokenizer.as_deref(), args.context_length)?;
     let prompts = prompts(args, tokenizer.as_ref(), vocab, &spec)?;
@@ -253,7 +250,8 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         rewrite: decoder.rewrite.clone(),
         interrupted,
     };
-    write_reports(args, &report)?;
+    exports.finish(&report)?;
+    crate::err!("{}", report::human(&report, args.verbose));
     if interrupted {
         crate::errln!("dmlrun: interrupted: the figures are over what was generated");
         return Ok(ExitStatus::Interrupted);
@@ -310,21 +308,14 @@ fn prompts(
     bail!("no prompt: give --prompt TEXT, --prompt-file FILE, --prompt-tokens N or --prompt-ids IDS")
 }
 
-fn write_reports(args: &GenerateArgs, report: &GenerateReport) -> Result<()> {
-    if let Some(path) = &args.json {
-        crate::report::write_json(path, report, "--json")?;
-    }
-    if let Some(path) = &args.csv {
-        crate::report::write_text(path, &report::csv(report), "--csv")?;
-    }
-    if let Some(path) = &args.markdown {
-        crate::report::write_text(path, &report::markdown(report), "--markdown")?;
-    }
-    if let Some(path) = &args.html {
-        crate::report::write_text(path, &report::html(report), "--html")?;
-    }
-    crate::err!("{}", report::human(report, args.verbose));
-    Ok(())
+/// The exports generate's flags ask for, one exporter per format, as bench's and test's.
+fn exports(args: &GenerateArgs) -> Result<Exports<'static, GenerateReport>> {
+    Exports::checked([
+        Export::of("--json", args.json.as_deref(), |r: &GenerateReport| crate::report::json_text(r)),
+        Export::of("--csv", args.csv.as_deref(), |r: &GenerateReport| Ok(report::csv(r))),
+        Export::of("--markdown", args.markdown.as_deref(), |r: &GenerateReport| Ok(report::markdown(r))),
+        Export::of("--html", args.html.as_deref(), |r: &GenerateReport| Ok(report::html(r))),
+    ])
 }
 
 /// A generation that failed on an EP other than the CPU: the same steps (the prompt, then each

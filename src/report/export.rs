@@ -49,14 +49,8 @@ impl<'a, R> Exports<'a, R> {
     /// folder one that exists and takes a new file.
     pub fn checked(exports: impl IntoIterator<Item = Option<Export<'a, R>>>) -> Result<Exports<'a, R>> {
         let exports: Vec<Export<R>> = exports.into_iter().flatten().collect();
-        let on_stdout: Vec<String> =
-            exports.iter().filter(|e| e.path == Path::new("-")).map(|e| format!("{} -", e.flag)).collect();
-        if on_stdout.len() > 1 {
-            bail!(
-                "{}: only one export can go to stdout (the rest would not parse after it); write the others to files",
-                on_stdout.join(" and ")
-            );
-        }
+        let asked: Vec<(&str, Option<&Path>)> = exports.iter().map(|e| (e.flag, Some(e.path.as_path()))).collect();
+        super::check_one_on_stdout(&asked)?;
         for export in exports.iter().filter(|e| e.path != Path::new("-")) {
             check_writable(&export.path).with_context(|| format!("{} {}", export.flag, export.path.display()))?;
         }
