@@ -56,6 +56,7 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
             .iter()
             .map(|op| Rewrite::Decompose(*op))
             .chain(args.gemm_zero_bias.then_some(Rewrite::GemmZeroBias))
+            .chain(args.reshape_allowzero_off.then_some(Rewrite::ReshapeAllowzeroOff))
             .collect(),
     })
 }

@@ -110,6 +110,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "keep-fp32",
             "decompose",
             "gemm-zero-bias",
+            "reshape-allowzero-off",
             "opt-level",
             "intra-threads",
             "inter-threads",

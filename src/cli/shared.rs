@@ -207,6 +207,17 @@ pub struct SessionArgs {
     #[arg(long)]
     pub gemm_zero_bias: bool,
 
+    /// Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the
+    /// attribute changes nothing, before the session.
+    ///
+    /// torch's ONNX exporter writes allowzero=1 on every Reshape, and ONNX Runtime's DirectML
+    /// (1.24) rejects it at session creation (E_INVALIDARG in MLOperatorAuthorImpl.cpp). Checked
+    /// against the original as --decompose is.
+    ///
+    /// Example: dmlrun bert.onnx --device 0 --gemm-zero-bias --reshape-allowzero-off
+    #[arg(long)]
+    pub reshape_allowzero_off: bool,
+
     /// Print the resolved session plan (providers, device, execution mode, memory pattern, dims,
     /// threads) to stderr before creating the session.
     ///

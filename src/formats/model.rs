@@ -135,6 +135,10 @@ pub struct ModelInfo {
     /// `Gemm` nodes without their optional bias (what `--gemm-zero-bias` rewrites).
     #[serde(default)]
     pub gemms_without_bias: usize,
+    /// `Reshape` nodes with `allowzero=1` (what `--reshape-allowzero-off` rewrites, where their
+    /// shape holds no zero).
+    #[serde(default)]
+    pub reshapes_allowzero: usize,
     pub opsets: Vec<Opset>,
     pub inputs: Vec<IoInfo>,
     pub outputs: Vec<IoInfo>,
@@ -218,6 +222,12 @@ impl ModelInfo {
                 .node
                 .iter()
                 .filter(|n| n.op_type.as_deref() == Some("Gemm") && n.input.get(2).is_none_or(|c| c.is_empty()))
+                .count(),
+            reshapes_allowzero: graph
+                .node
+                .iter()
+                .filter(|n| n.op_type.as_deref() == Some("Reshape"))
+                .filter(|n| n.attribute.iter().any(|a| a.name.as_deref() == Some("allowzero") && a.i == Some(1)))
                 .count(),
             opsets: model
                 .opset_import

@@ -12,6 +12,9 @@
 //!   (a scalar, a reduced statistic, a scale) but a skip norm's residual sum, which is in the
 //!   model's own type: DirectML on this project's stack rejects a float32 op on two tensors of
 //!   one shape.
+//! - `--reshape-allowzero-off`: a `Reshape` with `allowzero=1` (every one torch's exporter writes)
+//!   whose shape is a constant without a zero loses the attribute, which changes nothing there:
+//!   ONNX Runtime's DirectML (1.24) rejects the attribute at session creation.
 //! - `--gemm-zero-bias`: a `Gemm` without its optional bias gets an explicit zero one of its
 //!   output's width and its weight's type. ONNX Runtime's DirectML fuses `Gemm` with a following
 //!   activation into a `DmlFusedGemm` that demands three inputs, and rejects its own fusion when
@@ -99,6 +102,7 @@ impl fmt::Display for Decomposable {
 pub enum Rewrite {
     Decompose(Decomposable),
     GemmZeroBias,
+    ReshapeAllowzeroOff,
 }
 
 impl Rewrite {
@@ -107,6 +111,7 @@ impl Rewrite {
         match self {
             Rewrite::Decompose(op) => format!("--decompose {op}"),
             Rewrite::GemmZeroBias => "--gemm-zero-bias".to_string(),
+            Rewrite::ReshapeAllowzeroOff => "--reshape-allowzero-off".to_string(),
         }
     }
 
@@ -115,6 +120,7 @@ impl Rewrite {
         match self {
             Rewrite::Decompose(op) => op.op_type(),
             Rewrite::GemmZeroBias => "Gemm",
+            Rewrite::ReshapeAllowzeroOff => "Reshape",
         }
     }
 
@@ -122,6 +128,7 @@ impl Rewrite {
         let op = node.op_type.as_deref().unwrap_or_default();
         match self {
             Rewrite::GemmZeroBias => op == "Gemm" && node.input.get(2).is_none_or(|c| c.is_empty()),
+            Rewrite::ReshapeAllowzeroOff => op == "Reshape" && int_of(node, "allowzero") == Some(1),
             Rewrite::Decompose(d) => op == d.op_type(),
         }
     }
@@ -189,6 +196,9 @@ impl Graph {
                     Rewrite::GemmZeroBias if self.op_types().contains("Gemm") => {
                         bail!("--gemm-zero-bias: every Gemm of the model has its bias already")
                     }
+                    Rewrite::ReshapeAllowzeroOff => bail!(
+                        "--reshape-allowzero-off: no Reshape of the model has allowzero=1 and a constant shape without a zero"
+                    ),
                     _ => bail!("{}: the model has no {} node", rewrite.flag(), rewrite.op_type()),
                 }
             }
@@ -266,7 +276,11 @@ impl Writer<'_> {
                     *g = self.subgraph(g)?;
                 }
             }
-            let Some(rewrite) = self.rewrites.iter().copied().find(|r| r.matches(&node)) else {
+            let rewrite = self.rewrites.iter().copied().find(|r| r.matches(&node));
+            // allowzero changes nothing where the shape holds no zero: only such a Reshape is
+            // rewritten, one whose shape is a constant of its graph.
+            let rewrite = rewrite.filter(|r| *r != Rewrite::ReshapeAllowzeroOff || shape_has_no_zero(&node, &graph));
+            let Some(rewrite) = rewrite else {
                 nodes.push(node.encode_to_vec());
                 continue;
             };
@@ -278,6 +292,12 @@ impl Writer<'_> {
                 let mut built = Built::new(self, &name);
                 match rewrite {
                     Rewrite::GemmZeroBias => built.gemm_zero_bias(&node, &graph),
+                    Rewrite::ReshapeAllowzeroOff => {
+                        let mut reshape = node.clone();
+                        reshape.attribute.retain(|a| a.name.as_deref() != Some("allowzero"));
+                        built.nodes.push(reshape);
+                        Ok(())
+                    }
                     Rewrite::Decompose(op) => built.decompose(op, &node),
                 }
                 .with_context(|| format!("{} '{name}'", rewrite.flag()))?;
@@ -534,6 +554,23 @@ struct Norm {
     normalized: String,
     mean: Option<String>,
     inv_std: String,
+}
+
+/// Whether the Reshape's shape input is an initializer of `graph` holding no zero (where
+/// `allowzero` changes nothing: only a 0 in the shape reads differently with it).
+fn shape_has_no_zero(node: &EditNode, graph: &RawGraph) -> bool {
+    let Some(shape) = node.input.get(1) else { return false };
+    graph
+        .initializer
+        .iter()
+        .filter_map(|raw| EditTensor::decode(raw.as_slice()).ok())
+        .find(|t| t.name.as_deref() == Some(shape.as_str()))
+        .and_then(|t| match (&t.raw_data, t.int64_data.is_empty()) {
+            (Some(raw), _) => Some(raw.chunks_exact(8).all(|c| c != [0u8; 8])),
+            (None, false) => Some(t.int64_data.iter().all(|v| *v != 0)),
+            (None, true) => None,
+        })
+        .unwrap_or(false)
 }
 
 fn element_bytes(data_type: i32) -> Option<usize> {

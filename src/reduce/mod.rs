@@ -140,6 +140,9 @@ fn rewrite_remedies(nodes: &[crate::graph::Node]) -> Vec<(String, Vec<OsString>)
     if nodes.iter().any(|n| n.op_type == "Gemm" && n.inputs.get(2).is_none_or(|c| c.is_empty())) {
         remedies.push(("--gemm-zero-bias".to_string(), vec!["--gemm-zero-bias".into()]));
     }
+    if nodes.iter().any(|n| n.op_type == "Reshape" && n.attributes.iter().any(|a| a == "allowzero=1")) {
+        remedies.push(("--reshape-allowzero-off".to_string(), vec!["--reshape-allowzero-off".into()]));
+    }
     remedies
 }
 

@@ -430,6 +430,7 @@ pub(super) fn list_or_none(items: &[String]) -> String {
 pub fn rewritable(model: &ModelInfo, rewrite: Rewrite) -> bool {
     match rewrite {
         Rewrite::GemmZeroBias => model.gemms_without_bias > 0,
+        Rewrite::ReshapeAllowzeroOff => model.reshapes_allowzero > 0,
         Rewrite::Decompose(op) => model.op_types.contains_key(op.op_type()),
     }
 }
@@ -439,6 +440,7 @@ pub fn nothing_to_rewrite(rewrite: Rewrite, which: &str) -> String {
     let has = if which.starts_with("none") { "has a" } else { "has no" };
     match rewrite {
         Rewrite::GemmZeroBias => format!("{which} {has} Gemm without a bias"),
+        Rewrite::ReshapeAllowzeroOff => format!("{which} {has} Reshape with allowzero=1"),
         Rewrite::Decompose(op) => format!("{which} {has} {op} node"),
     }
 }
