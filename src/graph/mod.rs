@@ -81,6 +81,8 @@ pub struct Graph {
     folder: PathBuf,
     /// The file it was read from, for what is said of it (empty for bytes given).
     source: PathBuf,
+    /// External data files as read, each once (see `inline_external`).
+    external_files: std::cell::RefCell<HashMap<PathBuf, Vec<u8>>>,
 }
 
 impl Graph {
@@ -121,7 +123,18 @@ impl Graph {
         }
         let nodes = topological_order(nodes)?;
         let source = PathBuf::new();
-        Ok(Graph { model, graph, nodes, initializers, inputs, outputs, opsets, folder: folder.to_path_buf(), source })
+        Ok(Graph {
+            model,
+            graph,
+            nodes,
+            initializers,
+            inputs,
+            outputs,
+            opsets,
+            folder: folder.to_path_buf(),
+            source,
+            external_files: Default::default(),
+        })
     }
 
     /// The file the model was read from.
@@ -270,7 +283,8 @@ impl Graph {
         Ok(bytes)
     }
 
-    /// An initializer with its external data read into `raw_data`.
+    /// An initializer with its external data read into `raw_data`: each external file is read
+    /// once for the whole model (a decoder's thousand initializers share one file of gigabytes).
     fn inline_external(&self, raw: &[u8]) -> Result<Vec<u8>> {
         let mut tensor = TensorProto::decode(raw).context("an initializer")?;
         if tensor.data_location != Some(1) {
@@ -285,8 +299,13 @@ impl Graph {
         let offset: u64 =
             field("offset").map_or(Ok(0), |v| v.parse()).with_context(|| format!("initializer '{name}': offset"))?;
         let path = self.folder.join(&location);
-        let bytes = std::fs::read(&path)
-            .with_context(|| format!("initializer '{name}': reading external data {}", path.display()))?;
+        let mut files = self.external_files.borrow_mut();
+        if !files.contains_key(&path) {
+            let bytes = std::fs::read(&path)
+                .with_context(|| format!("initializer '{name}': reading external data {}", path.display()))?;
+            files.insert(path.clone(), bytes);
+        }
+        let bytes = &files[&path];
         let length = match field("length") {
             Some(v) => v.parse::<u64>().with_context(|| format!("initializer '{name}': length"))?,
             None => bytes.len() as u64 - offset.min(bytes.len() as u64),
