@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= decompose= gemm-zero-bias print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= decompose= gemm-zero-bias reshape-allowzero-off print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -110,6 +110,7 @@ fatal\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -215,6 +216,7 @@ never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -291,6 +293,7 @@ never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-blame -d 'Internal: say a failing case\'s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce\'s candidates, whose reference values it has already)'
@@ -375,6 +378,7 @@ never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -456,6 +460,7 @@ never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l each-op -d 'Instead of bisecting: check each operator type of the model alone (its first node as a one-node model, fed with the reference\'s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s q -l quiet -d 'No progress bar or per-candidate lines on stderr'
@@ -525,6 +530,7 @@ never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'

@@ -82,6 +82,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
+'--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -171,6 +172,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
+'--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -238,6 +240,7 @@ none\:"In this process"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
+'--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
 '--no-blame[Internal\: say a failing case'\''s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce'\''s candidates, whose reference values it has already)]' \
@@ -313,6 +316,7 @@ none\:"In this process"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
+'--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -386,6 +390,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
+'--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
 '-q[No progress bar or per-candidate lines on stderr]' \
@@ -448,6 +453,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
+'--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \

@@ -3,8 +3,10 @@
 //! and reports how far apart they are (`engine::rewrite`).
 //!
 //! - Decompositions (`--decompose OP`): each node of a normalisation op becomes primitive ONNX
-//!   ops with the same meaning, computed in float32 whatever the model's float type (as ONNX
-//!   Runtime's kernels compute them, and `stash_type` asks), with every optional output. Some
+//!   ops with the same meaning, the statistics and the normalisation computed in float32 whatever
+//!   the model's float type (as ONNX Runtime's kernels compute them, and `stash_type` asks), the
+//!   scale and bias applied in the model's type (as ONNX's function body of LayerNormalization
+//!   does), with every optional output. Some
 //!   execution providers, or their drivers, hang or fail on the fused op and run the primitives
 //!   (DirectML on this stack's H100, Wine 8 + vkd3d 1.6). The primitives are chosen so that ONNX
 //!   Runtime's own fusions (LayerNormFusion, SimplifiedLayerNormFusion) do not put the op back:
@@ -428,15 +430,21 @@ impl<'w, 'a> Built<'w, 'a> {
         Norm { normalized, mean, inv_std }
     }
 
-    /// `normalized * scale (+ bias)` in float32, cast back to `like`'s type as `output`.
+    /// `normalized` (float32) cast back to `like`'s type, then `* scale (+ bias)` in that type,
+    /// written as `output`. The scale and bias stay as the model has them: DirectML on this
+    /// project's stack (Wine 8, vkd3d 1.6) rejects a float32 Mul by a scale cast from float16 (seen
+    /// on the H100), and runs the model's own type's.
     fn scale_and_cast(&mut self, norm: &str, scale: &str, bias: Option<&str>, like: &str, output: &str) {
-        let scale = self.cast_to_float(scale);
-        let mut y = self.op("Mul", &[norm, &scale], None, vec![]);
-        if let Some(bias) = bias {
-            let bias = self.cast_to_float(bias);
-            y = self.op("Add", &[&y, &bias], None, vec![]);
+        let cast = self.op("CastLike", &[norm, like], None, vec![]);
+        match bias {
+            Some(bias) => {
+                let scaled = self.op("Mul", &[&cast, scale], None, vec![]);
+                self.op("Add", &[&scaled, bias], Some(output), vec![]);
+            }
+            None => {
+                self.op("Mul", &[&cast, scale], Some(output), vec![]);
+            }
         }
-        self.op("CastLike", &[&y, like], Some(output), vec![]);
     }
 
     /// A statistic (mean, inverse deviation) written as `output` in `stash_type`.
