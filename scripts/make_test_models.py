@@ -470,6 +470,30 @@ def gemm_tanh_no_bias():
         save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), f"gemm_tanh_no_bias{suffix}.onnx")
 
 
+def gemm_gelu():
+    """A Gemm without its bias, then a com.microsoft Gelu: `reduce --gemm-zero-bias` under the
+    Gelu approximation (tests/reduce.rs) searches the model it rewrote, and must name the user's
+    file and the rewrite, never the temporary one."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    rng = np.random.default_rng(45)
+    weight = numpy_helper.from_array(rng.standard_normal((8, 8)).astype(np.float32), "weight")
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 8])
+    nodes = [
+        helper.make_node("Gemm", ["x", "weight"], ["h"], name="project"),
+        helper.make_node("Gelu", ["h"], ["y"], name="gelu", domain="com.microsoft"),
+    ]
+    graph = helper.make_graph(nodes, "gemm_gelu", [x], [y], initializer=[weight])
+    model = helper.make_model(
+        graph, opset_imports=opset() + [helper.make_opsetid("com.microsoft", 1)], producer_name="dmlrun-tests"
+    )
+    model.ir_version = IR_VERSION
+    onnx.save(model, os.path.join(OUT, "gemm_gelu.onnx"))  # the checker knows no com.microsoft ops
+    print("wrote gemm_gelu.onnx")
+
+
 ALL = [
     "add_mul",
     "int64_ids",
@@ -487,6 +511,7 @@ ALL = [
     "unknown_op",
     "unread_output",
     "gemm_tanh_no_bias",
+    "gemm_gelu",
     "tensor_fixtures",
 ]
 

@@ -268,3 +268,46 @@ fn the_documented_linux_example_finds_the_gelu() {
         assert!(stdout.contains(shown), "the README shows `{shown}`; the run printed:\n{stdout}");
     }
 }
+
+#[test]
+fn a_reduction_of_a_rewritten_model_names_the_users_file_and_the_rewrite_never_the_temporary_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = test_model("gemm_gelu.onnx");
+    let out = dir.path().join("out");
+    let json = dir.path().join("r.json");
+    let output = dmlrun()
+        .arg("reduce")
+        .arg(&model)
+        .args(["--generate", "ones", "--dim", "N=2", "--gemm-zero-bias"])
+        .args(APPROXIMATE)
+        .arg("-o")
+        .arg(&out)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("reduce: rewritten: --gemm-zero-bias: 1 node ('project')"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["model"], model.display().to_string());
+    assert_eq!(report["made"], "rewritten by --gemm-zero-bias");
+    assert_eq!(report["node"]["name"], "gelu");
+    // Without --json the same reads on stdout, and nothing a person reads names the made file.
+    let output = dmlrun()
+        .arg("reduce")
+        .arg(&model)
+        .args(["--generate", "ones", "--dim", "N=2", "--gemm-zero-bias"])
+        .args(APPROXIMATE)
+        .arg("-o")
+        .arg(dir.path().join("out2"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stdout.contains(&format!("model       : {} (rewritten by --gemm-zero-bias, 3 nodes)", model.display())),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("rewritten.onnx") && !stderr.contains("rewritten.onnx"), "{stdout}\n{stderr}");
+}

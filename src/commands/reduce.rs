@@ -89,6 +89,13 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         _ => None,
     };
     let made = float16.as_ref().map(|f| f.path.as_path()).or(rewritten.as_ref().map(|r| r.path.as_path()));
+    // What a person reads names their model and what was done to it, never the temporary file.
+    let made_as = made.map(|_| engine::made_label(&preflight.plan));
+    let user_model = args.model.clone();
+    let named = match &made_as {
+        Some(how) => format!("{} ({how})", user_model.display()),
+        None => user_model.display().to_string(),
+    };
     let preflight = match made {
         Some(path) => Preflight::read(
             &runtime,
@@ -111,8 +118,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let reference_run = diagnose::reference_run(&runtime, &preflight, &graph, &reference, &args.input.inputs, &load)
         .with_context(|| {
             format!(
-                "model {}: the reference EP (--compare-ep {}) cannot run it with these inputs, so there is nothing to compare a candidate with",
-                model_path.display(),
+                "model {named}: the reference EP (--compare-ep {}) cannot run it with these inputs, so there is nothing to compare a candidate with",
                 args.compare_ep
             )
         })?;
@@ -143,11 +149,12 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         on_checked: &on_checked,
     };
     if args.each_op {
-        let checks = reducer.each_op().with_context(|| format!("model {}", model_path.display()))?;
+        let checks = reducer.each_op().with_context(|| format!("model {named}"))?;
         bar.finish_and_clear();
         let survey = report::OpSurvey {
             schema: report::EACH_OP_SCHEMA,
-            model: model_path.to_path_buf(),
+            model: user_model.clone(),
+            made: made_as.clone(),
             ep_args: ep_args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
             reference: reference_run.device.describe(),
             ops: checks,
@@ -163,7 +170,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         let any_failed = survey.ops.iter().any(|c| c.outcome != crate::reduce::candidate::Outcome::Pass);
         return Ok(ExitStatus::of_checks(any_failed, crate::interrupt::interrupted()));
     }
-    let reduction = reducer.reduce().with_context(|| format!("model {}", model_path.display()))?;
+    let reduction = reducer.reduce().with_context(|| format!("model {named}"))?;
     bar.finish_and_clear();
 
     let case = reduction.case.clone();
@@ -174,7 +181,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         under_test.push(humantime::format_duration(args.candidate_timeout).to_string().into());
     }
     let report = ReduceReport::new(
-        model_path,
+        (&user_model, made_as),
         &output,
         args.session.ep.to_string(),
         (&under_test, &reference_args),

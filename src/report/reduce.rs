@@ -21,6 +21,10 @@ pub struct ReduceReport {
     pub schema: &'static str,
     pub dmlrun_version: &'static str,
     pub model: PathBuf,
+    /// What was done to the model before the search (the rewrites, the float16 conversion), the
+    /// model searched being the one made so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub made: Option<String>,
     /// The EP under test, as `--ep` named it, and the reference that ran the model.
     pub ep: String,
     pub reference: DeviceReport,
@@ -37,8 +41,9 @@ pub struct ReduceReport {
 impl ReduceReport {
     /// `checks`: the `dmlrun test` arguments that check the written case on the EP under test
     /// and on the reference, which the report gives as the commands that show it.
+    /// `model`: the user's model, and what was done to it where the search ran on a made one.
     pub fn new(
-        model: &Path,
+        model: (&Path, Option<String>),
         output: &Path,
         ep: String,
         checks: (&[std::ffi::OsString], &[std::ffi::OsString]),
@@ -47,10 +52,12 @@ impl ReduceReport {
         took: Duration,
     ) -> ReduceReport {
         let (under_test, on_reference) = checks;
+        let (model, made) = model;
         ReduceReport {
             schema: REDUCE_SCHEMA,
             dmlrun_version: env!("CARGO_PKG_VERSION"),
             model: model.to_path_buf(),
+            made,
             ep,
             reference,
             reduction,
@@ -102,6 +109,12 @@ pub fn tried_line(t: &Tried, graph: &Graph) -> String {
     line
 }
 
+/// "rewritten by ..., " before the count of what was searched, where the search ran on a model
+/// made from the user's.
+fn made_as(made: &Option<String>) -> String {
+    made.as_ref().map_or_else(String::new, |how| format!("{how}, "))
+}
+
 /// The text report.
 pub fn human(r: &ReduceReport) -> String {
     let mut s = String::new();
@@ -110,7 +123,7 @@ pub fn human(r: &ReduceReport) -> String {
         Mode::Accuracy => "the EP runs the model, with outputs that differ beyond tolerance",
         Mode::Hang => "the EP does not finish the model within --candidate-timeout, and the reference runs it",
     };
-    let _ = writeln!(s, "model       : {} ({} nodes)", r.model.display(), r.reduction.nodes_before);
+    let _ = writeln!(s, "model       : {} ({}{} nodes)", r.model.display(), made_as(&r.made), r.reduction.nodes_before);
     let _ = writeln!(s, "under test  : --ep {}: {} on the whole model ({mode})", r.ep, r.reduction.original.word());
     if let Some(reason) = r.reduction.original.reason() {
         let _ = writeln!(s, "              {}", crate::runtime::engine::diagnose::shorten_source_paths(reason));
@@ -167,6 +180,9 @@ pub const EACH_OP_SCHEMA: &str = "dmlrun.each-op/1";
 pub struct OpSurvey {
     pub schema: &'static str,
     pub model: PathBuf,
+    /// As `ReduceReport::made`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub made: Option<String>,
     /// The `dmlrun test` arguments each one-node model was checked with.
     pub ep_args: Vec<String>,
     /// Where the reference ran the whole model, whose values feed each node.
@@ -178,7 +194,13 @@ pub struct OpSurvey {
 /// The survey as a table: each operator, how many nodes have it, what the EP under test did.
 pub fn each_op_human(survey: &OpSurvey) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "model       : {} ({} operator types)", survey.model.display(), survey.ops.len());
+    let _ = writeln!(
+        s,
+        "model       : {} ({}{} operator types)",
+        survey.model.display(),
+        made_as(&survey.made),
+        survey.ops.len()
+    );
     let _ = writeln!(s, "under test  : {}", survey.ep_args.join(" "));
     let _ = writeln!(s, "reference   : {} (its values feed each node)", survey.reference);
     let width = survey.ops.iter().map(|c| c.op_type.len() + c.domain.len() + 1).max().unwrap_or(8).max(8);

@@ -224,14 +224,20 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     if let (Some(report), true) = (&mut precision, request.time_float32 && converted) {
         crate::stage::step("the float32 model's timed runs");
         let float32 = SessionPlan { precision: Precision::Fp32, ..model.plan.clone() };
-        let timed = open(runtime, source_model, info.clone(), Duration::ZERO, float32).and_then(|mut m| {
+        let timed = open(runtime, source_model, info.clone(), Duration::ZERO, float32.clone()).and_then(|mut m| {
             let feed = Feed::Host(&prepared);
             warm_up(&mut m.session, &feed, request.warmup)?;
             timed_runs(&mut m.session, &feed, request.budget, &indicatif::ProgressBar::hidden(), None)
         });
         match timed {
             Ok(samples) => report.float32_latency_ms = crate::stats::summarize(&samples),
-            Err(e) => report.float32_error = Some(crate::exit::one_line(&e)),
+            Err(e) => {
+                let e = match source_model == preflight.model_path {
+                    true => e,
+                    false => diagnose::say_made_as(e, source_model, &preflight.model_path, &made_label(&float32)),
+                };
+                report.float32_error = Some(crate::exit::one_line(&e));
+            }
         }
     }
     Ok(Measurement {
