@@ -364,6 +364,69 @@ if any(f"diag-{m}-run" in STEPS for m in DIAGNOSED):
         if line:
             print(f"- {m}: `{line[:400]}`")
     print()
+TRANSFORMER_RUNS = (
+    ("tt-dml", "as written"),
+    ("tt-dml-rewritten", "rewritten (--decompose LayerNormalization --gemm-zero-bias --reshape-allowzero-off)"),
+    ("tt-dml-rewritten-fp16", "rewritten, then --precision fp16"),
+)
+BERT_BASE_RUNS = (
+    ("bert-base-dml", "as written, float32"),
+    ("bert-base-dml-fp16-gemm-only", "--gemm-zero-bias --precision fp16"),
+    ("bert-base-dml-fp16-norms-as-written", "--gemm-zero-bias --reshape-allowzero-off --precision fp16 (LayerNormalization as written)"),
+    ("bert-base-dml-rewritten-fp16", "all three rewrites, --precision fp16"),
+)
+
+
+def transformers_tables():
+    """torch's exports on DirectML (GPU_STEPS=transformers): each tiny model's verdict per form,
+    and BERT-base's latency against the CPU EP's."""
+    print("## torch's exports on DirectML (scripts/gpu/export_transformers.py, random weights)\n")
+    if any(name in STEPS for name, _ in TRANSFORMER_RUNS):
+        print("| form | " + " | ".join(("bert", "vit", "gpt2")) + " |")
+        print("|---|---|---|---|")
+    for name, label in TRANSFORMER_RUNS:
+        r = report(name)
+        if not r:
+            if name in STEPS:
+                print(f"| {label} | {error_line(name)[:200] or 'no report'} | | |")
+            continue
+        cells = []
+        for m in ("bert", "vit", "gpt2"):
+            case = next((c for c in r["cases"] if c["name"] == m), None)
+            if case is None:
+                cells.append("-")
+            elif case["status"] == "pass":
+                cells.append(f"pass, max \\|diff\\| {case['max_abs_diff']:.2e}")
+            else:
+                cells.append(f"{case['status']}: {(case['reason'] or '')[:160]}")
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    rows = [(n, label) for n, label in BERT_BASE_RUNS if n in STEPS]
+    if rows:
+        print("\nBERT-base's shape (12 layers, width 768; 1 x 16 tokens), bench --warmup 10 --iterations 100 --compare-ep cpu:\n")
+        print("| form | DirectML p50 / p99 (ms) | CPU EP p50 (ms) | CPU / DirectML | step (s) | verdict |")
+        print("|---|---|---|---|---|---|")
+        for name, label in rows:
+            r = report(name)
+            secs = fmt(step_seconds(name), 1)
+            if r and r["models"]:
+                m = r["models"][0]
+                lat, ref = m["latency_ms"], (m.get("reference") or {}).get("latency_ms") or {}
+                ratio = f"{ref['p50'] / lat['p50']:.2f}x" if ref else "-"
+                print(f"| {label} | {fmt(lat['p50'])} / {fmt(lat['p99'])} | {fmt(ref.get('p50'))} | {ratio} | {secs} | runs |")
+            elif r and r["failed"]:
+                print(f"| {label} | - | - | - | {secs} | {r['failed'][0]['status']}: {r['failed'][0]['error'][:220]} |")
+            else:
+                print(f"| {label} | - | - | - | {secs} | {error_line(name)[:220] or 'no report'} |")
+    reduced = report("tt-bert-reduce")
+    if reduced:
+        node = reduced.get("node") or {}
+        print(f"\n`dmlrun reduce` of the tiny BERT ({reduced.get('made', 'as written')}, {reduced['seconds']:.0f} s): "
+              f"{reduced['nodes_after']} of {reduced['nodes_before']} nodes, {node.get('op_type', '-')} '{node.get('name', '-')}'")
+    print()
+
+
+if any(name.startswith("tt-") or name.startswith("bert-base-") for name in STEPS):
+    transformers_tables()
 if any(name.startswith("gen-") for name in STEPS):
     print("## Text generation: `dmlrun generate`, decoders with random weights (scripts/make_tiny_decoder.py)\n")
     print("| run | prompt tokens | session (ms) | TTFT p50 (ms) | prompt tokens/s | decode p50 / p90 / p99 (ms) | tokens/s | "
@@ -372,7 +435,10 @@ if any(name.startswith("gen-") for name in STEPS):
     for p in (128, 1024):
         runs = (("gen-dml-p{p}", "DirectML, float16, KV in its memory"),
                 ("gen-dml-p{p}-captured", "DirectML, float16, decode step graph-captured"),
-                ("gen-dml-p{p}-uncaptured", "DirectML, float16, uncaptured"), ("gen-cpu-p{p}", "CPU EP, float32"))
+                ("gen-dml-p{p}-uncaptured", "DirectML, float16, uncaptured"),
+                ("gen-rw-p{p}-captured", "DirectML, float16, RMS norms decomposed, decode step graph-captured"),
+                ("gen-rw-p{p}-uncaptured", "DirectML, float16, RMS norms decomposed, uncaptured"),
+                ("gen-cpu-p{p}", "CPU EP, float32"))
         for template, label in runs:
             name = template.format(p=p)
             if name not in STEPS:
@@ -390,6 +456,17 @@ if any(name.startswith("gen-") for name in STEPS):
                   f"{fmt(f['prompt_tokens_per_s'], 0)} | {fmt(d.get('p50'))} / {fmt(d.get('p90'))} / {fmt(d.get('p99'))} | "
                   f"{fmt(f['generation_tokens_per_s'], 1)} | {kv['layout']}, {kv['bytes'] / 2**20:.0f} MiB"
                   f"{', device' if kv['on_device'] else ''} | {secs} | generated |")
+    for name in ("gen-rw-narrow", "gen-rw-compare"):
+        compared = report(name)
+        if compared and compared.get("comparison"):
+            c = compared["comparison"]["prompts"][0]
+            where = "the same tokens" if c["first_difference"] is None else f"parts at token {c['first_difference']}"
+            rewritten = sum(len(v) for v in compared["rewrite"]["summary"]["rewritten"].values())
+            print(f"\nWith {rewritten} RMS norms decomposed, DirectML's greedy tokens against the CPU EP's on `{compared['model']}` "
+                  f"({len(compared['prompts'][0]['token_ids'])} tokens after a {compared['prompts'][0]['figures']['prompt_tokens']}-token "
+                  f"prompt): {where} ({c['matching']} equal).")
+        elif name in STEPS:
+            print(f"\n{name}: {error_line(name)[:300] or 'no report'}")
     compared = report("gen-dml-compare") or report("gen-narrow-compare")
     if compared and compared.get("comparison"):
         c = compared["comparison"]["prompts"][0]
