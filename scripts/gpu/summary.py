@@ -427,7 +427,7 @@ def transformers_tables():
 
 if any(name.startswith("tt-") or name.startswith("bert-base-") for name in STEPS):
     transformers_tables()
-if any(name.startswith("gen-") for name in STEPS):
+if any(name.startswith("gen-") or name.startswith("builder-") for name in STEPS):
     print("## Text generation: `dmlrun generate`, decoders with random weights (scripts/make_tiny_decoder.py)\n")
     print("| run | prompt tokens | session (ms) | TTFT p50 (ms) | prompt tokens/s | decode p50 / p90 / p99 (ms) | tokens/s | "
           "KV cache | step (s) | verdict |")
@@ -438,6 +438,8 @@ if any(name.startswith("gen-") for name in STEPS):
                 ("gen-dml-p{p}-uncaptured", "DirectML, float16, uncaptured"),
                 ("gen-rw-p{p}-captured", "DirectML, float16, RMS norms decomposed, decode step graph-captured"),
                 ("gen-rw-p{p}-uncaptured", "DirectML, float16, RMS norms decomposed, uncaptured"),
+                ("builder-rw-p{p}-captured", "builder's Qwen2-0.5B, float16, RMS norms decomposed, captured"),
+                ("builder-rw-p{p}-uncaptured", "builder's Qwen2-0.5B, float16, RMS norms decomposed, uncaptured"),
                 ("gen-cpu-p{p}", "CPU EP, float32"))
         for template, label in runs:
             name = template.format(p=p)
@@ -456,7 +458,14 @@ if any(name.startswith("gen-") for name in STEPS):
                   f"{fmt(f['prompt_tokens_per_s'], 0)} | {fmt(d.get('p50'))} / {fmt(d.get('p90'))} / {fmt(d.get('p99'))} | "
                   f"{fmt(f['generation_tokens_per_s'], 1)} | {kv['layout']}, {kv['bytes'] / 2**20:.0f} MiB"
                   f"{', device' if kv['on_device'] else ''} | {secs} | generated |")
-    for name in ("gen-rw-narrow", "gen-rw-compare"):
+    written = report("builder-as-written")
+    if written:
+        tokens = written["prompts"][0]["token_ids"]
+        print(f"\nThe builder's decoder as written on DirectML: {len(tokens)} tokens {tokens[:8]} "
+              f"(TTFT {fmt(written['prompts'][0]['figures']['ttft_ms']['p50'], 1)} ms).")
+    elif "builder-as-written" in STEPS:
+        print(f"\nThe builder's decoder as written on DirectML: {error_line('builder-as-written')[:300] or 'no report'}")
+    for name in ("gen-rw-narrow", "gen-rw-compare", "builder-rw-compare"):
         compared = report(name)
         if compared and compared.get("comparison"):
             c = compared["comparison"]["prompts"][0]
