@@ -358,6 +358,18 @@ def not_passed_names(report):
             print(c["name"])
 
 
+def fused_pair_reduced(path):
+    """reduce of the two-node pooler on DirectML: the minimal model is the pair, the node named is
+    the Gemm with the Tanh it was fused with, and --gemm-zero-bias makes it pass, the whole model
+    too."""
+    r = load(path)
+    assert r["nodes_after"] == 2, f"kept {r['nodes_after']} nodes, not the fused pair"
+    assert r["node"]["name"] == "node_Gemm_26" and r.get("fused_with") == ["node_tanh"], (r["node"]["name"], r.get("fused_with"))
+    fix = [m for m in r["remedies"] if m["option"] == "--gemm-zero-bias"]
+    assert fix and fix[0]["minimal"]["outcome"] == "pass" and fix[0]["whole"]["outcome"] == "pass", r["remedies"]
+    print(f"the pooler reduced to node_Gemm_26 fused with node_tanh; --gemm-zero-bias passes (max |diff| {fix[0].get('max_abs_diff')})")
+
+
 def transformers(report, folder):
     """The verdict of each torch-exported model on DirectML: runs (with the rewrites it needed,
     and how far from the CPU EP), or the node reduce pinned its failure on. Every model is one or
@@ -374,7 +386,7 @@ def transformers(report, folder):
         else:
             reduced = os.path.join(folder, f"{c['name']}-reduced", "reduce.json")
             assert os.path.exists(reduced), f"{c['name']} fails and was not reduced: {c.get('reason')}"
-            node = load(reduced)["reduction"]["node"]
+            node = load(reduced)["node"]
             row["reason"] = (c.get("reason") or "")[:300]
             row["node"] = node
             print(f"{c['name']}: {c['status']} on DirectML; reduced to {node.get('name')} ({node.get('op_type')}): {row['reason'][:200]}")

@@ -25,7 +25,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::graph::{Graph, TensorType};
-use crate::runtime::engine::diagnose::{value_text, NodeDetail};
+use crate::runtime::engine::diagnose::{fused_nodes, value_text, NodeDetail};
 use crate::tensor::{HostTensor, HostValue};
 use bisect::{Found, Verdict};
 use candidate::Outcome;
@@ -163,6 +163,10 @@ pub struct Reduction {
     /// The node the failure is pinned on: the last of the kept run (the one whose arrival made
     /// the prefix fail, or the first whose output differs).
     pub node: NodeDetail,
+    /// Where A's error names a node it fused from several of the model's (DirectML's
+    /// `DmlFusedGemm` of a Gemm and its activation): `node` is the first, these the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fused_with: Vec<String>,
     /// Accuracy mode: the first tensor (in topological order) whose value differs on A.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_divergent: Option<String>,
@@ -291,7 +295,17 @@ impl Reducer<'_> {
         let mut options = self.remedies.clone();
         options.extend(rewrite_remedies(&self.graph.nodes()[range.clone()]));
         let remedies = self.try_remedies(&case, n, &options)?;
-        let last = &self.graph.nodes()[*range.end()];
+        // A failure ONNX Runtime pins on a node it fused is pinned on the first node of the
+        // fusion that is the user's, with the others it was fused with.
+        let kept = &self.graph.nodes()[range.clone()];
+        let fused = match &outcome {
+            Outcome::Error { reason } => fused_nodes(reason, &case.join("model.onnx")),
+            _ => Vec::new(),
+        };
+        let (pinned, fused_with) = match fused.first().and_then(|first| kept.iter().find(|n| &n.name == first)) {
+            Some(node) => (node, fused[1..].to_vec()),
+            None => (&self.graph.nodes()[*range.end()], Vec::new()),
+        };
         Ok(Reduction {
             mode,
             original,
@@ -300,7 +314,8 @@ impl Reducer<'_> {
             last_node: *range.end(),
             nodes_after: range.end() - range.start() + 1,
             complete,
-            node: self.node_detail(last),
+            node: self.node_detail(pinned),
+            fused_with,
             first_divergent,
             outcome,
             reference_outcome,

@@ -151,7 +151,11 @@ pub fn human(r: &ReduceReport) -> String {
         r.reduction.last_node,
         r.reduction.outcome.word()
     );
-    let _ = writeln!(s, "node        : {}", r.reduction.node.describe());
+    let fused = match r.reduction.fused_with.is_empty() {
+        true => String::new(),
+        false => format!(" fused with '{}'", r.reduction.fused_with.join("', '")),
+    };
+    let _ = writeln!(s, "node        : {}{fused}", r.reduction.node.describe());
     // Only what was tried and seen: each option on the minimal model, and where it made that
     // pass, on the whole model.
     for (i, m) in r.reduction.remedies.iter().enumerate() {
