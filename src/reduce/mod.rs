@@ -161,7 +161,8 @@ pub struct Reduction {
     /// smallest.
     pub complete: bool,
     /// The node the failure is pinned on: the last of the kept run (the one whose arrival made
-    /// the prefix fail, or the first whose output differs).
+    /// the prefix fail, or the first whose output differs), or the first of a fusion A's error
+    /// names.
     pub node: NodeDetail,
     /// Where A's error names a node it fused from several of the model's (DirectML's
     /// `DmlFusedGemm` of a Gemm and its activation): `node` is the first, these the others.
