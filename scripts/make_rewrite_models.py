@@ -86,6 +86,21 @@ def norm_model(rng, op, dtype, case):
     return model, outputs, shape
 
 
+def gelu_model(rng, dtype, case):
+    """One Gelu (ONNX opset 20, a function op): exact on even cases, the tanh form on odd ones."""
+    elem, _ = TYPES[dtype]
+    rank = int(rng.integers(1, 5))
+    shape = [int(rng.integers(1, 9)) for _ in range(rank)]
+    x = helper.make_tensor_value_info("x", elem, shape)
+    y = helper.make_tensor_value_info("y", elem, shape)
+    approximate = "none" if case % 2 == 0 else "tanh"
+    node = helper.make_node("Gelu", ["x"], ["y"], name=f"Gelu_{dtype}_{case}", approximate=approximate)
+    graph = helper.make_graph([node], f"Gelu_{case}", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], producer_name="dmlrun-tests")
+    model.ir_version = 9
+    return model, ["y"], shape
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out")
@@ -109,6 +124,13 @@ def main():
                 name = f"{op}_{dtype}_{case}.onnx"
                 onnx.save(model, os.path.join(args.out, name))
                 cases.append({"file": name, "op": op, "dtype": dtype, "outputs": outputs, "shape": shape})
+    # After the norms, so their cases stay what the seed made them before Gelu came.
+    for dtype in TYPES:
+        for case in range(args.per_op):
+            model, outputs, shape = gelu_model(rng, dtype, case)
+            name = f"Gelu_{dtype}_{case}.onnx"
+            onnx.save(model, os.path.join(args.out, name))
+            cases.append({"file": name, "op": "Gelu", "dtype": dtype, "outputs": outputs, "shape": shape})
     with open(os.path.join(args.out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
     print(f"wrote {len(cases)} models in {args.out}")

@@ -39,7 +39,7 @@ fn run_json(model: &Path, extra: &[&str]) -> serde_json::Value {
 fn every_decomposition_equals_onnx_runtimes_kernel_on_every_output_in_float32_and_float16() {
     let dir = tempfile::tempdir().unwrap();
     let cases = rewrite_models(dir.path());
-    assert_eq!(cases.len(), 30, "5 operators x 2 types x 3 shapes");
+    assert_eq!(cases.len(), 36, "6 operators x 2 types x 3 shapes");
     for case in &cases {
         let (file, op) = (case["file"].as_str().unwrap(), case["op"].as_str().unwrap());
         let report = run_json(&dir.path().join(file), &["--decompose", op]);

@@ -60,7 +60,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
-'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--compare-ep=[Also run on this execution provider and compare the outputs; exit 1 when they differ]:EP:_default' \
@@ -149,7 +149,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
-'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
 '--compare-ep=[Also run on this execution provider and compare the outputs; exit 1 when they differ]:EP:_default' \
@@ -211,7 +211,7 @@ ones\:""))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
-'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it]:A:_default' \
 '*--tol=[Tolerance for one output, overriding everything else\: --tol NAME=ATOL,RTOL. Repeatable]:OUTPUT=ATOL,RTOL:_default' \
@@ -280,7 +280,7 @@ ones\:""))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
-'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '(--duration)--iterations=[Timed runs per model (default 100, unless --duration is given)]:N:_default' \
 '--duration=[Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)]:TIME:_default' \
 '--min-iterations=[With --duration\: at least this many timed runs]:N:_default' \
@@ -374,7 +374,7 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
-'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--compare-ep=[The reference execution provider, which must run the model\: its values feed each candidate'\''s inputs and are the outputs it is checked against. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol)]:A:_default' \
@@ -425,7 +425,7 @@ _arguments "${_arguments_options[@]}" : \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
-'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization]:OP[,OP...]:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '-n+[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
 '--max-new-tokens=[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
 '--max-length=[The KV buffer'\''s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default\: the prompt plus --max-new-tokens]:N:_default' \

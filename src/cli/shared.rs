@@ -181,12 +181,14 @@ pub struct SessionArgs {
 
     /// Write every node of this operator as primitive ONNX ops with the same meaning before the
     /// session (a comma list, or repeated): LayerNormalization, RMSNormalization,
-    /// SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization.
+    /// SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization,
+    /// Gelu.
     ///
     /// For an execution provider that hangs or fails on the fused op and runs the primitives:
     /// DirectML on this project's H100 stack (Wine 8, vkd3d 1.6) never returns from
-    /// LayerNormalization and the RMS norms. The arithmetic is float32 whatever the model's float
-    /// type, every optional output is kept, and ONNX Runtime's fusions do not put the op back.
+    /// LayerNormalization and the RMS norms, or computes them wrong. A norm's statistics are
+    /// float32 whatever the model's float type, Gelu is in the model's type as ONNX defines it,
+    /// every optional output is kept, and ONNX Runtime's fusions do not put the op back.
     /// The report says what was rewritten and how far the rewritten model's outputs are from
     /// the original's on the reference EP (the CPU, or --compare-ep). A model without such a
     /// node is refused (in a folder: the flag is not applied to it, and that is said).

@@ -59,15 +59,19 @@ pub enum Decomposable {
     SkipLayerNormalization,
     /// `com.microsoft`: a residual add, then RMS norm over the last axis.
     SkipSimplifiedLayerNormalization,
+    /// ONNX's (opset 20, a function op; `approximate` "none" or "tanh") and `com.microsoft`'s
+    /// (exact): what torch's exporter writes in every BERT and ViT.
+    Gelu,
 }
 
 impl Decomposable {
-    pub const ALL: [Decomposable; 5] = [
+    pub const ALL: [Decomposable; 6] = [
         Decomposable::LayerNormalization,
         Decomposable::RmsNormalization,
         Decomposable::SimplifiedLayerNormalization,
         Decomposable::SkipLayerNormalization,
         Decomposable::SkipSimplifiedLayerNormalization,
+        Decomposable::Gelu,
     ];
 
     /// The operator type as a model names it.
@@ -78,6 +82,21 @@ impl Decomposable {
             Decomposable::SimplifiedLayerNormalization => "SimplifiedLayerNormalization",
             Decomposable::SkipLayerNormalization => "SkipLayerNormalization",
             Decomposable::SkipSimplifiedLayerNormalization => "SkipSimplifiedLayerNormalization",
+            Decomposable::Gelu => "Gelu",
+        }
+    }
+
+    /// The operator types ONNX Runtime's fusions would make of the primitives again: the op
+    /// itself, and for Gelu the fused forms of its contrib domain (GeluFusion, FastGeluFusion,
+    /// BiasGeluFusion).
+    pub fn fused_forms(self) -> &'static [&'static str] {
+        match self {
+            Decomposable::LayerNormalization => &["LayerNormalization"],
+            Decomposable::RmsNormalization => &["RMSNormalization"],
+            Decomposable::SimplifiedLayerNormalization => &["SimplifiedLayerNormalization"],
+            Decomposable::SkipLayerNormalization => &["SkipLayerNormalization"],
+            Decomposable::SkipSimplifiedLayerNormalization => &["SkipSimplifiedLayerNormalization"],
+            Decomposable::Gelu => &["Gelu", "FastGelu", "BiasGelu"],
         }
     }
 
@@ -527,7 +546,51 @@ impl<'w, 'a> Built<'w, 'a> {
                     self.op("Identity", &[&own], Some(out), vec![]);
                 }
             }
+            Decomposable::Gelu => self.gelu(node, x, output(0).context("no output")?)?,
         }
+        Ok(())
+    }
+
+    /// Gelu in its input's own type, as ONNX's function body computes it, in forms ONNX
+    /// Runtime's Gelu fusions do not match (they look for `Div` by sqrt(2), then `Erf`, then
+    /// `Add` of 1; and for `Tanh`):
+    /// - exact: `x * (0.5 + 0.5 * erf(x * (1 / sqrt(2))))`;
+    /// - tanh: `x * sigmoid(2 * sqrt(2 / pi) * (x + 0.044715 * x^3))`, the same function, since
+    ///   `(1 + tanh(z)) / 2 = sigmoid(2z)`.
+    fn gelu(&mut self, node: &EditNode, x: &str, output: &str) -> Result<()> {
+        let approximate = node
+            .attribute
+            .iter()
+            .find(|a| a.name.as_deref() == Some("approximate"))
+            .and_then(|a| a.s.as_deref())
+            .map(|s| String::from_utf8_lossy(s).into_owned())
+            .unwrap_or_else(|| "none".to_string());
+        let constant = |built: &mut Self, value: f32| {
+            let scalar = built.float_scalar(value);
+            built.op("CastLike", &[&scalar, x], None, vec![])
+        };
+        let gate = match approximate.as_str() {
+            "none" => {
+                let inv_sqrt2 = constant(self, std::f32::consts::FRAC_1_SQRT_2);
+                let half = constant(self, 0.5);
+                let scaled = self.op("Mul", &[x, &inv_sqrt2], None, vec![]);
+                let erf = self.op("Erf", &[&scaled], None, vec![]);
+                let halved = self.op("Mul", &[&erf, &half], None, vec![]);
+                self.op("Add", &[&halved, &half], None, vec![])
+            }
+            "tanh" => {
+                let three = constant(self, 3.0);
+                let coefficient = constant(self, 0.044715);
+                let twice_sqrt_2_over_pi = constant(self, 2.0 * (2.0 / std::f32::consts::PI).sqrt());
+                let cubed = self.op("Pow", &[x, &three], None, vec![]);
+                let term = self.op("Mul", &[&cubed, &coefficient], None, vec![]);
+                let inner = self.op("Add", &[x, &term], None, vec![]);
+                let z = self.op("Mul", &[&inner, &twice_sqrt_2_over_pi], None, vec![]);
+                self.op("Sigmoid", &[&z], None, vec![])
+            }
+            other => bail!("approximate '{other}': ONNX defines 'none' and 'tanh'"),
+        };
+        self.op("Mul", &[x, &gate], Some(output), vec![]);
         Ok(())
     }
 
