@@ -276,19 +276,20 @@ fn the_documented_linux_example_finds_the_gelu() {
 fn a_reduction_of_a_rewritten_model_names_the_users_file_and_the_rewrite_never_the_temporary_one() {
     let dir = tempfile::tempdir().unwrap();
     let model = test_model("gemm_gelu.onnx");
-    let out = dir.path().join("out");
     let json = dir.path().join("r.json");
-    let output = dmlrun()
-        .arg("reduce")
-        .arg(&model)
-        .args(["--generate", "ones", "--dim", "N=2", "--gemm-zero-bias"])
-        .args(APPROXIMATE)
-        .arg("-o")
-        .arg(&out)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
+    let reduce = |out: &str, json: Option<&std::path::Path>| {
+        dmlrun()
+            .arg("reduce")
+            .arg(&model)
+            .args(["--generate", "ones", "--dim", "N=2", "--gemm-zero-bias"])
+            .args(APPROXIMATE)
+            .arg("-o")
+            .arg(dir.path().join(out))
+            .args(json.map(|p| [std::ffi::OsStr::new("--json"), p.as_os_str()]).into_iter().flatten())
+            .output()
+            .unwrap()
+    };
+    let output = reduce("out", Some(&json));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("reduce: rewritten: --gemm-zero-bias: 1 node ('project')"), "{stderr}");
@@ -297,15 +298,7 @@ fn a_reduction_of_a_rewritten_model_names_the_users_file_and_the_rewrite_never_t
     assert_eq!(report["made"], "rewritten by --gemm-zero-bias");
     assert_eq!(report["node"]["name"], "gelu");
     // Without --json the same reads on stdout, and nothing a person reads names the made file.
-    let output = dmlrun()
-        .arg("reduce")
-        .arg(&model)
-        .args(["--generate", "ones", "--dim", "N=2", "--gemm-zero-bias"])
-        .args(APPROXIMATE)
-        .arg("-o")
-        .arg(dir.path().join("out2"))
-        .output()
-        .unwrap();
+    let output = reduce("out2", None);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
