@@ -233,7 +233,11 @@ pub struct BenchSettings {
     pub cache: Option<PathBuf>,
     pub sweep: Option<Sweep>,
     pub baseline: Option<PathBuf>,
+    /// `--baseline-model`: older versions timed beside the models, in alternating rounds.
+    pub baseline_models: Vec<PathBuf>,
     pub max_regression: f64,
+    /// Rounds the timed runs come in (never more than the runs).
+    pub rounds: usize,
     pub seed: u64,
     pub print_plan: bool,
     pub quiet: bool,
@@ -252,6 +256,11 @@ impl BenchSettings {
                 );
             }
             request.session_config.push((DML_DISABLE_FUSION.to_string(), "1".to_string()));
+        }
+        if !args.baseline_model.is_empty() && request.io_on_device {
+            anyhow::bail!(
+                "--baseline-model times both models with their inputs in host memory; --io-on-device and --dml-graph-capture cannot be combined with it"
+            );
         }
         let budget = match (args.iterations, args.duration) {
             (Some(n), _) => RunBudget { max: n, time_box: None, min: 0 },
@@ -281,7 +290,9 @@ impl BenchSettings {
             cache: args.cache.clone(),
             sweep: args.sweep.clone().or_else(|| args.sweep_shape.clone()),
             baseline: args.baseline.clone(),
+            baseline_models: args.baseline_model.clone(),
             max_regression: args.max_regression,
+            rounds: args.rounds.min(usize::try_from(budget.max).unwrap_or(usize::MAX)).max(1),
             seed: args.inputs.seed,
             print_plan: args.session.print_plan,
             quiet: args.quiet,

@@ -70,9 +70,16 @@ fn baseline_gate_fails_on_a_synthetic_regression_and_passes_otherwise() {
     let model = sample("squeezenet1.1.onnx");
     let (report, _) = bench_json(&[model.to_str().unwrap(), "--iterations", "5"]);
     // A baseline ten times faster than reality: today's run is a regression.
-    let mut fast = report.clone();
-    let p50 = fast["models"][0]["latency_ms"]["p50"].as_f64().unwrap();
-    fast["models"][0]["latency_ms"]["p50"] = serde_json::json!(p50 / 10.0);
+    let scaled = |report: &serde_json::Value, by: f64| {
+        let mut scaled = report.clone();
+        let p50 = scaled["models"][0]["latency_ms"]["p50"].as_f64().unwrap();
+        scaled["models"][0]["latency_ms"]["p50"] = serde_json::json!(p50 * by);
+        let runs: Vec<f64> =
+            scaled["models"][0]["samples_ms"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() * by).collect();
+        scaled["models"][0]["samples_ms"] = serde_json::json!(runs);
+        scaled
+    };
+    let fast = scaled(&report, 0.1);
     let fast_path = dir.path().join("fast.json");
     std::fs::write(&fast_path, serde_json::to_string(&fast).unwrap()).unwrap();
     let out =
@@ -80,16 +87,101 @@ fn baseline_gate_fails_on_a_synthetic_regression_and_passes_otherwise() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("REGRESSION"));
     // A baseline ten times slower: no regression.
-    let mut slow = report;
-    slow["models"][0]["latency_ms"]["p50"] = serde_json::json!(p50 * 10.0);
+    let slow = scaled(&report, 10.0);
     let slow_path = dir.path().join("slow.json");
     std::fs::write(&slow_path, serde_json::to_string(&slow).unwrap()).unwrap();
     let out =
         dmlrun().arg("bench").arg(&model).args(["--iterations", "5", "--baseline"]).arg(&slow_path).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("  improvement"), "{}", String::from_utf8_lossy(&out.stdout));
     // Not a bench report at all.
     let out = dmlrun().arg("bench").arg(&model).arg("--baseline").arg(sample("imagenet_classes.txt")).output().unwrap();
     assert_one_line_error(&out, "--baseline");
+}
+
+#[test]
+fn baseline_model_times_old_and_new_in_one_session_and_judges_them() {
+    let heavy = sample("squeezenet1.1.onnx");
+    let light = test_model("add_mul.onnx");
+    let judged = |model: &std::path::Path, baseline: &std::path::Path| {
+        let out = dmlrun()
+            .arg("bench")
+            .arg(model)
+            .arg("--baseline-model")
+            .arg(baseline)
+            .args(["--iterations", "20", "--warmup", "1", "--json", "-", "-q"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.code(), report)
+    };
+    // SqueezeNet judged against a two-node model: thousands of times slower, a regression.
+    let (code, report) = judged(&heavy, &light);
+    assert_eq!(code, Some(1), "{report}");
+    let m = &report["models"][0];
+    assert_eq!(m["rounds"], serde_json::json!(vec![2; 10]), "20 runs in 10 rounds");
+    let old = &m["baseline_model"];
+    assert!(old["model"].as_str().unwrap().ends_with("add_mul.onnx"), "{old}");
+    assert_eq!((old["samples_ms"].as_array().unwrap().len(), &old["rounds"]), (20, &serde_json::json!(vec![2; 10])));
+    let b = &report["baseline"];
+    assert_eq!((&b["source"], b["regressions"].as_u64()), (&serde_json::json!("same session"), Some(1)));
+    let row = &b["models"][0];
+    assert_eq!(row["verdict"], "regression");
+    assert!(row["change"]["ci_low"].as_f64().unwrap() > 10.0, "{row}");
+    assert!(row["change"]["p_value"].as_f64().unwrap() < 0.05, "{row}");
+    assert!(row["change"]["test"].as_str().unwrap().starts_with("Mann-Whitney U"), "{row}");
+    // The other way round: an improvement, and no failure.
+    let (code, report) = judged(&light, &heavy);
+    assert_eq!((code, &report["baseline"]["models"][0]["verdict"]), (Some(0), &serde_json::json!("improvement")));
+    // Two models and one baseline model named after neither: which one lacks its baseline.
+    let out =
+        dmlrun().arg("bench").arg(&heavy).arg(&light).arg("--baseline-model").arg(sample("cat.png")).output().unwrap();
+    assert_one_line_error(&out, "--baseline-model: none for");
+    // Paired by file name: only the model of the same name.
+    let out = dmlrun().arg("bench").arg(&heavy).arg(&light).arg("--baseline-model").arg(&light).output().unwrap();
+    assert_one_line_error(&out, "squeezenet1.1.onnx");
+}
+
+#[test]
+fn a_baseline_report_says_how_it_differs_and_that_it_was_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = test_model("add_mul.onnx");
+    let (mut report, _) = bench_json(&[model.to_str().unwrap(), "--iterations", "30"]);
+    assert_eq!(report["models"][0]["fingerprint"]["onnxruntime"], "1.31.1");
+    report["models"][0]["fingerprint"]["model sha256"] = serde_json::json!("0000000000000000");
+    report["interrupted"] = serde_json::json!(true);
+    let base = dir.path().join("base.json");
+    std::fs::write(&base, serde_json::to_string(&report).unwrap()).unwrap();
+    let (csv, junit) = (dir.path().join("b.csv"), dir.path().join("b.xml"));
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&model)
+        .args(["--iterations", "30", "-q", "--baseline"])
+        .arg(&base)
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--junit")
+        .arg(&junit)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("note: the baseline report was interrupted"), "{stdout}");
+    assert!(stdout.contains("differs: model file 0000000000000000 -> "), "{stdout}");
+    assert!(stdout.contains("Mann-Whitney U"), "{stdout}");
+    // Whatever this busy machine makes of add_mul against itself, every export says the same verdict.
+    let verdict = ["regression", "improvement", "no change", "inconclusive"]
+        .into_iter()
+        .find(|v| stdout.contains(&format!("  {v}")) || stdout.contains(&format!("  {}", v.to_uppercase())))
+        .unwrap_or_else(|| panic!("no verdict: {stdout}"));
+    assert_eq!(out.status.code(), Some(if verdict == "regression" { 1 } else { 0 }), "{stdout}");
+    let csv = std::fs::read_to_string(csv).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "baseline_verdict").unwrap();
+    assert_eq!(row[column], verdict, "{csv}");
+    let junit = std::fs::read_to_string(junit).unwrap();
+    assert!(junit.contains(&format!(r#"<property name="verdict" value="{verdict}"/>"#)), "{junit}");
 }
 
 #[test]
@@ -667,9 +759,10 @@ fn a_sweep_measures_each_size_in_its_own_session_and_marks_the_best() {
     assert!(md.contains("squeezenet1.1 swept over N:"), "{md}");
     assert!(md.lines().any(|l| l.starts_with(&format!("| {best} | ok |")) && l.contains("(best)")), "{md}");
     let csv = std::fs::read_to_string(&csv).unwrap();
-    assert!(csv.lines().next().unwrap().ends_with(",sweep_of,sweep_over,sweep_value"));
-    assert!(csv.lines().nth(2).unwrap().ends_with(",squeezenet1.1,N,2"), "{csv}");
-    assert!(csv.lines().nth(3).unwrap().ends_with(",,,"), "{csv}");
+    assert!(csv.lines().next().unwrap().ends_with(",sweep_of,sweep_over,sweep_value,baseline_verdict,baseline_ratio,baseline_ci_low,baseline_ci_high,baseline_p_value,baseline_test"));
+    // Without a baseline the six verdict columns are empty.
+    assert!(csv.lines().nth(2).unwrap().ends_with(",squeezenet1.1,N,2,,,,,,"), "{csv}");
+    assert!(csv.lines().nth(3).unwrap().ends_with(&",".repeat(9)), "{csv}");
 }
 
 #[test]

@@ -193,7 +193,11 @@ fn bench_shards_merge_into_one_report_of_every_model() {
     let names: Vec<&str> = merged["models"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["add_mul", "int64_ids", "split_rows"]);
     assert!(std::fs::read_to_string(&md).unwrap().contains("split_rows"));
-    // A JUnit file is a test report's.
-    let out = dmlrun().arg("merge").args(&files).arg("--junit").arg(dir.path().join("x.xml")).output().unwrap();
-    assert_one_line_error(&out, "--junit: there is no such file for a bench report");
+    // The merged bench as JUnit: a case per model.
+    let xml = dir.path().join("x.xml");
+    let out = dmlrun().arg("merge").args(&files).arg("--junit").arg(&xml).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let xml = std::fs::read_to_string(&xml).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), 3, "{xml}");
+    assert!(xml.contains(r#"name="split_rows""#), "{xml}");
 }

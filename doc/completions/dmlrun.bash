@@ -321,7 +321,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --sweep --sweep-shape --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --max-regression --shard --isolation --timeout --child-report --progress --preflight --json --csv --markdown --html --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --sweep --sweep-shape --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --baseline-model --max-regression --rounds --shard --isolation --timeout --child-report --progress --preflight --json --csv --markdown --html --junit --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -479,7 +479,15 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --baseline-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-regression)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rounds)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -520,6 +528,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --html)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --junit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -351,8 +351,10 @@ extended\t''
 all\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l rtol -d 'Relative tolerance for --compare-ep' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l atol -d 'Absolute tolerance for --compare-ep' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline -d 'Compare median latency with an earlier --json report; exit 1 on a regression' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-regression -d 'Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline -d 'Judge each model\'s runs against an earlier --json report\'s: regression, improvement, no change or inconclusive; exit 1 on a regression' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l baseline-model -d 'Time an older version of the model in the same session, in alternating rounds (A B B A ...) on the same device with the same session options, and judge the new one against it as --baseline does: a slow spell of the machine then falls on both' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-regression -d 'Largest slowdown taken as none against --baseline or --baseline-model, e.g. 5% or 0.05: a significant change within it both ways is \'no change\'' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l rounds -d 'Time each model\'s runs in N rounds: consecutive blocks (alternating with the baseline model\'s under --baseline-model), kept in the JSON report, so a slow spell shows as a slow round and the verdict weighs the spread between rounds' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shard -d 'Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in the order given, hash mode (hash:K/N) by a hash of each model\'s name. `dmlrun merge` puts the N JSON reports back together' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
 process\t'Always in child processes'
@@ -365,6 +367,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l json -d 'Write t
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a CSV table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l html -d 'Write a self-contained HTML page to FILE, rewritten after every model: the environment, each model\'s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l junit -d 'Write JUnit XML to FILE ("-" for stdout): a case per model, failed where the model failed or regressed against the baseline, the verdict in its properties' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
@@ -541,14 +544,14 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s v -l verbose 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s q -l quiet -d 'No generated text on stdout and no progress on stderr (the figures are still printed)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l json -d 'Write the merged report (or the comparison) as JSON to FILE (`-` for stdout)' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l junit -d 'Write the merged test report as JUnit XML' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l junit -d 'Write the merged report as JUnit XML (a bench: a case per model)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l html -d 'Write the merged report (or the comparison) as one HTML page' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l markdown -d 'Write the merged bench report (or the comparison) as Markdown' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l csv -d 'Write the merged bench report as CSV' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l compare -d 'Put whole runs side by side instead: per case or model each run\'s status (and bench\'s p50, the fastest marked, and max |diff| where --compare-ep found outputs apart), the ones whose verdicts disagree first'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -l compare -d 'Put whole runs side by side instead: per case or model each run\'s status (and bench\'s p50, the fastest marked where its runs are significantly faster than every other run\'s (the test of bench --baseline), and max |diff| where --compare-ep found outputs apart), the ones whose verdicts disagree first'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand merge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l json -d 'Print the information as JSON (to stdout, or to FILE). With FILE the JSON goes there and the usual text to stdout' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand info" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''

@@ -295,8 +295,10 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--compare-opt-level=[Optimisation level of the --compare-ep run (default\: as the main run)]:LEVEL:(disable basic extended all)' \
 '--rtol=[Relative tolerance for --compare-ep]:R:_default' \
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
-'--baseline=[Compare median latency with an earlier --json report; exit 1 on a regression]:OLD.json:_files' \
-'--max-regression=[Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05]:PERCENT:_default' \
+'--baseline=[Judge each model'\''s runs against an earlier --json report'\''s\: regression, improvement, no change or inconclusive; exit 1 on a regression]:OLD.json:_files' \
+'(--baseline --sweep --sweep-shape --sessions)*--baseline-model=[Time an older version of the model in the same session, in alternating rounds (A B B A ...) on the same device with the same session options, and judge the new one against it as --baseline does\: a slow spell of the machine then falls on both]:OLD.onnx:_files' \
+'--max-regression=[Largest slowdown taken as none against --baseline or --baseline-model, e.g. 5% or 0.05\: a significant change within it both ways is '\''no change'\'']:PERCENT:_default' \
+'--rounds=[Time each model'\''s runs in N rounds\: consecutive blocks (alternating with the baseline model'\''s under --baseline-model), kept in the JSON report, so a slow spell shows as a slow round and the verdict weighs the spread between rounds]:N:_default' \
 '--shard=[Benchmark only shard K of N of the models\: count mode (K/N) deals them round-robin in the order given, hash mode (hash\:K/N) by a hash of each model'\''s name. \`dmlrun merge\` puts the N JSON reports back together]:K/N:_default' \
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
@@ -309,6 +311,7 @@ none\:"In this process"))' \
 '--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
+'--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per model, failed where the model failed or regressed against the baseline, the verdict in its properties]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
@@ -472,12 +475,12 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 (merge)
 _arguments "${_arguments_options[@]}" : \
 '--json=[Write the merged report (or the comparison) as JSON to FILE (\`-\` for stdout)]:FILE:_files' \
-'--junit=[Write the merged test report as JUnit XML]:FILE:_files' \
+'--junit=[Write the merged report as JUnit XML (a bench\: a case per model)]:FILE:_files' \
 '--html=[Write the merged report (or the comparison) as one HTML page]:FILE:_files' \
 '--markdown=[Write the merged bench report (or the comparison) as Markdown]:FILE:_files' \
 '--csv=[Write the merged bench report as CSV]:FILE:_files' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--compare[Put whole runs side by side instead\: per case or model each run'\''s status (and bench'\''s p50, the fastest marked, and max |diff| where --compare-ep found outputs apart), the ones whose verdicts disagree first]' \
+'--compare[Put whole runs side by side instead\: per case or model each run'\''s status (and bench'\''s p50, the fastest marked where its runs are significantly faster than every other run'\''s (the test of bench --baseline), and max |diff| where --compare-ep found outputs apart), the ones whose verdicts disagree first]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::reports -- JSON reports of `dmlrun test` or `dmlrun bench`\: the N shards of one run (`--shard K/N`), or, with --compare, whole runs of the same work on different machines or devices:_files' \

@@ -115,17 +115,47 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub compare: CompareArgs,
 
-    /// Compare median latency with an earlier --json report; exit 1 on a regression.
+    /// Judge each model's runs against an earlier --json report's: regression, improvement, no
+    /// change or inconclusive; exit 1 on a regression.
+    ///
+    /// A regression is a slowdown that the Mann-Whitney U test finds significant (p < 0.05), whose
+    /// 95% bootstrap interval of the ratio of medians (rounds resampled) lies above 1, and whose
+    /// ratio is beyond --max-regression. Where the noise is wider than the threshold the verdict
+    /// is inconclusive, with its width. Differences between the two runs' devices, ONNX Runtime,
+    /// dmlrun, model file or timing flags are said beside each verdict. A report recorded at
+    /// another time on a shared machine carries that time's load: --baseline-model times old
+    /// and new together instead.
     ///
     /// Example: --baseline main-bench.json --max-regression 5%
     #[arg(long, value_name = "OLD.json")]
     pub baseline: Option<PathBuf>,
 
-    /// Largest allowed slowdown of the median against --baseline, e.g. 5% or 0.05.
+    /// Time an older version of the model in the same session, in alternating rounds (A B B A
+    /// ...) on the same device with the same session options, and judge the new one against it
+    /// as --baseline does: a slow spell of the machine then falls on both.
+    ///
+    /// One per model, paired by order (as many as the models) or by file name; the rewrites and
+    /// --precision apply to MODEL only, so `bench m.onnx --precision fp16 --baseline-model m.onnx`
+    /// judges float16 against float32.
+    ///
+    /// Example: dmlrun bench new.onnx --baseline-model old.onnx --max-regression 5%
+    #[arg(long, value_name = "OLD.onnx", conflicts_with_all = ["baseline", "sweep", "sweep_shape", "sessions"])]
+    pub baseline_model: Vec<PathBuf>,
+
+    /// Largest slowdown taken as none against --baseline or --baseline-model, e.g. 5% or 0.05:
+    /// a significant change within it both ways is 'no change'.
     ///
     /// Example: --max-regression 10%
     #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_fraction)]
     pub max_regression: f64,
+
+    /// Time each model's runs in N rounds: consecutive blocks (alternating with the baseline
+    /// model's under --baseline-model), kept in the JSON report, so a slow spell shows as a
+    /// slow round and the verdict weighs the spread between rounds.
+    ///
+    /// Example: --iterations 200 --rounds 20
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_rounds)]
+    pub rounds: usize,
 
     /// Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in
     /// the order given, hash mode (hash:K/N) by a hash of each model's name. `dmlrun merge`
@@ -163,6 +193,13 @@ pub struct BenchArgs {
     /// Example: --html bench.html
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+
+    /// Write JUnit XML to FILE ("-" for stdout): a case per model, failed where the model failed
+    /// or regressed against the baseline, the verdict in its properties.
+    ///
+    /// Example: --junit bench-junit.xml
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 
     /// No progress bars.
     ///

@@ -15,8 +15,9 @@ pub struct MergeArgs {
     pub reports: Vec<PathBuf>,
 
     /// Put whole runs side by side instead: per case or model each run's status (and bench's
-    /// p50, the fastest marked, and max |diff| where --compare-ep found outputs apart), the ones
-    /// whose verdicts disagree first.
+    /// p50, the fastest marked where its runs are significantly faster than every other run's
+    /// (the test of bench --baseline), and max |diff| where --compare-ep found outputs apart),
+    /// the ones whose verdicts disagree first.
     ///
     /// Example: dmlrun merge --compare h100.json arc.json --markdown compare.md
     #[arg(long)]
@@ -28,7 +29,7 @@ pub struct MergeArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
-    /// Write the merged test report as JUnit XML.
+    /// Write the merged report as JUnit XML (a bench: a case per model).
     ///
     /// Example: --junit results.xml
     #[arg(long, value_name = "FILE")]

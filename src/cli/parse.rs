@@ -94,6 +94,14 @@ pub fn parse_sessions(text: &str) -> Result<u32, String> {
     }
 }
 
+/// `bench --rounds`: 1 to 1000 blocks of timed runs.
+pub fn parse_rounds(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n @ 1..=1000) => Ok(n),
+        _ => Err(format!("'{text}' is not a number of rounds from 1 to 1000")),
+    }
+}
+
 /// `--sweep DIM=1,2,4`: a free dimension and its sizes (each at least 1, none twice).
 pub fn parse_sweep(text: &str) -> Result<crate::suites::manifest::Sweep, String> {
     let (name, list) = text.split_once('=').ok_or_else(|| format!("'{text}' is not DIM=N,N,..."))?;

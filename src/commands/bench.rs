@@ -1,6 +1,6 @@
 //! `dmlrun bench`: many models, trustworthy statistics, exports, a regression gate.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use indicatif::MultiProgress;
@@ -123,6 +123,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         args.csv.as_deref(),
         args.markdown.as_deref(),
         args.html.as_deref(),
+        args.junit.as_deref(),
     ))?;
     let baseline = match &settings.baseline {
         Some(path) => Some(read_baseline(path)?),
@@ -206,6 +207,7 @@ fn preflight_models(
     settings: &BenchSettings,
     targets: Vec<BenchTarget>,
 ) -> Result<Vec<Entry<ModelPlan, BenchOutcome>>> {
+    let pairs = pair_baseline_models(&targets, &settings.baseline_models)?;
     let read: Vec<Result<ModelRead>> = targets.iter().map(ModelRead::of).collect();
     let models: Vec<&ModelInfo> = read.iter().flatten().map(ModelRead::info).collect();
     crate::runtime::plan::check_flags_fit_some(&settings.request, &models)?;
@@ -214,12 +216,16 @@ fn preflight_models(
     }
     Ok(swept(targets, read, settings.sweep.as_ref())
         .into_iter()
-        .map(|(target, read, note)| match read.and_then(|read| prepare(runtime, settings, &target, read)) {
-            Ok(mut plan) => {
-                plan.preflight.not_applied.extend(note);
-                Entry::Run(plan)
+        // --baseline-model and --sweep exclude each other: past the targets, a point has none.
+        .zip(pairs.into_iter().chain(std::iter::repeat(None)))
+        .map(|((target, read, note), pair)| {
+            match read.and_then(|read| prepare(runtime, settings, &target, read, pair)) {
+                Ok(mut plan) => {
+                    plan.preflight.not_applied.extend(note);
+                    Entry::Run(plan)
+                }
+                Err(e) => Entry::Decided(BenchOutcome::Failed(failed_model(&target, &e))),
             }
-            Err(e) => Entry::Decided(BenchOutcome::Failed(failed_model(&target, &e))),
         })
         .collect())
 }
@@ -227,7 +233,40 @@ fn preflight_models(
 fn settle_baseline(report: &mut BenchReport, baseline: Option<&StoredReport>, settings: &BenchSettings) {
     if let (Some(stored), Some(path)) = (baseline, &settings.baseline) {
         report.baseline = Some(bench::compare_with_baseline(report, stored, path.clone(), settings.max_regression));
+    } else if !settings.baseline_models.is_empty() {
+        report.baseline = Some(bench::compare_with_paired(report, settings.max_regression));
     }
+}
+
+/// Each target's `--baseline-model`: by order when there are as many as targets, else the one
+/// of the same file name. A target without one, or one given to no target, is a usage error.
+fn pair_baseline_models(targets: &[BenchTarget], models: &[PathBuf]) -> Result<Vec<Option<PathBuf>>> {
+    if models.is_empty() {
+        return Ok(vec![None; targets.len()]);
+    }
+    if let Some(entry) = targets.iter().find(|t| t.generation.is_some()) {
+        bail!(
+            "--baseline-model: {} is a generate entry; old against new in one session times models, not generations",
+            entry.name
+        );
+    }
+    if models.len() == targets.len() {
+        return Ok(models.iter().cloned().map(Some).collect());
+    }
+    let pairs: Vec<Option<PathBuf>> =
+        targets.iter().map(|t| models.iter().find(|m| m.file_name() == t.path.file_name()).cloned()).collect();
+    if let Some((target, _)) = targets.iter().zip(&pairs).find(|(_, p)| p.is_none()) {
+        bail!(
+            "--baseline-model: none for {} ({} models, {} baseline models): give one per model in the same order, or files of the same names",
+            target.path.display(),
+            targets.len(),
+            models.len()
+        );
+    }
+    if let Some(unused) = models.iter().find(|m| !pairs.iter().flatten().any(|p| p == *m)) {
+        bail!("--baseline-model {}: no model of that file name to judge against it", unused.display());
+    }
+    Ok(pairs)
 }
 
 fn read_baseline(path: &Path) -> Result<StoredReport> {
@@ -325,6 +364,9 @@ struct ModelPlan {
     target: BenchTarget,
     preflight: Preflight,
     cache: Option<CacheUse>,
+    /// `--baseline-model`: the older model, read and resolved as it runs (no rewrite, no
+    /// conversion), timed beside this one.
+    baseline: Option<Preflight>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -338,7 +380,13 @@ enum CacheUse {
 
 /// Fits the run's flags to the model, adds the manifest entry's own shapes and dims (which must
 /// fit it), the profile's prefix and the cache's choice, and resolves the plan.
-fn prepare(runtime: &Runtime, settings: &BenchSettings, target: &BenchTarget, read: ModelRead) -> Result<ModelPlan> {
+fn prepare(
+    runtime: &Runtime,
+    settings: &BenchSettings,
+    target: &BenchTarget,
+    read: ModelRead,
+    baseline_model: Option<PathBuf>,
+) -> Result<ModelPlan> {
     let base = &settings.request;
     let mut file = match read {
         ModelRead::Decoder(decoder) => {
@@ -346,7 +394,7 @@ fn prepare(runtime: &Runtime, settings: &BenchSettings, target: &BenchTarget, re
             // Prefill and decode feed different lengths: the free dimensions stay free.
             request.auto_dims = false;
             let preflight = Preflight::resolve(runtime, &decoder.spec.model, decoder.file, request, not_applied)?;
-            return Ok(ModelPlan { target: target.clone(), preflight, cache: None });
+            return Ok(ModelPlan { target: target.clone(), preflight, cache: None, baseline: None });
         }
         ModelRead::Model(file) => *file,
     };
@@ -387,8 +435,26 @@ fn prepare(runtime: &Runtime, settings: &BenchSettings, target: &BenchTarget, re
             cache = Some(CacheUse::Write { file: name });
         }
     }
+    let baseline = match baseline_model {
+        Some(path) => Some(baseline_preflight(runtime, &request, &path)?),
+        None => None,
+    };
     let preflight = Preflight::resolve(runtime, &model_path, file, request, not_applied)?;
-    Ok(ModelPlan { target: target.clone(), preflight, cache })
+    Ok(ModelPlan { target: target.clone(), preflight, cache, baseline })
+}
+
+/// The baseline model under the measured one's request, as it is: the rewrites, the float16
+/// conversion, the profile and the cache are the measured model's alone.
+fn baseline_preflight(runtime: &Runtime, request: &PlanRequest, path: &Path) -> Result<Preflight> {
+    let file = ModelFile::read(path).with_context(|| format!("--baseline-model {}", path.display()))?;
+    let (mut request, not_applied) = request.fitted_to(&file.info);
+    request.precision = crate::runtime::plan::Precision::Fp32;
+    request.keep_fp32.clear();
+    request.rewrites.clear();
+    request.profile_prefix = None;
+    request.optimized_model_path = None;
+    Preflight::resolve(runtime, path, file, request, not_applied)
+        .with_context(|| format!("--baseline-model {}", path.display()))
 }
 
 /// What measuring one model came to: its figures (a run Ctrl-C stopped during the timed runs
@@ -434,6 +500,15 @@ fn bench_model(
         reference,
         time_reference: true,
         time_float32: true,
+        rounds: settings.rounds,
+        paired: plan.baseline.as_ref().map(|baseline| engine::Pairing {
+            baseline,
+            inputs: &target.inputs,
+            load: &load,
+            warmup: settings.warmup,
+            budget,
+            rounds: settings.rounds,
+        }),
     };
     let bar = bars.add(crate::progress::iterations(budget.max, &target.name, settings.quiet));
     let measured = engine::measure(runtime, &measure, &bar);
@@ -443,6 +518,8 @@ fn bench_model(
         bound,
         first_run,
         samples,
+        rounds,
+        paired,
         comparison,
         device_io,
         warnings: said,
@@ -499,11 +576,15 @@ fn bench_model(
     let comparison = comparison.map(|c| c.mismatches);
     // Stopped during its timed runs: its figures cover the runs made, and say so.
     let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
+    let fingerprint = fingerprint(runtime, plan, &model.device, &model.plan, settings);
     Ok(Measured::Done(Box::new(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
         status,
         sweep: target.sweep.clone(),
+        fingerprint,
+        rounds,
+        baseline_model: paired,
         device: model.device.clone(),
         plan: model.plan.clone(),
         inputs: bound.sources,
@@ -561,6 +642,7 @@ fn bench_generation(
     crate::stage::step("session creation");
     let mut decoder = engine::DecoderSession::open(runtime, &options)?;
     let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
+    let fingerprint_of = |model: &engine::LoadedModel| fingerprint(runtime, plan, &model.device, &model.plan, settings);
     let settings = LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
     let mut runs = Vec::new();
     let mut first_ttft = None;
@@ -586,17 +668,23 @@ fn bench_generation(
     }
     let figures = figures::figures(&runs);
     let samples: Vec<f64> = runs.iter().flat_map(|g| g.decode.iter().map(|s| s.total_ms)).collect();
+    // Each generation is a round: its decode steps ran one after another.
+    let rounds: Vec<usize> = runs.iter().map(|g| g.decode.len()).filter(|&n| n > 0).collect();
     let latency = crate::stats::summarize(&samples)
         .context("one new token makes no decode steps to time: give the entry new_tokens of 2 or more")?;
     let gpu_memory = decoder.model.memory.as_ref().map(|m| m.memory.clone());
     let gpu_memory_bytes =
         gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
     let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
+    let fingerprint = fingerprint_of(&decoder.model);
     Ok(Measured::Done(Box::new(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
         status,
         sweep: target.sweep.clone(),
+        fingerprint,
+        rounds,
+        baseline_model: None,
         device: decoder.model.device.clone(),
         plan: decoder.model.plan.clone(),
         inputs: Vec::new(),
@@ -623,6 +711,48 @@ fn bench_generation(
         generation: Some(figures),
         warnings: plan.preflight.not_applied.iter().cloned().chain(fitted).collect(),
     })))
+}
+
+/// What a timing depends on besides the model's speed, for a later verdict to compare.
+fn fingerprint(
+    runtime: &Runtime,
+    plan: &ModelPlan,
+    device: &engine::DeviceReport,
+    session: &crate::runtime::plan::SessionPlan,
+    settings: &BenchSettings,
+) -> bench::Fingerprint {
+    let sha: String = plan.preflight.model.sha256.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let budget = &settings.budget;
+    let runs = match budget.time_box {
+        Some(limit) => format!("{} ({} to {} runs)", humantime::format_duration(limit), budget.min, budget.max),
+        None => budget.max.to_string(),
+    };
+    let mut made = vec![format!("optimization {:?}", session.optimization_level)];
+    made.extend(session.intra_op_threads.map(|n| format!("intra threads {n}")));
+    made.extend(session.inter_op_threads.map(|n| format!("inter threads {n}")));
+    made.push(format!("precision {:?}", session.precision).to_lowercase());
+    made.extend(session.rewrites.iter().map(|r| r.flag()));
+    made.extend(session.io_on_device.then(|| "io on device".to_string()));
+    made.extend(session.session_config.iter().map(|(k, v)| format!("{k}={v}")));
+    made.extend(session.provider_options.iter().map(|(k, v)| format!("{k}={v}")));
+    let machine = crate::sysinfo::machine();
+    [
+        ("model sha256", sha),
+        ("execution provider", device.execution_provider.clone()),
+        ("adapter", device.adapter_name.clone().unwrap_or_else(|| "-".to_string())),
+        (
+            "cpu",
+            format!("{} ({} logical cores)", machine.cpu.unwrap_or_else(|| "unknown".into()), machine.logical_cores),
+        ),
+        ("onnxruntime", runtime.library.version.clone()),
+        ("dmlrun", env!("CARGO_PKG_VERSION").to_string()),
+        ("session", made.join(", ")),
+        ("warm-up", settings.warmup.to_string()),
+        ("runs", runs),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Result<ProfileSummary> {

@@ -47,12 +47,12 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
             (exports.finish(report)?, crate::report::validation::human::render(report, false, false, None))
         }
         Report::Bench(report) => {
-            refuse(&args.junit, "--junit", "a bench report")?;
             let mut exports = Exports::checked(crate::report::bench_exports(
                 args.json.as_deref(),
                 args.csv.as_deref(),
                 args.markdown.as_deref(),
                 args.html.as_deref(),
+                args.junit.as_deref(),
             ))?;
             (exports.finish(report)?, crate::report::bench::human::render(report))
         }

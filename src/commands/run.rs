@@ -75,6 +75,8 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         reference,
         time_reference: false,
         time_float32: false,
+        rounds: 1,
+        paired: None,
     };
     let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
     let engine::Measurement {
@@ -89,6 +91,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         warnings,
         precision,
         rewrite,
+        ..
     } = match engine::measure(&runtime, &measure, &bar) {
         Ok(measured) => measured,
         // Ctrl-C before any timed run: nobody's failure, and nothing measured to report.

@@ -260,6 +260,11 @@ pub struct Cell {
     pub p50_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_abs_diff: Option<f64>,
+    /// Bench: the timed runs and their rounds, for the test that names a fastest run.
+    #[serde(skip)]
+    pub samples_ms: Vec<f64>,
+    #[serde(skip)]
+    pub rounds: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -269,11 +274,12 @@ pub struct Row {
     pub results: Vec<Option<Cell>>,
     /// Every run that has it gives it the same status.
     pub agree: bool,
-    /// Bench: the run with the lowest p50, where one run alone has it (to the microsecond, as
-    /// the reports print it).
+    /// Bench: the run with the lowest p50, where it is significantly faster than every other
+    /// (the test of `bench --baseline`, with no threshold).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fastest: Option<usize>,
-    /// Bench: the runs that share the lowest p50, where several do: a tie, said as one.
+    /// Bench: the run with the lowest p50 and those the test cannot tell from it: no
+    /// significant difference, said as a tie.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tied_fastest: Vec<usize>,
 }
@@ -315,7 +321,13 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
                 for c in &r.cases {
                     put(
                         &c.name,
-                        Cell { status: c.status.word().to_string(), p50_ms: None, max_abs_diff: c.max_abs_diff },
+                        Cell {
+                            status: c.status.word().to_string(),
+                            p50_ms: None,
+                            max_abs_diff: c.max_abs_diff,
+                            samples_ms: Vec::new(),
+                            rounds: Vec::new(),
+                        },
                     );
                 }
                 format!("{} (onnxruntime {})", r.plan_request, r.onnxruntime.version)
@@ -333,11 +345,14 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
                             status: ModelStatus::Ok.word().to_string(),
                             p50_ms: Some(m.latency_ms.p50),
                             max_abs_diff: diff,
+                            samples_ms: m.samples_ms.clone(),
+                            rounds: m.rounds.clone(),
                         },
                     );
                 }
                 for f in &r.failed {
-                    put(&f.name, Cell { status: f.status.word().to_string(), p50_ms: None, max_abs_diff: None });
+                    let status = f.status.word().to_string();
+                    put(&f.name, Cell { status, p50_ms: None, max_abs_diff: None, samples_ms: vec![], rounds: vec![] });
                 }
                 let device =
                     r.models.first().map(|m| m.device.describe()).unwrap_or_else(|| "no model measured".into());
@@ -351,19 +366,7 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
         .into_iter()
         .map(|(name, results)| {
             let statuses: BTreeSet<&str> = results.iter().flatten().map(|c| c.status.as_str()).collect();
-            // In whole microseconds, as printed: a difference no report shows is a tie.
-            let timed: Vec<(usize, i64)> = results
-                .iter()
-                .enumerate()
-                .filter_map(|(i, c)| Some((i, (c.as_ref()?.p50_ms? * 1000.0).round() as i64)))
-                .collect();
-            let lowest = timed.iter().map(|(_, us)| *us).min();
-            let at_lowest: Vec<usize> = timed.iter().filter(|(_, us)| Some(*us) == lowest).map(|(i, _)| *i).collect();
-            let (fastest, tied_fastest) = match at_lowest.as_slice() {
-                _ if timed.len() < 2 => (None, Vec::new()),
-                [one] => (Some(*one), Vec::new()),
-                _ => (None, at_lowest),
-            };
+            let (fastest, tied_fastest) = fastest_of(&results);
             let agree = statuses.len() <= 1 && results.iter().all(Option::is_some);
             Row { agree, name, results, fastest, tied_fastest }
         })
@@ -380,6 +383,36 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
     })
 }
 
+/// The run with the lowest p50 where the test finds every other one slower; else that run and
+/// those the test cannot tell from it, as a tie. Runs without their timed runs (a report from
+/// before dmlrun kept them) are never called faster or slower.
+fn fastest_of(results: &[Option<Cell>]) -> (Option<usize>, Vec<usize>) {
+    use crate::stats::change::{judge, Timed, Verdict};
+    let timed: Vec<(usize, &Cell)> =
+        results.iter().enumerate().filter_map(|(i, c)| Some((i, c.as_ref().filter(|c| c.p50_ms.is_some())?))).collect();
+    let Some(&(lowest, best)) = timed.iter().min_by(|a, b| a.1.p50_ms.unwrap().total_cmp(&b.1.p50_ms.unwrap())) else {
+        return (None, Vec::new());
+    };
+    if timed.len() < 2 {
+        return (None, Vec::new());
+    }
+    fn as_timed(c: &Cell) -> Timed<'_> {
+        Timed { samples: &c.samples_ms, rounds: &c.rounds }
+    }
+    let tied: Vec<usize> = timed
+        .iter()
+        .filter(|(i, c)| {
+            *i == lowest
+                || judge(as_timed(best), as_timed(c), 0.0).is_none_or(|change| change.verdict != Verdict::Regression)
+        })
+        .map(|(i, _)| *i)
+        .collect();
+    match tied.as_slice() {
+        [one] => (Some(*one), Vec::new()),
+        _ => (None, tied),
+    }
+}
+
 /// A run's cell of a row: its status, p50 and how it ranks, its largest difference.
 fn cell_text(row: &Row, run: usize) -> String {
     let Some(c) = &row.results[run] else { return "-".to_string() };
@@ -388,7 +421,7 @@ fn cell_text(row: &Row, run: usize) -> String {
         let rank = if row.fastest == Some(run) {
             " (fastest)"
         } else if row.tied_fastest.contains(&run) {
-            " (tied fastest)"
+            " (tied fastest: no significant difference)"
         } else {
             ""
         };
@@ -463,5 +496,28 @@ impl Comparison {
             .collect();
         page.table("compare", &header, &[], &rows);
         page.finish(&format!("dmlrun {} comparison", self.kind))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(center: f64, spread: f64) -> Option<Cell> {
+        let samples_ms: Vec<f64> = (0..100).map(|i| center + spread * ((i * 37 % 11) as f64 - 5.0) / 5.0).collect();
+        Some(Cell { status: "ok".into(), p50_ms: Some(center), max_abs_diff: None, samples_ms, rounds: vec![10; 10] })
+    }
+
+    #[test]
+    fn a_fastest_run_is_named_only_where_the_test_says_so() {
+        // 5% apart, well outside a noise of ±0.5%: the fastest.
+        assert_eq!(fastest_of(&[cell(10.5, 0.05), cell(10.0, 0.05), None]), (Some(1), vec![]));
+        // 5% apart inside a noise of ±50%: no significant difference, said as a tie.
+        assert_eq!(fastest_of(&[cell(10.5, 5.0), cell(10.0, 5.0)]), (None, vec![0, 1]));
+        // Reports without their runs: nobody is called faster.
+        let mut old = cell(9.0, 0.01);
+        old.as_mut().unwrap().samples_ms.clear();
+        assert_eq!(fastest_of(&[old, cell(10.0, 0.01)]), (None, vec![0, 1]));
+        assert_eq!(fastest_of(&[cell(10.0, 0.01)]), (None, vec![]));
     }
 }

@@ -165,13 +165,15 @@ pub fn bench_exports<'a>(
     csv: Option<&std::path::Path>,
     markdown: Option<&std::path::Path>,
     html: Option<&std::path::Path>,
-) -> [Option<crate::report::export::Export<'a, bench::BenchReport>>; 4] {
+    junit: Option<&std::path::Path>,
+) -> [Option<crate::report::export::Export<'a, bench::BenchReport>>; 5] {
     use crate::report::export::Export;
     [
         Export::of("--json", json, bench::json::JsonExporter),
         Export::of("--csv", csv, bench::csv::CsvExporter),
         Export::of("--markdown", markdown, bench::markdown::MarkdownExporter),
         Export::of("--html", html, crate::report::html::bench::HtmlExporter),
+        Export::of("--junit", junit, bench::junit::render),
     ]
 }
 

@@ -7,7 +7,7 @@ use crate::report::export::Exporter;
 
 pub struct CsvExporter;
 
-pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes,upload_ms,download_ms,sessions,sessions_inferences_per_s,prompt_tokens,new_tokens,ttft_ms,generation_tokens_per_s,sweep_of,sweep_over,sweep_value";
+pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes,upload_ms,download_ms,sessions,sessions_inferences_per_s,prompt_tokens,new_tokens,ttft_ms,generation_tokens_per_s,sweep_of,sweep_over,sweep_value,baseline_verdict,baseline_ratio,baseline_ci_low,baseline_ci_high,baseline_p_value,baseline_test";
 
 /// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
 fn field(text: &str) -> String {
@@ -61,17 +61,19 @@ impl Exporter<BenchReport> for CsvExporter {
             ]
             .into_iter()
             .chain(sweep_fields(m.sweep.as_ref()))
+            .chain(verdict_fields(report, &m.name))
             .collect::<Vec<_>>();
             out.push_str(&row.join(","));
             out.push('\n');
         }
         // A failed model has its name, status, error and sweep point; its figures are empty.
-        let empty_figures = HEADER.split(',').count() - 6;
+        let empty_figures = HEADER.split(',').count() - 12;
         for f in &report.failed {
             let row: Vec<String> = [field(&f.name), f.status.word().to_string(), field(&f.error)]
                 .into_iter()
                 .chain(std::iter::repeat_n(String::new(), empty_figures))
                 .chain(sweep_fields(f.sweep.as_ref()))
+                .chain(verdict_fields(report, &f.name))
                 .collect();
             out.push_str(&row.join(","));
             out.push('\n');
@@ -88,6 +90,25 @@ fn sweep_fields(point: Option<&crate::suites::manifest::SweepPoint>) -> [String;
     }
 }
 
+/// `baseline_verdict,...`: the model's verdict against --baseline or --baseline-model, its ratio of
+/// medians with the 95% interval, the p-value and the test; empty without a baseline.
+fn verdict_fields(report: &BenchReport, name: &str) -> [String; 6] {
+    let Some(row) = report.baseline.as_ref().and_then(|b| b.models.iter().find(|r| r.name == name)) else {
+        return Default::default();
+    };
+    match &row.change {
+        Some(c) => [
+            field(c.verdict.word()),
+            c.ratio.to_string(),
+            c.ci_low.to_string(),
+            c.ci_high.to_string(),
+            c.p_value.to_string(),
+            field(&c.test),
+        ],
+        None => [field(&row.verdict_word()), String::new(), String::new(), String::new(), String::new(), String::new()],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::sample_report;
@@ -98,14 +119,14 @@ mod tests {
         let text = CsvExporter.render(&sample_report()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0].split(',').count(), 32);
+        assert_eq!(lines[0].split(',').count(), 38);
         assert!(
             lines[1].starts_with("\"squeeze, \"\"net\"\"\",ok,,CPUExecutionProvider,,4,1,2.5,2.5,"),
             "{}",
             lines[1]
         );
         // The failed model: name, status, error, and as many empty figures as the header has.
-        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(29)));
-        assert_eq!(lines[2].split(',').count(), 32);
+        assert_eq!(lines[2], format!("broken,failed,model broken.onnx: not a valid ONNX model{}", ",".repeat(35)));
+        assert_eq!(lines[2].split(',').count(), 38);
     }
 }

@@ -148,32 +148,7 @@ pub fn render(report: &BenchReport) -> String {
         sweep(w, &table);
     }
     if let Some(b) = &report.baseline {
-        let _ = writeln!(w);
-        let _ = writeln!(w, "against {} (max regression {:.1}%):", b.file.display(), b.max_regression * 100.0);
-        for r in &b.models {
-            let verdict = match (r.ratio, r.regression) {
-                _ if r.status != super::ModelStatus::Ok => "failed this time".to_string(),
-                (None, _) => "new (not in baseline)".to_string(),
-                (Some(x), true) => format!("{x:.3}x  REGRESSION"),
-                (Some(x), false) => format!("{x:.3}x"),
-            };
-            if let Some(now) = r.tokens_per_s {
-                let _ = writeln!(
-                    w,
-                    "  {:<width$} {now:.1} vs {} tokens/s  {verdict}",
-                    r.name,
-                    r.baseline_tokens_per_s.map_or("-".into(), |v| format!("{v:.1}"))
-                );
-                continue;
-            }
-            let _ = writeln!(
-                w,
-                "  {:<width$} p50 {} vs {}  {verdict}",
-                r.name,
-                r.p50_ms.map_or("-".into(), |v| format!("{v:.3} ms")),
-                r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3} ms"))
-            );
-        }
+        baseline(w, b, width);
     }
     if report.models.iter().any(|m| m.peak_rss_scope == PeakScope::Process) {
         let _ = writeln!(
@@ -223,4 +198,44 @@ fn sweep(w: &mut String, table: &super::SweepTable) {
             }
         }
     }
+}
+
+/// Each model's verdict against the baseline: the medians, the ratio with its interval, the
+/// verdict, why, and how this run differs from the baseline's.
+fn baseline(w: &mut String, b: &super::BaselineComparison, width: usize) {
+    let _ = writeln!(w);
+    let _ = writeln!(w, "against {} (max regression {:.1}%; {}):", b.against, b.max_regression * 100.0, b.test);
+    for note in &b.notes {
+        let _ = writeln!(w, "  note: {note}");
+    }
+    for r in &b.models {
+        let figures = match (r.tokens_per_s, r.p50_ms) {
+            (Some(now), _) => {
+                format!("{now:.1} vs {} tokens/s", r.baseline_tokens_per_s.map_or("-".into(), |v| format!("{v:.1}")))
+            }
+            (None, Some(now)) => {
+                format!("p50 {now:.3} ms vs {}", r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3} ms")))
+            }
+            (None, None) => String::new(),
+        };
+        let verdict = r.verdict_word();
+        let shout = if r.regression { verdict.to_uppercase() } else { verdict };
+        let _ = writeln!(w, "  {:<width$} {figures}  {shout}", r.name);
+        if let Some(c) = &r.change {
+            let _ = writeln!(w, "  {:<width$} {}", "", c.reason);
+        }
+        if r.change.is_some() {
+            if let Some(note) = &r.note {
+                let _ = writeln!(w, "  {:<width$} {note}", "");
+            }
+        }
+        for difference in &r.differences {
+            let _ = writeln!(w, "  {:<width$} differs: {difference}", "");
+        }
+    }
+    let _ = writeln!(
+        w,
+        "  {} regression(s), {} improvement(s), {} inconclusive",
+        b.regressions, b.improvements, b.inconclusive
+    );
 }

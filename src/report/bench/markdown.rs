@@ -53,6 +53,9 @@ impl Exporter<BenchReport> for MarkdownExporter {
         for table in super::sweep_tables(report) {
             text.push_str(&sweep(&table));
         }
+        if let Some(b) = &report.baseline {
+            text.push_str(&baseline(b));
+        }
         Ok(text)
     }
 }
@@ -90,6 +93,34 @@ fn sweep(table: &super::SweepTable) -> String {
         crate::report::markdown_text(table.of),
         crate::report::markdown_text(table.over),
         crate::report::markdown_table(&header, &[2, 3, 4, 5, 6], &rows)
+    )
+}
+
+/// The verdicts against the baseline, as a table under the models'.
+fn baseline(b: &super::BaselineComparison) -> String {
+    let header = ["model", "baseline p50 ms", "p50 ms", "ratio", "95% CI", "p", "verdict"];
+    let rows: Vec<Vec<String>> = b
+        .models
+        .iter()
+        .map(|r| {
+            let c = r.change.as_ref();
+            vec![
+                r.name.clone(),
+                r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
+                r.p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
+                r.ratio.map_or("-".into(), |v| format!("{v:.3}")),
+                c.map_or("-".into(), |c| format!("{:.3} to {:.3}", c.ci_low, c.ci_high)),
+                c.map_or("-".into(), |c| format!("{:.4}", c.p_value)),
+                if r.regression { format!("**{}**", r.verdict_word()) } else { r.verdict_word() },
+            ]
+        })
+        .collect();
+    format!(
+        "\nAgainst {} (max regression {:.1}%; {}):\n\n{}",
+        b.against,
+        b.max_regression * 100.0,
+        b.test,
+        crate::report::markdown_table(&header, &[1, 2, 3, 5], &rows)
     )
 }
 

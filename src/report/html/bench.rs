@@ -282,7 +282,11 @@ fn legend(page: &mut Page, series: &[String]) {
 }
 
 fn baseline_section(page: &mut Page, b: &crate::report::bench::BaselineComparison) {
-    page.heading(2, &format!("Against the baseline {} (gate: +{:.1}%)", b.file.display(), b.max_regression * 100.0));
+    page.heading(2, &format!("Against {} (gate: +{:.1}%)", b.against, b.max_regression * 100.0));
+    page.push(&format!("<p>{}</p>", esc(&b.test)));
+    for note in &b.notes {
+        page.push(&format!("<p>{}</p>", esc(note)));
+    }
     let series = vec!["baseline p50".to_string(), "this run p50".to_string()];
     legend(page, &series);
     let groups: Vec<BarGroup> = b
@@ -299,17 +303,24 @@ fn baseline_section(page: &mut Page, b: &crate::report::bench::BaselineCompariso
         .models
         .iter()
         .map(|r| {
-            let verdict = match (r.status, r.ratio, r.regression) {
-                (status, _, _) if status != ModelStatus::Ok => {
-                    format!(r#"<span class="status {0}">{0} this time</span>"#, status.word())
+            let word = esc(&r.verdict_word());
+            let verdict = match (r.status, r.regression) {
+                (status, _) if status != ModelStatus::Ok && status != ModelStatus::Interrupted => {
+                    format!(r#"<span class="status {}">{word}</span>"#, status.word())
                 }
-                (_, Some(ratio), true) => {
-                    format!(r#"<span class="badge status fail">REGRESSION</span> +{:.1}%"#, (ratio - 1.0) * 100.0)
-                }
-                (_, Some(ratio), false) => format!("{:+.1}%", (ratio - 1.0) * 100.0),
-                (_, None, _) => "not in the baseline".to_string(),
+                (_, true) => format!(r#"<span class="badge status fail">{}</span>"#, word.to_uppercase()),
+                _ => word,
             };
+            let why: Vec<String> = r
+                .change
+                .iter()
+                .map(|c| c.reason.clone())
+                .chain(r.note.clone().filter(|_| r.change.is_some()))
+                .chain(r.differences.iter().map(|d| format!("differs: {d}")))
+                .map(|line| esc(&line))
+                .collect();
             let class = if r.regression || r.status != ModelStatus::Ok { "regression" } else { "" };
+            let c = r.change.as_ref();
             (
                 class.to_string(),
                 vec![
@@ -317,12 +328,20 @@ fn baseline_section(page: &mut Page, b: &crate::report::bench::BaselineCompariso
                     r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
                     r.p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
                     r.ratio.map_or("-".into(), |v| format!("{v:.3}")),
+                    c.map_or("-".into(), |c| format!("{:.3} to {:.3}", c.ci_low, c.ci_high)),
+                    c.map_or("-".into(), |c| format!("{:.4}", c.p_value)),
                     verdict,
+                    why.join("<br>"),
                 ],
             )
         })
         .collect();
-    page.table("baseline", &["model", "baseline p50 ms", "p50 ms", "ratio", "verdict"], &[1, 2, 3], &rows);
+    page.table(
+        "baseline",
+        &["model", "baseline p50 ms", "p50 ms", "ratio", "95% CI", "p", "verdict", "why"],
+        &[1, 2, 3, 5],
+        &rows,
+    );
 }
 
 fn model_section(page: &mut Page, m: &ModelBench) {

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::device_io::{measure_on_device, DeviceIo};
 use super::diagnose::{self, Stage};
 use super::open::{load, open, DeviceReport, LoadedModel};
+use super::paired::{alternate, PairedRuns, Pairing};
 use super::precision::{to_float16, PrecisionReport};
 use super::preflight::{bound_shapes, finish_plan, Preflight};
 use super::rewrite::{rewrite, RewriteReport};
@@ -54,6 +55,10 @@ pub struct MeasureRequest<'a> {
     /// Under `--precision fp16`: time the float32 model too, on the same plan (bench: both
     /// precisions side by side).
     pub time_float32: bool,
+    /// The timed runs in this many rounds (consecutive blocks), so a slow spell shows as one.
+    pub rounds: usize,
+    /// `bench --baseline-model`: the baseline model timed in alternating rounds with this one.
+    pub paired: Option<Pairing<'a>>,
 }
 
 /// One model measured: the open session, the bound inputs, the first run's outputs, the timed
@@ -66,6 +71,10 @@ pub struct Measurement {
     pub first_run: Duration,
     pub outputs: Vec<(String, HostValue)>,
     pub samples: Vec<f64>,
+    /// The sizes of the consecutive rounds `samples` came in.
+    pub rounds: Vec<usize>,
+    /// With a pairing: the baseline model's side.
+    pub paired: Option<PairedRuns>,
     pub comparison: Option<Comparison>,
     /// With `--io-on-device`: the copies timed apart and the check of the bound outputs.
     pub device_io: Option<DeviceIo>,
@@ -162,6 +171,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         warn(w);
     }
 
+    let mut paired = None;
     let (first_run, outputs, samples, device_io) = if model.plan.io_on_device {
         let tolerance = request.reference.as_ref().map_or(Tolerance::default(), |(_, t)| *t);
         measure_on_device(runtime, &mut model, &prepared, (request.warmup, request.budget), tolerance, bar)
@@ -174,9 +184,21 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         let first_run = started.elapsed();
         crate::stage::step("the warm-up and timed runs");
         warm_up(&mut model.session, &Feed::Host(&prepared), request.warmup)?;
-        let samples =
-            timed_runs(&mut model.session, &Feed::Host(&prepared), request.budget, bar, model.memory.as_mut())?;
+        let samples = match &request.paired {
+            Some(pairing) => {
+                let (samples, rounds, baseline) = alternate(runtime, &mut model, &prepared, pairing, bar)?;
+                paired = Some((rounds, baseline));
+                samples
+            }
+            None => timed_runs(&mut model.session, &Feed::Host(&prepared), request.budget, bar, model.memory.as_mut())?,
+        };
         (first_run, outputs, samples, None)
+    };
+    // Timed as one block, the runs are split into consecutive rounds after the fact: the same
+    // runs in the order they ran, grouped so that a slow spell shows as a slow round.
+    let (rounds, paired) = match paired {
+        Some((rounds, baseline)) => (rounds, Some(baseline)),
+        None => (crate::stats::change::split_rounds(samples.len(), request.rounds), None),
     };
     bar.finish_and_clear();
     if let Some(io) = &device_io {
@@ -247,6 +269,8 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         first_run,
         outputs,
         samples,
+        rounds,
+        paired,
         comparison,
         device_io,
         warnings,

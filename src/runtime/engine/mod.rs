@@ -11,7 +11,8 @@
 //! - `precision`: `--precision fp16`'s conversion, typed by a float32 run, and its accuracy;
 //! - `rewrite`: `--decompose` and `--gemm-zero-bias`, checked against the original on the
 //!   reference EP;
-//! - `measure`: the open, bind, run, time and compare sequence of run and bench;
+//! - `measure`: the open, bind, run, time and compare sequence of run and bench; `paired`:
+//!   `bench --baseline-model`, old and new timed in alternating rounds;
 //! - `decoder`: a decoder LLM's session with its KV cache, for generate;
 //! - `gpu_memory`: DXGI's readings, taken by all of them.
 //!
@@ -23,6 +24,7 @@ pub mod diagnose;
 mod gpu_memory;
 mod measure;
 mod open;
+mod paired;
 mod precision;
 mod preflight;
 mod rewrite;
@@ -34,6 +36,7 @@ pub use device_io::DeviceIo;
 pub use gpu_memory::GpuMemory;
 pub use measure::{batch_size, made_label, measure, Comparison, MeasureRequest, Measurement};
 pub use open::{load, open, DeviceReport, LoadedModel};
+pub use paired::{PairedRuns, Pairing};
 pub use precision::{to_float16, PrecisionReport};
 pub use preflight::{check_flags, check_request, finish_plan, plans_directml, Preflight, Scope};
 pub use rewrite::{rewrite, RewriteReport};

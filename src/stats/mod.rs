@@ -1,4 +1,7 @@
-//! Latency statistics: pure functions over samples in milliseconds.
+//! Latency statistics: pure functions over samples in milliseconds. `change` judges whether
+//! one set of samples is slower than another.
+
+pub mod change;
 
 use serde::{Deserialize, Serialize};
 
