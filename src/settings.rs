@@ -17,11 +17,13 @@ use crate::graph::Rewrite;
 use crate::inputs::synthetic::Fill;
 use crate::inputs::LoadOptions;
 use crate::isolation::PlacementRequest;
+use crate::report::github;
 use crate::runtime::engine::RunBudget;
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::plan::{EpRequest, OptimizationLevel, DML_DISABLE_FUSION};
 use crate::runtime::OrtLogLevel;
 use crate::suites::manifest::{BenchTarget, Sweep};
+use crate::suites::shard::{Shard, ShardRequest};
 
 /// Turns the session flags into a plan request; a `--device` given by name or LUID is looked up
 /// among the DXGI adapters here, once.
@@ -152,6 +154,10 @@ pub struct TestSettings {
     pub jobs: usize,
     /// Where the cases run; the DirectML part is filled in once the runtime is loaded.
     pub placement: PlacementRequest,
+    /// `--shard`: the part of the cases this run takes, and with `auto` the variables that said so.
+    pub shard: Option<(Shard, Option<String>)>,
+    /// `--ci`: GitHub's summary and annotations, when they are wanted.
+    pub github: Option<github::Target>,
 }
 
 /// How long one test case may run when --timeout does not say: far beyond any conformance case
@@ -182,6 +188,8 @@ impl TestSettings {
             blame: !args.no_blame,
             jobs,
             placement: placement_request(&args.isolation, DEFAULT_CASE_LIMIT, false),
+            shard: resolve_shard(args.shard)?,
+            github: github_target(&args.ci),
         })
     }
 
@@ -189,6 +197,24 @@ impl TestSettings {
     pub fn reference_request(&self, request: &PlanRequest) -> Option<PlanRequest> {
         self.reference.as_ref().map(|r| r.for_request(request))
     }
+}
+
+/// `--ci`, against this process's environment.
+pub fn github_target(args: &crate::cli::CiArgs) -> Option<github::Target> {
+    github::target(args.ci.forced(), |name| std::env::var(name).ok())
+}
+
+/// `--shard K/N` as given, or `--shard auto` read from this CI job's variables.
+pub fn resolve_shard(request: Option<ShardRequest>) -> Result<Option<(Shard, Option<String>)>> {
+    Ok(match request {
+        None => None,
+        Some(ShardRequest::Given(shard)) => Some((shard, None)),
+        Some(ShardRequest::Auto) => {
+            let (shard, from) =
+                crate::suites::shard::from_ci(|name| std::env::var(name).ok()).map_err(anyhow::Error::msg)?;
+            Some((shard, Some(from)))
+        }
+    })
 }
 
 /// How the items of a batch get the inputs no file gives them.
@@ -244,6 +270,9 @@ pub struct BenchSettings {
     /// This process is an isolation child (it measures one model: its peak memory is that model's).
     pub in_child: bool,
     pub placement: PlacementRequest,
+    /// `--shard`, as for test.
+    pub shard: Option<(Shard, Option<String>)>,
+    pub github: Option<github::Target>,
 }
 
 impl BenchSettings {
@@ -298,6 +327,8 @@ impl BenchSettings {
             quiet: args.quiet,
             in_child: args.isolation.child_report.is_some(),
             placement: placement_request(&args.isolation, DEFAULT_MODEL_LIMIT, args.session.print_plan),
+            shard: resolve_shard(args.shard)?,
+            github: github_target(&args.ci),
         })
     }
 

@@ -353,3 +353,53 @@ fn the_manifests_in_the_docs_run_as_written() {
     }
     assert!(checked >= 1, "no manifest found in the docs");
 }
+
+/// docs/ci.md's jobs: each YAML block parses, and every dmlrun command in a step (GitHub's
+/// `run`, GitLab's `script`) parses as dmlrun parses it, `--shard auto` among them.
+#[test]
+fn the_ci_pages_jobs_parse_and_so_do_their_dmlrun_commands() {
+    let text = String::from_utf8(committed("docs/ci.md")).unwrap();
+    let blocks: Vec<&str> = text.split("```yaml\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
+    assert_eq!(blocks.len(), 2, "a GitHub Actions job and a GitLab one");
+    let mut commands = Vec::new();
+    for block in &blocks {
+        let docs = yaml_rust2::YamlLoader::load_from_str(block).unwrap_or_else(|e| panic!("{e}:\n{block}"));
+        let mut scripts = Vec::new();
+        collect_scripts(&docs[0], &mut scripts);
+        assert!(!scripts.is_empty(), "no run or script in:\n{block}");
+        for line in scripts.iter().flat_map(|s| s.lines()) {
+            let line = line.trim();
+            if line.starts_with("dmlrun ") {
+                commands.push(line.to_string());
+            }
+        }
+    }
+    for line in &commands {
+        if let Err(e) = Cli::try_parse_from(shell_words(line)) {
+            panic!("docs/ci.md: `{line}` does not parse: {e}");
+        }
+    }
+    let sharded = commands.iter().filter(|c| c.contains("--shard auto")).count();
+    let merged = commands.iter().filter(|c| c.starts_with("dmlrun merge ")).count();
+    assert_eq!((sharded, merged), (2, 2), "{commands:#?}");
+}
+
+/// Every `run:` (GitHub) and `script:` (GitLab) string under `yaml`.
+fn collect_scripts(yaml: &yaml_rust2::Yaml, into: &mut Vec<String>) {
+    use yaml_rust2::Yaml;
+    match yaml {
+        Yaml::Hash(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    (Some("run"), Yaml::String(s)) => into.push(s.clone()),
+                    (Some("script"), Yaml::Array(lines)) => {
+                        into.extend(lines.iter().filter_map(|l| l.as_str().map(str::to_string)))
+                    }
+                    _ => collect_scripts(value, into),
+                }
+            }
+        }
+        Yaml::Array(items) => items.iter().for_each(|i| collect_scripts(i, into)),
+        _ => {}
+    }
+}

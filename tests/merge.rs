@@ -201,3 +201,153 @@ fn bench_shards_merge_into_one_report_of_every_model() {
     assert_eq!(xml.matches("<testcase ").count(), 3, "{xml}");
     assert!(xml.contains(r#"name="split_rows""#), "{xml}");
 }
+
+/// The variables of every CI system `--shard auto` reads, cleared: a test sets the ones it means.
+const CI_VARIABLES: &[&str] = &[
+    "DMLRUN_SHARD",
+    "CI_NODE_INDEX",
+    "CI_NODE_TOTAL",
+    "BUILDKITE_PARALLEL_JOB",
+    "BUILDKITE_PARALLEL_JOB_COUNT",
+    "CIRCLE_NODE_INDEX",
+    "CIRCLE_NODE_TOTAL",
+    "SYSTEM_JOBPOSITIONINPHASE",
+    "SYSTEM_TOTALJOBSINPHASE",
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_STEP",
+    "GITHUB_ACTIONS",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_WORKSPACE",
+];
+
+fn in_ci(vars: &[(&str, String)]) -> assert_cmd::Command {
+    let mut command = dmlrun();
+    for name in CI_VARIABLES {
+        command.env_remove(name);
+    }
+    command.envs(vars.iter().map(|(k, v)| (k, v)));
+    command
+}
+
+/// The variables a CI system gives its job K.
+type JobVariables = dyn Fn(usize) -> Vec<(&'static str, String)>;
+
+#[test]
+fn shard_auto_takes_each_ci_jobs_part_as_shard_k_of_n_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let zoo = zoo(dir.path());
+    let whole = test_json(&zoo, &[], &dir.path().join("whole.json"));
+    // GitLab counts its jobs from 1, CircleCI from 0; SLURM's array 4-8:2 is three tasks.
+    let systems: Vec<(&str, Box<JobVariables>)> = vec![
+        ("GitLab", Box::new(|k| vec![("CI_NODE_INDEX", k.to_string()), ("CI_NODE_TOTAL", "3".into())])),
+        ("CircleCI", Box::new(|k| vec![("CIRCLE_NODE_INDEX", (k - 1).to_string()), ("CIRCLE_NODE_TOTAL", "3".into())])),
+        (
+            "SLURM",
+            Box::new(|k| {
+                vec![
+                    ("SLURM_ARRAY_TASK_ID", (4 + 2 * (k - 1)).to_string()),
+                    ("SLURM_ARRAY_TASK_MIN", "4".into()),
+                    ("SLURM_ARRAY_TASK_MAX", "8".into()),
+                    ("SLURM_ARRAY_TASK_COUNT", "3".into()),
+                ]
+            }),
+        ),
+    ];
+    for (system, job) in &systems {
+        let mut names = Vec::new();
+        for k in 1..=3 {
+            let auto = dir.path().join(format!("{system}-{k}.json"));
+            let out =
+                in_ci(&job(k)).arg("test").arg(&zoo).args(["--shard", "auto", "--json"]).arg(&auto).output().unwrap();
+            assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(stdout.contains(&format!("(shard {k}/3 of 7 cases, from ")), "{system}: {stdout}");
+            let part: serde_json::Value = serde_json::from_slice(&std::fs::read(&auto).unwrap()).unwrap();
+            assert!(part["shard"]["from"].as_str().unwrap().contains(job(k)[0].0), "{}", part["shard"]);
+            let given = test_json(&zoo, &["--shard", &format!("{k}/3")], &dir.path().join("given.json"));
+            assert_eq!(verdicts(&part), verdicts(&given), "{system} job {k} is --shard {k}/3");
+            names.extend(verdicts(&part));
+        }
+        names.sort();
+        assert_eq!(names, verdicts(&whole), "{system}: every case exactly once");
+    }
+    // No variable: an error naming what it looked for, never a run of everything.
+    for kind in [&["test"][..], &["bench", "--iterations", "1"][..]] {
+        let out = in_ci(&[]).args(kind).arg(&zoo).args(["--shard", "auto"]).output().unwrap();
+        let line = assert_one_line_error(&out, "--shard auto: no variable says which part this job is");
+        assert!(line.contains("DMLRUN_SHARD") && line.contains("CI_NODE_INDEX"), "{line}");
+    }
+}
+
+#[test]
+fn on_github_actions_a_summary_and_annotations_and_stdout_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let zoo = zoo(dir.path());
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let github = [("GITHUB_ACTIONS", "true".to_string()), ("GITHUB_STEP_SUMMARY", summary.display().to_string())];
+    let out = in_ci(&github).arg("test").arg(&zoo).args(["--json", "-"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // stdout is the JSON report alone; the workflow commands are on stderr.
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["failed"], 1);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].starts_with("::error file="), "{}", errors[0]);
+    assert!(errors[0].contains("case3%2Fmodel.onnx") || errors[0].contains("case3/model.onnx"), "{}", errors[0]);
+    assert!(errors[0].contains(",title=case3%3A fail::"), "{}", errors[0]);
+    assert!(
+        stderr.lines().any(|l| l == "::notice title=dmlrun test::6 of 7 cases passed, 1 failed, 0 errors"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.starts_with("earlier step\n### dmlrun test: FAILED\n"), "appended: {text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| case")).collect();
+    assert_eq!(rows.len(), 7, "{text}");
+    assert!(rows[0].starts_with("| case3 | fail | output"), "the failed first: {text}");
+    // --ci none, or no GitHub variables: nothing of it.
+    for (vars, extra) in [(&github[..], &["--ci", "none"][..]), (&[][..], &[][..])] {
+        let out = in_ci(vars).arg("test").arg(&zoo).args(extra).output().unwrap();
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("::"), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(std::fs::read_to_string(&summary).unwrap(), text, "nothing more appended");
+    // bench: its own notice.
+    let out =
+        in_ci(&github).arg("bench").arg(test_model("add_mul.onnx")).args(["--iterations", "2", "-q"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("::notice title=dmlrun bench::1 models: 1 measured, 0 failed")
+    );
+}
+
+#[test]
+fn junit_says_where_and_how_the_cases_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let zoo = zoo(dir.path());
+    let junit = dir.path().join("j.xml");
+    let job = [("CI_NODE_INDEX", "2".to_string()), ("CI_NODE_TOTAL", "2".to_string())];
+    let out = in_ci(&job)
+        .arg("test")
+        .arg(&zoo)
+        .args(["--shard", "auto", "--rtol", "0.01", "--junit"])
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    for property in [
+        r#"<property name="dmlrun" value="0.1.0"/>"#,
+        r#"<property name="onnxruntime" value="1.31.1"/>"#,
+        r#"<property name="run on" value="ep auto, opt-level all"/>"#,
+        r#"<property name="execution providers" value="CPUExecutionProvider"/>"#,
+        r#"<property name="rtol" value="0.01"/>"#,
+        r#"<property name="shard" value="2/2 of 7 cases"/>"#,
+        r#"<property name="shard from" value="CI_NODE_INDEX=2, CI_NODE_TOTAL=2 (GitLab)"/>"#,
+    ] {
+        assert!(xml.contains(property), "{property} in {xml}");
+    }
+}

@@ -280,6 +280,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l preflight -d 'Int
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l json -d 'Write the results as JSON to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l html -d 'Write a self-contained HTML page to FILE: totals, every case with its status (filterable), and where mismatching outputs part' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l junit -d 'Write the results as JUnit XML to FILE' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ci -d 'Report to the CI system\'s own pages: with github, a Markdown summary appended to $GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto: github where GITHUB_ACTIONS=true; none: never' -r -f -a "auto\t''
+github\t''
+none\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
@@ -368,6 +371,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l csv -d 'Write a 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l html -d 'Write a self-contained HTML page to FILE, rewritten after every model: the environment, each model\'s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l junit -d 'Write JUnit XML to FILE ("-" for stdout): a case per model, failed where the model failed or regressed against the baseline, the verdict in its properties' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ci -d 'Report to the CI system\'s own pages: with github, a Markdown summary appended to $GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto: github where GITHUB_ACTIONS=true; none: never' -r -f -a "auto\t''
+github\t''
+none\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
@@ -520,6 +526,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l json -d 'Writ
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l csv -d 'Write the figures as CSV, a row per prompt, to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l markdown -d 'Write the figures as a Markdown table to FILE ("-" for stdout)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l html -d 'Write a self-contained HTML page to FILE: the figures and a plot of each token\'s decode latency over the sequence (where the KV cache\'s growth shows)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ci -d 'Report to the CI system\'s own pages: with github, a Markdown summary appended to $GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto: github where GITHUB_ACTIONS=true; none: never' -r -f -a "auto\t''
+github\t''
+none\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''

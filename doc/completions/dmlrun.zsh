@@ -220,7 +220,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--compare-intra-threads=[Intra-op threads of the reference run of --compare-ep]:N:_default' \
 '--expect=[Known failures\: lines of \`fail NAME\` or \`error NAME\` (# comments). Those cases may fail without failing the run; any other change does, and a known failure that now passes is reported]:FILE:_files' \
 '--write-expect=[Write this run'\''s failures and errors as an --expect file]:FILE:_files' \
-'--shard=[Run only shard K of N of the cases\: count mode (K/N) deals them round-robin in name order, hash mode (hash\:K/N) by a hash of each case'\''s name. The N shards together run every case once; \`dmlrun merge\` puts their JSON reports back together]:K/N:_default' \
+'--shard=[Run only shard K of N of the cases\: count mode (K/N) deals them round-robin in name order, hash mode (hash\:K/N) by a hash of each case'\''s name. The N shards together run every case once; \`dmlrun merge\` puts their JSON reports back together]:K/N|auto:_default' \
 '-j+[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
 '--jobs=[Run this many cases at once (CPU only; DirectML cases always run one at a time). With more than one, each session uses one intra-op thread unless --intra-threads says otherwise]:N:_default' \
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
@@ -233,6 +233,7 @@ none\:"In this process"))' \
 '--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE\: totals, every case with its status (filterable), and where mismatching outputs part]:FILE:_files' \
 '--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
+'--ci=[Report to the CI system'\''s own pages\: with github, a Markdown summary appended to \$GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto\: github where GITHUB_ACTIONS=true; none\: never]:WHERE:(auto github none)' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
@@ -299,7 +300,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '(--baseline --sweep --sweep-shape --sessions)*--baseline-model=[Time an older version of the model in the same session, in alternating rounds (A B B A ...) on the same device with the same session options, and judge the new one against it as --baseline does\: a slow spell of the machine then falls on both]:OLD.onnx:_files' \
 '--max-regression=[Largest slowdown taken as none against --baseline or --baseline-model, e.g. 5% or 0.05\: a significant change within it both ways is '\''no change'\'']:PERCENT:_default' \
 '--rounds=[Time each model'\''s runs in N rounds\: consecutive blocks (alternating with the baseline model'\''s under --baseline-model), kept in the JSON report, so a slow spell shows as a slow round and the verdict weighs the spread between rounds]:N:_default' \
-'--shard=[Benchmark only shard K of N of the models\: count mode (K/N) deals them round-robin in the order given, hash mode (hash\:K/N) by a hash of each model'\''s name. \`dmlrun merge\` puts the N JSON reports back together]:K/N:_default' \
+'--shard=[Benchmark only shard K of N of the models\: count mode (K/N) deals them round-robin in the order given, hash mode (hash\:K/N) by a hash of each model'\''s name. \`dmlrun merge\` puts the N JSON reports back together]:K/N|auto:_default' \
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
@@ -312,6 +313,7 @@ none\:"In this process"))' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
 '--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per model, failed where the model failed or regressed against the baseline, the verdict in its properties]:FILE:_files' \
+'--ci=[Report to the CI system'\''s own pages\: with github, a Markdown summary appended to \$GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto\: github where GITHUB_ACTIONS=true; none\: never]:WHERE:(auto github none)' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
@@ -449,6 +451,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--csv=[Write the figures as CSV, a row per prompt, to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write the figures as a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE\: the figures and a plot of each token'\''s decode latency over the sequence (where the KV cache'\''s growth shows)]:FILE:_files' \
+'--ci=[Report to the CI system'\''s own pages\: with github, a Markdown summary appended to \$GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto\: github where GITHUB_ACTIONS=true; none\: never]:WHERE:(auto github none)' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \

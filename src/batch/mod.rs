@@ -79,13 +79,17 @@ pub struct Options {
     pub quiet: bool,
 }
 
-/// `--shard K/N` applied to the items in the order given (discovery sorts test cases by name;
-/// bench keeps the command line's order): the items this run takes, and what the reports say
-/// of it.
-pub fn shard<T>(items: Vec<T>, shard: Option<Shard>, name: impl Fn(&T) -> &str) -> (Vec<T>, Option<ShardInfo>) {
+/// `--shard K/N` (or the part `--shard auto` read, with the variables it read it from) applied
+/// to the items in the order given (discovery sorts test cases by name; bench keeps the command
+/// line's order): the items this run takes, and what the reports say of it.
+pub fn shard<T>(
+    items: Vec<T>,
+    shard: Option<&(Shard, Option<String>)>,
+    name: impl Fn(&T) -> &str,
+) -> (Vec<T>, Option<ShardInfo>) {
     match shard {
-        Some(shard) => {
-            let info = ShardInfo { shard, of_items: items.len() };
+        Some(&(shard, ref from)) => {
+            let info = ShardInfo { shard, of_items: items.len(), from: from.clone() };
             (shard.select(items, name), Some(info))
         }
         None => (items, None),

@@ -161,9 +161,11 @@ pub struct BenchArgs {
     /// the order given, hash mode (hash:K/N) by a hash of each model's name. `dmlrun merge`
     /// puts the N JSON reports back together.
     ///
+    /// `auto` reads which part this CI job is from its variables, as `dmlrun test --shard auto`.
+    ///
     /// Example: --shard 1/2 --json bench-1.json
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<crate::suites::shard::Shard>,
+    #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
+    pub shard: Option<crate::suites::shard::ShardRequest>,
 
     #[command(flatten)]
     pub isolation: IsolationArgs,
@@ -206,6 +208,9 @@ pub struct BenchArgs {
     /// Example: -q
     #[arg(short, long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub ci: super::CiArgs,
 
     #[command(flatten)]
     pub ort: OrtArgs,

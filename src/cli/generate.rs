@@ -213,5 +213,8 @@ pub struct GenerateArgs {
     pub quiet: bool,
 
     #[command(flatten)]
+    pub ci: super::CiArgs,
+
+    #[command(flatten)]
     pub ort: OrtArgs,
 }

@@ -25,7 +25,9 @@ pub use merge::MergeArgs;
 pub use parse::*;
 pub use reduce::ReduceArgs;
 pub use run::RunArgs;
-pub use shared::{BatchInputArgs, CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs};
+pub use shared::{
+    BatchInputArgs, CiArgs, CiSystem, CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs,
+};
 pub use test::TestArgs;
 
 use crate::runtime::ep_devices::EpLibraryRequest;
@@ -186,6 +188,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "markdown",
             "html",
             "junit",
+            "ci",
             "full-metadata",
             "verbose",
             "quiet",

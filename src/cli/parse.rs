@@ -216,8 +216,8 @@ pub fn parse_input(text: &str) -> Result<InputSpec, String> {
 }
 
 /// Parses `--shard K/N`, `count:K/N`, `hash:K/N`.
-pub fn parse_shard(text: &str) -> Result<crate::suites::shard::Shard, String> {
-    crate::suites::shard::Shard::parse(text)
+pub fn parse_shard(text: &str) -> Result<crate::suites::shard::ShardRequest, String> {
+    crate::suites::shard::ShardRequest::parse(text)
 }
 
 /// Parses `--ep` and `--compare-ep`.

@@ -523,3 +523,34 @@ pub struct InputArgs {
     #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000)]
     pub max_image_pixels: u64,
 }
+
+/// Where a CI system shows the outcome (`test`, `bench`, `generate`).
+#[derive(Debug, Clone, Args)]
+pub struct CiArgs {
+    /// Report to the CI system's own pages: with github, a Markdown summary appended to
+    /// $GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run
+    /// per failed item (at most 10, then a count), printed on stderr, where the runner reads
+    /// them too; stdout is unchanged. auto: github where GITHUB_ACTIONS=true; none: never.
+    ///
+    /// Example: --ci none
+    #[arg(long, value_name = "WHERE", value_enum, default_value = "auto")]
+    pub ci: CiSystem,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CiSystem {
+    Auto,
+    Github,
+    None,
+}
+
+impl CiSystem {
+    /// Forced on (github), off (none), or left to the environment (auto).
+    pub fn forced(self) -> Option<bool> {
+        match self {
+            CiSystem::Auto => None,
+            CiSystem::Github => Some(true),
+            CiSystem::None => Some(false),
+        }
+    }
+}

@@ -94,9 +94,13 @@ pub struct TestArgs {
     /// order, hash mode (hash:K/N) by a hash of each case's name. The N shards together run
     /// every case once; `dmlrun merge` puts their JSON reports back together.
     ///
+    /// `auto` reads which part this CI job is from DMLRUN_SHARD=K/N, GitLab's, Buildkite's,
+    /// CircleCI's or Azure Pipelines' parallel jobs, or a SLURM array, and says which variables
+    /// it read; with none set it is an error, never a run of everything.
+    ///
     /// Example: --shard 2/4 --json shard-2.json
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<crate::suites::shard::Shard>,
+    #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
+    pub shard: Option<crate::suites::shard::ShardRequest>,
 
     /// Run this many cases at once (CPU only; DirectML cases always run one at a time).
     /// With more than one, each session uses one intra-op thread unless --intra-threads says otherwise.
@@ -138,6 +142,9 @@ pub struct TestArgs {
     /// Example: -q
     #[arg(short, long)]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub ci: super::CiArgs,
 
     #[command(flatten)]
     pub ort: OrtArgs,

@@ -133,7 +133,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         crate::outputs::prepare_dir(dir, "--profile/--cache")?;
     }
     let targets = manifest::resolve(&args.targets)?;
-    let (targets, shard) = batch::shard(targets, args.shard, |t| t.name.as_str());
+    let (targets, shard) = batch::shard(targets, settings.shard.as_ref(), |t| t.name.as_str());
     // What would fail every model (DirectML missing, an adapter that does not exist) is said
     // once, before any model is read.
     if !settings.print_plan {
@@ -188,6 +188,10 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     if report.interrupted {
         let done = report.models.len() + report.failed.len();
         crate::errln!("dmlrun: interrupted after {done} of {total} models; the report covers those");
+    }
+    if let Some(target) = &settings.github {
+        let outcome = crate::report::github::of_bench(&report, target.workspace.as_deref());
+        crate::report::github::publish(&outcome, target)?;
     }
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| {

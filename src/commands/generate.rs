@@ -252,6 +252,10 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
     };
     exports.finish(&report)?;
     crate::err!("{}", report::human(&report, args.verbose));
+    if let Some(target) = crate::settings::github_target(&args.ci) {
+        let outcome = crate::report::github::of_generate(&report, target.workspace.as_deref());
+        crate::report::github::publish(&outcome, &target)?;
+    }
     if interrupted {
         crate::errln!("dmlrun: interrupted: the figures are over what was generated");
         return Ok(ExitStatus::Interrupted);

@@ -12,6 +12,7 @@ use crate::exit::ExitStatus;
 use crate::formats::model::{ModelFile, ModelInfo, ValueKind};
 use crate::isolation::PlacementRequest;
 use crate::report::export::Exports;
+use crate::report::github;
 use crate::report::validation::{expectations, human, CaseResult, Status, Summary, TestReport, TEST_SCHEMA};
 use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
 use crate::runtime::engine::{self, Preflight, PreparedInputs, Scope};
@@ -93,7 +94,8 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     ))?;
     let testdata::Discovery { cases: found, skipped } = testdata::discover(&args.paths)?;
     // The shard first, on the whole sorted list, so every shard of every machine agrees.
-    let (found, shard) = batch::shard(found, args.shard, |c| c.name.as_str());
+    let (found, shard) = batch::shard(found, settings.shard.as_ref(), |c| c.name.as_str());
+    let files: BTreeMap<String, std::path::PathBuf> = found.iter().map(|c| (c.name.clone(), c.model.clone())).collect();
     let expectations = match &args.expect {
         Some(path) => expectations::read(path)?,
         None => BTreeMap::new(),
@@ -126,6 +128,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         onnxruntime: runtime.library.clone(),
         plan_request: describe_request(&settings.request),
         reference: settings.reference_request(&settings.request).as_ref().map(describe_request),
+        tolerance: Some(settings.tolerances.default),
         summary: Summary::default(),
         cases: Vec::new(),
         skipped,
@@ -156,6 +159,10 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     }
     if report.interrupted {
         crate::errln!("dmlrun: interrupted after {} of {total} cases; the report covers those", report.cases.len());
+    }
+    if let Some(target) = &settings.github {
+        let outcome = github::of_test(&report, &files, args.expect.is_some(), target.workspace.as_deref());
+        github::publish(&outcome, target)?;
     }
     let failed =
         if args.expect.is_some() { !report.summary.unexpected.is_empty() } else { report.summary.not_passed() > 0 };

@@ -107,6 +107,8 @@ pub fn check_measured(dir: &Path, ep_args: &[OsString], timeout: Option<Duration
     let mut args: Vec<OsString> = vec!["test".into(), dir.into()];
     args.extend(ep_args.iter().cloned());
     args.extend(["--isolation".into(), "none".into(), "--no-blame".into(), "--quiet".into()]);
+    // A candidate is reduce's business: never a summary or an annotation on the CI job.
+    args.extend(["--ci".into(), "none".into()]);
     args.extend(["--json".into(), files.results.clone().into_os_string()]);
     args.extend(["--progress".into(), files.progress.clone().into_os_string()]);
     // The child's JSON report is read whole once it has ended.

@@ -64,8 +64,8 @@ impl Report {
 
     fn shard(&self) -> Option<ShardInfo> {
         match self {
-            Report::Test(r) => r.shard,
-            Report::Bench(r) => r.shard,
+            Report::Test(r) => r.shard.clone(),
+            Report::Bench(r) => r.shard.clone(),
         }
     }
 

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod export;
 pub mod generate;
+pub mod github;
 pub mod html;
 pub mod human;
 pub mod json;
@@ -217,6 +218,14 @@ pub fn write_text(path: &std::path::Path, text: &str, flag: &str) -> anyhow::Res
     }
     crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("{flag} {}", path.display()))?;
     Ok(false)
+}
+
+/// ` (shard 2/4 of 1914 cases)`; with `--shard auto`, `... cases, from CI_NODE_INDEX=2, ...)`.
+pub fn shard_said(info: &crate::suites::shard::ShardInfo, items: &str) -> String {
+    match &info.from {
+        Some(from) => format!(" (shard {} of {} {items}, from {from})", info.shard, info.of_items),
+        None => format!(" (shard {} of {} {items})", info.shard, info.of_items),
+    }
 }
 
 #[cfg(test)]

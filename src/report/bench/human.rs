@@ -160,7 +160,7 @@ pub fn render(report: &BenchReport) -> String {
         w,
         "{} model(s){}: {} measured, {} failed{}",
         report.models.len() + report.failed.len(),
-        report.shard.map(|s| format!(" (shard {} of {})", s.shard, s.of_items)).unwrap_or_default(),
+        report.shard.as_ref().map(|s| crate::report::shard_said(s, "models")).unwrap_or_default(),
         report.models.len(),
         report.failed.len(),
         if report.interrupted { " (interrupted)" } else { "" }

@@ -65,7 +65,7 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
     let died = if s.interrupted > 0 { format!("{died}, {} interrupted", s.interrupted) } else { died };
     let skipped =
         if report.skipped.is_empty() { String::new() } else { format!(", {} folders skipped", report.skipped.len()) };
-    let shard = report.shard.map(|s| format!(" (shard {} of {} cases)", s.shard, s.of_items)).unwrap_or_default();
+    let shard = report.shard.as_ref().map(|s| crate::report::shard_said(s, "cases")).unwrap_or_default();
     out.push_str(&format!(
         "{} cases{shard}: {} passed, {} failed, {} errors{died}{skipped} ({:.1} s)\n",
         s.total,

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::{Status, TestReport};
 
@@ -18,6 +18,29 @@ fn seconds(ms: f64) -> Duration {
 pub fn render(report: &TestReport) -> Result<String> {
     let mut suite = TestSuite::new("dmlrun");
     suite.set_time(seconds(report.summary.duration_ms));
+    // What a reader of the test list needs to trust it: which dmlrun and ONNX Runtime, on what
+    // EP and device, against what, with what tolerance, and which part of the cases.
+    suite.add_property(Property::new("dmlrun", report.dmlrun_version.as_str()));
+    suite.add_property(Property::new("onnxruntime", report.onnxruntime.version.as_str()));
+    suite.add_property(Property::new("run on", report.plan_request.as_str()));
+    let devices: std::collections::BTreeSet<&str> =
+        report.cases.iter().flat_map(|c| c.placement.iter().map(|p| p.execution_provider.as_str())).collect();
+    if !devices.is_empty() {
+        suite.add_property(Property::new("execution providers", devices.into_iter().collect::<Vec<_>>().join(", ")));
+    }
+    if let Some(reference) = &report.reference {
+        suite.add_property(Property::new("reference", reference.as_str()));
+    }
+    if let Some(t) = &report.tolerance {
+        suite.add_property(Property::new("rtol", t.rtol.to_string()));
+        suite.add_property(Property::new("atol", t.atol.to_string()));
+    }
+    if let Some(shard) = &report.shard {
+        suite.add_property(Property::new("shard", format!("{} of {} cases", shard.shard, shard.of_items)));
+        if let Some(from) = &shard.from {
+            suite.add_property(Property::new("shard from", from.as_str()));
+        }
+    }
     for case in &report.cases {
         let status = match case.status {
             Status::Pass => TestCaseStatus::success(),

@@ -123,6 +123,9 @@ pub struct TestReport {
     pub onnxruntime: LibraryInfo,
     pub plan_request: String,
     pub reference: Option<String>,
+    /// `--rtol`/`--atol`: the tolerance a case gets where its data.json does not give one.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tolerance: Option<crate::compare::Tolerance>,
     pub summary: Summary,
     pub cases: Vec<CaseResult>,
     /// Folders that looked like cases but could not be (a data.json and no model), with why.
