@@ -312,7 +312,16 @@ fn every_export_of_every_command_parses() {
     let sweep_rows = csv_records(&out("sweep.csv"));
     assert_eq!(sweep_rows.len(), 4, "two points, the model without N, the failure");
     assert_eq!(&sweep_rows[1][0], "a|b, \"c\" N=2");
-    assert_eq!(sweep_rows[1].iter().rev().take(3).collect::<Vec<_>>(), ["2", "N", "a|b, \"c\""]);
+    // The sweep's three columns, then the six of the baseline's verdict (empty: no baseline).
+    assert_eq!(sweep_rows[1].iter().rev().skip(6).take(3).collect::<Vec<_>>(), ["2", "N", "a|b, \"c\""]);
+    // bench-2 ran against bench-1: each measured model has a verdict and its test.
+    let judged = csv_records(&out("bench-2.csv"));
+    let verdicts: Vec<&str> = judged.iter().filter(|r| &r[1] == "ok").map(|r| &r[r.len() - 6]).collect();
+    assert!(
+        !verdicts.is_empty()
+            && verdicts.iter().all(|v| ["regression", "improvement", "no change", "inconclusive"].contains(v)),
+        "{verdicts:?}"
+    );
     assert_eq!(markdown_rows(&out("sweep.md")), 4 + 2, "the models' table and the sweep's");
     assert_eq!(csv_records(&out("generate.csv")).len(), 2);
     assert_eq!(csv_records(&out("merged.csv")).len(), 3);

@@ -102,7 +102,7 @@ fn verdict_fields(report: &BenchReport, name: &str) -> [String; 6] {
             c.ratio.to_string(),
             c.ci_low.to_string(),
             c.ci_high.to_string(),
-            c.p_value.to_string(),
+            format!("{:e}", c.p_value),
             field(&c.test),
         ],
         None => [field(&row.verdict_word()), String::new(), String::new(), String::new(), String::new(), String::new()],

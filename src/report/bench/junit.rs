@@ -44,7 +44,7 @@ pub fn render(report: &BenchReport) -> Result<String> {
                 case.add_property(Property::new("ratio", format!("{}", c.ratio)));
                 case.add_property(Property::new("ci_low", format!("{}", c.ci_low)));
                 case.add_property(Property::new("ci_high", format!("{}", c.ci_high)));
-                case.add_property(Property::new("p_value", format!("{}", c.p_value)));
+                case.add_property(Property::new("p_value", format!("{:e}", c.p_value)));
             }
         }
         suite.add_test_case(case);
@@ -83,10 +83,11 @@ mod tests {
         });
         report.baseline = Some(super::super::compare_with_paired(&report, 0.05));
         let xml = render(&report).unwrap();
-        assert!(xml.contains(r#"<failure type="regression" message="regression: slower by +"#), "{xml}");
+        assert!(xml.contains(r#"<failure message="regression: slower by +"#), "{xml}");
+        assert!(xml.contains(r#"threshold" type="regression"/>"#), "{xml}");
         assert!(xml.contains(r#"<property name="verdict" value="regression"/>"#), "{xml}");
         assert!(
-            xml.contains(r#"<failure type="failed" message="model broken.onnx: not a valid ONNX model"/>"#),
+            xml.contains(r#"<failure message="model broken.onnx: not a valid ONNX model" type="failed"/>"#),
             "{xml}"
         );
     }

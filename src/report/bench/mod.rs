@@ -139,7 +139,7 @@ pub struct ModelBench {
     pub warmup: u64,
     pub latency_ms: LatencyStats,
     /// Every timed run's latency (ms), in order: what the distribution plots are drawn from.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::stats::tenth_microseconds")]
     pub samples_ms: Vec<f64>,
     /// The sizes of the consecutive rounds `samples_ms` came in (they add up to its length):
     /// what a later verdict against this report resamples.

@@ -22,6 +22,7 @@ pub struct PairedRuns {
     pub device: DeviceReport,
     pub first_run_ms: f64,
     /// Every timed run (ms), in the order run, and the sizes of its rounds.
+    #[serde(serialize_with = "crate::stats::tenth_microseconds")]
     pub samples_ms: Vec<f64>,
     pub rounds: Vec<usize>,
 }
