@@ -10,7 +10,7 @@ and counts the verdicts. Beside each, what the old gate (two medians against --m
 would have said of the same runs. The models: 20 MatMul+Relu layers of 512 (batch 8), and 23
 (15% more work); random weights from a fixed seed.
 
-    python3 scripts/regression_gate.py DMLRUN [--pairs 20] [--out target/regression-gate]
+    python3 scripts/regression_gate.py DMLRUN [--pairs 20] [--intra-threads N] [--out target/regression-gate]
 
 Writes OUT/summary.json and prints a Markdown table (docs/guide.md quotes it).
 """
@@ -39,11 +39,14 @@ def mlp(path, layers, width=512, batch=8, seed=0):
     onnx.save(model, path)
 
 
+THREADS = []
+
+
 def bench(dmlrun, model, *extra, out):
     """One bench run's JSON report (left in OUT/run.json)."""
     json_path = os.path.join(out, "run.json")
     cmd = [dmlrun, "bench", model, "--iterations", "200", "--warmup", "10", "-q", "--generate", "random",
-           "--json", json_path, *extra]
+           "--json", json_path, *THREADS, *extra]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode not in (0, 1):
         sys.exit(f"{' '.join(cmd)}: exit {done.returncode}\n{done.stderr}")
@@ -54,7 +57,8 @@ def bench(dmlrun, model, *extra, out):
 def verdict(report, max_regression=0.05):
     row = report["baseline"]["models"][0]
     old_gate = row.get("baseline_p50_ms") and row["p50_ms"] / row["baseline_p50_ms"] > 1 + max_regression
-    return row.get("verdict") or "none", bool(old_gate), row.get("ratio")
+    # The JSON's enum words (no_change) are the reports' words (no change).
+    return (row.get("verdict") or "none").replace("_", " "), bool(old_gate), row.get("ratio")
 
 
 def main():
@@ -62,7 +66,10 @@ def main():
     parser.add_argument("dmlrun")
     parser.add_argument("--pairs", type=int, default=20)
     parser.add_argument("--out", default="target/regression-gate")
+    parser.add_argument("--intra-threads", type=int, help="ONNX Runtime's threads (default: its own, one per core)")
     args = parser.parse_args()
+    if args.intra_threads:
+        THREADS.extend(["--intra-threads", str(args.intra_threads)])
     out = args.out
     shutil.rmtree(out, ignore_errors=True)
     for d in ("a", "b"):
@@ -92,7 +99,7 @@ def main():
         "pairs": args.pairs,
         "minutes": round((time.time() - started) / 60, 1),
         "load": "one core kept busy by a Python busy loop",
-        "bench": "--iterations 200 --warmup 10 (10 rounds), --max-regression 5%",
+        "bench": "--iterations 200 --warmup 10 (10 rounds), --max-regression 5% " + " ".join(THREADS),
         "scenarios": {
             k: {"verdicts": {v: sum(1 for r in rows if r[0] == v) for v in verdicts},
                 "old_gate_regressions": sum(1 for r in rows if r[1]),
@@ -109,7 +116,7 @@ def main():
         v = s["verdicts"]
         print(f"| {k} | {v['regression']} | {v['improvement']} | {v['no change']} | {v['inconclusive']} | "
               f"{s['old_gate_regressions']} |")
-    print(f"\n{args.pairs} pairs each, {summary['minutes']} minutes, {summary['load']}")
+    print(f"\n{args.pairs} pairs each, {summary['minutes']} minutes, {summary['load']}, bench {summary['bench']}")
 
 
 if __name__ == "__main__":

@@ -132,6 +132,34 @@ def dml_conformance(path, simple_dir):
     print(f"{len(passes)} passing cases outside 'simple', every node of each on DirectML")
 
 
+def ci_cases(listing, expected, root):
+    """The conformance cases CI runs on DirectML (LISTING): each exists under ROOT, says the
+    outcome EXPECTED (the whole run's record) gives it, and together they show every outcome
+    EXPECTED has, and a pass. Prints their paths, one a line, for the script to run."""
+    statuses = {}
+    with open(expected, encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if len(line) == 2:
+                statuses[line[1]] = line[0]
+    shown = set()
+    with open(listing, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            case, _, said = line.partition("#")
+            case = case.strip()
+            if not case:
+                continue
+            path = os.path.join(root, case)
+            assert os.path.isdir(path), f"{listing}:{number}: no case {path}"
+            status = statuses.get(os.path.basename(case), "pass")
+            word = said.strip().split(" ", 1)[0].rstrip(":,")
+            assert word in ("passes", status), f"{listing}:{number}: says '{word}', {expected} says {status}"
+            shown.add(status)
+            print(path)
+    missing = (set(statuses.values()) | {"pass"}) - shown
+    assert not missing, f"{listing}: no case shows {sorted(missing)}"
+
+
 def not_passed(report, set_dir):
     """Prints the path of every case in REPORT that did not pass."""
     for c in load(report)["cases"]:

@@ -549,8 +549,15 @@ fn bench_model(
 
     let mut warnings = said;
     if latency.cov > HIGH_COV {
+        // On a shared machine ONNX Runtime's pool of one thread per core waits on the busy ones
+        // (scripts/regression_gate.py, one core busy: one session's median 0.27 to 2.9 times
+        // another's with that pool, 0.80 to 1.38 with one thread).
+        let threads = match model.plan.intra_op_threads {
+            None => ", or fewer ONNX Runtime threads than idle cores (--intra-threads 1)",
+            Some(_) => "",
+        };
         let w = format!(
-            "high variation (CoV {:.1}%): the machine is noisy or throttling; use more --iterations or a longer --duration",
+            "high variation (CoV {:.1}%): the machine is noisy or throttling; use more --iterations or a longer --duration{threads}",
             latency.cov * 100.0
         );
         // The engine said its own warnings as they arose; this one is bench's.
