@@ -162,8 +162,12 @@ fn every_export_of_every_command_parses() {
     let bench = ["bench", &manifest, "--iterations", "3", "--warmup", "0", "--compare-ep", "cpu", "-q"];
     for (i, name) in ["bench-1", "bench-2"].iter().enumerate() {
         let mut args: Vec<String> = bench.iter().map(|s| s.to_string()).collect();
-        for ext in ["json", "csv", "md", "html"] {
-            let flag = if ext == "md" { "--markdown".to_string() } else { format!("--{ext}") };
+        for ext in ["json", "csv", "md", "html", "xml"] {
+            let flag = match ext {
+                "md" => "--markdown".to_string(),
+                "xml" => "--junit".to_string(),
+                _ => format!("--{ext}"),
+            };
             args.extend([flag, path(&format!("{name}.{ext}"))]);
         }
         if i == 1 {
@@ -330,7 +334,9 @@ fn every_export_of_every_command_parses() {
     assert_eq!(markdown_rows(&out("merged.md")), 3);
     assert_eq!(markdown_rows(&out("generate.md")), 2);
     assert_eq!(markdown_rows(&out("compare.md")), 3);
-    junit_valid(&[out("test.xml"), out("merged.xml")]);
+    // bench-2's JUnit holds each model's verdict against bench-1 in its output.
+    junit_valid(&[out("test.xml"), out("merged.xml"), out("bench-1.xml"), out("bench-2.xml")]);
+    assert!(std::fs::read_to_string(out("bench-2.xml")).unwrap().contains("verdict: "));
     for page in ["bench-1.html", "bench-2.html", "generate.html", "merged.html", "compare.html"] {
         let html = std::fs::read_to_string(out(page)).unwrap();
         assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"), "{page}");

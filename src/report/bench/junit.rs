@@ -1,7 +1,7 @@
 //! JUnit XML for `dmlrun bench`, which CI systems render as a test list: one case per model,
-//! failed where the model failed or regressed against the baseline; the verdict, its ratio,
-//! interval and test in every case's properties, so an improvement or an inconclusive verdict
-//! shows beside a pass.
+//! failed where the model failed or regressed against the baseline; the baseline and the test in
+//! the suite's properties, each case's verdict with its ratio and interval in its output, so an
+//! improvement or an inconclusive verdict shows beside a pass.
 
 use std::time::Duration;
 
@@ -36,17 +36,18 @@ pub fn render(report: &BenchReport) -> Result<String> {
         let mut case = TestCase::new(m.name.as_str(), status);
         case.set_classname("bench");
         case.set_time(seconds(m.latency_ms.mean * m.latency_ms.count as f64));
-        case.add_property(Property::new("p50_ms", format!("{}", m.latency_ms.p50)));
-        case.add_property(Property::new("execution_provider", m.device.execution_provider.as_str()));
+        // The JUnit schema gives a case no properties: its figures and verdict are its output.
+        let mut said = format!("p50 {:.3} ms on {}", m.latency_ms.p50, m.device.execution_provider);
         if let Some(r) = verdict {
-            case.add_property(Property::new("verdict", r.verdict_word()));
+            said.push_str(&format!("\nverdict: {}", r.verdict_word()));
             if let Some(c) = &r.change {
-                case.add_property(Property::new("ratio", format!("{}", c.ratio)));
-                case.add_property(Property::new("ci_low", format!("{}", c.ci_low)));
-                case.add_property(Property::new("ci_high", format!("{}", c.ci_high)));
-                case.add_property(Property::new("p_value", format!("{:e}", c.p_value)));
+                said.push_str(&format!(
+                    "\nratio {:.4} (95% CI {:.4} to {:.4}), p={:e}: {}",
+                    c.ratio, c.ci_low, c.ci_high, c.p_value, c.reason
+                ));
             }
         }
+        case.set_system_out(said);
         suite.add_test_case(case);
     }
     for f in &report.failed {
@@ -85,7 +86,7 @@ mod tests {
         let xml = render(&report).unwrap();
         assert!(xml.contains(r#"<failure message="regression: slower by +"#), "{xml}");
         assert!(xml.contains(r#"threshold" type="regression"/>"#), "{xml}");
-        assert!(xml.contains(r#"<property name="verdict" value="regression"/>"#), "{xml}");
+        assert!(xml.contains("verdict: regression"), "{xml}");
         assert!(
             xml.contains(r#"<failure message="model broken.onnx: not a valid ONNX model" type="failed"/>"#),
             "{xml}"
