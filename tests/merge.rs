@@ -315,6 +315,25 @@ fn on_github_actions_a_summary_and_annotations_and_stdout_unchanged() {
         assert!(!String::from_utf8_lossy(&out.stderr).contains("::"), "{}", String::from_utf8_lossy(&out.stderr));
     }
     assert_eq!(std::fs::read_to_string(&summary).unwrap(), text, "nothing more appended");
+    // generate: a row per prompt.
+    let generated = dir.path().join("generated.md");
+    let vars = [("GITHUB_ACTIONS", "true".to_string()), ("GITHUB_STEP_SUMMARY", generated.display().to_string())];
+    let out = in_ci(&vars)
+        .arg("generate")
+        .arg(test_model("tiny_decoder"))
+        .args(["--prompt-ids", "5,17,33", "-n", "4", "-q"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l == "::notice title=dmlrun generate::1 prompts, 0 with tokens that differ from the reference"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&generated).unwrap();
+    assert!(text.starts_with("### dmlrun generate: passed\n") && text.contains("| prompt 1 ("), "{text}");
     // bench: its own notice.
     let out =
         in_ci(&github).arg("bench").arg(test_model("add_mul.onnx")).args(["--iterations", "2", "-q"]).output().unwrap();

@@ -170,3 +170,105 @@ fn a_rewrite_with_nothing_to_rewrite_is_refused_alone_and_not_applied_in_a_folde
         .unwrap();
     assert_one_line_error(&out, "--gemm-zero-bias: none of the 2 models has a Gemm without a bias");
 }
+
+/// `--save-model`: the model the session ran, written to ship. Loaded alone, with no flag, it
+/// gives the outputs the run that wrote it gave, and its metadata says what dmlrun did.
+#[test]
+fn save_model_writes_what_the_session_ran_and_alone_it_gives_the_same_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &[&str], &str, &str); 4] = [
+        ("gemm_tanh_no_bias.onnx", &["--gemm-zero-bias"], "--gemm-zero-bias", "fp32"),
+        // Its weights in external data, read into the rewritten model.
+        ("gelu_chain.onnx", &["--decompose", "Gelu", "--dim", "N=2"], "--decompose Gelu", "fp32"),
+        ("add_mul.onnx", &["--precision", "fp16"], "none", "fp16"),
+        ("add_mul.onnx", &[], "none", "fp32"),
+    ];
+    for (i, (name, flags, rewrites, precision)) in cases.iter().enumerate() {
+        let saved = dir.path().join(format!("saved{i}.onnx"));
+        let (first, again) = (dir.path().join(format!("first{i}")), dir.path().join(format!("again{i}")));
+        let random = ["--generate", "random", "--seed", "7", "--iterations", "1", "-q", "--save-format", "pb"];
+        let out = dmlrun()
+            .arg(test_model(name))
+            .args(*flags)
+            .args(random)
+            .arg("--save-model")
+            .arg(&saved)
+            .arg("--save-outputs")
+            .arg(&first)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        // The saved model alone, no flag but the free dimension's size.
+        let dims: &[&str] = if name.starts_with("gelu") { &["--dim", "N=2"] } else { &[] };
+        let out = dmlrun().arg(&saved).args(dims).args(random).arg("--save-outputs").arg(&again).output().unwrap();
+        assert!(out.status.success(), "{name} saved: {}", String::from_utf8_lossy(&out.stderr));
+        let outputs = |d: &Path| {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).collect();
+            files.sort();
+            files.iter().map(|f| std::fs::read(f).unwrap()).collect::<Vec<_>>()
+        };
+        assert!(!outputs(&first).is_empty());
+        assert_eq!(outputs(&first), outputs(&again), "{name} {flags:?}: the saved model alone gives the run's outputs");
+        let metadata = metadata_of(&saved);
+        assert_eq!(metadata["dmlrun.version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(metadata["dmlrun.rewrites"], *rewrites, "{metadata:?}");
+        assert_eq!(metadata["dmlrun.precision"], *precision, "{metadata:?}");
+        assert!(metadata["dmlrun.source"].starts_with(name), "{metadata:?}");
+        // Measured against the original wherever dmlrun changed the model.
+        assert_eq!(metadata.contains_key("dmlrun.max_abs_diff"), i < 3, "{metadata:?}");
+    }
+    // Saved again from a saved model: its dmlrun.* entries replaced, not doubled.
+    let twice = dir.path().join("twice.onnx");
+    let out = dmlrun()
+        .arg(dir.path().join("saved0.onnx"))
+        .args(["--generate", "random", "--iterations", "1", "-q", "--save-model"])
+        .arg(&twice)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let entries = metadata_of(&twice);
+    assert_eq!(entries.keys().filter(|k| k.starts_with("dmlrun.")).count(), 4, "{entries:?}");
+}
+
+/// `--as-test-data` writes the model that made the outputs: a float16 run's case passes `dmlrun test`.
+#[test]
+fn as_test_data_writes_the_model_that_made_the_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("case");
+    let out = dmlrun()
+        .arg(test_model("gemm_tanh_no_bias.onnx"))
+        .args([
+            "--precision",
+            "fp16",
+            "--generate",
+            "random",
+            "--iterations",
+            "1",
+            "-q",
+            "--as-test-data",
+            "--save-outputs",
+        ])
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_ne!(
+        std::fs::read(case.join("model.onnx")).unwrap(),
+        std::fs::read(test_model("gemm_tanh_no_bias.onnx")).unwrap()
+    );
+    let out = dmlrun().arg("test").arg(&case).args(["--rtol", "0", "--atol", "0"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// A model's metadata_props as `dmlrun info --json` reads them.
+fn metadata_of(model: &Path) -> std::collections::BTreeMap<String, String> {
+    let out = dmlrun().arg("info").arg(model).args(["--json", "-"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pairs: Vec<(String, String)> =
+        serde_json::from_value(info["metadata"].clone()).unwrap_or_else(|e| panic!("{e}: {info}"));
+    let count = pairs.len();
+    let map: std::collections::BTreeMap<String, String> = pairs.into_iter().collect();
+    assert_eq!(map.len(), count, "a key twice: {info}");
+    map
+}

@@ -71,6 +71,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
 '--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
 '--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
+'--save-model=[Write the model as the session ran it to FILE\: with every rewrite (--decompose, --gemm-zero-bias, --reshape-allowzero-off) and the float16 conversion, and dmlrun.* metadata_props saying what was done (dmlrun'\''s version, the source model'\''s hash, the rewrites, the precision, the largest difference from the original on the reference EP). Loaded alone, with no flag, it gives the outputs this run gave. Free dimensions stay as the file has them (a session fixes them through its options)]:FILE:_files' \
 '--save-inputs=[Write the inputs as fed to the model (after image preprocessing) into DIR]:DIR:_files' \
 '--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
 npz\:"One outputs.npz holding every output"
@@ -86,7 +87,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
-'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
+'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour. model.onnx is the model that made the outputs, as --save-model writes it (rewritten, converted), never the original beside another'\''s outputs]' \
 '-q[Print only the outputs, no timings or progress]' \
 '--quiet[Print only the outputs, no timings or progress]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -160,6 +161,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--top-k=[Show the K best classes of classifier outputs (\[classes\] or \[batch, classes\])]:K:_default' \
 '--labels=[Class labels, one per line in class order, for --top-k]:FILE:_files' \
 '--save-outputs=[Write the outputs into DIR (created if needed; files written atomically)]:DIR:_files' \
+'--save-model=[Write the model as the session ran it to FILE\: with every rewrite (--decompose, --gemm-zero-bias, --reshape-allowzero-off) and the float16 conversion, and dmlrun.* metadata_props saying what was done (dmlrun'\''s version, the source model'\''s hash, the rewrites, the precision, the largest difference from the original on the reference EP). Loaded alone, with no flag, it gives the outputs this run gave. Free dimensions stay as the file has them (a session fixes them through its options)]:FILE:_files' \
 '--save-inputs=[Write the inputs as fed to the model (after image preprocessing) into DIR]:DIR:_files' \
 '--save-format=[File format for --save-outputs and --save-inputs\: npy (one file per tensor), npz, or pb (ONNX TensorProto files named input_K.pb / output_K.pb, as in ONNX test data)]:FORMAT:((npy\:"One NAME.npy per output"
 npz\:"One outputs.npz holding every output"
@@ -176,7 +178,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
-'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour]' \
+'--as-test-data[With --save-outputs DIR\: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that \`dmlrun test DIR\` checks later\: a frozen record of the model'\''s behaviour. model.onnx is the model that made the outputs, as --save-model writes it (rewritten, converted), never the original beside another'\''s outputs]' \
 '-q[Print only the outputs, no timings or progress]' \
 '--quiet[Print only the outputs, no timings or progress]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -312,7 +314,7 @@ none\:"In this process"))' \
 '--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
-'--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per model, failed where the model failed or regressed against the baseline, the verdict in its properties]:FILE:_files' \
+'--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per model, failed where the model failed or regressed against the baseline, the verdict in its output]:FILE:_files' \
 '--ci=[Report to the CI system'\''s own pages\: with github, a Markdown summary appended to \$GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto\: github where GITHUB_ACTIONS=true; none\: never]:WHERE:(auto github none)' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \

@@ -197,7 +197,7 @@ pub struct BenchArgs {
     pub html: Option<PathBuf>,
 
     /// Write JUnit XML to FILE ("-" for stdout): a case per model, failed where the model failed
-    /// or regressed against the baseline, the verdict in its properties.
+    /// or regressed against the baseline, the verdict in its output.
     ///
     /// Example: --junit bench-junit.xml
     #[arg(long, value_name = "FILE")]

@@ -180,6 +180,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "labels",
             "save-outputs",
             "as-test-data",
+            "save-model",
             "save-inputs",
             "save-format",
             "output",

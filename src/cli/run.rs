@@ -74,11 +74,23 @@ pub struct RunArgs {
 
     /// With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and
     /// test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen
-    /// record of the model's behaviour.
+    /// record of the model's behaviour. model.onnx is the model that made the outputs, as
+    /// --save-model writes it (rewritten, converted), never the original beside another's outputs.
     ///
     /// Example: --save-outputs frozen/my_model --as-test-data, then dmlrun test frozen/
     #[arg(long, requires = "save_outputs")]
     pub as_test_data: bool,
+
+    /// Write the model as the session ran it to FILE: with every rewrite (--decompose,
+    /// --gemm-zero-bias, --reshape-allowzero-off) and the float16 conversion, and dmlrun.*
+    /// metadata_props saying what was done (dmlrun's version, the source model's hash, the
+    /// rewrites, the precision, the largest difference from the original on the reference EP).
+    /// Loaded alone, with no flag, it gives the outputs this run gave. Free dimensions stay as
+    /// the file has them (a session fixes them through its options).
+    ///
+    /// Example: dmlrun bert.onnx --device 0 --decompose LayerNormalization --precision fp16 --save-model bert-dml.onnx
+    #[arg(long, value_name = "FILE")]
+    pub save_model: Option<PathBuf>,
 
     /// Write the inputs as fed to the model (after image preprocessing) into DIR.
     ///

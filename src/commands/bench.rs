@@ -505,6 +505,7 @@ fn bench_model(
         time_reference: true,
         time_float32: true,
         rounds: settings.rounds,
+        keep_made_model: false,
         paired: plan.baseline.as_ref().map(|baseline| engine::Pairing {
             baseline,
             inputs: &target.inputs,

@@ -237,11 +237,10 @@ pub fn bind_by_name_or_position<T>(tensors: Vec<(String, T)>, names: &[String]) 
 }
 
 /// Writes a test-data folder: the model, and `test_data_set_0` with inputs and outputs as `.pb`.
-pub fn write_case(dir: &Path, model: &Path, inputs: &[NamedTensor], outputs: &[NamedTensor]) -> Result<Vec<PathBuf>> {
+pub fn write_case(dir: &Path, model: &[u8], inputs: &[NamedTensor], outputs: &[NamedTensor]) -> Result<Vec<PathBuf>> {
     let set = dir.join("test_data_set_0");
     // Encode everything first; then write each file atomically.
-    let mut files: Vec<(PathBuf, Vec<u8>)> =
-        vec![(dir.join("model.onnx"), std::fs::read(model).with_context(|| format!("reading {}", model.display()))?)];
+    let mut files: Vec<(PathBuf, Vec<u8>)> = vec![(dir.join("model.onnx"), model.to_vec())];
     for (i, (name, t)) in inputs.iter().enumerate() {
         files.push((set.join(format!("input_{i}.pb")), tensor_proto::write(name, t)));
     }

@@ -12,3 +12,20 @@ pub mod header;
 pub mod lossless;
 
 pub use header::*;
+
+/// `model` (a ModelProto's bytes) with `entries` as its metadata_props under `prefix`: the
+/// entries already under that prefix (a model dmlrun wrote before) are replaced, every other
+/// field is kept as it was, byte for byte.
+pub fn with_metadata(model: &[u8], prefix: &str, entries: &[(String, String)]) -> anyhow::Result<Vec<u8>> {
+    use prost::Message;
+    let mut raw = lossless::RawModel::decode(model).map_err(|e| anyhow::anyhow!("not an ONNX model: {e}"))?;
+    raw.metadata_props.retain(|entry| {
+        header::StringStringEntryProto::decode(entry.as_slice())
+            .map_or(true, |e| !e.key.as_deref().unwrap_or("").starts_with(prefix))
+    });
+    for (key, value) in entries {
+        let entry = header::StringStringEntryProto { key: Some(key.clone()), value: Some(value.clone()) };
+        raw.metadata_props.push(entry.encode_to_vec());
+    }
+    Ok(raw.encode_to_vec())
+}

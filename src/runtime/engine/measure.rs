@@ -59,6 +59,9 @@ pub struct MeasureRequest<'a> {
     pub rounds: usize,
     /// `bench --baseline-model`: the baseline model timed in alternating rounds with this one.
     pub paired: Option<Pairing<'a>>,
+    /// Keep the bytes of the model dmlrun made for the session (rewritten, converted), for
+    /// `--save-model` and `--as-test-data`.
+    pub keep_made_model: bool,
 }
 
 /// One model measured: the open session, the bound inputs, the first run's outputs, the timed
@@ -75,6 +78,9 @@ pub struct Measurement {
     pub rounds: Vec<usize>,
     /// With a pairing: the baseline model's side.
     pub paired: Option<PairedRuns>,
+    /// With `keep_made_model`: the model the session ran, where dmlrun made it (a rewrite, the
+    /// float16 conversion); `None` where the session ran the user's file as it is.
+    pub made_model: Option<Vec<u8>>,
     pub comparison: Option<Comparison>,
     /// With `--io-on-device`: the copies timed apart and the check of the bound outputs.
     pub device_io: Option<DeviceIo>,
@@ -151,6 +157,10 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         }
     };
     let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
+    let made_model = match request.keep_made_model && session_model != preflight.model_path {
+        true => Some(std::fs::read(session_model).with_context(|| format!("reading {}", session_model.display()))?),
+        false => None,
+    };
     let made = made_label(&plan);
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
@@ -271,6 +281,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         samples,
         rounds,
         paired,
+        made_model,
         comparison,
         device_io,
         warnings,
