@@ -346,6 +346,25 @@ pub struct BaselineRow {
 }
 
 impl BaselineRow {
+    /// A model that failed this time: listed with its status and no figure of its own; it fails
+    /// the run as a failure (exit 1), not as a regression.
+    fn failed(f: &FailedModel, baseline_p50_ms: Option<f64>) -> BaselineRow {
+        BaselineRow {
+            name: f.name.clone(),
+            status: f.status,
+            tokens_per_s: None,
+            baseline_tokens_per_s: None,
+            baseline_p50_ms,
+            p50_ms: None,
+            ratio: None,
+            change: None,
+            verdict: None,
+            regression: false,
+            differences: Vec::new(),
+            note: None,
+        }
+    }
+
     /// The verdict column: the word, or why there is none.
     pub fn verdict_word(&self) -> String {
         match (self.status, self.verdict) {
@@ -477,20 +496,7 @@ pub fn compare_with_baseline(
         .collect();
     // A model that fails now has no figure to compare; it is listed, and fails the run as a
     // failure (exit 1), not as a regression.
-    models.extend(report.failed.iter().map(|f| BaselineRow {
-        name: f.name.clone(),
-        status: f.status,
-        tokens_per_s: None,
-        baseline_tokens_per_s: None,
-        baseline_p50_ms: stored(&f.name).map(|b| b.latency_ms.p50),
-        p50_ms: None,
-        ratio: None,
-        change: None,
-        verdict: None,
-        regression: false,
-        differences: Vec::new(),
-        note: None,
-    }));
+    models.extend(report.failed.iter().map(|f| BaselineRow::failed(f, stored(&f.name).map(|b| b.latency_ms.p50))));
     let mut notes = Vec::new();
     if baseline.interrupted {
         notes.push(format!(
@@ -528,20 +534,7 @@ pub fn compare_with_paired(report: &BenchReport, max_regression: f64) -> Baselin
             None => BaselineRow { note: Some("no baseline model".to_string()), ..row(m, None, max_regression) },
         })
         .collect();
-    models.extend(report.failed.iter().map(|f| BaselineRow {
-        name: f.name.clone(),
-        status: f.status,
-        tokens_per_s: None,
-        baseline_tokens_per_s: None,
-        baseline_p50_ms: None,
-        p50_ms: None,
-        ratio: None,
-        change: None,
-        verdict: None,
-        regression: false,
-        differences: Vec::new(),
-        note: None,
-    }));
+    models.extend(report.failed.iter().map(|f| BaselineRow::failed(f, None)));
     tally(BaselineComparison {
         against: "the --baseline-model models, timed in this session".to_string(),
         source: BaselineSource::SameSession,
