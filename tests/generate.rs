@@ -113,6 +113,42 @@ fn seeded_sampling_repeats_itself_and_differs_from_greedy() {
 }
 
 #[test]
+fn the_report_says_whether_the_decode_step_was_captured_and_why() {
+    // The CPU EP: capture is DirectML's, so the default does not capture, and says why.
+    let default = generate_json(&["--prompt-ids", "5,17,33", "-n", "4"]);
+    assert_eq!(default["graph_capture"]["asked"], "default");
+    assert_eq!(default["graph_capture"]["captured"], false);
+    assert_eq!(default["graph_capture"]["why"], "graph capture is DirectML's");
+    let off = generate_json(&["--prompt-ids", "5,17,33", "-n", "4", "--no-dml-graph-capture"]);
+    assert_eq!(off["graph_capture"]["asked"], "no-dml-graph-capture");
+    assert_eq!(off["graph_capture"]["why"], "--no-dml-graph-capture");
+    assert_eq!(off["prompts"][0]["token_ids"], default["prompts"][0]["token_ids"]);
+    // The human summary names capture where a flag asked about it, not on every CPU run.
+    let human = |extra: &[&str]| {
+        let out = dmlrun()
+            .arg("generate")
+            .arg(tiny())
+            .args(["--prompt-ids", "5,17,33", "-n", "4"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert!(!human(&[]).contains("capture:"));
+    assert!(human(&["--no-dml-graph-capture"]).contains("capture:   none (--no-dml-graph-capture)"));
+    // The two flags contradict each other.
+    let both = dmlrun()
+        .arg("generate")
+        .arg(tiny())
+        .args(["--prompt-ids", "5", "--dml-graph-capture", "--no-dml-graph-capture"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("--no-dml-graph-capture"));
+}
+
+#[test]
 fn compare_ep_compares_the_generated_token_ids() {
     let output = dmlrun()
         .arg("generate")

@@ -465,6 +465,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
+'(--dml-graph-capture)--no-dml-graph-capture[Run DirectML'\''s decode step uncaptured. By default generate captures it once and replays it where the model allows (the shared KV layout), as onnxruntime-genai does on DirectML\: this flag is for measuring what capture saves, or for a driver whose capture misbehaves. The report says which was used and why]' \
 '--ignore-eos[Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens (benchmarks)]' \
 '--sample[Sample the next token instead of taking the most likely one (greedy, the default)]' \
 '--no-blame[When a step fails on an EP other than the CPU, say ONNX Runtime'\''s error as it is, without replaying the steps on the CPU EP to decide whose failure it is (the replay of a large float16 model can take minutes on the CPU)]' \

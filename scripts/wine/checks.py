@@ -265,19 +265,24 @@ def generation(folder, expected_json):
                            "tokens_per_s": form["prompts"][0]["figures"]["generation_tokens_per_s"]}
     verdict = "the same" if at is None else f"parts at token {at}, the CPU EP's logits {parted['reference_logit_margin']}"
     print(f"DirectML form, float16, on DirectML: 40 tokens; against the CPU EP: {verdict}")
-    # The decode step captured once and replayed must give the uncaptured run's tokens in every
-    # repetition: a replay reads only the buffers the capture recorded, so a token, mask or
-    # position not written into them (or logits read before the replay finished) shows here.
-    captured = load(f"{folder}/dml-form-capture.json")
-    assert captured["decode_step_captured"], "the report does not say the decode step was captured"
+    # The decode step is captured by default on DirectML (as onnxruntime-genai does), and the
+    # replays must give the uncaptured run's tokens in every repetition: a replay reads only the
+    # buffers the capture recorded, so a token, mask or position not written into them (or logits
+    # read before the replay finished) shows here.
+    captured, uncaptured = form, load(f"{folder}/dml-form-uncaptured.json")
+    assert captured["graph_capture"]["asked"] == "default", captured["graph_capture"]
+    assert captured["graph_capture"]["captured"] and captured["decode_step_captured"], captured["graph_capture"]
     assert "enable_graph_capture" in json.dumps(captured["plan"]), captured["plan"]
-    for report in (form, captured):
+    assert not uncaptured["graph_capture"]["captured"] and not uncaptured["decode_step_captured"], uncaptured["graph_capture"]
+    assert uncaptured["graph_capture"]["asked"] == "no-dml-graph-capture", uncaptured["graph_capture"]
+    assert "enable_graph_capture" not in json.dumps(uncaptured["plan"]), uncaptured["plan"]
+    for report in (captured, uncaptured):
         assert "differing_repetition" not in report["prompts"][0], report["prompts"][0]
-    replayed = captured["prompts"][0]["token_ids"]
-    assert replayed == generated, f"graph capture changed the tokens: {replayed} != {generated}"
-    speed = {name: r["prompts"][0]["figures"]["generation_tokens_per_s"] for name, r in (("uncaptured", form), ("captured", captured))}
-    summary["graph_capture"] = {"tokens_equal": True, "tokens_per_s": speed}
-    print(f"graph-captured decode step: the same 40 tokens; tokens/s {speed['captured']:.1f} against {speed['uncaptured']:.1f} uncaptured")
+    replayed, plain = captured["prompts"][0]["token_ids"], uncaptured["prompts"][0]["token_ids"]
+    assert replayed == plain, f"graph capture changed the tokens: {replayed} != {plain}"
+    speed = {name: r["prompts"][0]["figures"]["generation_tokens_per_s"] for name, r in (("uncaptured", uncaptured), ("captured", captured))}
+    summary["graph_capture"] = {"default_captured": True, "tokens_equal": True, "tokens_per_s": speed}
+    print(f"the default captures the decode step: the same 40 tokens as uncaptured; tokens/s {speed['captured']:.1f} against {speed['uncaptured']:.1f} uncaptured")
     survey = load(f"{folder}/each-op.json")
     assert survey["schema"] == "dmlrun.each-op/1", survey["schema"]
     ops = {f"{o['domain'] + ':' if o['domain'] not in ('', 'ai.onnx') else ''}{o['op_type']}": o["outcome"]["outcome"] for o in survey["ops"]}

@@ -95,6 +95,15 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "LAYOUT")]
     pub kv_layout: Option<KvLayout>,
 
+    /// Run DirectML's decode step uncaptured. By default generate captures it once and replays
+    /// it where the model allows (the shared KV layout), as onnxruntime-genai does on DirectML:
+    /// this flag is for measuring what capture saves, or for a driver whose capture misbehaves.
+    /// The report says which was used and why.
+    ///
+    /// Example: --no-dml-graph-capture
+    #[arg(long, conflicts_with = "dml_graph_capture")]
+    pub no_dml_graph_capture: bool,
+
     /// Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens
     /// (benchmarks).
     ///

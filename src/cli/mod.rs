@@ -103,6 +103,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "ep-option",
             "io-on-device",
             "dml-graph-capture",
+            "no-dml-graph-capture",
         ],
     ),
     (

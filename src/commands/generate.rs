@@ -7,13 +7,16 @@ use anyhow::{bail, Context, Result};
 use crate::cli::{GenerateArgs, KvLayout};
 use crate::exit::ExitStatus;
 use crate::generate::tokenizer::{TextStream, TextTokenizer};
-use crate::generate::{self, figures, DecoderModel, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop};
+use crate::generate::{
+    self, figures, CaptureAsk, DecoderModel, DecoderSpec, Generation, GraphCapture, LoopSettings, Sampler, Sampling,
+    Stop,
+};
 use crate::report::export::{Export, Exports};
 use crate::report::generate::{
     self as report, GenerateReport, KvCache, PromptComparison, PromptResult, TokenComparison,
 };
 use crate::runtime::engine::{DecoderOptions, DecoderSession, DeviceReport, Preflight, Scope};
-use crate::runtime::plan::EpRequest;
+use crate::runtime::plan::{EpRequest, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::stage::Deadline;
@@ -54,10 +57,34 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         (!args.timeout.is_zero()).then(|| Deadline::start(args.timeout, format!("model {}", args.model.display())));
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
-    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &request, Scope::Alone)?;
-    let options = DecoderOptions { preflight: &preflight, spec: &spec, print_plan: args.session.print_plan, kv_length };
+    let mut preflight = Preflight::of(&runtime, &spec.model.clone(), file, &request, Scope::Alone)?;
+    let mut capture =
+        GraphCapture::choose(capture_asked(args), preflight.plan.uses_directml(), spec.past_present_share_buffer);
     crate::stage::step("session creation");
-    let mut decoder = DecoderSession::open(&runtime, &options)?;
+    // The default capture is tried first; a model that cannot be captured runs uncaptured, with
+    // the reason in the report: a default never fails a run.
+    let mut captured_session = None;
+    if capture.captured && capture.asked == CaptureAsk::Default {
+        let captured = preflight
+            .with_request(&runtime, &PlanRequest { dml_graph_capture: true, io_on_device: true, ..request.clone() })?;
+        let options =
+            DecoderOptions { preflight: &captured, spec: &spec, print_plan: args.session.print_plan, kv_length };
+        match DecoderSession::open(&runtime, &options) {
+            Ok(session) => {
+                captured_session = Some(session);
+                preflight = captured;
+            }
+            Err(e) => {
+                capture.fell_back(&crate::exit::one_line(&e));
+                crate::errln!("dmlrun: warning: {}", capture.why);
+            }
+        }
+    }
+    let options = DecoderOptions { preflight: &preflight, spec: &spec, print_plan: args.session.print_plan, kv_length };
+    let mut decoder = match captured_session {
+        Some(session) => session,
+        None => DecoderSession::open(&runtime, &options)?,
+    };
     let sampling = if args.sample {
         Sampling::Sample { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed }
     } else {
@@ -240,6 +267,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             on_device: decoder.kv_on_device(),
         },
         decode_step_captured: decoder.decode_step_captured(),
+        graph_capture: capture,
         sampling,
         max_new_tokens,
         warmup: args.warmup,
@@ -264,6 +292,15 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         Some(c) if !c.all_match() => ExitStatus::Failed,
         _ => ExitStatus::Success,
     })
+}
+
+/// What the flags ask of DirectML graph capture.
+fn capture_asked(args: &GenerateArgs) -> CaptureAsk {
+    match (args.device_io.dml_graph_capture, args.no_dml_graph_capture) {
+        (true, _) => CaptureAsk::DmlGraphCapture,
+        (false, true) => CaptureAsk::NoDmlGraphCapture,
+        (false, false) => CaptureAsk::Default,
+    }
 }
 
 fn prompts(

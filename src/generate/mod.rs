@@ -3,6 +3,7 @@
 //! through [`Decoder`], which the engine implements over ONNX Runtime
 //! (`runtime::engine::decoder`); everything here is plain Rust and testable without a model.
 
+pub mod capture;
 pub mod config;
 pub mod figures;
 mod model;
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+pub use capture::{CaptureAsk, GraphCapture};
 pub use config::DecoderSpec;
 pub use model::DecoderModel;
 pub use sampling::{Sampler, Sampling};

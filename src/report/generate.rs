@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::generate::figures::GenerationFigures;
-use crate::generate::{DecoderSpec, Sampling, Stop};
+use crate::generate::{CaptureAsk, DecoderSpec, GraphCapture, Sampling, Stop};
 use crate::runtime::engine::{DeviceReport, GpuMemory};
 use crate::runtime::plan::SessionPlan;
 use crate::runtime::LibraryInfo;
@@ -27,8 +27,10 @@ pub struct GenerateReport {
     /// ONNX Runtime session creation (ms).
     pub session_create_ms: f64,
     pub kv_cache: KvCache,
-    /// `--dml-graph-capture`: the decode step captured once and replayed (the prefill uncaptured).
+    /// The decode step captured once and replayed (the prefill uncaptured).
     pub decode_step_captured: bool,
+    /// Whether it was captured, and why.
+    pub graph_capture: GraphCapture,
     pub sampling: Sampling,
     pub max_new_tokens: usize,
     pub warmup: u64,
@@ -170,15 +172,24 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
     }
     let _ = writeln!(
         out,
-        "session:   {:.1} ms to create; KV cache {} ({}{}, {:.1} MiB{}){}",
+        "session:   {:.1} ms to create; KV cache {} ({}{}, {:.1} MiB{})",
         report.session_create_ms,
         report.kv_cache.layout,
         report.kv_cache.length.map(|l| format!("{l} positions, ")).unwrap_or_default(),
         if report.kv_cache.layout == "shared" { "bound as past and present" } else { "present -> past" },
         report.kv_cache.bytes as f64 / (1024.0 * 1024.0),
         if report.kv_cache.on_device { ", on the device" } else { "" },
-        if report.decode_step_captured { "; decode step captured once, replayed (DirectML graph capture)" } else { "" }
     );
+    // Said where it is DirectML's question, or where a flag asked it.
+    if report.plan.uses_directml() || report.graph_capture.asked != CaptureAsk::Default {
+        let capture = &report.graph_capture;
+        let _ = writeln!(
+            out,
+            "capture:   {} ({})",
+            if capture.captured { "the decode step captured once, replayed (DirectML graph capture)" } else { "none" },
+            capture.why
+        );
+    }
     for p in &report.prompts {
         let f = &p.figures;
         let _ = writeln!(
