@@ -110,6 +110,38 @@ impl Drop for OrtWritten {
 /// name is not UTF-8 travels to an isolation child and back into reports unchanged. Serde's own
 /// `PathBuf` refuses such a path. `#[serde(with = "crate::fsutil::any_path")]`; `option` and
 /// `vec` for `Option<PathBuf>` and `Vec<PathBuf>`.
+/// A file name or path as text a person can tell apart from any other: UTF-8 as it is, each byte
+/// that is not UTF-8 as `\xNN` (on Windows, an unpaired surrogate's WTF-8 bytes). Two names
+/// that differ print differently, where `to_string_lossy` prints both as U+FFFD.
+pub fn escaped(text: &std::ffi::OsStr) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for chunk in text.as_encoded_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out
+}
+
+/// Serde for a path in a report people and tools read: always a string ([`escaped`] where it
+/// is not UTF-8). Reads what [`any_path`] writes too, so older reports still merge. Not for
+/// what a child process must open: that is [`any_path`], which is exact.
+pub mod text_path {
+    use std::path::{Path, PathBuf};
+
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(path: &Path, to: S) -> Result<S::Ok, S::Error> {
+        to.serialize_str(&super::escaped(path.as_os_str()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<PathBuf, D::Error> {
+        super::any_path::deserialize(from)
+    }
+}
+
 pub mod any_path {
     use std::path::{Path, PathBuf};
 
@@ -268,6 +300,27 @@ mod tests {
         let text = serde_json::to_string(&value).unwrap();
         assert!(text.contains(r#""plain.onnx""#), "{text}");
         assert_eq!(serde_json::from_str::<Holder>(&text).unwrap(), value);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_is_not_utf8_is_escaped_and_a_report_path_is_a_string() {
+        use std::os::unix::ffi::OsStringExt;
+        let a = std::ffi::OsString::from_vec(b"nu/\xff.onnx".to_vec());
+        let b = std::ffi::OsString::from_vec(b"nu/\xfe.onnx".to_vec());
+        assert_eq!(escaped(&a), "nu/\\xff.onnx");
+        assert_ne!(escaped(&a), escaped(&b));
+        assert_eq!(escaped(std::ffi::OsStr::new("café/x.onnx")), "café/x.onnx");
+        #[derive(serde::Serialize, serde::Deserialize)]
+        struct Reported {
+            #[serde(with = "text_path")]
+            path: PathBuf,
+        }
+        let text = serde_json::to_string(&Reported { path: PathBuf::from(a) }).unwrap();
+        assert_eq!(text, r#"{"path":"nu/\\xff.onnx"}"#);
+        // An older report's exact form still reads.
+        let old: Reported = serde_json::from_str(r#"{"path":{"unix":[110,117]}}"#).unwrap();
+        assert_eq!(old.path, PathBuf::from("nu"));
     }
 
     #[test]

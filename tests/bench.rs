@@ -296,14 +296,34 @@ fn compare_ep_uses_the_manifests_tolerances() {
 #[test]
 fn ctrl_c_stops_a_long_bench_with_partial_statistics_and_exit_130() {
     let model = test_model("add_mul.onnx");
-    let args = ["bench", model.to_str().unwrap(), "--iterations", "1000000000", "--json", "-", "--quiet"];
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, markdown) = (dir.path().join("b.csv"), dir.path().join("b.md"));
+    let args = [
+        "bench",
+        model.to_str().unwrap(),
+        "--iterations",
+        "1000000000",
+        "--json",
+        "-",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--markdown",
+        markdown.to_str().unwrap(),
+    ];
     let out = interrupted_after_a_while(&args.map(std::ffi::OsStr::new));
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the partial report is complete JSON");
     assert_eq!(report["interrupted"], true);
     let count = report["models"][0]["latency_ms"]["count"].as_u64().unwrap();
     assert!(count > 0 && count < 1_000_000_000, "{count}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    // One outcome, rendered alike by every exporter and the table: stopped partway, not "ok".
+    assert_eq!(report["models"][0]["status"], "interrupted");
+    let row = std::fs::read_to_string(&csv).unwrap().lines().nth(1).unwrap().to_string();
+    assert!(row.starts_with("add_mul,interrupted,"), "{row}");
+    assert!(std::fs::read_to_string(&markdown).unwrap().contains("| add_mul | interrupted |"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Ctrl-C stopped it after"), "{stderr}");
+    assert!(stderr.contains("1 measured (1 stopped partway by Ctrl-C), 0 failed"), "{stderr}");
 }
 
 #[test]
@@ -796,5 +816,24 @@ fn a_sweep_over_what_no_model_has_is_a_usage_error() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains(says), "{stderr}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_told_apart_and_reported_as_strings() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    for name in [&b"\xff.onnx"[..], &b"\xfe.onnx"[..]] {
+        std::fs::copy(test_model("add_mul.onnx"), dir.path().join(std::ffi::OsStr::from_bytes(name))).unwrap();
+    }
+    let (report, _) = bench_json(&[dir.path().to_str().unwrap(), "--iterations", "2"]);
+    let mut names: Vec<&str> =
+        report["models"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["\\xfe", "\\xff"]);
+    for model in report["models"].as_array().unwrap() {
+        let path = model["path"].as_str().expect("a path is a string");
+        assert!(path.ends_with(".onnx") && path.contains("\\x"), "{path}");
     }
 }

@@ -105,7 +105,8 @@ fn test_applies_the_flags_to_its_sessions_in_process_and_in_children() {
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(out.status.code(), Some(0), "{flags:?} --isolation {isolation}: {stdout}");
         }
-        // The flag reaches the session: batch fixed to 3 cannot take the case's batch of 2.
+        // The flag reaches the session: batch fixed to 3 cannot take the case's batch of 2, and
+        // the error says so as the flag's.
         let out = dmlrun()
             .arg("test")
             .arg(&case)
@@ -116,7 +117,8 @@ fn test_applies_the_flags_to_its_sessions_in_process_and_in_children() {
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let case = &report["cases"][0];
         assert_eq!(case["status"], "error", "--isolation {isolation}: {case}");
-        assert!(case["reason"].as_str().unwrap().contains("Got: 2 Expected: 3"), "--isolation {isolation}: {case}");
+        let reason = case["reason"].as_str().unwrap();
+        assert!(reason.contains("axis 0 must be 3 (fixed by --dim batch=3)"), "--isolation {isolation}: {case}");
     }
 }
 

@@ -535,3 +535,23 @@ fn graph_capture_cannot_be_asked_for_through_the_test_command_nor_the_adapter_th
     let out = dmlrun().arg(&model).args(["--ep-option", "device_id=1"]).output().unwrap();
     assert_one_line_error(&out, "--ep-option device_id=1: the adapter is chosen with --device");
 }
+
+#[test]
+fn a_save_folder_that_cannot_be_made_fails_before_the_first_run() {
+    // A folder under a file cannot be made: said before any run, naming the flag, so a long
+    // timed run never ends by losing its report.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    for flag in ["--save-outputs", "--save-inputs"] {
+        let out = dmlrun()
+            .arg(sample("squeezenet1.1.onnx"))
+            .args(["--generate", "random", "--iterations", "300", flag])
+            .arg(file.join("out"))
+            .output()
+            .unwrap();
+        let line = assert_one_line_error(&out, flag);
+        assert!(line.contains("is not a folder"), "{line}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("p50"), "it ran before saying so");
+    }
+}

@@ -64,6 +64,18 @@ fn frozen_case(dir: &Path) -> PathBuf {
 }
 
 #[test]
+fn a_dim_the_data_contradicts_is_named_as_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = frozen_case(dir.path());
+    let out = dmlrun().arg("test").arg(&case).args(["--dim", "batch=3", "--json", "-"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reason = report["cases"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("test_data_set_0 inputs") && reason.contains("(fixed by --dim batch=3)"), "{reason}");
+    assert_eq!(report["cases"][0]["status"], "error");
+}
+
+#[test]
 fn golden_round_trip_passes_and_a_changed_output_fails() {
     let dir = tempfile::tempdir().unwrap();
     let case = frozen_case(dir.path());
@@ -376,8 +388,18 @@ fn a_time_limit_holds_without_isolation_flags_and_the_default_one_is_reported() 
 fn ctrl_c_on_a_case_that_never_returns_marks_it_interrupted_in_process_and_in_a_child() {
     let dir = tempfile::tempdir().unwrap();
     let suite = suite_with_a_hanging_case(dir.path());
+    let junit = dir.path().join("junit.xml");
     for isolation in ["none", "process"] {
-        let args = ["test", suite.to_str().unwrap(), "--isolation", isolation, "--json", "-"];
+        let args = [
+            "test",
+            suite.to_str().unwrap(),
+            "--isolation",
+            isolation,
+            "--json",
+            "-",
+            "--junit",
+            junit.to_str().unwrap(),
+        ];
         let out = interrupted_after_a_while(&args.map(std::ffi::OsStr::new));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(130), "--isolation {isolation}: {stderr}");
@@ -386,6 +408,10 @@ fn ctrl_c_on_a_case_that_never_returns_marks_it_interrupted_in_process_and_in_a_
         assert_eq!(case_status(&report, "good"), ("pass", ""), "--isolation {isolation}");
         assert_eq!(case_status(&report, "hangs").0, "interrupted", "--isolation {isolation}");
         assert_eq!(report["summary"]["interrupted"], 1);
+        // Ctrl-C is no verdict on the case: not unexpected, and JUnit's "skipped", not an error.
+        assert_eq!(report["summary"]["unexpected"], serde_json::json!([]), "--isolation {isolation}");
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert!(xml.contains("errors=\"0\"") && xml.contains("skipped=\"1\"") && xml.contains("<skipped"), "{xml}");
         assert!(!stderr.contains("do not fit"), "--isolation {isolation}: {stderr}");
     }
 }

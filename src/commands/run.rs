@@ -36,9 +36,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     if let Some(path) = args.json.as_deref().filter(|p| *p != Path::new("-")) {
         crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
     }
-    if let Some(dir) = &args.save_outputs {
-        if dir.exists() && !dir.is_dir() {
-            bail!("--save-outputs {}: exists and is not a directory", dir.display());
+    for (flag, dir) in [("--save-outputs", &args.save_outputs), ("--save-inputs", &args.save_inputs)] {
+        if let Some(dir) = dir {
+            crate::report::export::check_writable_folder(dir).with_context(|| format!("{flag} {}", dir.display()))?;
         }
     }
     if let Some(path) = &args.save_model {

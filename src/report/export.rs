@@ -129,9 +129,41 @@ pub fn check_writable(path: &Path) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("cannot create a file in {}: {}", folder.display(), crate::fsutil::os_words(&e)))
 }
 
+/// Checks before any work that files can be written into folder `dir` (made later, with its
+/// parents, where it does not exist yet): a run that fails only when it saves loses its report.
+pub fn check_writable_folder(dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        bail!("exists and is not a folder");
+    }
+    // The folder itself, or the nearest of its parents that exists: where the first file or
+    // folder will be created.
+    let existing = dir.ancestors().find(|a| a.as_os_str().is_empty() || a.exists()).unwrap_or(Path::new("."));
+    let existing = if existing.as_os_str().is_empty() { Path::new(".") } else { existing };
+    if !existing.is_dir() {
+        bail!("{} is not a folder", existing.display());
+    }
+    tempfile::Builder::new()
+        .prefix(".dmlrun-check-")
+        .tempfile_in(existing)
+        .map(drop)
+        .map_err(|e| anyhow::anyhow!("cannot create a file in {}: {}", existing.display(), crate::fsutil::os_words(&e)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_to_save_into_is_checked_up_to_its_nearest_existing_parent() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(check_writable_folder(dir.path()).is_ok());
+        assert!(check_writable_folder(&dir.path().join("new/deeper")).is_ok());
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        assert_eq!(check_writable_folder(&file).unwrap_err().to_string(), "exists and is not a folder");
+        let under_file = check_writable_folder(&file.join("sub")).unwrap_err().to_string();
+        assert!(under_file.ends_with("is not a folder"), "{under_file}");
+    }
 
     #[test]
     fn a_missing_folder_or_two_exports_on_stdout_are_refused_before_any_work() {

@@ -225,7 +225,7 @@ pub fn resolve(targets: &[PathBuf]) -> Result<Vec<BenchTarget>> {
     for m in &mut models {
         if seen[&m.name] > 1 {
             if let Some(parent) = m.path.parent().and_then(|p| p.file_name()) {
-                m.name = format!("{}/{}", parent.to_string_lossy(), m.name);
+                m.name = format!("{}/{}", crate::fsutil::escaped(parent), m.name);
             }
         }
     }
@@ -235,8 +235,8 @@ pub fn resolve(targets: &[PathBuf]) -> Result<Vec<BenchTarget>> {
             bail!(
                 "two models are both named '{}' ({} and {}): give them different names (a manifest's `name`)",
                 m.name,
-                other.path.display(),
-                m.path.display()
+                crate::fsutil::escaped(other.path.as_os_str()),
+                crate::fsutil::escaped(m.path.as_os_str())
             );
         }
     }
@@ -245,7 +245,7 @@ pub fn resolve(targets: &[PathBuf]) -> Result<Vec<BenchTarget>> {
 
 fn plain(path: &Path) -> BenchTarget {
     BenchTarget {
-        name: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into()),
+        name: path.file_stem().map(crate::fsutil::escaped).unwrap_or_else(|| "model".into()),
         path: path.to_path_buf(),
         dims: Vec::new(),
         shapes: Vec::new(),
@@ -270,7 +270,7 @@ fn decoder(dir: &Path) -> BenchTarget {
 }
 
 fn folder_name(dir: &Path, otherwise: &str) -> String {
-    dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| otherwise.into())
+    dir.file_name().map(crate::fsutil::escaped).unwrap_or_else(|| otherwise.into())
 }
 
 /// The models in and below `dir`, in name order: a genai folder as a generate entry, a folder in
@@ -379,7 +379,7 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<Vec<BenchTarget>> {
             // A genai folder is named by the folder.
             name: m.name.unwrap_or_else(|| {
                 let name = if model_path.is_dir() { model_path.file_name() } else { model_path.file_stem() };
-                name.map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+                name.map(crate::fsutil::escaped).unwrap_or_default()
             }),
             path: model_path,
             dims: m.dims.into_iter().collect(),

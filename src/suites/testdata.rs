@@ -145,12 +145,13 @@ fn bare_case(model: &Path, base: &Path) -> Case {
     }
 }
 
-/// `dir` below `base`, `/`-separated, each part as its lossy name.
+/// `dir` below `base`, `/`-separated, each part's bytes that are not UTF-8 escaped (`\xNN`), so
+/// that two cases never share a name.
 fn relative_name(dir: &Path, base: &Path) -> String {
     dir.strip_prefix(base)
         .unwrap_or(dir)
         .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .map(|c| crate::fsutil::escaped(c.as_os_str()))
         .collect::<Vec<_>>()
         .join("/")
 }

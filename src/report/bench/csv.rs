@@ -30,7 +30,7 @@ impl Exporter<BenchReport> for CsvExporter {
             let s = &m.latency_ms;
             let row = [
                 field(&m.name),
-                "ok".to_string(),
+                m.status.word().to_string(),
                 String::new(),
                 m.device.execution_provider.clone(),
                 opt(m.device.device_id),

@@ -40,6 +40,13 @@ pub fn render(report: &BenchReport) -> String {
             m.first_run_ms,
             rss
         );
+        if m.status == super::ModelStatus::Interrupted {
+            let _ = writeln!(
+                w,
+                "{:<width$} INTERRUPTED: Ctrl-C stopped it after {} timed runs; the figures are over those",
+                "", s.count
+            );
+        }
         if let Some(g) = &m.generation {
             let _ = writeln!(
                 w,
@@ -156,13 +163,19 @@ pub fn render(report: &BenchReport) -> String {
             "* peak RSS of the whole process so far, not of that model alone (--isolation process measures each model alone)"
         );
     }
+    // Ctrl-C is counted apart: it is no failure of a model.
+    let stopped = |m: super::ModelStatus| m == super::ModelStatus::Interrupted;
+    let measured_partway = report.models.iter().filter(|m| stopped(m.status)).count();
+    let not_timed = report.failed.iter().filter(|f| stopped(f.status)).count();
     let _ = writeln!(
         w,
-        "{} model(s){}: {} measured, {} failed{}",
+        "{} model(s){}: {} measured{}, {} failed{}{}",
         report.models.len() + report.failed.len(),
         report.shard.as_ref().map(|s| crate::report::shard_said(s, "models")).unwrap_or_default(),
         report.models.len(),
-        report.failed.len(),
+        if measured_partway > 0 { format!(" ({measured_partway} stopped partway by Ctrl-C)") } else { String::new() },
+        report.failed.len() - not_timed,
+        if not_timed > 0 { format!(", {not_timed} stopped by Ctrl-C before a timed run") } else { String::new() },
         if report.interrupted { " (interrupted)" } else { "" }
     );
     out

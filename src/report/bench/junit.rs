@@ -51,8 +51,11 @@ pub fn render(report: &BenchReport) -> Result<String> {
         suite.add_test_case(case);
     }
     for f in &report.failed {
-        let kind = if f.status == ModelStatus::Interrupted { NonSuccessKind::Error } else { NonSuccessKind::Failure };
-        let mut status = TestCaseStatus::non_success(kind);
+        // Ctrl-C before any timed run is no verdict on the model: JUnit's "skipped".
+        let mut status = match f.status {
+            ModelStatus::Interrupted => TestCaseStatus::skipped(),
+            _ => TestCaseStatus::non_success(NonSuccessKind::Failure),
+        };
         status.set_message(f.error.as_str());
         status.set_type(f.status.word());
         let mut case = TestCase::new(f.name.as_str(), status);

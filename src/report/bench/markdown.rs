@@ -30,7 +30,7 @@ impl Exporter<BenchReport> for MarkdownExporter {
                 let s = &m.latency_ms;
                 vec![
                     m.name.clone(),
-                    "ok".to_string(),
+                    m.status.word().to_string(),
                     m.device.execution_provider.clone(),
                     format!("{:.3}", s.p50),
                     format!("{:.3}", s.mean),
@@ -73,7 +73,7 @@ fn sweep(table: &super::SweepTable) -> String {
                 let items = format!("{:.1}", m.items_per_s());
                 vec![
                     row.value.to_string(),
-                    "ok".to_string(),
+                    m.status.word().to_string(),
                     format!("{:.1}", m.session_create_ms),
                     format!("{:.3}", m.first_run_ms),
                     format!("{:.3}", m.latency_ms.p50),

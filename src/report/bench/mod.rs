@@ -104,7 +104,7 @@ pub enum PeakScope {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FailedModel {
     pub name: String,
-    #[serde(with = "crate::fsutil::any_path")]
+    #[serde(with = "crate::fsutil::text_path")]
     pub path: PathBuf,
     pub status: ModelStatus,
     /// One line, as dmlrun would print it.
@@ -121,7 +121,7 @@ pub struct FailedModel {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ModelBench {
     pub name: String,
-    #[serde(with = "crate::fsutil::any_path")]
+    #[serde(with = "crate::fsutil::text_path")]
     pub path: PathBuf,
     pub status: ModelStatus,
     /// With `--sweep`: which model, what is swept and this entry's value.

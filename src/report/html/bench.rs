@@ -140,10 +140,10 @@ fn status_table(page: &mut Page, report: &BenchReport) {
             )
         };
         rows.push((
-            "ok".to_string(),
+            m.status.word().to_string(),
             vec![
                 format!("{}{warned}", esc(&m.name)),
-                r#"<span class="status ok">ok</span>"#.to_string(),
+                format!(r#"<span class="status {0}">{0}</span>"#, m.status.word()),
                 format!("{:.3}", s.p50),
                 format!("{:.3}", s.mean),
                 format!("{:.3}", s.p99),
@@ -227,7 +227,7 @@ fn sweep_section(page: &mut Page, table: &crate::report::bench::SweepTable) {
                     String::new(),
                     vec![
                         esc(row.value),
-                        r#"<span class="status ok">ok</span>"#.to_string(),
+                        format!(r#"<span class="status {0}">{0}</span>"#, m.status.word()),
                         format!("{:.1}", m.session_create_ms),
                         format!("{:.3}", m.first_run_ms),
                         format!("{:.3}", m.latency_ms.p50),

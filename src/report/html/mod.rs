@@ -52,6 +52,7 @@ pre.plan { background: var(--panel); padding: 8px 12px; border-radius: 6px; over
 .status { font-weight: 700; letter-spacing: .02em; }
 .status.ok, .status.pass { color: var(--ok); }
 .status.failed, .status.fail, .status.error, .status.crash, .status.timeout, .status.ep-rejected { color: var(--bad); }
+.status.interrupted { color: var(--warn); }
 tr.regression td, tr.bad td { background: var(--bad-bg); }
 .badge { display: inline-block; border: 1px solid currentColor; border-radius: 4px; padding: 0 5px;
   font-size: 12px; font-weight: 700; }

@@ -44,7 +44,15 @@ pub fn render(report: &TestReport) -> Result<String> {
     for case in &report.cases {
         let status = match case.status {
             Status::Pass => TestCaseStatus::success(),
-            Status::Fail | Status::Error | Status::Crash | Status::Timeout | Status::Interrupted => {
+            // Ctrl-C is no verdict on the case: JUnit's "skipped", with where it was stopped.
+            Status::Interrupted => {
+                let mut status = TestCaseStatus::skipped();
+                if let Some(reason) = &case.reason {
+                    status.set_message(reason.as_str());
+                }
+                status
+            }
+            Status::Fail | Status::Error | Status::Crash | Status::Timeout => {
                 let kind = if case.status == Status::Fail { NonSuccessKind::Failure } else { NonSuccessKind::Error };
                 let mut status = TestCaseStatus::non_success(kind);
                 if let Some(reason) = &case.reason {

@@ -158,6 +158,10 @@ impl Summary {
             if expected != Status::Pass {
                 r.expected_status = Some(expected);
             }
+            // Ctrl-C is no verdict on the case: never unexpected, never now passing.
+            if r.status == Status::Interrupted {
+                continue;
+            }
             if r.status == Status::Pass && expected != Status::Pass {
                 summary.now_passing.push(r.name.clone());
             } else if r.status != expected {
