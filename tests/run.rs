@@ -555,3 +555,26 @@ fn a_save_folder_that_cannot_be_made_fails_before_the_first_run() {
         assert!(!String::from_utf8_lossy(&out.stdout).contains("p50"), "it ran before saying so");
     }
 }
+
+#[test]
+fn a_16_bit_grey_png_mostly_clipped_to_white_runs_with_a_warning() {
+    // Pillow's convert('RGB') clips I;16 at 255, as torchvision's loader and dmlrun do: fed as it
+    // is, such a picture is nearly all white, and the run says so.
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("depth.png");
+    let picture =
+        image::ImageBuffer::<image::Luma<u16>, Vec<u16>>::from_fn(64, 64, |x, _| image::Luma([1000 + x as u16]));
+    picture.save(&png).unwrap();
+    let out = dmlrun()
+        .arg(sample("squeezenet1.1.onnx"))
+        .arg("--input")
+        .arg(&png)
+        .args(["--iterations", "1", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is 16-bit grey: 100.0% of its pixels are above 255"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["warnings"].to_string().contains("16-bit grey"), "{}", report["warnings"]);
+}

@@ -546,6 +546,26 @@ fn center_crop_at(
     out
 }
 
+/// For a 16-bit grey picture (Pillow's mode I;16), the share of its pixels above 255, which
+/// Pillow's `convert('RGB')` (and so torchvision's loader, and dmlrun) clips to white; `None` for
+/// any other picture or one that cannot be read. A picture that is mostly clipped is almost
+/// certainly not what its owner meant to feed, though it is what torchvision would feed.
+pub fn clipped_16bit_grey_share(path: &Path) -> Option<f64> {
+    let bytes = std::fs::read(path).ok()?;
+    if jpeg::is_jpeg(&bytes) {
+        return None;
+    }
+    let reader = image::ImageReader::new(std::io::Cursor::new(&bytes)).with_guessed_format().ok()?;
+    let decoder = reader.into_decoder().ok()?;
+    if image::ImageDecoder::color_type(&decoder) != image::ColorType::L16 {
+        return None;
+    }
+    let picture = image::DynamicImage::from_decoder(decoder).ok()?;
+    let grey = picture.as_luma16()?;
+    let clipped = grey.as_raw().iter().filter(|&&v| v > 255).count();
+    Some(clipped as f64 / grey.as_raw().len().max(1) as f64)
+}
+
 /// A decoded picture as 8-bit RGB the way Pillow's `convert('RGB')` makes it, which
 /// torchvision's loader calls: 16-bit grey (Pillow's mode I;16) clipped at 255, not scaled;
 /// 16-bit RGB, RGBA and grey with alpha (Pillow reads their high bytes) as their high bytes;

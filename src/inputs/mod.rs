@@ -198,6 +198,17 @@ pub fn bind(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOp
         };
         let (tensor, source) = materialize(sig, loaded, options)?;
         check_tensor(sig, &tensor, &source.files, &mut symbols)?;
+        if source.kind == InputKind::Image {
+            for file in &source.files {
+                if let Some(share) = image::clipped_16bit_grey_share(file).filter(|&s| s > 0.01) {
+                    symbols.warnings.push(format!(
+                        "image {} is 16-bit grey: {:.1}% of its pixels are above 255, which Pillow's convert('RGB') (torchvision's loader, and dmlrun, as it) clips to white; give it as a tensor (.npy) to keep its range",
+                        file.display(),
+                        share * 100.0
+                    ));
+                }
+            }
+        }
         tensors.push((sig.name.clone(), tensor));
         sources.push(source);
     }
