@@ -158,6 +158,8 @@ pub struct TestSettings {
     pub shard: Option<(Shard, Option<String>)>,
     /// `--ci`: GitHub's summary and annotations, when they are wanted.
     pub github: Option<github::Target>,
+    /// `--save-models`: where each case's model is written as its session ran it.
+    pub save_models: Option<PathBuf>,
 }
 
 /// How long one test case may run when --timeout does not say: far beyond any conformance case
@@ -190,6 +192,7 @@ impl TestSettings {
             placement: placement_request(&args.isolation, DEFAULT_CASE_LIMIT, false),
             shard: resolve_shard(args.shard)?,
             github: github_target(&args.ci),
+            save_models: args.save_models.clone(),
         })
     }
 
@@ -273,6 +276,8 @@ pub struct BenchSettings {
     /// `--shard`, as for test.
     pub shard: Option<(Shard, Option<String>)>,
     pub github: Option<github::Target>,
+    /// `--save-models`: where each model is written as its session ran it.
+    pub save_models: Option<PathBuf>,
 }
 
 impl BenchSettings {
@@ -329,6 +334,7 @@ impl BenchSettings {
             placement: placement_request(&args.isolation, DEFAULT_MODEL_LIMIT, args.session.print_plan),
             shard: resolve_shard(args.shard)?,
             github: github_target(&args.ci),
+            save_models: args.save_models.clone(),
         })
     }
 

@@ -272,3 +272,73 @@ fn metadata_of(model: &Path) -> std::collections::BTreeMap<String, String> {
     assert_eq!(map.len(), count, "a key twice: {info}");
     map
 }
+
+/// `test --save-models`: each case's model as its session ran it; put back in the case, alone and
+/// with no flag, it passes the case the rewrite passed.
+#[test]
+fn test_save_models_writes_each_case_as_its_session_ran_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("suite").join("pooler");
+    let out = dmlrun()
+        .arg(test_model("gemm_tanh_no_bias.onnx"))
+        .args(["--generate", "random", "--iterations", "1", "-q", "--as-test-data", "--save-outputs"])
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let saved = dir.path().join("saved");
+    let out = dmlrun()
+        .arg("test")
+        .arg(dir.path().join("suite"))
+        .args(["--gemm-zero-bias", "--quiet", "--save-models"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let model = saved.join("pooler.onnx");
+    let metadata = metadata_of(&model);
+    assert_eq!(metadata["dmlrun.rewrites"], "--gemm-zero-bias", "{metadata:?}");
+    assert!(metadata["dmlrun.source"].starts_with("model.onnx"), "{metadata:?}");
+    std::fs::copy(&model, case.join("model.onnx")).unwrap();
+    let out = dmlrun().arg("test").arg(&case).output().unwrap();
+    assert!(out.status.success(), "the saved model alone: {}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// `bench --save-models`: a file per model, converted ones with their record; a model dmlrun did
+/// not change whose weights are in external data gets a warning and no file.
+#[test]
+fn bench_save_models_writes_a_file_per_model_and_warns_where_it_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    for file in ["add_mul.onnx", "gelu_chain.onnx", "gelu_chain.bin"] {
+        std::fs::copy(test_model(file), models.join(file)).unwrap();
+    }
+    let saved = dir.path().join("saved");
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&models)
+        .args(["--iterations", "2", "--quiet", "--json", "-", "--save-models"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(metadata_of(&saved.join("add_mul.onnx"))["dmlrun.precision"], "fp32");
+    assert!(!saved.join("gelu_chain.onnx").exists());
+    let gelu = report["models"].as_array().unwrap().iter().find(|m| m["name"] == "gelu_chain").unwrap();
+    let said = gelu["warnings"].to_string();
+    assert!(said.contains("--save-models") && said.contains("external data"), "{said}");
+    // Converted to float16, the external data is read into the model written.
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&models)
+        .args(["--iterations", "2", "--quiet", "--precision", "fp16", "--save-models"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for name in ["add_mul", "gelu_chain"] {
+        assert_eq!(metadata_of(&saved.join(format!("{name}.onnx")))["dmlrun.precision"], "fp16", "{name}");
+    }
+}

@@ -232,6 +232,7 @@ none\:"In this process"))' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
+'--save-models=[Write each case'\''s model as its session ran it into DIR, as run'\''s --save-model writes one (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done)\: DIR/NAME.onnx, NAME the case'\''s name as the report gives it. A case whose model dmlrun did not change is written too (its own bytes, the record added), unless its weights are in external data files\: then it gets a warning and no file]:DIR:_files' \
 '--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE\: totals, every case with its status (filterable), and where mismatching outputs part]:FILE:_files' \
 '--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
@@ -314,6 +315,7 @@ none\:"In this process"))' \
 '--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
 '--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
+'--save-models=[Write each model'\''s model as its session ran it into DIR, as run'\''s --save-model writes one (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done)\: DIR/NAME.onnx, NAME the model'\''s name as the report gives it. A model whose model dmlrun did not change is written too (its own bytes, the record added), unless its weights are in external data files\: then it gets a warning and no file]:DIR:_files' \
 '--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per model, failed where the model failed or regressed against the baseline, the verdict in its output]:FILE:_files' \
 '--ci=[Report to the CI system'\''s own pages\: with github, a Markdown summary appended to \$GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto\: github where GITHUB_ACTIONS=true; none\: never]:WHERE:(auto github none)' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \

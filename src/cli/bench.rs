@@ -196,6 +196,16 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
+    /// Write each model's model as its session ran it into DIR, as run's --save-model writes one
+    /// (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done):
+    /// DIR/NAME.onnx, NAME the model's name as the report gives it. A model whose model dmlrun
+    /// did not change is written too (its own bytes, the record added), unless its weights are in
+    /// external data files: then it gets a warning and no file.
+    ///
+    /// Example: dmlrun bench models/ --device 0 --precision fp16 --save-models fp16/
+    #[arg(long, value_name = "DIR")]
+    pub save_models: Option<PathBuf>,
+
     /// Write JUnit XML to FILE ("-" for stdout): a case per model, failed where the model failed
     /// or regressed against the baseline, the verdict in its output.
     ///

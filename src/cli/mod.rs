@@ -182,6 +182,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "save-outputs",
             "as-test-data",
             "save-model",
+            "save-models",
             "save-inputs",
             "save-format",
             "output",

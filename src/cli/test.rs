@@ -112,6 +112,16 @@ pub struct TestArgs {
     #[command(flatten)]
     pub isolation: IsolationArgs,
 
+    /// Write each case's model as its session ran it into DIR, as run's --save-model writes one
+    /// (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done):
+    /// DIR/NAME.onnx, NAME the case's name as the report gives it. A case whose model dmlrun
+    /// did not change is written too (its own bytes, the record added), unless its weights are in
+    /// external data files: then it gets a warning and no file.
+    ///
+    /// Example: dmlrun test cases/ --device 0 --decompose LayerNormalization --save-models fixed/
+    #[arg(long, value_name = "DIR")]
+    pub save_models: Option<PathBuf>,
+
     /// Write the results as JSON to FILE ("-" for stdout).
     ///
     /// Example: --json results.json

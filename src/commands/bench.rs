@@ -125,6 +125,10 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         args.html.as_deref(),
         args.junit.as_deref(),
     ))?;
+    if let Some(dir) = &settings.save_models {
+        crate::report::export::check_writable_folder(dir)
+            .with_context(|| format!("--save-models {}", dir.display()))?;
+    }
     let baseline = match &settings.baseline {
         Some(path) => Some(read_baseline(path)?),
         None => None,
@@ -505,7 +509,7 @@ fn bench_model(
         time_reference: true,
         time_float32: true,
         rounds: settings.rounds,
-        keep_made_model: false,
+        keep_made_model: settings.save_models.is_some(),
         paired: plan.baseline.as_ref().map(|baseline| engine::Pairing {
             baseline,
             inputs: &target.inputs,
@@ -530,6 +534,7 @@ fn bench_model(
         warnings: said,
         precision,
         rewrite,
+        made_model,
         ..
     } = measured?;
     let sessions = match settings.sessions {
@@ -564,6 +569,18 @@ fn bench_model(
         // The engine said its own warnings as they arose; this one is bench's.
         bars.suspend(|| crate::errln!("warning: {}: {w}", target.name));
         warnings.push(w);
+    }
+    if let Some(dir) = &settings.save_models {
+        // The model as the session ran it; one that cannot be written is said, not a failure
+        // of the model's figures.
+        let saved =
+            engine::saved_model(&target.path, preflight, made_model.as_deref(), rewrite.as_ref(), precision.as_ref())
+                .and_then(|bytes| engine::write_saved(dir, &target.name, &bytes));
+        if let Err(e) = saved {
+            let w = format!("--save-models: {}", crate::exit::one_line(&e));
+            bars.suspend(|| crate::errln!("warning: {}: {w}", target.name));
+            warnings.push(w);
+        }
     }
     let batch_size = engine::batch_size(&model, &bound);
     // Items per second whenever the batch is known, batch 1 included: a sweep's N=1 point is a

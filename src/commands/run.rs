@@ -134,7 +134,8 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         // The model that made the outputs, as --save-model writes it: never the original where
         // dmlrun rewrote or converted it.
         Some(dir) if args.as_test_data => {
-            let model = saved_model(model_path, &preflight, made_model.as_deref(), rewrite.as_ref(), precision.as_ref())?;
+            let model = engine::saved_model(model_path, &preflight, made_model.as_deref(), rewrite.as_ref(), precision.as_ref())
+                .context("--as-test-data")?;
             crate::suites::testdata::write_case(dir, &model, &bound.tensors, &results)?
         }
         Some(dir) => {
@@ -148,7 +149,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         saved_outputs.extend(outputs::save(dir, &bound.tensors, args.save_format, TensorRole::Input)?);
     }
     if let Some(path) = &args.save_model {
-        let model = saved_model(model_path, &preflight, made_model.as_deref(), rewrite.as_ref(), precision.as_ref())?;
+        let model =
+            engine::saved_model(model_path, &preflight, made_model.as_deref(), rewrite.as_ref(), precision.as_ref())
+                .context("--save-model")?;
         crate::fsutil::write_atomic(path, &model).with_context(|| format!("--save-model {}", path.display()))?;
         saved_outputs.push(path.clone());
     }
@@ -211,48 +214,4 @@ fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {
         crate::out!("{}", report::human::render(report, quiet));
     }
     Ok(())
-}
-
-/// The model a run's session ran, as a file to ship: the one dmlrun made (rewritten, converted to
-/// float16) or the user's own, with `dmlrun.*` metadata_props saying what was done and how far
-/// its outputs are from the original's on the reference EP. Its free dimensions stay as the file
-/// had them (a session fixes them through its options, not in the graph).
-fn saved_model(
-    model_path: &Path,
-    preflight: &Preflight,
-    made: Option<&[u8]>,
-    rewrite: Option<&engine::RewriteReport>,
-    precision: Option<&engine::PrecisionReport>,
-) -> Result<Vec<u8>> {
-    let bytes = match made {
-        Some(bytes) => bytes.to_vec(),
-        None if !preflight.model.info.external_data.is_empty() => bail!(
-            "--save-model: {} keeps its weights in external data files; dmlrun writes a model it rewrote or converted (inlined), not a copy of one with external data",
-            model_path.display()
-        ),
-        None => std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?,
-    };
-    let sha: String = preflight.model.sha256.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let name = model_path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let plan = &preflight.plan;
-    let rewrites: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
-    let mut entries = vec![
-        ("dmlrun.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
-        ("dmlrun.source".to_string(), format!("{name} (sha256 {sha}...)")),
-        ("dmlrun.rewrites".to_string(), if rewrites.is_empty() { "none".into() } else { rewrites.join(" ") }),
-        ("dmlrun.precision".to_string(), format!("{:?}", plan.precision).to_lowercase()),
-    ];
-    // The largest difference from the original's outputs, where dmlrun measured one: the
-    // conversion's (which includes the rewrites before it), else the rewrites'.
-    let measured = match (precision, rewrite) {
-        (Some(p), _) => Some((&p.outputs, p.float32_on.describe())),
-        (None, Some(r)) => r.compared_on.as_ref().map(|on| (&r.outputs, on.describe())),
-        (None, None) => None,
-    };
-    if let Some((outputs, on)) = measured {
-        let largest = outputs.iter().map(|o| o.max_abs).fold(0.0_f64, f64::max);
-        entries.push(("dmlrun.max_abs_diff".to_string(), format!("{largest:e} against the original on {on}")));
-    }
-    crate::formats::onnx_proto::with_metadata(&bytes, "dmlrun.", &entries)
-        .with_context(|| format!("--save-model: {}", model_path.display()))
 }

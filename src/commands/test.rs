@@ -92,6 +92,10 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         args.html.as_deref(),
         args.write_expect.as_deref(),
     ))?;
+    if let Some(dir) = &settings.save_models {
+        crate::report::export::check_writable_folder(dir)
+            .with_context(|| format!("--save-models {}", dir.display()))?;
+    }
     let testdata::Discovery { cases: found, skipped } = testdata::discover(&args.paths)?;
     // The shard first, on the whole sorted list, so every shard of every machine agrees.
     let (found, shard) = batch::shard(found, settings.shard.as_ref(), |c| c.name.as_str());
@@ -425,6 +429,25 @@ fn check_case(
                     });
                 }
             }
+        }
+    }
+    if let Some(dir) = &settings.save_models {
+        // The model as the session ran it, read while the rewritten or converted file exists;
+        // one that cannot be written is a warning on the case, not its verdict.
+        let made = match model_path != case.model {
+            true => Some(std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?),
+            false => None,
+        };
+        let saved = engine::saved_model(
+            &case.model,
+            preflight,
+            made.as_deref(),
+            result.rewrite.as_ref(),
+            result.precision.as_ref(),
+        )
+        .and_then(|bytes| engine::write_saved(dir, &case.name, &bytes));
+        if let Err(e) = saved {
+            result.warnings.push(format!("--save-models: {}", crate::exit::one_line(&e)));
         }
     }
     Ok((mismatches, max_abs_diff))

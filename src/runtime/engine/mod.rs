@@ -14,7 +14,8 @@
 //! - `measure`: the open, bind, run, time and compare sequence of run and bench; `paired`:
 //!   `bench --baseline-model`, old and new timed in alternating rounds;
 //! - `decoder`: a decoder LLM's session with its KV cache, for generate;
-//! - `gpu_memory`: DXGI's readings, taken by all of them.
+//! - `gpu_memory`: DXGI's readings, taken by all of them;
+//! - `saved`: the model a session ran, written with what dmlrun did to it.
 //!
 //! This file only declares them and names what the commands use.
 
@@ -29,6 +30,7 @@ mod precision;
 mod preflight;
 mod rewrite;
 mod runs;
+mod saved;
 mod sessions;
 
 pub use decoder::{DecoderOptions, DecoderSession};
@@ -41,4 +43,5 @@ pub use precision::{to_float16, PrecisionReport};
 pub use preflight::{check_flags, check_request, finish_plan, plans_directml, Preflight, Scope};
 pub use rewrite::{rewrite, RewriteReport};
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
+pub use saved::{saved_model, write_saved};
 pub use sessions::{measure_sessions, ConcurrentSessions};

@@ -1,0 +1,81 @@
+//! A model as a session ran it, written to ship (`run --save-model`, `test` and `bench
+//! --save-models`): the bytes dmlrun made or the user's own, with the record of what was done.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use super::{PrecisionReport, Preflight, RewriteReport};
+
+/// The model a run's session ran, as a file to ship: the one dmlrun made (rewritten, converted to
+/// float16) or the user's own, with `dmlrun.*` metadata_props saying what was done and how far
+/// its outputs are from the original's on the reference EP. Its free dimensions stay as the file
+/// had them (a session fixes them through its options, not in the graph).
+pub fn saved_model(
+    model_path: &Path,
+    preflight: &Preflight,
+    made: Option<&[u8]>,
+    rewrite: Option<&RewriteReport>,
+    precision: Option<&PrecisionReport>,
+) -> Result<Vec<u8>> {
+    let bytes = match made {
+        Some(bytes) => bytes.to_vec(),
+        None if !preflight.model.info.external_data.is_empty() => bail!(
+            "{} keeps its weights in external data files; dmlrun writes a model it rewrote or converted (inlined), not a copy of one with external data",
+            model_path.display()
+        ),
+        None => std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?,
+    };
+    let sha: String = preflight.model.sha256.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let name = model_path.file_name().map_or_else(String::new, crate::fsutil::escaped);
+    let plan = &preflight.plan;
+    let rewrites: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
+    let mut entries = vec![
+        ("dmlrun.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        ("dmlrun.source".to_string(), format!("{name} (sha256 {sha}...)")),
+        ("dmlrun.rewrites".to_string(), if rewrites.is_empty() { "none".into() } else { rewrites.join(" ") }),
+        ("dmlrun.precision".to_string(), format!("{:?}", plan.precision).to_lowercase()),
+    ];
+    // The largest difference from the original's outputs, where dmlrun measured one: the
+    // conversion's (which includes the rewrites before it), else the rewrites'.
+    let measured = match (precision, rewrite) {
+        (Some(p), _) => Some((&p.outputs, p.float32_on.describe())),
+        (None, Some(r)) => r.compared_on.as_ref().map(|on| (&r.outputs, on.describe())),
+        (None, None) => None,
+    };
+    if let Some((outputs, on)) = measured {
+        let largest = outputs.iter().map(|o| o.max_abs).fold(0.0_f64, f64::max);
+        entries.push(("dmlrun.max_abs_diff".to_string(), format!("{largest:e} against the original on {on}")));
+    }
+    crate::formats::onnx_proto::with_metadata(&bytes, "dmlrun.", &entries)
+        .with_context(|| format!("{}", model_path.display()))
+}
+
+/// Writes one item's saved model as DIR/NAME.onnx (a name's `/` parts as folders, as the report
+/// names nested items; a part that would climb out of DIR, `..`, as `_`). Returns the file.
+pub fn write_saved(dir: &Path, name: &str, bytes: &[u8]) -> Result<std::path::PathBuf> {
+    let mut file = dir.to_path_buf();
+    let parts: Vec<&str> = name.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let part = if matches!(*part, "" | "." | "..") { "_" } else { part };
+        file.push(if i + 1 == parts.len() { format!("{part}.onnx") } else { part.to_string() });
+    }
+    if let Some(parent) = file.parent() {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    crate::fsutil::write_atomic(&file, bytes)?;
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_saved_model_is_named_after_its_item_and_never_outside_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = super::write_saved(dir.path(), "zoo/resnet50-v1.7", b"model").unwrap();
+        assert_eq!(file, dir.path().join("zoo").join("resnet50-v1.7.onnx"));
+        assert_eq!(std::fs::read(&file).unwrap(), b"model");
+        let file = super::write_saved(dir.path(), "../escape", b"x").unwrap();
+        assert_eq!(file, dir.path().join("_").join("escape.onnx"));
+    }
+}
