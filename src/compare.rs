@@ -14,10 +14,17 @@ pub struct Tolerance {
     pub rtol: f64,
 }
 
+/// ONNX's tolerance for its test data (onnx_test_runner's): `dmlrun test`'s default.
+pub const ONNX_TEST_DATA: Tolerance = Tolerance { atol: 1e-7, rtol: 1e-3 };
+
+/// Two execution providers' outputs on the same inputs (`--compare-ep`, `reduce`): kernels that
+/// sum in another order differ by more than ONNX's test data allows, near zero above all.
+pub const EP_COMPARISON: Tolerance = Tolerance { atol: 1e-5, rtol: 1e-3 };
+
 impl Default for Tolerance {
     /// ONNX's defaults for its test data.
     fn default() -> Self {
-        Tolerance { atol: 1e-7, rtol: 1e-3 }
+        ONNX_TEST_DATA
     }
 }
 

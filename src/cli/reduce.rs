@@ -38,13 +38,13 @@ pub struct ReduceArgs {
     /// accuracy mode keeps such a difference).
     ///
     /// Example: --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = 1e-3)]
+    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol)]
     pub rtol: f64,
 
     /// Absolute tolerance (see --rtol).
     ///
     /// Example: --atol 1e-4
-    #[arg(long, value_name = "A", default_value_t = 1e-5)]
+    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol)]
     pub atol: f64,
 
     /// Stop bisecting after this long and write the smallest failing model found so far

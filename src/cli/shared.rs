@@ -355,13 +355,13 @@ pub struct CompareArgs {
     /// Relative tolerance for --compare-ep.
     ///
     /// Example: --compare-ep cpu --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = 1e-3, requires = "compare_ep")]
+    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol, requires = "compare_ep")]
     pub rtol: f64,
 
     /// Absolute tolerance for --compare-ep.
     ///
     /// Example: --compare-ep cpu --atol 1e-4
-    #[arg(long, value_name = "A", default_value_t = 1e-5, requires = "compare_ep")]
+    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol, requires = "compare_ep")]
     pub atol: f64,
 }
 

@@ -28,13 +28,13 @@ pub struct TestArgs {
     /// A case's data.json overrides it.
     ///
     /// Example: --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = 1e-3)]
+    #[arg(long, value_name = "R", default_value_t = crate::compare::ONNX_TEST_DATA.rtol)]
     pub rtol: f64,
 
     /// Absolute tolerance (see --rtol). A case's data.json overrides it.
     ///
     /// Example: --atol 1e-5
-    #[arg(long, value_name = "A", default_value_t = 1e-7)]
+    #[arg(long, value_name = "A", default_value_t = crate::compare::ONNX_TEST_DATA.atol)]
     pub atol: f64,
 
     /// Tolerance for one output, overriding everything else: --tol NAME=ATOL,RTOL. Repeatable.
