@@ -28,6 +28,9 @@ _dmlrun() {
             dmlrun,doctor)
                 cmd="dmlrun__subcmd__doctor"
                 ;;
+            dmlrun,fix)
+                cmd="dmlrun__subcmd__fix"
+                ;;
             dmlrun,generate)
                 cmd="dmlrun__subcmd__generate"
                 ;;
@@ -64,6 +67,9 @@ _dmlrun() {
             dmlrun__subcmd__help,doctor)
                 cmd="dmlrun__subcmd__help__subcmd__doctor"
                 ;;
+            dmlrun__subcmd__help,fix)
+                cmd="dmlrun__subcmd__help__subcmd__fix"
+                ;;
             dmlrun__subcmd__help,generate)
                 cmd="dmlrun__subcmd__help__subcmd__generate"
                 ;;
@@ -95,7 +101,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --help --version run test bench reduce generate merge info devices doctor completions man help"
+            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --help --version run test bench reduce fix generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -656,6 +662,204 @@ _dmlrun() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dmlrun__subcmd__fix)
+            opts="-o -i -q -h --output --write-unchanged --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --compare-ep --rtol --atol --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate)
+                    COMPREPLY=($(compgen -W "random zeros ones" -- "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --free-dim-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate-range)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-image-pixels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preset)
+                    COMPREPLY=($(compgen -W "imagenet unit raw" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize)
+                    COMPREPLY=($(compgen -W "crop stretch letterbox center-crop none" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -W "bilinear bicubic" -- "${cur}"))
+                    return 0
+                    ;;
+                --scale)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mean)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --std)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel-order)
+                    COMPREPLY=($(compgen -W "rgb bgr" -- "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -W "nchw nhwc" -- "${cur}"))
+                    return 0
+                    ;;
+                --pad-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --ep-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 fp16" -- "${cur}"))
+                    return 0
+                    ;;
+                --keep-fp32)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decompose)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep-library)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dmlrun__subcmd__generate)
             opts="-p -n -i -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --no-dml-graph-capture --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --json --csv --markdown --html --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -859,7 +1063,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__help)
-            opts="run test bench reduce generate merge info devices doctor completions man help"
+            opts="run test bench reduce fix generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -915,6 +1119,20 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__help__subcmd__fix)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

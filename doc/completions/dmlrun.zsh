@@ -409,6 +409,76 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 ':model -- The ONNX model that fails on the execution provider --ep names (DirectML by default) and runs on the reference (--compare-ep, the CPU by default):_files' \
 && ret=0
 ;;
+(fix)
+_arguments "${_arguments_options[@]}" : \
+'-o+[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)]:FILE:_files' \
+'--output=[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)]:FILE:_files' \
+'*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
+zeros\:""
+ones\:""))' \
+'--seed=[Seed for --generate random]:N:_default' \
+'--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
+'*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
+unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
+raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
+'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
+stretch\:"Resize to exactly the model'\''s size, ignoring the aspect ratio"
+letterbox\:"Fit inside the model'\''s size keeping the aspect ratio, pad the rest with \`--pad-value\`"
+center-crop\:"No resizing\: centre-crop to the model'\''s size, padding with zeros where the picture is smaller (torchvision'\''s \`CenterCrop\` alone)"
+none\:"No resizing\: the image must already have the model'\''s size"))' \
+'--resize-to=[With --resize crop\: the shorter-side length before cropping (default\: crop size / 0.875, 256 for 224)]:N:_default' \
+'--filter=[Resampling filter (Pillow-exact)]:FILTER:(bilinear bicubic)' \
+'--scale=[Multiply pixel values (0..255) by this before mean/std (imagenet and unit\: 1/255)]:F:_default' \
+'*--mean=[Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406]:R,G,B:_default' \
+'*--std=[Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225]:R,G,B:_default' \
+'--channel-order=[Channel order the model expects; --mean and --std stay R,G,B]:ORDER:(rgb bgr)' \
+'--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
+'--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
+'--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
+'--compare-ep=[The reference execution provider, which must run the original model\: every attempt'\''s outputs are held to its outputs. Takes what --ep takes]:EP:_default' \
+'--rtol=[Relative tolerance\: an attempt passes where every output is within atol + rtol * |reference| of the reference'\''s on the original model]:R:_default' \
+'--atol=[Absolute tolerance (see --rtol)]:A:_default' \
+'--json=[Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text)]:FILE:_files' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--write-unchanged[Write the model to --output even where it passes as it is (with dmlrun'\''s record added)]' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
+'--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
+'--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'-q[No progress lines, only the record]' \
+'--quiet[No progress lines, only the record]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':model -- The ONNX model to get through the execution provider --ep names (DirectML by default), checked against the reference (--compare-ep, the CPU by default) on the original model:_files' \
+&& ret=0
+;;
 (generate)
 _arguments "${_arguments_options[@]}" : \
 '-p+[The prompt text, tokenized with the model'\''s tokenizer.json]:TEXT:_default' \
@@ -569,6 +639,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(fix)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (generate)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -617,6 +691,7 @@ _dmlrun_commands() {
 'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
 'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
+'fix:Get a model through an execution provider that rejects it or gets it wrong\: the remedies that fit it tried, each a whole run against the reference, and the model that passes written' \
 'generate:Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do\: time to first token, tokens per second, per-token latency' \
 'merge:Put reports back together\: the JSON reports of a run'\''s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
@@ -648,6 +723,11 @@ _dmlrun__subcmd__doctor_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun doctor commands' commands "$@"
 }
+(( $+functions[_dmlrun__subcmd__fix_commands] )) ||
+_dmlrun__subcmd__fix_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun fix commands' commands "$@"
+}
 (( $+functions[_dmlrun__subcmd__generate_commands] )) ||
 _dmlrun__subcmd__generate_commands() {
     local commands; commands=()
@@ -660,6 +740,7 @@ _dmlrun__subcmd__help_commands() {
 'test:Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)' \
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
 'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
+'fix:Get a model through an execution provider that rejects it or gets it wrong\: the remedies that fit it tried, each a whole run against the reference, and the model that passes written' \
 'generate:Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do\: time to first token, tokens per second, per-token latency' \
 'merge:Put reports back together\: the JSON reports of a run'\''s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
@@ -690,6 +771,11 @@ _dmlrun__subcmd__help__subcmd__devices_commands() {
 _dmlrun__subcmd__help__subcmd__doctor_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun help doctor commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__help__subcmd__fix_commands] )) ||
+_dmlrun__subcmd__help__subcmd__fix_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help fix commands' commands "$@"
 }
 (( $+functions[_dmlrun__subcmd__help__subcmd__generate_commands] )) ||
 _dmlrun__subcmd__help__subcmd__generate_commands() {

@@ -5,6 +5,7 @@
 //! parsers in `parse.rs`; everything is re-exported here, so `cli::RunArgs` is the one name.
 
 mod bench;
+mod fix;
 mod generate;
 mod inspect;
 mod merge;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 pub use bench::BenchArgs;
+pub use fix::FixArgs;
 pub use generate::{GenerateArgs, KvLayout};
 pub use inspect::{CompletionsArgs, DevicesArgs, DoctorArgs, InfoArgs};
 pub use merge::MergeArgs;
@@ -183,6 +185,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "as-test-data",
             "save-model",
             "save-models",
+            "write-unchanged",
             "save-inputs",
             "save-format",
             "output",
@@ -348,6 +351,15 @@ pub enum Command {
     /// reference EP (--compare-ep, the CPU by default) gave them. Exit code 0 when a minimal
     /// model was written, 1 when the time limit stopped the search first, 2 on error.
     Reduce(Box<ReduceArgs>),
+    /// Get a model through an execution provider that rejects it or gets it wrong: the remedies
+    /// that fit it tried, each a whole run against the reference, and the model that passes written.
+    ///
+    /// The remedies are the verified rewrites, then float16, in a fixed order; the record of
+    /// every attempt is printed (and written with --json).
+    ///
+    /// Exit code 0 when it passes as it is or was fixed (the fixed model written), 1 when no
+    /// remedy made it pass, 2 on error (the reference cannot run it either, say).
+    Fix(Box<FixArgs>),
     /// Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx)
     /// and measure it as LLM benchmarks do: time to first token, tokens per second, per-token
     /// latency.

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod devices;
 pub mod docs;
 pub mod doctor;
+pub mod fix;
 pub mod generate;
 pub mod info;
 pub mod merge;

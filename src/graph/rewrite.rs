@@ -195,6 +195,19 @@ impl Graph {
         found
     }
 
+    /// The rewrites that would find something to rewrite in the model's graph, in `dmlrun fix`'s
+    /// order: ONNX Runtime's own fused-Gemm bug and torch's Reshape first (one node each, exact),
+    /// then the decompositions (which replace a kernel with primitives).
+    pub fn applicable_rewrites(&self) -> Vec<Rewrite> {
+        let nodes: Vec<EditNode> =
+            self.graph.node.iter().filter_map(|raw| EditNode::decode(raw.as_slice()).ok()).collect();
+        [Rewrite::GemmZeroBias, Rewrite::ReshapeAllowzeroOff]
+            .into_iter()
+            .chain(Decomposable::ALL.map(Rewrite::Decompose))
+            .filter(|rewrite| nodes.iter().any(|node| rewrite.matches(node)))
+            .collect()
+    }
+
     /// The model with `rewrites` applied. A rewrite that finds nothing to rewrite is an error
     /// naming the operator: a flag that changes nothing would say something untrue.
     pub fn rewrite(&self, rewrites: &[Rewrite]) -> Result<(Vec<u8>, RewriteSummary)> {

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod export;
+pub mod fix;
 pub mod generate;
 pub mod github;
 pub mod html;

@@ -1,0 +1,78 @@
+//! `dmlrun fix`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::parse::*;
+use super::{InputArgs, OrtArgs, PreprocessArgs, SessionArgs};
+use crate::runtime::plan::EpRequest;
+
+/// `dmlrun fix`.
+#[derive(Debug, Clone, Args)]
+pub struct FixArgs {
+    /// The ONNX model to get through the execution provider --ep names (DirectML by default),
+    /// checked against the reference (--compare-ep, the CPU by default) on the original model.
+    ///
+    /// Example: dmlrun fix bert.onnx --device 0 -o bert-dml.onnx
+    #[arg(value_name = "MODEL")]
+    pub model: PathBuf,
+
+    /// Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and
+    /// dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model
+    /// pass, or where it passed as it was (unless --write-unchanged).
+    ///
+    /// Example: -o bert-dml.onnx
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// Write the model to --output even where it passes as it is (with dmlrun's record added).
+    ///
+    /// Example: --write-unchanged
+    #[arg(long)]
+    pub write_unchanged: bool,
+
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub preprocess: PreprocessArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    /// The reference execution provider, which must run the original model: every attempt's
+    /// outputs are held to its outputs. Takes what --ep takes.
+    ///
+    /// Example: --ep dml --compare-ep cpu
+    #[arg(long, value_name = "EP", value_parser = parse_ep, default_value = "cpu")]
+    pub compare_ep: EpRequest,
+
+    /// Relative tolerance: an attempt passes where every output is within atol + rtol *
+    /// |reference| of the reference's on the original model.
+    ///
+    /// Example: --rtol 1e-2
+    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol)]
+    pub rtol: f64,
+
+    /// Absolute tolerance (see --rtol).
+    ///
+    /// Example: --atol 1e-4
+    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol)]
+    pub atol: f64,
+
+    /// Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text).
+    ///
+    /// Example: --json fix.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// No progress lines, only the record.
+    ///
+    /// Example: -q
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub ort: OrtArgs,
+}

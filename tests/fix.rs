@@ -1,0 +1,113 @@
+//! `dmlrun fix` on Linux, where the CPU EP is the only execution provider: as in tests/reduce.rs,
+//! the EP under test is the CPU EP with `optimization.enable_gelu_approximation=1` (ONNX Runtime
+//! swaps the exact Gelu for its tanh approximation, a real numerical difference at one node), and
+//! the reference is the CPU EP as ONNX Runtime configures it by default. DirectML's repairs are
+//! shown under Wine (scripts/wine-check) and on the H100 (docs/gpu.md).
+
+mod common;
+
+use common::*;
+
+const APPROXIMATE: [&str; 4] = ["--ep", "cpu", "--session-config", "optimization.enable_gelu_approximation=1"];
+
+fn fix(model: &str, extra: &[&str], output: &std::path::Path) -> (std::process::Output, serde_json::Value) {
+    let out = dmlrun()
+        .arg("fix")
+        .arg(test_model(model))
+        .args(extra)
+        .args(["--json", "-", "-q", "-o"])
+        .arg(output)
+        .output()
+        .unwrap();
+    let record = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out, record)
+}
+
+#[test]
+fn a_model_that_already_passes_is_said_to_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("fixed.onnx");
+    let (out, record) = fix("add_mul.onnx", &["--ep", "cpu", "--generate", "random", "--dim", "batch=2"], &output);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(record["schema"], "dmlrun.fix/1");
+    assert_eq!(record["verdict"], "passes");
+    assert_eq!(record["attempts"].as_array().unwrap().len(), 1, "{record}");
+    assert_eq!(record["attempts"][0]["outcome"], "passes");
+    assert!(!output.exists(), "nothing is written unless asked");
+    // Asked: the model with dmlrun's record.
+    let (out, record) =
+        fix("add_mul.onnx", &["--ep", "cpu", "--generate", "random", "--dim", "batch=2", "--write-unchanged"], &output);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(record["written"], output.to_str().unwrap());
+    assert!(output.is_file());
+}
+
+#[test]
+fn a_difference_is_fixed_by_the_remedy_that_fits_and_the_written_model_passes_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("gelu-fixed.onnx");
+    let flags = [&APPROXIMATE[..], &["--generate", "ones", "--dim", "N=2", "--atol", "1e-6", "--rtol", "0"]].concat();
+    let (out, record) = fix("gelu_chain.onnx", &flags, &output);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr} {record}");
+    let attempts = record["attempts"].as_array().unwrap();
+    assert_eq!(attempts[0]["remedies"], serde_json::json!([]));
+    assert_eq!(attempts[0]["outcome"], "differs", "{record}");
+    assert_eq!(record["verdict"], "fixed");
+    assert_eq!(record["remedies"], serde_json::json!(["--decompose Gelu"]), "{record}");
+    assert!(record["remedies_that_fit"].as_array().unwrap().contains(&serde_json::json!("--decompose Gelu")));
+    // The fixed model alone, no remedy flag, on the same EP: it agrees with the reference on the
+    // original.
+    let again = dmlrun()
+        .arg("fix")
+        .arg(&output)
+        .args(&flags)
+        .args(["--json", "-", "-q", "-o"])
+        .arg(dir.path().join("again.onnx"))
+        .output()
+        .unwrap();
+    let record: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(record["verdict"], "passes", "{record}");
+}
+
+#[test]
+fn a_model_no_remedy_fixes_exits_1_with_every_attempt_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("never.onnx");
+    // The EP under test told to read ONNX bytes as ORT's own format: no session opens, whatever
+    // dmlrun does to the model, while the reference runs it.
+    let flags = [
+        "--ep",
+        "cpu",
+        "--session-config",
+        "session.load_model_format=ORT",
+        "--generate",
+        "random",
+        "--dim",
+        "batch=2",
+    ];
+    let (out, record) = fix("add_mul.onnx", &flags, &output);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(record["verdict"], "not_fixed");
+    assert_eq!(record["remedies_that_fit"], serde_json::json!(["--precision fp16"]));
+    let attempts = record["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "as it is, then float16: {record}");
+    for attempt in attempts {
+        assert_eq!(attempt["outcome"], "fails", "{attempt}");
+        assert!(attempt["detail"].as_str().unwrap().contains("session.load_model_format=ORT"), "{attempt}");
+    }
+    assert!(!output.exists());
+}
+
+#[test]
+fn a_model_the_reference_cannot_run_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dmlrun()
+        .arg("fix")
+        .arg(test_model("unknown_op.onnx"))
+        .args(["--ep", "cpu", "--session-config", "session.disable_prepacking=1", "-o"])
+        .arg(dir.path().join("x.onnx"))
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "the reference (cpu) cannot run it either");
+}
