@@ -104,3 +104,95 @@ fn bench_tables_each_model_and_the_ones_that_failed() {
     let text = stdout(dmlrun().arg("bench").arg(folder.join("b_unknown_op.onnx")).args(["--ort-log-level", "fatal"]));
     settings(dir.path()).bind(|| insta::assert_snapshot!("bench_all_failed", text));
 }
+
+/// stdout and stderr of one command, as a person sees them both.
+fn both(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.output().unwrap();
+    format!(
+        "exit: {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap()
+    )
+}
+
+/// Generate's figures vary run to run; its tokens, text, counts and words must not.
+fn generate_settings(dir: &std::path::Path) -> insta::Settings {
+    let mut settings = settings(dir);
+    for (pattern, replacement) in [
+        (r"\d+\.\d+ ms", "[ms]"),
+        (r"\d+\.\d+ tokens/s", "[tokens/s]"),
+        (r"\d+\.\d+ MiB", "[MiB]"),
+        (r"(?m)^(  \S.*?)\s{2,}[\d.]+(\s+[\d.]+)*\s*$", "$1 [figures]"),
+        (r"\d+\.\[MiB\]", "[MiB]"),
+    ] {
+        settings.add_filter(pattern, replacement);
+    }
+    settings
+}
+
+#[test]
+fn generate_streams_the_text_then_says_its_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = both(dmlrun().arg("generate").arg(test_model("tiny_decoder")).args([
+        "--prompt-ids",
+        "5,17,33",
+        "-n",
+        "8",
+        "--ignore-eos",
+    ]));
+    generate_settings(dir.path()).bind(|| insta::assert_snapshot!("generate_tiny", text));
+}
+
+#[test]
+fn reduce_names_the_node_and_how_to_reproduce_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = both(
+        dmlrun()
+            .arg("reduce")
+            .arg(test_model("gelu_chain.onnx"))
+            .args(["--generate", "ones", "--dim", "N=2", "--ep", "cpu", "--session-config"])
+            .arg("optimization.enable_gelu_approximation=1")
+            .args(["-q", "-o"])
+            .arg(dir.path().join("gelu-bug")),
+    );
+    let mut settings = settings(dir.path());
+    settings.add_filter(r"\d+\.\d+ s\b", "[s]");
+    settings.add_filter(r"\d+(\.\d+)?e-?\d+", "[difference]");
+    settings.add_filter(r"\d+\.\d{6,}", "[value]");
+    settings.bind(|| insta::assert_snapshot!("reduce_gelu", text));
+}
+
+#[test]
+fn merge_compare_puts_two_runs_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite");
+    std::fs::create_dir(&suite).unwrap();
+    std::fs::copy(test_model("add_mul.onnx"), suite.join("add_mul.onnx")).unwrap();
+    std::fs::copy(test_model("gelu_chain.onnx"), suite.join("gelu_chain.onnx")).unwrap();
+    std::fs::copy(test_model("gelu_chain.bin"), suite.join("gelu_chain.bin")).unwrap();
+    // The approximate Gelu (an optimisation) against the exact one (the reference unoptimised):
+    // strict, gelu_chain fails; loose, it passes.
+    let run = |name: &str, tolerance: &[&str]| {
+        let json = dir.path().join(format!("{name}.json"));
+        dmlrun()
+            .arg("test")
+            .arg(&suite)
+            .args(["--ep", "cpu", "--session-config", "optimization.enable_gelu_approximation=1"])
+            .args(["--compare-ep", "cpu", "--compare-opt-level", "disable", "--generate", "ones"])
+            .args(["--dim", "N=2", "--dim", "batch=2", "-q"])
+            .args(tolerance)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        json
+    };
+    let strict = run("strict", &["--atol", "1e-7", "--rtol", "0"]);
+    let loose = run("loose", &["--atol", "1", "--rtol", "0"]);
+    let text = both(dmlrun().args(["merge", "--compare"]).arg(&strict).arg(&loose));
+    let mut settings = settings(dir.path());
+    settings.add_filter(r"\d+\.\d+ ?ms", "[ms]");
+    settings.add_filter(r"\d+(\.\d+)?e-?\d+", "[difference]");
+    settings.bind(|| insta::assert_snapshot!("merge_compare", text));
+}

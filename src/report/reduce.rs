@@ -172,7 +172,8 @@ pub fn human(r: &ReduceReport) -> String {
         }
         _ => "passes",
     };
-    let _ = write!(s, "              {}  ({verdict})", r.reproduce[1]);
+    // A line like every other: without its newline the shell's prompt follows it on the line.
+    let _ = writeln!(s, "              {}  ({verdict})", r.reproduce[1]);
     s
 }
 
