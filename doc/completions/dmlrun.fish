@@ -479,7 +479,6 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d '
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l each-op -d 'Instead of bisecting: check each operator type of the model alone (its first node as a one-node model, fed with the reference\'s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s q -l quiet -d 'No progress bar or per-candidate lines on stderr'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s o -l output -d 'Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
@@ -538,6 +537,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l decompose -d 'Writ
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l compare-ep -d 'The reference execution provider, which must run the original model: every attempt\'s outputs are held to its outputs. Takes what --ep takes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l rtol -d 'Relative tolerance: an attempt passes where every output is within atol + rtol * |reference| of the reference\'s on the original model' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l atol -d 'Absolute tolerance (see --rtol)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s o -l output -d 'Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l json -d 'Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
@@ -549,12 +549,12 @@ fatal\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l write-unchanged -d 'Write the model to --output even where it passes as it is (with dmlrun\'s record added)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l write-unchanged -d 'Write the model to --output even where it passes as it is (with dmlrun\'s record added)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s q -l quiet -d 'No progress lines, only the record'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s p -l prompt -d 'The prompt text, tokenized with the model\'s tokenizer.json' -r

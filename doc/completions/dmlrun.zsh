@@ -411,8 +411,6 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 ;;
 (fix)
 _arguments "${_arguments_options[@]}" : \
-'-o+[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)]:FILE:_files' \
-'--output=[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)]:FILE:_files' \
 '*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
 '*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
 '--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
@@ -461,17 +459,19 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--compare-ep=[The reference execution provider, which must run the original model\: every attempt'\''s outputs are held to its outputs. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: an attempt passes where every output is within atol + rtol * |reference| of the reference'\''s on the original model]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol)]:A:_default' \
+'-o+[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)]:FILE:_files' \
+'--output=[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)]:FILE:_files' \
 '--json=[Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text)]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
-'--write-unchanged[Write the model to --output even where it passes as it is (with dmlrun'\''s record added)]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'--write-unchanged[Write the model to --output even where it passes as it is (with dmlrun'\''s record added)]' \
 '-q[No progress lines, only the record]' \
 '--quiet[No progress lines, only the record]' \
 '-h[Print help (see more with '\''--help'\'')]' \

@@ -18,20 +18,6 @@ pub struct FixArgs {
     #[arg(value_name = "MODEL")]
     pub model: PathBuf,
 
-    /// Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and
-    /// dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model
-    /// pass, or where it passed as it was (unless --write-unchanged).
-    ///
-    /// Example: -o bert-dml.onnx
-    #[arg(short, long, value_name = "FILE")]
-    pub output: PathBuf,
-
-    /// Write the model to --output even where it passes as it is (with dmlrun's record added).
-    ///
-    /// Example: --write-unchanged
-    #[arg(long)]
-    pub write_unchanged: bool,
-
     #[command(flatten)]
     pub input: InputArgs,
 
@@ -60,6 +46,20 @@ pub struct FixArgs {
     /// Example: --atol 1e-4
     #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol)]
     pub atol: f64,
+
+    /// Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and
+    /// dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model
+    /// pass, or where it passed as it was (unless --write-unchanged).
+    ///
+    /// Example: -o bert-dml.onnx
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// Write the model to --output even where it passes as it is (with dmlrun's record added).
+    ///
+    /// Example: --write-unchanged
+    #[arg(long)]
+    pub write_unchanged: bool,
 
     /// Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text).
     ///
