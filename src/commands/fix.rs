@@ -103,14 +103,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
     let mut record = Vec::new();
     let mut note = |tried: &Tried| {
         if !args.quiet {
-            let what =
-                if tried.attempt.remedies.is_empty() { "as it is".into() } else { tried.attempt.remedies.join(" ") };
-            let how = match &tried.attempt.outcome {
-                AttemptOutcome::Passes => "passes".to_string(),
-                AttemptOutcome::Differs(d) => format!("differs: {d}"),
-                AttemptOutcome::Fails(e) => format!("fails: {e}"),
-            };
-            crate::errln!("fix: {what}: {how}");
+            crate::errln!("fix: {}", tried.attempt.describe());
         }
         record.push(tried.attempt.clone());
     };
@@ -180,15 +173,10 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         remedies,
         written,
     };
-    let json_on_stdout = args.json.as_deref() == Some(Path::new("-"));
-    if let Some(path) = &args.json {
-        let text = crate::report::json_text(&report)?;
-        if json_on_stdout {
-            crate::outln!("{text}");
-        } else {
-            crate::fsutil::write_atomic(path, text.as_bytes()).with_context(|| format!("--json {}", path.display()))?;
-        }
-    }
+    let json_on_stdout = match &args.json {
+        Some(path) => crate::report::write_json(path, &report, "--json")?,
+        None => false,
+    };
     let human = report::human(&report);
     if json_on_stdout {
         crate::err!("{human}");
@@ -213,7 +201,7 @@ impl Attempts<'_> {
         let (outcome, max_abs_diff, model) =
             match run_once(self.runtime, self.args, &request, self.load, Some(self.tolerance)) {
                 Ok(ran) => match ran.mismatches.first() {
-                    None => (AttemptOutcome::Passes, ran.max_abs_diff, Some(ran.model)),
+                    None => (AttemptOutcome::Passes, ran.max_abs_diff, ran.model),
                     Some(first) => (AttemptOutcome::Differs(first.to_string()), ran.max_abs_diff, None),
                 },
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None, None),
@@ -232,8 +220,9 @@ impl Attempts<'_> {
 struct Ran {
     mismatches: Vec<crate::compare::Mismatch>,
     max_abs_diff: Option<f64>,
-    /// The model the session ran, as `--save-model` writes it, or why it cannot be written.
-    model: std::result::Result<Vec<u8>, String>,
+    /// Where it passed against the reference: the model the session ran, as `--save-model`
+    /// writes it, or why it cannot be written.
+    model: Option<std::result::Result<Vec<u8>, String>>,
 }
 
 /// Runs the model once with `request`, against the reference on the original where `tolerance`
@@ -260,7 +249,8 @@ fn run_once(
         time_float32: false,
         rounds: 1,
         paired: None,
-        keep_made_model: true,
+        // The reference check (no tolerance) ships nothing.
+        keep_made_model: tolerance.is_some(),
     };
     let measured = engine::measure(runtime, &measure, &indicatif::ProgressBar::hidden())?;
     let (mismatches, max_abs_diff) = match measured.comparison {
@@ -271,14 +261,18 @@ fn run_once(
         }
         None => (Vec::new(), None),
     };
-    let model = engine::saved_model(
-        &args.model,
-        &preflight,
-        measured.made_model.as_deref(),
-        measured.rewrite.as_ref(),
-        measured.precision.as_ref(),
-    )
-    .map_err(|e| crate::exit::one_line(&e));
+    // The model to ship, made only where the attempt passed: re-encoding a large model for an
+    // attempt that differs would be work thrown away.
+    let model = (tolerance.is_some() && mismatches.is_empty()).then(|| {
+        engine::saved_model(
+            &args.model,
+            &preflight,
+            measured.made_model.as_deref(),
+            measured.rewrite.as_ref(),
+            measured.precision.as_ref(),
+        )
+        .map_err(|e| crate::exit::one_line(&e))
+    });
     Ok(Ran { mismatches, max_abs_diff, model })
 }
 

@@ -32,6 +32,19 @@ pub struct Attempt {
     pub seconds: f64,
 }
 
+impl Attempt {
+    /// `--decompose Gelu: passes`, `as it is: differs: output 'y': ...`.
+    pub fn describe(&self) -> String {
+        let what = if self.remedies.is_empty() { "as it is".to_string() } else { self.remedies.join(" ") };
+        let how = match &self.outcome {
+            AttemptOutcome::Passes => "passes".to_string(),
+            AttemptOutcome::Differs(d) => format!("differs: {d}"),
+            AttemptOutcome::Fails(e) => format!("fails: {e}"),
+        };
+        format!("{what}: {how}")
+    }
+}
+
 /// Everything `dmlrun fix` did.
 #[derive(Debug, Clone, Serialize)]
 pub struct FixReport {
@@ -69,14 +82,8 @@ pub fn human(report: &FixReport) -> String {
         if report.remedies_that_fit.is_empty() { "none".to_string() } else { report.remedies_that_fit.join(", ") };
     let _ = writeln!(out, "remedies that fit: {fit}");
     for (i, attempt) in report.attempts.iter().enumerate() {
-        let what = if attempt.remedies.is_empty() { "as it is".to_string() } else { attempt.remedies.join(" ") };
-        let how = match &attempt.outcome {
-            AttemptOutcome::Passes => "passes".to_string(),
-            AttemptOutcome::Differs(d) => format!("differs: {d}"),
-            AttemptOutcome::Fails(e) => format!("fails: {e}"),
-        };
         let diff = attempt.max_abs_diff.map(|d| format!(" (max |diff| {d:.3e})")).unwrap_or_default();
-        let _ = writeln!(out, "  {}. {what}: {how}{diff}", i + 1);
+        let _ = writeln!(out, "  {}. {}{diff}", i + 1, attempt.describe());
     }
     let _ = match report.verdict {
         "passes" => writeln!(out, "verdict:   it passes as it is; nothing to fix"),
