@@ -494,6 +494,31 @@ def gemm_gelu():
     print("wrote gemm_gelu.onnx")
 
 
+def beyond_float16():
+    """x * 300 * 300, moved, / 300 / 300: x again, through a tensor of 90000 for x = 1, beyond
+    float16's largest (65504). In float16 on an EP with float16 kernels (DirectML) that tensor is
+    infinite and so is the output; `dmlrun fix --precision fp16` keeps the three nodes that touch
+    it in float32. (The CPU EP computes float16 nodes in float32 and never shows it.)"""
+    import numpy as np
+    from onnx import numpy_helper
+
+    k = numpy_helper.from_array(np.array(300.0, dtype=np.float32), "k")
+    graph = helper.make_graph(
+        [
+            helper.make_node("Mul", ["x", "k"], ["a"], name="scale_up"),
+            helper.make_node("Mul", ["a", "k"], ["b"], name="beyond_float16"),
+            helper.make_node("Transpose", ["b"], ["t"], name="moved", perm=[1, 0]),
+            helper.make_node("Div", ["t", "k"], ["c"], name="back_in_range"),
+            helper.make_node("Div", ["c", "k"], ["y"], name="scale_down"),
+        ],
+        "beyond_float16",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 2])],
+        initializer=[k],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "beyond_float16.onnx")
+
+
 ALL = [
     "add_mul",
     "int64_ids",
@@ -513,6 +538,7 @@ ALL = [
     "gemm_tanh_no_bias",
     "gemm_gelu",
     "tensor_fixtures",
+    "beyond_float16",
 ]
 
 

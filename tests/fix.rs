@@ -97,6 +97,52 @@ fn a_model_no_remedy_fixes_exits_1_with_every_attempt_recorded() {
         assert!(attempt["detail"].as_str().unwrap().contains("session.load_model_format=ORT"), "{attempt}");
     }
     assert!(!output.exists());
+    // Where it still fails, with every remedy: reduce's node, and its smallest model beside the
+    // output, which `dmlrun test` shows failing with the same flags.
+    let located = &record["located"];
+    assert_eq!(located["mode"], "rejection", "{record}");
+    assert!(located["node"].as_str().is_some_and(|n| !n.is_empty()), "{record}");
+    assert!(located["nodes_after"].as_u64().unwrap() <= located["nodes_before"].as_u64().unwrap(), "{record}");
+    let minimal = dir.path().join("never-reduced");
+    assert_eq!(located["minimal"], minimal.to_str().unwrap());
+    assert!(minimal.join("model.onnx").is_file() && minimal.join("test_data_set_0").is_dir());
+    let shown = dmlrun()
+        .arg("test")
+        .arg(&minimal)
+        .args(["--ep", "cpu", "--session-config", "session.load_model_format=ORT", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(shown.status.code(), Some(1), "{}", String::from_utf8_lossy(&shown.stdout));
+    // A second fix does not write over the first's minimal model.
+    let again =
+        dmlrun().arg("fix").arg(test_model("add_mul.onnx")).args(flags).arg("-o").arg(&output).output().unwrap();
+    assert_one_line_error(&again, "never-reduced (where the smallest failing model goes if nothing fixes it) exists");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_attempt_that_never_returns_is_stopped_at_the_time_limit() {
+    // The reference itself never returns on this model: its run is an attempt too, in a child
+    // held to --timeout, and the fix ends with one line saying so.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dmlrun()
+        .arg("fix")
+        .arg(test_model("endless_loop.onnx"))
+        .args(["--ep", "cpu", "--session-config", "session.disable_prepacking=1", "--generate", "random"])
+        .args(["--timeout", "2s", "-o"])
+        .arg(dir.path().join("x.onnx"))
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "the reference (cpu) cannot run it either, so there is nothing cpu could be fixed against: ran past --timeout 2s");
+    // In this process, a limit cannot hold: refused, not ignored.
+    let out = dmlrun()
+        .arg("fix")
+        .arg(test_model("endless_loop.onnx"))
+        .args(["--ep", "cpu", "--generate", "random", "--isolation", "none", "--timeout", "2s", "-o"])
+        .arg(dir.path().join("x.onnx"))
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--timeout 2s: --isolation none keeps the items in this process");
 }
 
 #[test]
@@ -110,4 +156,56 @@ fn a_model_the_reference_cannot_run_is_one_line() {
         .output()
         .unwrap();
     assert_one_line_error(&out, "the reference (cpu) cannot run it either");
+}
+
+#[test]
+fn a_genai_folder_is_checked_by_its_tokens_and_written_as_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = test_model("tiny_decoder");
+    let output = dir.path().join("fixed");
+    let out = dmlrun()
+        .arg("fix")
+        .arg(&folder)
+        .args(["--ep", "cpu", "--write-unchanged", "--json", "-", "-q", "-o"])
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(record["verdict"], "passes", "{record}");
+    // Its norms could be decomposed; float16 is no remedy for a decoder (generate takes none).
+    assert_eq!(
+        record["remedies_that_fit"],
+        serde_json::json!(["--decompose SimplifiedLayerNormalization", "--decompose SkipSimplifiedLayerNormalization"])
+    );
+    // The folder: the decoder with dmlrun's record, its weights inlined, the rest copied.
+    for file in ["genai_config.json", "tokenizer.json", "model.onnx"] {
+        assert!(output.join(file).is_file(), "{file}");
+    }
+    assert!(!output.join("model.onnx.data").exists(), "the written decoder holds its weights");
+    let info = dmlrun().args(["info", "--full-metadata"]).arg(output.join("model.onnx")).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&info.stdout).contains("dmlrun.source"),
+        "{}",
+        String::from_utf8_lossy(&info.stdout)
+    );
+    // It generates what the original does.
+    let tokens = |model: &std::path::Path| {
+        let out = dmlrun()
+            .arg("generate")
+            .arg(model)
+            .args(["--ep", "cpu", "--prompt-tokens", "8", "--max-new-tokens", "8", "--json", "-", "-q"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["prompts"][0]["token_ids"].clone()
+    };
+    assert_eq!(tokens(&output), tokens(&folder));
+    // A folder is written only where nothing is: a second fix into it is refused.
+    let again = dmlrun().arg("fix").arg(&folder).args(["--ep", "cpu", "-o"]).arg(&output).output().unwrap();
+    assert_one_line_error(&again, "exists and is not an empty folder");
+    // A folder that is no genai folder is named as such.
+    let plain =
+        dmlrun().arg("fix").arg(dir.path()).args(["--ep", "cpu", "-o"]).arg(dir.path().join("x")).output().unwrap();
+    assert_one_line_error(&plain, "is a folder without genai_config.json");
 }

@@ -459,8 +459,16 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--compare-ep=[The reference execution provider, which must run the original model\: every attempt'\''s outputs are held to its outputs. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: an attempt passes where every output is within atol + rtol * |reference| of the reference'\''s on the original model]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol)]:A:_default' \
-'-o+[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)]:FILE:_files' \
-'--output=[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged)]:FILE:_files' \
+'--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
+process\:"Always in child processes"
+none\:"In this process"))' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; 0 for no limit)]:TIME:_default' \
+'--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
+'--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
+'--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
+'--attempt=[Internal\: run one attempt (the remedies, comma-separated, or \`reference\`) and append its record to --child-report]:REMEDIES:_default' \
+'-o+[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged). Where nothing made it pass, the smallest model that still fails goes beside it, as \`dmlrun reduce\` writes one (\`bert-dml-reduced/\` for \`-o bert-dml.onnx\`)]:FILE:_files' \
+'--output=[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged). Where nothing made it pass, the smallest model that still fails goes beside it, as \`dmlrun reduce\` writes one (\`bert-dml-reduced/\` for \`-o bert-dml.onnx\`)]:FILE:_files' \
 '--json=[Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text)]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::parse::*;
-use super::{InputArgs, OrtArgs, PreprocessArgs, SessionArgs};
+use super::{InputArgs, IsolationArgs, OrtArgs, PreprocessArgs, SessionArgs};
 use crate::runtime::plan::EpRequest;
 
 /// `dmlrun fix`.
@@ -47,9 +47,24 @@ pub struct FixArgs {
     #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol)]
     pub atol: f64,
 
+    // Each attempt (and the reference's run) in a child process, so that one that hangs or kills
+    // its process costs that attempt, not the fix: a child an attempt where DirectML is in the
+    // plan or a time limit holds, 10 minutes an attempt by default.
+    #[command(flatten)]
+    pub isolation: IsolationArgs,
+
+    /// Internal: run one attempt (the remedies, comma-separated, or `reference`) and append its
+    /// record to --child-report.
+    ///
+    /// Example: --attempt gemm-zero-bias,fp16
+    #[arg(long, value_name = "REMEDIES", hide = true)]
+    pub attempt: Option<String>,
+
     /// Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and
     /// dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model
-    /// pass, or where it passed as it was (unless --write-unchanged).
+    /// pass, or where it passed as it was (unless --write-unchanged). Where nothing made it pass,
+    /// the smallest model that still fails goes beside it, as `dmlrun reduce` writes one
+    /// (`bert-dml-reduced/` for `-o bert-dml.onnx`).
     ///
     /// Example: -o bert-dml.onnx
     #[arg(short, long, value_name = "FILE")]

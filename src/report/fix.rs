@@ -3,24 +3,24 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub const FIX_SCHEMA: &str = "dmlrun.fix/1";
 
 /// How one attempt ended, the whole model run on the EP under test against the reference.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "outcome", content = "detail", rename_all = "snake_case")]
 pub enum AttemptOutcome {
     /// It opened, ran and agreed with the reference within the tolerance.
     Passes,
     /// It opened and ran, and an output differs (the first difference).
     Differs(String),
-    /// It did not open or did not run (the error, one line).
+    /// It did not open or did not run (the error, one line), crashed, or ran past the time limit.
     Fails(String),
 }
 
 /// One whole run of the model with a set of remedies.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Attempt {
     /// The remedies applied, as the flags that ask for them (empty: the model as it is).
     pub remedies: Vec<String>,
@@ -58,12 +58,69 @@ pub struct FixReport {
     /// Every remedy that fits the model, in the order they were tried.
     pub remedies_that_fit: Vec<String>,
     pub attempts: Vec<Attempt>,
+    /// Each attempt's limit, where one held (the attempts then ran in child processes).
+    pub time_limit_s: Option<f64>,
     /// `passes` (as it was), `fixed` or `not_fixed`.
     pub verdict: &'static str,
     /// The remedies of the model that passed (the fewest of those tried that still pass).
     pub remedies: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<PathBuf>,
+    /// Where nothing made it pass: where the model still fails with every remedy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub located: Option<Located>,
+}
+
+/// What `dmlrun reduce` found of the failure left with every remedy applied.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Located {
+    /// The node the failure is pinned on, and its operator type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub op_type: Option<String>,
+    /// `rejection`, `accuracy` or `hang`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The smallest failing model, as reduce writes it (model.onnx, test_data_set_0/, reduce.json).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimal: Option<PathBuf>,
+    pub nodes_before: usize,
+    pub nodes_after: usize,
+    /// False where reduce's time limit stopped it: the model kept fails but may not be the smallest.
+    pub complete: bool,
+    /// Session options with which the whole model passed: not a change a model file can carry,
+    /// so said rather than written.
+    pub options_that_pass: Vec<String>,
+    /// Why no reduction was made, where none was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Located {
+    /// From reduce's JSON report (schema dmlrun.reduce/1), its case written to `folder`.
+    pub fn from_reduce(reduced: &serde_json::Value, folder: &std::path::Path, ended_cleanly: bool) -> Located {
+        let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
+        let count = |k: &str| reduced[k].as_u64().unwrap_or(0) as usize;
+        let options_that_pass = reduced["remedies"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["whole"]["outcome"] == "pass")
+            .filter_map(|r| text(&r["option"]))
+            .collect();
+        Located {
+            node: text(&reduced["node"]["name"]),
+            op_type: text(&reduced["node"]["op_type"]),
+            mode: text(&reduced["mode"]),
+            minimal: folder.is_dir().then(|| folder.to_path_buf()),
+            nodes_before: count("nodes_before"),
+            nodes_after: count("nodes_after"),
+            complete: reduced["complete"].as_bool().unwrap_or(false) && ended_cleanly,
+            options_that_pass,
+            error: None,
+        }
+    }
 }
 
 /// The record for a person.
@@ -92,6 +149,35 @@ pub fn human(report: &FixReport) -> String {
     };
     if let Some(written) = &report.written {
         let _ = writeln!(out, "written:   {}", written.display());
+    }
+    if let Some(located) = &report.located {
+        match (&located.error, &located.node) {
+            (Some(why), _) => {
+                let _ = writeln!(out, "reduced:   not reduced: {why}");
+            }
+            (None, Some(node)) => {
+                let op = located.op_type.as_deref().unwrap_or("?");
+                let mode = located.mode.as_deref().unwrap_or("failure");
+                let partial = if located.complete { "" } else { " (time limit hit: not necessarily the smallest)" };
+                let _ = writeln!(
+                    out,
+                    "reduced:   the {mode} is pinned on node '{node}' ({op}): {} of {} nodes{partial}",
+                    located.nodes_after, located.nodes_before
+                );
+                if let Some(minimal) = &located.minimal {
+                    let _ = writeln!(out, "           the smallest model that shows it: {}", minimal.display());
+                }
+                for option in &located.options_that_pass {
+                    let _ = writeln!(
+                        out,
+                        "           the whole model passes with {option}: a session option, not a change a model file carries"
+                    );
+                }
+            }
+            (None, None) => {
+                let _ = writeln!(out, "reduced:   reduce named no node");
+            }
+        }
     }
     out
 }

@@ -1,0 +1,128 @@
+//! `dmlrun fix` of an onnxruntime-genai folder: a decoder is checked by what it generates, not by
+//! one run's outputs. An attempt generates greedily from a fixed synthetic prompt, as `generate`
+//! runs by default (the decode step captured on DirectML where the model allows it), and passes
+//! where its tokens are the reference's; the fixed folder is the input's with the decoder
+//! rewritten, every other file (config, tokenizer) copied as it is.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::generate::{self, CaptureAsk, DecoderModel, GraphCapture, LoopSettings, Sampler, Sampling};
+use crate::report::fix::AttemptOutcome;
+use crate::runtime::engine::{self, DecoderOptions, DecoderSession, Preflight, Scope};
+use crate::runtime::plan::PlanRequest;
+use crate::runtime::Runtime;
+
+/// The prompt and the tokens generated after it: enough steps that a wrong kernel in the decode
+/// path parts from the reference, few enough for an attempt to take seconds on a CPU reference.
+const PROMPT_TOKENS: usize = 16;
+const NEW_TOKENS: usize = 16;
+const PROMPT_SEED: u64 = 0;
+
+/// The greedy tokens of the folder's decoder with `request` (its EP, options and rewrites), as
+/// `generate` runs it by default.
+pub fn greedy_tokens(runtime: &Runtime, folder: &Path, request: &PlanRequest) -> Result<Vec<i64>> {
+    let DecoderModel { spec, file, vocab, .. } = DecoderModel::read(folder, None, None)?;
+    let prompt = generate::synthetic_prompt(PROMPT_TOKENS, vocab, &spec.eos_token_ids, PROMPT_SEED);
+    let kv_length = generate::kv_length(PROMPT_TOKENS, NEW_TOKENS, None, spec.context_length)?;
+    let preflight = Preflight::of(runtime, &spec.model.clone(), file, request, Scope::Alone)?;
+    let capture =
+        GraphCapture::choose(CaptureAsk::Default, preflight.plan.uses_directml(), spec.past_present_share_buffer);
+    crate::stage::step("session creation");
+    let captured = match capture.captured {
+        true => {
+            let captured = preflight.with_request(
+                runtime,
+                &PlanRequest { dml_graph_capture: true, io_on_device: true, ..request.clone() },
+            )?;
+            let options = DecoderOptions { preflight: &captured, spec: &spec, print_plan: false, kv_length };
+            // As generate: a model that cannot be captured runs uncaptured.
+            DecoderSession::open(runtime, &options).ok()
+        }
+        false => None,
+    };
+    let mut decoder = match captured {
+        Some(session) => session,
+        None => DecoderSession::open(
+            runtime,
+            &DecoderOptions { preflight: &preflight, spec: &spec, print_plan: false, kv_length },
+        )?,
+    };
+    // A fixed count of tokens, EOS or not: both sides make the same number.
+    let settings = LoopSettings { max_new_tokens: NEW_TOKENS, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
+    let generation =
+        generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| Ok(()))?;
+    Ok(generation.tokens)
+}
+
+/// An attempt's tokens against the reference's.
+pub fn judge(tokens: &[i64], reference: &[i64]) -> AttemptOutcome {
+    match tokens.iter().zip(reference).position(|(a, b)| a != b) {
+        None if tokens.len() == reference.len() => AttemptOutcome::Passes,
+        None => AttemptOutcome::Differs(format!("{} tokens, the reference made {}", tokens.len(), reference.len())),
+        Some(k) => AttemptOutcome::Differs(format!(
+            "token {} of {} is {}, the reference's is {} (greedy, from a {PROMPT_TOKENS}-token synthetic prompt)",
+            k + 1,
+            reference.len(),
+            tokens[k],
+            reference[k]
+        )),
+    }
+}
+
+/// The decoder `.onnx` a genai folder names.
+pub fn decoder_file(folder: &Path) -> Result<PathBuf> {
+    Ok(DecoderModel::read(folder, None, None)?.spec.model)
+}
+
+/// Writes `output` (a folder that must not hold anything yet): every file of `folder` but the
+/// decoder and its external data, then the decoder rewritten by `request`'s rewrites under its
+/// own name, with dmlrun's record. Made beside `output` and renamed into place, so a failure
+/// leaves nothing half-written.
+pub fn write_fixed_folder(runtime: &Runtime, folder: &Path, request: &PlanRequest, output: &Path) -> Result<()> {
+    let DecoderModel { spec, file, .. } = DecoderModel::read(folder, None, None)?;
+    let external: Vec<PathBuf> = file.info.external_data.iter().map(PathBuf::from).collect();
+    let decoder_name = spec.model.file_name().context("the decoder's file name")?.to_os_string();
+    let rewritten = engine::rewrite(runtime, &spec.model, &file.info, &request.rewrites, None)?;
+    let preflight = Preflight::of(runtime, &spec.model.clone(), file, request, Scope::Alone)?;
+    let made = std::fs::read(&rewritten.path).context("reading the rewritten decoder")?;
+    let bytes = engine::saved_model(&spec.model, &preflight, Some(&made), Some(&rewritten.report), None)?;
+
+    let parent = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let staging = tempfile::Builder::new()
+        .prefix(".dmlrun-fix-folder-")
+        .tempdir_in(&parent)
+        .with_context(|| format!("--output {}: cannot write in {}", output.display(), parent.display()))?;
+    for entry in std::fs::read_dir(folder).with_context(|| format!("reading {}", folder.display()))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let is_decoder = name == decoder_name || external.iter().any(|e| e.as_os_str() == name);
+        if is_decoder || !entry.file_type()?.is_file() {
+            continue;
+        }
+        std::fs::copy(entry.path(), staging.path().join(&name))
+            .with_context(|| format!("copying {}", entry.path().display()))?;
+    }
+    std::fs::write(staging.path().join(&decoder_name), bytes).context("writing the fixed decoder")?;
+    if output.is_dir() {
+        std::fs::remove_dir(output).with_context(|| format!("--output {}", output.display()))?;
+    }
+    let kept = staging.keep();
+    std::fs::rename(&kept, output)
+        .with_context(|| format!("--output {}: moving the fixed folder there", output.display()))
+}
+
+/// `-o` for a folder: absent, or an empty folder.
+pub fn check_output_folder(output: &Path) -> Result<()> {
+    if output.is_file() {
+        bail!("--output {}: a genai folder is fixed into a folder, and this is a file", output.display());
+    }
+    if output.is_dir() && std::fs::read_dir(output)?.next().is_some() {
+        bail!("--output {}: exists and is not an empty folder (name another)", output.display());
+    }
+    Ok(())
+}
