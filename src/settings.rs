@@ -160,6 +160,8 @@ pub struct TestSettings {
     pub github: Option<github::Target>,
     /// `--save-models`: where each case's model is written as its session ran it.
     pub save_models: Option<PathBuf>,
+    /// `--save-fixed-dims`: those models with their free dimensions as the session fixed them.
+    pub save_fixed_dims: bool,
 }
 
 /// How long one test case may run when --timeout does not say: far beyond any conformance case
@@ -193,6 +195,7 @@ impl TestSettings {
             shard: resolve_shard(args.shard)?,
             github: github_target(&args.ci),
             save_models: args.save_models.clone(),
+            save_fixed_dims: args.save_fixed_dims,
         })
     }
 
@@ -278,6 +281,8 @@ pub struct BenchSettings {
     pub github: Option<github::Target>,
     /// `--save-models`: where each model is written as its session ran it.
     pub save_models: Option<PathBuf>,
+    /// `--save-fixed-dims`: those models with their free dimensions as the session fixed them.
+    pub save_fixed_dims: bool,
 }
 
 impl BenchSettings {
@@ -335,6 +340,7 @@ impl BenchSettings {
             shard: resolve_shard(args.shard)?,
             github: github_target(&args.ci),
             save_models: args.save_models.clone(),
+            save_fixed_dims: args.save_fixed_dims,
         })
     }
 

@@ -230,6 +230,50 @@ fn save_model_writes_what_the_session_ran_and_alone_it_gives_the_same_outputs() 
     assert_eq!(entries.keys().filter(|k| k.starts_with("dmlrun.")).count(), 4, "{entries:?}");
 }
 
+/// `--save-fixed-dims`: the saved model's free dimensions as the run fixed them (by name, and
+/// by `--shape` where the input's are unnamed), said in dmlrun.fixed_dims; without it, symbolic.
+#[test]
+fn save_fixed_dims_writes_the_sizes_the_session_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = |model: &Path| -> Vec<serde_json::Value> {
+        let out = dmlrun().arg("info").arg(model).args(["--json", "-"]).output().unwrap();
+        let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        info["inputs"].as_array().unwrap().iter().map(|i| i["dims"].clone()).collect()
+    };
+    let save = |model: &str, flags: &[&str], saved: &Path| {
+        let out = dmlrun()
+            .arg(test_model(model))
+            .args(["--ep", "cpu", "--generate", "random", "--iterations", "1", "-q"])
+            .args(flags)
+            .arg("--save-model")
+            .arg(saved)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{model}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let (symbolic, fixed) = (dir.path().join("symbolic.onnx"), dir.path().join("fixed.onnx"));
+    save("add_mul.onnx", &["--dim", "batch=2"], &symbolic);
+    save("add_mul.onnx", &["--dim", "batch=2", "--save-fixed-dims"], &fixed);
+    assert_eq!(inputs(&symbolic)[0][0]["param"], "batch", "{:?}", inputs(&symbolic));
+    for dims in inputs(&fixed) {
+        assert_eq!(dims[0]["value"], 2, "{dims}");
+        assert!(dims[0]["param"].is_null(), "{dims}");
+    }
+    assert_eq!(metadata_of(&fixed)["dmlrun.fixed_dims"], "4 dimensions fixed: batch=2");
+    assert!(!metadata_of(&symbolic).contains_key("dmlrun.fixed_dims"));
+    // Alone, with no --dim: the sizes are the model's own now.
+    let out = dmlrun().arg(&fixed).args(["--generate", "random", "--iterations", "1", "-q"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let shaped = dir.path().join("shaped.onnx");
+    save("conv_free_hw.onnx", &["--shape", "image=1,3,8,8", "--save-fixed-dims"], &shaped);
+    let dims: Vec<i64> = inputs(&shaped)[0].as_array().unwrap().iter().map(|d| d["value"].as_i64().unwrap()).collect();
+    assert_eq!(dims, [1, 3, 8, 8]);
+    // It is a flag of --save-model's.
+    let out =
+        dmlrun().arg(test_model("add_mul.onnx")).args(["--generate", "random", "--save-fixed-dims"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// `--as-test-data` writes the model that made the outputs: a float16 run's case passes `dmlrun test`.
 #[test]
 fn as_test_data_writes_the_model_that_made_the_outputs() {

@@ -76,6 +76,15 @@ pub struct FixArgs {
     #[arg(long)]
     pub write_unchanged: bool,
 
+    /// With --output: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
+    /// dmlrun gave them for DirectML from the inputs), for an application that sets no
+    /// free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay
+    /// symbolic, as in the source.
+    ///
+    /// Example: dmlrun fix det.onnx --device 0 --dim N=1 -o det-dml.onnx --save-fixed-dims
+    #[arg(long)]
+    pub save_fixed_dims: bool,
+
     /// Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text).
     ///
     /// Example: --json fix.json

@@ -185,6 +185,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "as-test-data",
             "save-model",
             "save-models",
+            "save-fixed-dims",
             "write-unchanged",
             "save-inputs",
             "save-format",

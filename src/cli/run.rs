@@ -92,6 +92,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub save_model: Option<PathBuf>,
 
+    /// With --save-model: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
+    /// dmlrun gave them for DirectML from the inputs), for an application that sets no
+    /// free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay
+    /// symbolic, as in the source.
+    ///
+    /// Example: dmlrun det.onnx --device 0 --dim N=1 --save-model det-dml.onnx --save-fixed-dims
+    #[arg(long, requires = "save_model")]
+    pub save_fixed_dims: bool,
+
     /// Write the inputs as fed to the model (after image preprocessing) into DIR.
     ///
     /// Example: --save-inputs prepared/ --save-format pb

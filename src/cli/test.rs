@@ -122,6 +122,15 @@ pub struct TestArgs {
     #[arg(long, value_name = "DIR")]
     pub save_models: Option<PathBuf>,
 
+    /// With --save-models: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
+    /// dmlrun gave them for DirectML from the inputs), for an application that sets no
+    /// free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay
+    /// symbolic, as in the source.
+    ///
+    /// Example: --save-models fixed/ --save-fixed-dims
+    #[arg(long, requires = "save_models")]
+    pub save_fixed_dims: bool,
+
     /// Write the results as JSON to FILE ("-" for stdout).
     ///
     /// Example: --json results.json

@@ -573,9 +573,15 @@ fn bench_model(
     if let Some(dir) = &settings.save_models {
         // The model as the session ran it; one that cannot be written is said, not a failure
         // of the model's figures.
-        let saved =
-            engine::saved_model(&target.path, preflight, made_model.as_deref(), rewrite.as_ref(), precision.as_ref())
-                .and_then(|bytes| engine::write_saved(dir, &target.name, &bytes));
+        let saved = engine::saved_model(
+            &target.path,
+            preflight,
+            made_model.as_deref(),
+            rewrite.as_ref(),
+            precision.as_ref(),
+            settings.save_fixed_dims,
+        )
+        .and_then(|bytes| engine::write_saved(dir, &target.name, &bytes));
         if let Err(e) = saved {
             let w = format!("--save-models: {}", crate::exit::one_line(&e));
             bars.suspend(|| crate::errln!("warning: {}: {w}", target.name));

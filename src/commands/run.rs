@@ -134,7 +134,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         // The model that made the outputs, as --save-model writes it: never the original where
         // dmlrun rewrote or converted it.
         Some(dir) if args.as_test_data => {
-            let model = engine::saved_model(model_path, &preflight, made_model.as_deref(), rewrite.as_ref(), precision.as_ref())
+            let (made, rewrite, precision) = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
+            // The test case's model keeps its free dimensions: its data sizes them.
+            let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, false)
                 .context("--as-test-data")?;
             crate::suites::testdata::write_case(dir, &model, &bound.tensors, &results)?
         }
@@ -149,9 +151,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         saved_outputs.extend(outputs::save(dir, &bound.tensors, args.save_format, TensorRole::Input)?);
     }
     if let Some(path) = &args.save_model {
-        let model =
-            engine::saved_model(model_path, &preflight, made_model.as_deref(), rewrite.as_ref(), precision.as_ref())
-                .context("--save-model")?;
+        let (made, rewrite, precision) = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
+        let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, args.save_fixed_dims)
+            .context("--save-model")?;
         crate::fsutil::write_atomic(path, &model).with_context(|| format!("--save-model {}", path.display()))?;
         saved_outputs.push(path.clone());
     }

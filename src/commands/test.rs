@@ -444,6 +444,7 @@ fn check_case(
             made.as_deref(),
             result.rewrite.as_ref(),
             result.precision.as_ref(),
+            settings.save_fixed_dims,
         )
         .and_then(|bytes| engine::write_saved(dir, &case.name, &bytes));
         if let Err(e) = saved {

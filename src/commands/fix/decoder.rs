@@ -87,7 +87,7 @@ pub fn write_fixed_folder(runtime: &Runtime, folder: &Path, request: &PlanReques
     let rewritten = engine::rewrite(runtime, &spec.model, &file.info, &request.rewrites, None)?;
     let preflight = Preflight::of(runtime, &spec.model.clone(), file, request, Scope::Alone)?;
     let made = std::fs::read(&rewritten.path).context("reading the rewritten decoder")?;
-    let bytes = engine::saved_model(&spec.model, &preflight, Some(&made), Some(&rewritten.report), None)?;
+    let bytes = engine::saved_model(&spec.model, &preflight, Some(&made), Some(&rewritten.report), None, false)?;
 
     let parent = match output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

@@ -667,6 +667,7 @@ fn run_once(
             measured.made_model.as_deref(),
             measured.rewrite.as_ref(),
             measured.precision.as_ref(),
+            args.save_fixed_dims,
         )
         .map_err(|e| crate::exit::one_line(&e))
     });

@@ -10,13 +10,16 @@ use super::{PrecisionReport, Preflight, RewriteReport};
 /// The model a run's session ran, as a file to ship: the one dmlrun made (rewritten, converted to
 /// float16) or the user's own, with `dmlrun.*` metadata_props saying what was done and how far
 /// its outputs are from the original's on the reference EP. Its free dimensions stay as the file
-/// had them (a session fixes them through its options, not in the graph).
+/// had them (a session fixes them through its options, not in the graph), unless `fixed_dims`
+/// (`--save-fixed-dims`): then the graph's inputs and outputs carry the sizes the session was
+/// given, for an application that sets no free-dimension overrides of its own.
 pub fn saved_model(
     model_path: &Path,
     preflight: &Preflight,
     made: Option<&[u8]>,
     rewrite: Option<&RewriteReport>,
     precision: Option<&PrecisionReport>,
+    fixed_dims: bool,
 ) -> Result<Vec<u8>> {
     let bytes = match made {
         Some(bytes) => bytes.to_vec(),
@@ -47,6 +50,34 @@ pub fn saved_model(
         let largest = outputs.iter().map(|o| o.max_abs).fold(0.0_f64, f64::max);
         entries.push(("dmlrun.max_abs_diff".to_string(), format!("{largest:e} against the original on {on}")));
     }
+    let bytes = match fixed_dims {
+        true => {
+            use crate::runtime::plan::DimKey;
+            let of = |by: DimKey| -> Vec<(String, i64)> {
+                plan.dimension_overrides.iter().filter(|o| o.by == by).map(|o| (o.key.clone(), o.value)).collect()
+            };
+            let (by_name, by_denotation) = (of(DimKey::Name), of(DimKey::Denotation));
+            let dims = crate::formats::onnx_proto::FixedDims {
+                by_name: &by_name,
+                by_denotation: &by_denotation,
+                shapes: &plan.input_shapes,
+            };
+            let (bytes, count) = crate::formats::onnx_proto::with_fixed_dims(&bytes, &dims)
+                .with_context(|| format!("{}", model_path.display()))?;
+            let sizes: Vec<String> = by_name
+                .iter()
+                .chain(&by_denotation)
+                .map(|(k, v)| format!("{k}={v}"))
+                .chain(plan.input_shapes.iter().map(|(input, shape)| {
+                    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+                    format!("{input}:{}", dims.join("x"))
+                }))
+                .collect();
+            entries.push(("dmlrun.fixed_dims".to_string(), format!("{count} dimensions fixed: {}", sizes.join(", "))));
+            bytes
+        }
+        false => bytes,
+    };
     crate::formats::onnx_proto::with_metadata(&bytes, "dmlrun.", &entries)
         .with_context(|| format!("{}", model_path.display()))
 }
