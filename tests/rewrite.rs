@@ -274,6 +274,44 @@ fn save_fixed_dims_writes_the_sizes_the_session_was_given() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// A decomposed norm converted to float16 casts back with Cast, not CastLike: ONNX Runtime 1.24's
+/// CPU EP (DirectML's package's) could not open the model with CastLike (a type error in its
+/// InsertCastTransformer, seen under Wine and on the H100 in fix's attempts and reduce's
+/// reference run); the decomposition in float32 keeps its CastLike.
+#[test]
+fn a_decomposed_norm_in_float16_casts_back_with_cast() {
+    let dir = tempfile::tempdir().unwrap();
+    let op_types = |flags: &[&str]| {
+        let saved = dir.path().join("saved.onnx");
+        let out = dmlrun()
+            .arg(test_model("torch/bert.onnx"))
+            .args([
+                "--ep",
+                "cpu",
+                "--generate",
+                "random",
+                "--iterations",
+                "1",
+                "-q",
+                "--decompose",
+                "LayerNormalization",
+            ])
+            .args(flags)
+            .arg("--save-model")
+            .arg(&saved)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = dmlrun().arg("info").arg(&saved).args(["--json", "-"]).output().unwrap();
+        let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        info["op_types"].clone()
+    };
+    assert!(op_types(&[])["CastLike"].as_u64().is_some_and(|n| n > 0));
+    let float16 = op_types(&["--precision", "fp16"]);
+    assert!(float16["CastLike"].is_null(), "{float16}");
+    assert!(float16["ReduceMean"].as_u64().is_some_and(|n| n > 0), "{float16}");
+}
+
 /// `--as-test-data` writes the model that made the outputs: a float16 run's case passes `dmlrun test`.
 #[test]
 fn as_test_data_writes_the_model_that_made_the_outputs() {

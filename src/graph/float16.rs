@@ -279,6 +279,21 @@ impl Graph {
             for (slot, t) in outs.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
                 nodes[i].output[slot] = written(t);
             }
+            // A converted CastLike to a float tensor casts to float16: written as the Cast it is.
+            // ONNX Runtime 1.24's CPU EP (the one DirectML's package ships) cannot type a CastLike
+            // that its InsertCastTransformer runs in float32 between float16 tensors.
+            let like_is_float = inputs.get(1).is_some_and(|t| is_float(t));
+            if !kept[i] && self.nodes[i].op_type == "CastLike" && like_is_float {
+                nodes[i].op_type = Some("Cast".to_string());
+                nodes[i].input.truncate(1);
+                nodes[i].attribute.retain(|a| a.name.as_deref() == Some("saturate"));
+                nodes[i].attribute.push(EditAttribute {
+                    name: Some("to".to_string()),
+                    i: Some(i64::from(FLOAT16)),
+                    r#type: Some(INT_ATTRIBUTE),
+                    ..EditAttribute::default()
+                });
+            }
             if !kept[i] {
                 report.tensors_converted += convert_attributes(&mut nodes[i], &mut report)?;
             }

@@ -79,6 +79,10 @@ struct Tried {
     /// A decoder's greedy tokens (the reference's run, which later attempts are held to).
     #[serde(default)]
     tokens: Option<Vec<i64>>,
+    /// An output is NaN or infinite where the reference's is finite (or the other way round): in
+    /// float16, a value that left its range.
+    #[serde(default)]
+    overflowed: bool,
 }
 
 impl Tried {
@@ -139,11 +143,12 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
     engine::check_request(&runtime, &request)?;
+    let placement_directml = engine::plans_directml(&runtime, &request);
     let placement = PlacementRequest {
         isolation: args.isolation.isolation,
         timeout: args.isolation.timeout,
         default_limit: ATTEMPT_LIMIT,
-        directml: engine::plans_directml(&runtime, &request),
+        directml: placement_directml,
         print_plan: false,
     }
     .resolve()?;
@@ -210,10 +215,11 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         if tried.passes() {
             break Some((applied.clone(), tried));
         }
-        // Float16 ran but differs: the nodes whose values leave its range stay in float32, tried
-        // next (once).
+        // Float16 ran and an output overflowed: the nodes whose values leave its range stay in
+        // float32, tried next (once). A difference of rounding is not that, and no node kept in
+        // float32 for a range would mend it.
         let float16 = request.precision == Precision::Fp16 || applied.contains(&Remedy::Float16);
-        if float16 && !range_checked && matches!(tried.attempt.outcome, AttemptOutcome::Differs(_)) {
+        if float16 && !range_checked && tried.overflowed {
             range_checked = true;
             match attempts.beyond_float16(&graph) {
                 Ok(nodes) if !nodes.is_empty() => queue.push_front(Remedy::KeepFp32(nodes)),
@@ -292,7 +298,12 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         schema: FIX_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
         model: args.model.clone(),
-        execution_provider: args.session.ep.to_string(),
+        // `auto` said as what it chose.
+        execution_provider: match (&args.session.ep, placement_directml) {
+            (crate::runtime::plan::EpRequest::Auto, true) => "dml".to_string(),
+            (crate::runtime::plan::EpRequest::Auto, false) => "cpu".to_string(),
+            (ep, _) => ep.to_string(),
+        },
         reference: args.compare_ep.to_string(),
         tolerance,
         time_limit_s: placement.limit.map(|l| l.as_secs_f64()),
@@ -396,14 +407,22 @@ impl Attempts<'_> {
             };
             let attempt =
                 Attempt { remedies: flags, outcome, max_abs_diff: None, seconds: started.elapsed().as_secs_f64() };
-            return Tried { attempt, model: None, tokens: None };
+            return Tried { attempt, model: None, tokens: None, overflowed: false };
         }
+        let mut overflowed = false;
         let (outcome, max_abs_diff, model) =
             match run_once(self.runtime, self.args, &request, self.load, Some(self.tolerance)) {
-                Ok(ran) => match ran.mismatches.first() {
-                    None => (AttemptOutcome::Passes, ran.max_abs_diff, ran.model),
-                    Some(first) => (AttemptOutcome::Differs(first.to_string()), ran.max_abs_diff, None),
-                },
+                Ok(ran) => {
+                    // Where NaN or infinity differ, no atol passes: the comparison's own sign of it.
+                    overflowed = ran
+                        .mismatches
+                        .iter()
+                        .any(|m| m.values.as_ref().and_then(|v| v.min_atol).is_some_and(f64::is_infinite));
+                    match ran.mismatches.first() {
+                        None => (AttemptOutcome::Passes, ran.max_abs_diff, ran.model),
+                        Some(first) => (AttemptOutcome::Differs(first.to_string()), ran.max_abs_diff, None),
+                    }
+                }
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None, None),
             };
         // The model to ship, kept as a file: a child hands it to its parent this way.
@@ -416,7 +435,7 @@ impl Attempts<'_> {
             })
         });
         let attempt = Attempt { remedies: flags, outcome, max_abs_diff, seconds: started.elapsed().as_secs_f64() };
-        Tried { attempt, model, tokens: None }
+        Tried { attempt, model, tokens: None, overflowed }
     }
 
     /// The user's request with `remedies` added.
@@ -484,7 +503,7 @@ impl Attempts<'_> {
         };
         let attempt =
             Attempt { remedies: Vec::new(), outcome, max_abs_diff: None, seconds: started.elapsed().as_secs_f64() };
-        Tried { attempt, model: None, tokens }
+        Tried { attempt, model: None, tokens, overflowed: false }
     }
 
     /// Runs `attempt` in a child dmlrun held to the time limit; a child that hangs, crashes or
@@ -521,6 +540,7 @@ impl Attempts<'_> {
             },
             model: None,
             tokens: None,
+            overflowed: false,
         };
         match end {
             Err(e) => failed(crate::exit::one_line(&e)),
