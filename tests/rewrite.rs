@@ -342,6 +342,25 @@ fn as_test_data_writes_the_model_that_made_the_outputs() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
+/// `--as-test-data` of a model dmlrun did not change whose weights are in external data: the
+/// case holds the model as it is with its data file beside it, and passes `dmlrun test`.
+#[test]
+fn as_test_data_keeps_an_unchanged_models_external_data_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("case");
+    let out = dmlrun()
+        .arg(test_model("external_weights.onnx"))
+        .args(["--generate", "random", "--iterations", "1", "-q", "--as-test-data", "--save-outputs"])
+        .arg(&case)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(case.join("model.onnx")).unwrap(), std::fs::read(test_model("external_weights.onnx")).unwrap());
+    assert!(case.join("external_weights.bin").is_file());
+    let out = dmlrun().arg("test").arg(&case).args(["--rtol", "0", "--atol", "0"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 /// A model's metadata_props as `dmlrun info --json` reads them.
 fn metadata_of(model: &Path) -> std::collections::BTreeMap<String, String> {
     let out = dmlrun().arg("info").arg(model).args(["--json", "-"]).output().unwrap();

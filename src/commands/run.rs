@@ -135,10 +135,33 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         // dmlrun rewrote or converted it.
         Some(dir) if args.as_test_data => {
             let (made, rewrite, precision) = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
-            // The test case's model keeps its free dimensions: its data sizes them.
-            let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, false)
-                .context("--as-test-data")?;
-            crate::suites::testdata::write_case(dir, &model, &bound.tensors, &results)?
+            let external = &preflight.model.info.external_data;
+            if made.is_none() && !external.is_empty() {
+                // A model dmlrun did not change, its weights in external data files: the case
+                // holds it as it is, its data files beside it under the names it gives them.
+                let model = std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?;
+                let mut written = crate::suites::testdata::write_case(dir, &model, &bound.tensors, &results)?;
+                let folder = model_path.parent().unwrap_or(Path::new("."));
+                for file in external {
+                    let inside = Path::new(file).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+                    if !inside {
+                        bail!("--as-test-data: {} names its external data '{file}', outside its folder", model_path.display());
+                    }
+                    let (from, to) = (folder.join(file), dir.join(file));
+                    if let Some(parent) = to.parent() {
+                        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+                    }
+                    std::fs::copy(&from, &to)
+                        .with_context(|| format!("--as-test-data: copying {} to {}", from.display(), to.display()))?;
+                    written.push(to);
+                }
+                written
+            } else {
+                // The test case's model keeps its free dimensions: its data sizes them.
+                let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, false)
+                    .context("--as-test-data")?;
+                crate::suites::testdata::write_case(dir, &model, &bound.tensors, &results)?
+            }
         }
         Some(dir) => {
             let mut saved = outputs::save(dir, &results, args.save_format, TensorRole::Output)?;
