@@ -1,8 +1,9 @@
 //! Whether a model got slower: a verdict from two sets of latency samples, each timed in rounds
 //! (consecutive blocks of runs), as asv and criterion decide rather than by two medians.
 //!
-//! A change is called one only when two tests agree that it is real and it is beyond the
-//! threshold (`--max-regression`):
+//! A change is called one only when two tests agree that it is real and its whole interval is
+//! beyond the threshold (`--max-regression`), as criterion calls a change beyond its noise
+//! threshold:
 //! - the Mann-Whitney U test (two-sided, normal approximation with the tie and continuity
 //!   corrections, as scipy's `mannwhitneyu(method="asymptotic")`) on every run: is one side
 //!   stochastically slower?
@@ -32,9 +33,9 @@ const SEED: u64 = 0x646d_6c72_756e;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Slower: significant by both tests, and beyond the threshold.
+    /// Slower: significant by both tests, and the whole interval beyond the threshold.
     Regression,
-    /// Faster: significant by both tests, and beyond the threshold.
+    /// Faster: significant by both tests, and the whole interval beyond the threshold.
     Improvement,
     /// The interval lies within the threshold both ways: any change is smaller than it.
     NoChange,
@@ -128,9 +129,12 @@ pub fn judge(old: Timed, new: Timed, threshold: f64) -> Option<Change> {
     let up = 1.0 + threshold.max(0.0);
     let down = 1.0 / up;
     let significant = p_value < ALPHA && (ci_low > 1.0 || ci_high < 1.0);
-    let verdict = if significant && ratio > up {
+    // As criterion decides: a change is called one only where the whole interval lies beyond the
+    // threshold, not its middle alone. A median past the threshold whose interval reaches back
+    // inside it is a change these samples cannot size: inconclusive, never a failed gate.
+    let verdict = if significant && ci_low > up {
         Verdict::Regression
-    } else if significant && ratio < down {
+    } else if significant && ci_high < down {
         Verdict::Improvement
     } else if ci_low >= down && ci_high <= up {
         Verdict::NoChange
@@ -141,12 +145,12 @@ pub fn judge(old: Timed, new: Timed, threshold: f64) -> Option<Change> {
     let change = format!("{} (95% CI {} to {}, p={})", signed(ratio), signed(ci_low), signed(ci_high), p(p_value));
     let limit = format!("{:.1}%", threshold * 100.0);
     let reason = match verdict {
-        Verdict::Regression => format!("slower by {change}: significant and beyond the {limit} threshold"),
-        Verdict::Improvement => format!("faster by {change}: significant and beyond the {limit} threshold"),
+        Verdict::Regression => format!("slower by {change}: significant, the interval beyond the {limit} threshold"),
+        Verdict::Improvement => format!("faster by {change}: significant, the interval beyond the {limit} threshold"),
         Verdict::NoChange if significant => format!("{change}: a real change, within the {limit} threshold"),
         Verdict::NoChange => format!("{change}: within the {limit} threshold both ways"),
         Verdict::Inconclusive if significant => {
-            format!("{change}: significant, but the interval reaches past the {limit} threshold")
+            format!("{change}: significant, but the interval straddles the {limit} threshold")
         }
         Verdict::Inconclusive => format!(
             "{change}: the noise (±{:.1}%) is wider than the {limit} threshold: time more runs or rounds",
@@ -327,6 +331,17 @@ mod tests {
         assert!(c.p_value < ALPHA, "{c:?}");
         assert_eq!(c.verdict, Verdict::NoChange, "{}", c.reason);
         assert!(c.reason.contains("a real change, within the 5.0% threshold"), "{}", c.reason);
+    }
+
+    #[test]
+    fn a_median_past_the_threshold_whose_interval_reaches_back_is_inconclusive() {
+        // About 7% slower with ±3% noise: real, and likely past 5%, but not surely.
+        let old = latencies(15, 60, 10.0, 1.0);
+        let new = latencies(16, 60, 10.7, 1.0);
+        let c = judged(&old, &[6; 10], &new, &[6; 10]);
+        assert!(c.ratio > 1.05 && c.ci_low < 1.05 && c.p_value < ALPHA, "{c:?}");
+        assert_eq!(c.verdict, Verdict::Inconclusive, "{}", c.reason);
+        assert!(c.reason.contains("straddles the 5.0% threshold"), "{}", c.reason);
     }
 
     #[test]
