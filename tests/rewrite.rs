@@ -355,7 +355,10 @@ fn as_test_data_keeps_an_unchanged_models_external_data_beside_it() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(std::fs::read(case.join("model.onnx")).unwrap(), std::fs::read(test_model("external_weights.onnx")).unwrap());
+    assert_eq!(
+        std::fs::read(case.join("model.onnx")).unwrap(),
+        std::fs::read(test_model("external_weights.onnx")).unwrap()
+    );
     assert!(case.join("external_weights.bin").is_file());
     let out = dmlrun().arg("test").arg(&case).args(["--rtol", "0", "--atol", "0"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
