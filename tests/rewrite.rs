@@ -312,34 +312,29 @@ fn a_decomposed_norm_in_float16_casts_back_with_cast() {
     assert!(float16["ReduceMean"].as_u64().is_some_and(|n| n > 0), "{float16}");
 }
 
-/// `--as-test-data` writes the model that made the outputs: a float16 run's case passes `dmlrun test`.
+/// `--as-test-data` writes the model that made the outputs: a float16 run's case, and a
+/// rewritten one's, pass `dmlrun test` at rtol 0, with no flag.
 #[test]
 fn as_test_data_writes_the_model_that_made_the_outputs() {
     let dir = tempfile::tempdir().unwrap();
-    let case = dir.path().join("case");
-    let out = dmlrun()
-        .arg(test_model("gemm_tanh_no_bias.onnx"))
-        .args([
-            "--precision",
-            "fp16",
-            "--generate",
-            "random",
-            "--iterations",
-            "1",
-            "-q",
-            "--as-test-data",
-            "--save-outputs",
-        ])
-        .arg(&case)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_ne!(
-        std::fs::read(case.join("model.onnx")).unwrap(),
-        std::fs::read(test_model("gemm_tanh_no_bias.onnx")).unwrap()
-    );
-    let out = dmlrun().arg("test").arg(&case).args(["--rtol", "0", "--atol", "0"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    for (i, flags) in [&["--precision", "fp16"][..], &["--gemm-zero-bias"][..]].iter().enumerate() {
+        let case = dir.path().join(format!("case{i}"));
+        let out = dmlrun()
+            .arg(test_model("gemm_tanh_no_bias.onnx"))
+            .args(*flags)
+            .args(["--generate", "random", "--iterations", "1", "-q", "--as-test-data", "--save-outputs"])
+            .arg(&case)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{flags:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_ne!(
+            std::fs::read(case.join("model.onnx")).unwrap(),
+            std::fs::read(test_model("gemm_tanh_no_bias.onnx")).unwrap(),
+            "{flags:?}"
+        );
+        let out = dmlrun().arg("test").arg(&case).args(["--rtol", "0", "--atol", "0"]).output().unwrap();
+        assert!(out.status.success(), "{flags:?}: {}", String::from_utf8_lossy(&out.stdout));
+    }
 }
 
 /// `--as-test-data` of a model dmlrun did not change whose weights are in external data: the

@@ -177,8 +177,9 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         let (made, rewrite, precision) = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
         let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, args.save_fixed_dims)
             .context("--save-model")?;
-        crate::fsutil::write_atomic(path, &model).with_context(|| format!("--save-model {}", path.display()))?;
-        saved_outputs.push(path.clone());
+        let written = crate::formats::onnx_proto::write_model(path, &model)
+            .with_context(|| format!("--save-model {}", path.display()))?;
+        saved_outputs.extend(written);
     }
 
     let report = RunReport {

@@ -107,7 +107,8 @@ pub fn write_fixed_folder(runtime: &Runtime, folder: &Path, request: &PlanReques
         std::fs::copy(entry.path(), staging.path().join(&name))
             .with_context(|| format!("copying {}", entry.path().display()))?;
     }
-    std::fs::write(staging.path().join(&decoder_name), bytes).context("writing the fixed decoder")?;
+    crate::formats::onnx_proto::write_model(&staging.path().join(&decoder_name), &bytes)
+        .context("writing the fixed decoder")?;
     if output.is_dir() {
         std::fs::remove_dir(output).with_context(|| format!("--output {}", output.display()))?;
     }

@@ -283,7 +283,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
             None => bail!("--output {}: no model to write", args.output.display()),
         };
         let bytes = std::fs::read(made).with_context(|| format!("reading {}", made.display()))?;
-        crate::fsutil::write_atomic(&args.output, &bytes)
+        crate::formats::onnx_proto::write_model(&args.output, &bytes)
             .with_context(|| format!("--output {}", args.output.display()))?;
         Ok(args.output.clone())
     };

@@ -90,3 +90,111 @@ pub fn with_fixed_dims(model: &[u8], dims: &FixedDims) -> anyhow::Result<(Vec<u8
     raw.graph = Some(graph.encode_to_vec());
     Ok((raw.encode_to_vec(), fixed))
 }
+
+/// The largest model dmlrun writes as one file: protobuf's 2 GiB, less a margin for the fields
+/// around the weights.
+pub const SINGLE_FILE_LIMIT: usize = (2 << 30) - (64 << 20);
+
+/// Writes a model dmlrun made to `path`: as one file up to [`SINGLE_FILE_LIMIT`], else with its
+/// weights in `NAME.data` beside it (ONNX's external data: `location`, `offset`, `length`), as a
+/// model past protobuf's 2 GiB must be. Both written whole or not at all. Returns the files.
+pub fn write_model(path: &std::path::Path, model: &[u8]) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    write_model_within(path, model, SINGLE_FILE_LIMIT)
+}
+
+fn write_model_within(path: &std::path::Path, model: &[u8], limit: usize) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    use anyhow::Context;
+    if model.len() <= limit {
+        crate::fsutil::write_atomic(path, model)?;
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let name = path.file_name().context("a model file needs a name")?.to_string_lossy();
+    let data_name = format!("{name}.data");
+    let (model, data) = with_external_data(model, &data_name)?;
+    let data_path = path.with_file_name(&data_name);
+    crate::fsutil::write_atomic(&data_path, &data)?;
+    crate::fsutil::write_atomic(path, &model)?;
+    Ok(vec![path.to_path_buf(), data_path])
+}
+
+/// `model` with every main-graph initializer held in `raw_data` moved to one data blob, each at
+/// an offset aligned to 4 KiB (so a reader may map it) and named by `location`. Returns the model
+/// and the blob.
+pub fn with_external_data(model: &[u8], location: &str) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    use prost::Message;
+    const ALIGN: usize = 4096;
+    const EXTERNAL: i32 = 1;
+    let mut raw = lossless::RawModel::decode(model).map_err(|e| anyhow::anyhow!("not an ONNX model: {e}"))?;
+    let graph_bytes = raw.graph.take().ok_or_else(|| anyhow::anyhow!("the model has no graph"))?;
+    let mut graph =
+        lossless::RawGraph::decode(graph_bytes.as_slice()).map_err(|e| anyhow::anyhow!("the model's graph: {e}"))?;
+    let mut data: Vec<u8> = Vec::new();
+    for initializer in &mut graph.initializer {
+        let mut tensor =
+            lossless::EditTensor::decode(initializer.as_slice()).map_err(|e| anyhow::anyhow!("an initializer: {e}"))?;
+        let Some(bytes) = tensor.raw_data.take().filter(|b| !b.is_empty()) else { continue };
+        data.resize(data.len().div_ceil(ALIGN) * ALIGN, 0);
+        let entry = |key: &str, value: String| {
+            header::StringStringEntryProto { key: Some(key.into()), value: Some(value) }.encode_to_vec()
+        };
+        tensor.external_data = vec![
+            entry("location", location.to_string()),
+            entry("offset", data.len().to_string()),
+            entry("length", bytes.len().to_string()),
+        ];
+        tensor.data_location = Some(EXTERNAL);
+        data.extend_from_slice(&bytes);
+        *initializer = tensor.encode_to_vec();
+    }
+    raw.graph = Some(graph.encode_to_vec());
+    Ok((raw.encode_to_vec(), data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_past_the_limit_is_written_with_its_weights_beside_it_and_reads_back_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models/gemm_tanh_no_bias.onnx");
+        let bytes = std::fs::read(&source).unwrap();
+        // Under the limit: one file, byte for byte.
+        let one = dir.path().join("one.onnx");
+        assert_eq!(write_model_within(&one, &bytes, bytes.len()).unwrap(), [one.clone()]);
+        assert_eq!(std::fs::read(&one).unwrap(), bytes);
+        // Past it: the weights in big.onnx.data, which the model names, at aligned offsets.
+        let big = dir.path().join("big.onnx");
+        let written = write_model_within(&big, &bytes, 100).unwrap();
+        assert_eq!(written, [big.clone(), dir.path().join("big.onnx.data")]);
+        let info = crate::formats::model::ModelInfo::from_bytes(&std::fs::read(&big).unwrap()).unwrap();
+        assert_eq!(info.external_data, ["big.onnx.data"]);
+        assert!(std::fs::metadata(&big).unwrap().len() < 1000);
+        // Each initializer's bytes, read where its entries point, are the original's.
+        let initializers = |model: &[u8]| -> Vec<lossless::EditTensor> {
+            use prost::Message;
+            let raw = lossless::RawModel::decode(model).unwrap();
+            let graph = lossless::RawGraph::decode(raw.graph.unwrap().as_slice()).unwrap();
+            graph.initializer.iter().map(|t| lossless::EditTensor::decode(t.as_slice()).unwrap()).collect()
+        };
+        let data = std::fs::read(dir.path().join("big.onnx.data")).unwrap();
+        let (before, after) = (initializers(&bytes), initializers(&std::fs::read(&big).unwrap()));
+        assert_eq!(before.len(), after.len());
+        for (b, a) in before.iter().zip(&after) {
+            use prost::Message;
+            let field = |key: &str| -> usize {
+                let entry = a
+                    .external_data
+                    .iter()
+                    .map(|e| header::StringStringEntryProto::decode(e.as_slice()).unwrap())
+                    .find(|e| e.key.as_deref() == Some(key))
+                    .unwrap();
+                entry.value.unwrap().parse().unwrap_or(0)
+            };
+            let (offset, length) = (field("offset"), field("length"));
+            assert_eq!(offset % 4096, 0);
+            assert_eq!((a.data_location, a.raw_data.as_ref()), (Some(1), None));
+            assert_eq!(&data[offset..offset + length], b.raw_data.as_deref().unwrap(), "{:?}", b.name);
+        }
+    }
+}

@@ -77,7 +77,7 @@ pub fn to_float16(
     // Named after the model, so that an error about it names the model.
     let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let path = folder.path().join(format!("{stem}.fp16.onnx"));
-    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    crate::formats::onnx_proto::write_model(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
     Ok(Float16Model { path, _folder: Some(folder), conversion, float32_outputs, float32_on })
 }
 

@@ -124,7 +124,9 @@ pub fn rewrite(
     // Named after the model, so that what ONNX Runtime says of it names the model.
     let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let path = folder.path().join(format!("{stem}.rewritten.onnx"));
-    std::fs::write(&path, bytes).with_context(|| format!("writing the rewritten model {}", path.display()))?;
+    // Past protobuf's 2 GiB, the weights go in a data file beside it.
+    crate::formats::onnx_proto::write_model(&path, &bytes)
+        .with_context(|| format!("writing the rewritten model {}", path.display()))?;
     let mut report =
         RewriteReport { summary, compared_on: None, outputs: Vec::new(), not_compared: None, fused_back: Vec::new() };
     match check {

@@ -94,7 +94,7 @@ pub fn write_saved(dir: &Path, name: &str, bytes: &[u8]) -> Result<std::path::Pa
     if let Some(parent) = file.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    crate::fsutil::write_atomic(&file, bytes)?;
+    crate::formats::onnx_proto::write_model(&file, bytes)?;
     Ok(file)
 }
 
