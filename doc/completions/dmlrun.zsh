@@ -388,8 +388,8 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
-'--compare-ep=[The reference execution provider, which must run the model\: its values feed each candidate'\''s inputs and are the outputs it is checked against. Takes what --ep takes]:EP:_default' \
-'--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ (the accuracy mode keeps such a difference)]:R:_default' \
+'--compare-ep=[The reference execution provider, which must run the original model\: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt'\''s outputs to its outputs on the original. Takes what --ep takes]:EP:_default' \
+'--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol)]:A:_default' \
 '--time-limit=[Stop bisecting after this long and write the smallest failing model found so far (exit 1\: it may not be the smallest)]:TIME:_default' \
 '--candidate-timeout=[Kill a candidate'\''s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing]:TIME:_default' \
@@ -460,8 +460,8 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
-'--compare-ep=[The reference execution provider, which must run the original model\: every attempt'\''s outputs are held to its outputs. Takes what --ep takes]:EP:_default' \
-'--rtol=[Relative tolerance\: an attempt passes where every output is within atol + rtol * |reference| of the reference'\''s on the original model]:R:_default' \
+'--compare-ep=[The reference execution provider, which must run the original model\: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt'\''s outputs to its outputs on the original. Takes what --ep takes]:EP:_default' \
+'--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol)]:A:_default' \
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"

@@ -4,9 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::parse::*;
-use super::{InputArgs, IsolationArgs, OrtArgs, PreprocessArgs, SessionArgs};
-use crate::runtime::plan::EpRequest;
+use super::{InputArgs, IsolationArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
 
 /// `dmlrun fix`.
 #[derive(Debug, Clone, Args)]
@@ -27,25 +25,8 @@ pub struct FixArgs {
     #[command(flatten)]
     pub session: SessionArgs,
 
-    /// The reference execution provider, which must run the original model: every attempt's
-    /// outputs are held to its outputs. Takes what --ep takes.
-    ///
-    /// Example: --ep dml --compare-ep cpu
-    #[arg(long, value_name = "EP", value_parser = parse_ep, default_value = "cpu")]
-    pub compare_ep: EpRequest,
-
-    /// Relative tolerance: an attempt passes where every output is within atol + rtol *
-    /// |reference| of the reference's on the original model.
-    ///
-    /// Example: --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol)]
-    pub rtol: f64,
-
-    /// Absolute tolerance (see --rtol).
-    ///
-    /// Example: --atol 1e-4
-    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol)]
-    pub atol: f64,
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
 
     // Each attempt (and the reference's run) in a child process, so that one that hangs or kills
     // its process costs that attempt, not the fix: a child an attempt where DirectML is in the

@@ -28,7 +28,8 @@ pub use parse::*;
 pub use reduce::ReduceArgs;
 pub use run::RunArgs;
 pub use shared::{
-    BatchInputArgs, CiArgs, CiSystem, CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs, SessionArgs,
+    BatchInputArgs, CiArgs, CiSystem, CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs,
+    ReferenceArgs, SessionArgs,
 };
 pub use test::TestArgs;
 

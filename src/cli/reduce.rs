@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::parse::*;
-use super::{InputArgs, OrtArgs, PreprocessArgs, SessionArgs};
-use crate::runtime::plan::EpRequest;
+use super::{InputArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
 
 /// `dmlrun reduce`.
 #[derive(Debug, Clone, Args)]
@@ -27,25 +26,8 @@ pub struct ReduceArgs {
     #[command(flatten)]
     pub session: SessionArgs,
 
-    /// The reference execution provider, which must run the model: its values feed each
-    /// candidate's inputs and are the outputs it is checked against. Takes what --ep takes.
-    ///
-    /// Example: --ep dml --compare-ep cpu
-    #[arg(long, value_name = "EP", value_parser = parse_ep, default_value = "cpu")]
-    pub compare_ep: EpRequest,
-
-    /// Relative tolerance: outputs further apart than atol + rtol * |reference| differ (the
-    /// accuracy mode keeps such a difference).
-    ///
-    /// Example: --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol)]
-    pub rtol: f64,
-
-    /// Absolute tolerance (see --rtol).
-    ///
-    /// Example: --atol 1e-4
-    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol)]
-    pub atol: f64,
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
 
     /// Stop bisecting after this long and write the smallest failing model found so far
     /// (exit 1: it may not be the smallest).

@@ -330,6 +330,37 @@ pub struct PreprocessArgs {
     pub image_size: Option<(usize, usize)>,
 }
 
+/// The reference a model is held to where a command needs one to work at all (`reduce`, `fix`):
+/// an execution provider that runs the model (the CPU by default), and how close is equal.
+#[derive(Debug, Clone, Args)]
+pub struct ReferenceArgs {
+    /// The reference execution provider, which must run the original model: reduce feeds each
+    /// candidate the values it gave and checks the outputs against them; fix holds every
+    /// attempt's outputs to its outputs on the original. Takes what --ep takes.
+    ///
+    /// Example: --ep dml --compare-ep cpu
+    #[arg(long, value_name = "EP", value_parser = parse_ep, default_value = "cpu")]
+    pub compare_ep: EpRequest,
+
+    /// Relative tolerance: outputs further apart than atol + rtol * |reference| differ.
+    ///
+    /// Example: --rtol 1e-2
+    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol)]
+    pub rtol: f64,
+
+    /// Absolute tolerance (see --rtol).
+    ///
+    /// Example: --atol 1e-4
+    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol)]
+    pub atol: f64,
+}
+
+impl ReferenceArgs {
+    pub fn tolerance(&self) -> crate::compare::Tolerance {
+        crate::compare::Tolerance { atol: self.atol, rtol: self.rtol }
+    }
+}
+
 /// Checking a run against a reference execution provider (`run` and `bench`; `test` has its
 /// own, whose tolerances also apply to expected outputs).
 #[derive(Debug, Clone, Args)]

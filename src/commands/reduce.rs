@@ -41,11 +41,11 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
     let own_options = !args.session.session_config.is_empty() || !args.session.ep_options.is_empty();
-    if engine_name(&args.session.ep, &runtime) == engine_name(&args.compare_ep, &runtime) && !own_options {
+    if engine_name(&args.session.ep, &runtime) == engine_name(&args.reference.compare_ep, &runtime) && !own_options {
         bail!(
             "--ep {} and --compare-ep {} are the same execution provider here, with the same options: reduce needs one that fails the model and one that runs it",
             args.session.ep,
-            args.compare_ep
+            args.reference.compare_ep
         );
     }
     // What the EP under test would refuse outright (no DirectML here, no such adapter) is said
@@ -57,7 +57,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let reference = PlanRequest {
         session_config: Vec::new(),
         ep_options: Vec::new(),
-        ..preflight.request.reference(args.compare_ep.clone(), None)
+        ..preflight.request.reference(args.reference.compare_ep.clone(), None)
     };
     let load = settings::load_options(&args.input, &args.preprocess);
     // --decompose, --gemm-zero-bias, --precision fp16: the model reduced is the rewritten and
@@ -114,12 +114,12 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         "candidates",
         args.quiet,
     );
-    bar.set_message(format!("reference run on {}", args.compare_ep));
+    bar.set_message(format!("reference run on {}", args.reference.compare_ep));
     let reference_run = diagnose::reference_run(&runtime, &preflight, &graph, &reference, &args.input.inputs, &load)
         .with_context(|| {
             format!(
                 "model {named}: the reference EP (--compare-ep {}) cannot run it with these inputs, so there is nothing to compare a candidate with",
-                args.compare_ep
+                args.reference.compare_ep
             )
         })?;
     let mut values: HashMap<_, _> = reference_run.values.into_iter().collect();
@@ -135,7 +135,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         }
     };
     let ep_args = ep_args(args, request.device);
-    let mut reference_args: Vec<OsString> = vec!["--ep".into(), args.compare_ep.to_string().into()];
+    let mut reference_args: Vec<OsString> = vec!["--ep".into(), args.reference.compare_ep.to_string().into()];
     reference_args.extend(common_args(args));
     let reducer = Reducer {
         graph: &graph,
@@ -310,8 +310,8 @@ fn common_args(args: &ReduceArgs) -> Vec<OsString> {
     if args.ort.ort_log_level != crate::runtime::OrtLogLevel::Warning {
         flag("--ort-log-level", value_name(&args.ort.ort_log_level));
     }
-    flag("--rtol", args.rtol.to_string());
-    flag("--atol", args.atol.to_string());
+    flag("--rtol", args.reference.rtol.to_string());
+    flag("--atol", args.reference.atol.to_string());
     out
 }
 

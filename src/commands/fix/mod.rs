@@ -153,7 +153,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
     }
     .resolve()?;
     let load = settings::load_options(&args.input, &args.preprocess);
-    let tolerance = Tolerance { atol: args.atol, rtol: args.rtol };
+    let tolerance = args.reference.tolerance();
     if decoder && request.precision != Precision::Fp32 {
         bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one");
     }
@@ -183,7 +183,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         bail!(
             "model {}: the reference ({}) cannot run it either, so there is nothing {} could be fixed against: {why}",
             model_path.display(),
-            args.compare_ep,
+            args.reference.compare_ep,
             args.session.ep,
         );
     }
@@ -304,7 +304,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
             (crate::runtime::plan::EpRequest::Auto, false) => "cpu".to_string(),
             (ep, _) => ep.to_string(),
         },
-        reference: args.compare_ep.to_string(),
+        reference: args.reference.compare_ep.to_string(),
         tolerance,
         time_limit_s: placement.limit.map(|l| l.as_secs_f64()),
         remedies_that_fit: fit.iter().map(|r| r.flag()).collect(),
@@ -365,7 +365,7 @@ fn attempt_as_child(args: &FixArgs, attempt: &str, decoder: bool) -> Result<Exit
         args,
         base: &request,
         load: &load,
-        tolerance: Tolerance { atol: args.atol, rtol: args.rtol },
+        tolerance: args.reference.tolerance(),
         placement: Placement::default(),
         staging,
         children: Default::default(),
@@ -700,6 +700,6 @@ fn reference_of(request: &PlanRequest, args: &FixArgs) -> PlanRequest {
     PlanRequest {
         session_config: Vec::new(),
         ep_options: Vec::new(),
-        ..request.reference(args.compare_ep.clone(), None)
+        ..request.reference(args.reference.compare_ep.clone(), None)
     }
 }
