@@ -194,7 +194,7 @@ impl TestSettings {
             placement: placement_request(&args.isolation, DEFAULT_CASE_LIMIT, false),
             shard: resolve_shard(args.shard)?,
             github: github_target(&args.ci),
-            save_models: args.save_models.clone(),
+            save_models: save_models_folder(&args.save_models)?,
             save_fixed_dims: args.save_fixed_dims,
         })
     }
@@ -208,6 +208,17 @@ impl TestSettings {
 /// `--ci`, against this process's environment.
 pub fn github_target(args: &crate::cli::CiArgs) -> Option<github::Target> {
     github::target(args.ci.forced(), |name| std::env::var(name).ok())
+}
+
+/// `--save-models DIR` (test's and bench's), checked writable before any item runs, as the
+/// exports are.
+fn save_models_folder(dir: &Option<PathBuf>) -> Result<Option<PathBuf>> {
+    use anyhow::Context;
+    if let Some(dir) = dir {
+        crate::report::export::check_writable_folder(dir)
+            .with_context(|| format!("--save-models {}", dir.display()))?;
+    }
+    Ok(dir.clone())
 }
 
 /// `--shard K/N` as given, or `--shard auto` read from this CI job's variables.
@@ -339,7 +350,7 @@ impl BenchSettings {
             placement: placement_request(&args.isolation, DEFAULT_MODEL_LIMIT, args.session.print_plan),
             shard: resolve_shard(args.shard)?,
             github: github_target(&args.ci),
-            save_models: args.save_models.clone(),
+            save_models: save_models_folder(&args.save_models)?,
             save_fixed_dims: args.save_fixed_dims,
         })
     }

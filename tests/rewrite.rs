@@ -440,4 +440,19 @@ fn bench_save_models_writes_a_file_per_model_and_warns_where_it_cannot() {
     for name in ["add_mul", "gelu_chain"] {
         assert_eq!(metadata_of(&saved.join(format!("{name}.onnx")))["dmlrun.precision"], "fp16", "{name}");
     }
+    // A folder that cannot be made is one line before any model runs, in test as in bench.
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    for command in ["bench", "test"] {
+        let out = dmlrun()
+            .arg(command)
+            .arg(&models)
+            .args(["--quiet", "--save-models"])
+            .arg(file.join("sub"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command}: {said}");
+        assert!(said.starts_with("dmlrun: error: --save-models "), "{command}: {said}");
+    }
 }

@@ -125,10 +125,6 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         args.html.as_deref(),
         args.junit.as_deref(),
     ))?;
-    if let Some(dir) = &settings.save_models {
-        crate::report::export::check_writable_folder(dir)
-            .with_context(|| format!("--save-models {}", dir.display()))?;
-    }
     let baseline = match &settings.baseline {
         Some(path) => Some(read_baseline(path)?),
         None => None,

@@ -92,10 +92,6 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         args.html.as_deref(),
         args.write_expect.as_deref(),
     ))?;
-    if let Some(dir) = &settings.save_models {
-        crate::report::export::check_writable_folder(dir)
-            .with_context(|| format!("--save-models {}", dir.display()))?;
-    }
     let testdata::Discovery { cases: found, skipped } = testdata::discover(&args.paths)?;
     // The shard first, on the whole sorted list, so every shard of every machine agrees.
     let (found, shard) = batch::shard(found, settings.shard.as_ref(), |c| c.name.as_str());
