@@ -56,6 +56,13 @@ fn a_difference_is_fixed_by_the_remedy_that_fits_and_the_written_model_passes_al
     assert_eq!(record["verdict"], "fixed");
     assert_eq!(record["remedies"], serde_json::json!(["--decompose Gelu"]), "{record}");
     assert!(record["remedies_that_fit"].as_array().unwrap().contains(&serde_json::json!("--decompose Gelu")));
+    // Reduce found the node first, and what got its smallest model through; that model is not
+    // kept where the whole was fixed.
+    let located = &record["located"];
+    assert_eq!((located["node"].as_str(), located["op_type"].as_str()), (Some("gelu"), Some("Gelu")), "{record}");
+    assert!(located["passing_on_minimal"].as_array().unwrap().contains(&serde_json::json!("--decompose Gelu")));
+    assert!(located["minimal"].is_null(), "{record}");
+    assert!(!dir.path().join("gelu-fixed-reduced").exists());
     // The fixed model alone, no remedy flag, on the same EP: it agrees with the reference on the
     // original.
     let again = dmlrun()

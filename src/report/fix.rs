@@ -66,12 +66,12 @@ pub struct FixReport {
     pub remedies: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<PathBuf>,
-    /// Where nothing made it pass: where the model still fails with every remedy.
+    /// Where the model as given failed: what reduce found of that failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub located: Option<Located>,
 }
 
-/// What `dmlrun reduce` found of the failure left with every remedy applied.
+/// What `dmlrun reduce` found of the model's failure as given.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Located {
     /// The node the failure is pinned on, and its operator type.
@@ -82,13 +82,17 @@ pub struct Located {
     /// `rejection`, `accuracy` or `hang`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
-    /// The smallest failing model, as reduce writes it (model.onnx, test_data_set_0/, reduce.json).
+    /// The smallest failing model, as reduce writes it (model.onnx, test_data_set_0/, reduce.json):
+    /// beside the output where nothing fixed the model, else not kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub minimal: Option<PathBuf>,
     pub nodes_before: usize,
     pub nodes_after: usize,
     /// False where reduce's time limit stopped it: the model kept fails but may not be the smallest.
     pub complete: bool,
+    /// What got the smallest model through (the rewrites that fit its nodes, session options):
+    /// those fix knows are tried first.
+    pub passing_on_minimal: Vec<String>,
     /// Session options with which the whole model passed: not a change a model file can carry,
     /// so said rather than written.
     pub options_that_pass: Vec<String>,
@@ -102,13 +106,14 @@ impl Located {
     pub fn from_reduce(reduced: &serde_json::Value, folder: &std::path::Path, ended_cleanly: bool) -> Located {
         let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
         let count = |k: &str| reduced[k].as_u64().unwrap_or(0) as usize;
-        let options_that_pass = reduced["remedies"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let remedies = || reduced["remedies"].as_array().into_iter().flatten();
+        let options_that_pass = remedies()
             .filter(|r| r["whole"]["outcome"] == "pass")
             .filter_map(|r| text(&r["option"]))
+            .filter(|o| o.starts_with("--session-config") || o.starts_with("--dml-") || o.starts_with("--opt-level"))
             .collect();
+        let passing_on_minimal =
+            remedies().filter(|r| r["minimal"]["outcome"] == "pass").filter_map(|r| text(&r["option"])).collect();
         Located {
             node: text(&reduced["node"]["name"]),
             op_type: text(&reduced["node"]["op_type"]),
@@ -117,6 +122,7 @@ impl Located {
             nodes_before: count("nodes_before"),
             nodes_after: count("nodes_after"),
             complete: reduced["complete"].as_bool().unwrap_or(false) && ended_cleanly,
+            passing_on_minimal,
             options_that_pass,
             error: None,
         }
@@ -161,9 +167,12 @@ pub fn human(report: &FixReport) -> String {
                 let partial = if located.complete { "" } else { " (time limit hit: not necessarily the smallest)" };
                 let _ = writeln!(
                     out,
-                    "reduced:   the {mode} is pinned on node '{node}' ({op}): {} of {} nodes{partial}",
+                    "reduced:   as given, the {mode} is pinned on node '{node}' ({op}): {} of {} nodes{partial}",
                     located.nodes_after, located.nodes_before
                 );
+                if !located.passing_on_minimal.is_empty() {
+                    let _ = writeln!(out, "           its smallest model passes with {}", located.passing_on_minimal.join("; "));
+                }
                 if let Some(minimal) = &located.minimal {
                     let _ = writeln!(out, "           the smallest model that shows it: {}", minimal.display());
                 }

@@ -204,13 +204,31 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         record.push(tried.attempt.clone());
     };
 
-    // The model as it is, then the remedies added one after another in the fixed order, each
-    // attempt the whole model.
+    // The model as it is; where it fails, reduce finds the node first, and the remedies that got
+    // its smallest model through are tried first; then the others, in the fixed order, each
+    // added to those before it, each attempt the whole model.
     let mut applied: Vec<Remedy> = Vec::new();
-    let mut queue: std::collections::VecDeque<Remedy> = fit.iter().cloned().collect();
-    let mut range_checked = false;
     let mut tried = attempts.run(&applied);
     note(&tried);
+    let reduced_here = staging.path().join("reduced");
+    let located = match tried.passes() {
+        true => None,
+        false if decoder => Some(Located {
+            error: Some("a decoder is not reduced: reduce takes one model and its inputs, not a generation".into()),
+            ..Located::default()
+        }),
+        false => Some(attempts.locate(&reduced_here)),
+    };
+    if let Some(node) = located.as_ref().and_then(|l| l.node.as_deref()) {
+        if !args.quiet {
+            let op = located.as_ref().and_then(|l| l.op_type.as_deref()).unwrap_or("?");
+            crate::errln!("fix: reduce pins it on node '{node}' ({op})");
+        }
+    }
+    let on_the_node = |r: &Remedy| located.as_ref().is_some_and(|l| l.passing_on_minimal.contains(&r.flag()));
+    let mut queue: std::collections::VecDeque<Remedy> =
+        fit.iter().filter(|r| on_the_node(r)).chain(fit.iter().filter(|r| !on_the_node(r))).cloned().collect();
+    let mut range_checked = false;
     let mut passing = loop {
         if tried.passes() {
             break Some((applied.clone(), tried));
@@ -261,16 +279,18 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         bail!("interrupted after {} attempts; nothing written", record.len());
     }
 
-    // Nothing made it pass: where the model still fails with every remedy, and that failure as
-    // the smallest model that shows it.
-    let located = match &passing {
-        None if decoder => Some(Located {
-            error: Some("a decoder is not reduced: reduce takes one model and its inputs, not a generation".into()),
-            ..Located::default()
-        }),
-        None => Some(attempts.locate(&applied, &reduced_to)),
-        Some(_) => None,
-    };
+    // Nothing made it pass: the smallest model that shows the failure goes beside the output.
+    let mut located = located;
+    if let Some(found) = located.as_mut().filter(|f| f.minimal.is_some()) {
+        found.minimal = match passing {
+            Some(_) => None,
+            None => {
+                std::fs::rename(&reduced_here, &reduced_to)
+                    .with_context(|| format!("moving the smallest failing model to {}", reduced_to.display()))?;
+                Some(reduced_to.clone())
+            }
+        };
+    }
 
     let write = |tried: &Tried, kept: &[Remedy]| -> Result<PathBuf> {
         if decoder {
@@ -554,22 +574,22 @@ impl Attempts<'_> {
         }
     }
 
-    /// `dmlrun reduce` on the model with every remedy tried (the failure that is left), in a child
-    /// held to the attempts' time limit: the node it is pinned on, and the smallest model that
-    /// shows it, written to `folder`.
-    fn locate(&self, applied: &[Remedy], folder: &Path) -> Located {
+    /// `dmlrun reduce` on the model as the user gave it, in a child held to one attempt's time
+    /// limit in all: the node its failure is pinned on, what got the smallest model through, and
+    /// that model, written to `folder`.
+    fn locate(&self, folder: &Path) -> Located {
         let json = self.staging.join("reduce.json");
-        let mut extra: Vec<OsString> = applied.iter().flat_map(Remedy::args).map(OsString::from).collect();
-        extra.extend(["-q".into(), "-o".into(), folder.as_os_str().to_owned(), "--json".into(), json.clone().into()]);
+        let mut extra: Vec<OsString> =
+            vec!["-q".into(), "-o".into(), folder.as_os_str().to_owned(), "--json".into(), json.clone().into()];
         if let Some(limit) = self.placement.limit {
             let limit: OsString = humantime::format_duration(limit).to_string().into();
             extra.extend(["--candidate-timeout".into(), limit.clone(), "--time-limit".into(), limit]);
         }
         let args = reduce_args(&crate::isolation::child_args(&[]), &extra);
         if !self.args.quiet {
-            crate::errln!("fix: nothing made it pass; dmlrun reduce finds where it still fails");
+            crate::errln!("fix: dmlrun reduce finds where it fails");
         }
-        crate::stage::step("the reduction of what still fails");
+        crate::stage::step("the reduction");
         let ran = std::env::current_exe().context("finding dmlrun's own executable").and_then(|exe| {
             std::process::Command::new(exe)
                 .args(&args)
@@ -624,7 +644,7 @@ fn reduce_args(own: &[OsString], extra: &[OsString]) -> Vec<OsString> {
         }
         match text.as_ref() {
             "-o" | "--output" => skip_value = true,
-            "--write-unchanged" | "-q" | "--quiet" => {}
+            "--write-unchanged" | "--save-fixed-dims" | "-q" | "--quiet" => {}
             t if t.starts_with("--output=") || (t.starts_with("-o") && t.len() > 2 && !t.starts_with("--")) => {}
             _ => out.push(arg.clone()),
         }
