@@ -53,6 +53,14 @@ pub struct ValueMismatch {
     pub min_rtol: Option<f64>,
 }
 
+impl Mismatch {
+    /// Whether NaN or infinity stands where the other side has a number (or the other
+    /// infinity): a difference no tolerance passes, and in float16 a value that left its range.
+    pub fn non_finite(&self) -> bool {
+        self.values.as_ref().is_some_and(|v| v.min_atol.is_none())
+    }
+}
+
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "output '{}': {}", self.output, self.reason)
@@ -354,6 +362,16 @@ pub fn non_finite(tensor: &HostTensor) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_non_finite_difference_is_told_from_a_finite_one() {
+        let tol = Tolerance { atol: 1e-3, rtol: 1e-2 };
+        let expected = HostTensor::from_f32(vec![2], &[1.0, 2.0]).unwrap();
+        let overflowed = HostTensor::from_f32(vec![2], &[f32::INFINITY, 2.0]).unwrap();
+        let off = HostTensor::from_f32(vec![2], &[1.5, 2.0]).unwrap();
+        assert!(compare("y", &expected, &overflowed, tol).unwrap_err().non_finite());
+        assert!(!compare("y", &expected, &off, tol).unwrap_err().non_finite());
+    }
 
     #[test]
     fn values_that_overflow_in_one_run_only_are_counted_not_hidden() {

@@ -171,7 +171,11 @@ pub fn human(report: &FixReport) -> String {
                     located.nodes_after, located.nodes_before
                 );
                 if !located.passing_on_minimal.is_empty() {
-                    let _ = writeln!(out, "           its smallest model passes with {}", located.passing_on_minimal.join("; "));
+                    let _ = writeln!(
+                        out,
+                        "           its smallest model passes with {}",
+                        located.passing_on_minimal.join("; ")
+                    );
                 }
                 if let Some(minimal) = &located.minimal {
                     let _ = writeln!(out, "           the smallest model that shows it: {}", minimal.display());

@@ -433,14 +433,14 @@ impl Attempts<'_> {
         let (outcome, max_abs_diff, model) =
             match run_once(self.runtime, self.args, &request, self.load, Some(self.tolerance)) {
                 Ok(ran) => {
-                    // Where NaN or infinity differ, no atol passes: the comparison's own sign of it.
-                    overflowed = ran
-                        .mismatches
-                        .iter()
-                        .any(|m| m.values.as_ref().and_then(|v| v.min_atol).is_some_and(f64::is_infinite));
+                    // NaN or infinity where the reference has a number.
+                    overflowed = ran.mismatches.iter().any(crate::compare::Mismatch::non_finite);
                     match ran.mismatches.first() {
                         None => (AttemptOutcome::Passes, ran.max_abs_diff, ran.model),
-                        Some(first) => (AttemptOutcome::Differs(first.to_string()), ran.max_abs_diff, None),
+                        // The largest finite difference would hide the infinite one.
+                        Some(first) => {
+                            (AttemptOutcome::Differs(first.to_string()), ran.max_abs_diff.filter(|_| !overflowed), None)
+                        }
                     }
                 }
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None, None),
