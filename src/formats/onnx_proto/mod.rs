@@ -161,7 +161,7 @@ mod tests {
         let bytes = std::fs::read(&source).unwrap();
         // Under the limit: one file, byte for byte.
         let one = dir.path().join("one.onnx");
-        assert_eq!(write_model_within(&one, &bytes, bytes.len()).unwrap(), [one.clone()]);
+        assert_eq!(write_model_within(&one, &bytes, bytes.len()).unwrap(), std::slice::from_ref(&one));
         assert_eq!(std::fs::read(&one).unwrap(), bytes);
         // Past it: the weights in big.onnx.data, which the model names, at aligned offsets.
         let big = dir.path().join("big.onnx");
