@@ -12,8 +12,9 @@
 //!   lasts seconds: it lands in one round, widens the interval and leaves the verdict
 //!   `inconclusive` instead of making a regression of it.
 //!
-//! Within the threshold both ways the verdict is `no change`; where the interval reaches past the
-//! threshold without a significant change, `inconclusive`, with the noise's width said.
+//! Within the threshold both ways the verdict is `no change`; where the interval straddles the
+//! threshold (a significant change it cannot size, or noise wider than the threshold),
+//! `inconclusive`, with the noise's width said.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
