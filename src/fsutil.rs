@@ -8,10 +8,7 @@ use anyhow::{Context, Result};
 /// Writes `bytes` to a temporary file in `path`'s directory, then renames it into place, so
 /// readers see either the old file or the complete new one, and a failure leaves nothing.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(path);
     let mut builder = tempfile::Builder::new();
     builder.prefix(".dmlrun-").suffix(".partial");
     // A temporary file is private (0600) by default; the written file is an ordinary output, so it
@@ -26,6 +23,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     tmp.as_file().sync_all().map_err(written)?;
     tmp.persist(path).map_err(|e| written(e.error))?;
     Ok(())
+}
+
+/// The folder `path` is in: `.` for a bare file name.
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A temporary folder beside `path`, where what goes there is made and then renamed into place
+/// (a rename never crosses disks); removed with everything in it when dropped.
+pub fn temp_dir_beside(path: &Path, prefix: &str) -> Result<tempfile::TempDir> {
+    let folder = folder_of(path);
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(folder)
+        .with_context(|| format!("cannot write in {}", folder.display()))
+}
+
+/// Whether something is at `path` that a command must not write over: a file, or a folder with
+/// anything in it (absent, or an empty folder, is free).
+pub fn occupied(path: &Path) -> bool {
+    path.exists() && std::fs::read_dir(path).map_or(true, |mut entries| entries.next().is_some())
 }
 
 /// An OS error as a person reads it: what went wrong, without the library's wording around it

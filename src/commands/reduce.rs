@@ -223,21 +223,10 @@ fn default_output(model: &Path) -> PathBuf {
 /// into place from: checked first, so a folder that cannot be written costs no work, and
 /// removed with everything in it if the reduction stops.
 fn staging_folder(output: &Path) -> Result<tempfile::TempDir> {
-    if output.exists() {
-        let empty = output.is_dir()
-            && std::fs::read_dir(output).with_context(|| format!("--output {}", output.display()))?.next().is_none();
-        if !empty {
-            bail!("--output {}: exists and is not an empty folder (name another)", output.display());
-        }
+    if crate::fsutil::occupied(output) {
+        bail!("--output {}: exists and is not an empty folder (name another)", output.display());
     }
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    tempfile::Builder::new()
-        .prefix(".dmlrun-reduce-")
-        .tempdir_in(&parent)
-        .with_context(|| format!("--output {}: cannot write in {}", output.display(), parent.display()))
+    crate::fsutil::temp_dir_beside(output, ".dmlrun-reduce-").with_context(|| format!("--output {}", output.display()))
 }
 
 /// Moves the kept candidate to `output` (an empty folder there is replaced).

@@ -109,10 +109,7 @@ impl<'a, R> Exports<'a, R> {
 /// Whether a file can be written at `path`: its folder exists, is a folder, and takes a new
 /// file (tried with a hidden one, removed at once). Says which in one line.
 pub fn check_writable(path: &Path) -> Result<()> {
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let folder = crate::fsutil::folder_of(path);
     if path.is_dir() {
         bail!("is a folder; give a file name");
     }

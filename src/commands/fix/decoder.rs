@@ -89,14 +89,8 @@ pub fn write_fixed_folder(runtime: &Runtime, folder: &Path, request: &PlanReques
     let made = std::fs::read(&rewritten.path).context("reading the rewritten decoder")?;
     let bytes = engine::saved_model(&spec.model, &preflight, Some(&made), Some(&rewritten.report), None, false)?;
 
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let staging = tempfile::Builder::new()
-        .prefix(".dmlrun-fix-folder-")
-        .tempdir_in(&parent)
-        .with_context(|| format!("--output {}: cannot write in {}", output.display(), parent.display()))?;
+    let staging = crate::fsutil::temp_dir_beside(output, ".dmlrun-fix-folder-")
+        .with_context(|| format!("--output {}", output.display()))?;
     for entry in std::fs::read_dir(folder).with_context(|| format!("reading {}", folder.display()))? {
         let entry = entry?;
         let name = entry.file_name();
@@ -122,7 +116,7 @@ pub fn check_output_folder(output: &Path) -> Result<()> {
     if output.is_file() {
         bail!("--output {}: a genai folder is fixed into a folder, and this is a file", output.display());
     }
-    if output.is_dir() && std::fs::read_dir(output)?.next().is_some() {
+    if crate::fsutil::occupied(output) {
         bail!("--output {}: exists and is not an empty folder (name another)", output.display());
     }
     Ok(())

@@ -133,7 +133,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
     }
     let reduced_to = reduced_folder(&args.output);
-    if reduced_to.exists() && std::fs::read_dir(&reduced_to).map_or(true, |mut d| d.next().is_some()) {
+    if crate::fsutil::occupied(&reduced_to) {
         bail!(
             "--output {}: {} (where the smallest failing model goes if nothing fixes it) exists and is not an empty folder; remove it or name another --output",
             args.output.display(),
@@ -356,14 +356,7 @@ fn reduced_folder(output: &Path) -> PathBuf {
 /// A temporary folder beside the output (the model to ship is moved from the same disk), gone
 /// with everything in it when fix ends.
 fn staging_folder(output: &Path) -> Result<tempfile::TempDir> {
-    let parent = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    tempfile::Builder::new()
-        .prefix(".dmlrun-fix-")
-        .tempdir_in(&parent)
-        .with_context(|| format!("--output {}: cannot write in {}", output.display(), parent.display()))
+    crate::fsutil::temp_dir_beside(output, ".dmlrun-fix-").with_context(|| format!("--output {}", output.display()))
 }
 
 /// A child's side: one attempt (or the reference's run) here, its record appended to
