@@ -104,6 +104,15 @@ pub struct GenerateArgs {
     #[arg(long, conflicts_with = "dml_graph_capture")]
     pub no_dml_graph_capture: bool,
 
+    /// Choose the greedy token on the host from the logits read back each step. By default, over
+    /// a captured decode step, an ArgMax on the device picks it where the logits are and one id
+    /// comes back: this flag is for measuring what that saves, or for a driver whose ArgMax is
+    /// doubted. The report says where the token was chosen and why.
+    ///
+    /// Example: --choose-on-host
+    #[arg(long, conflicts_with = "sample")]
+    pub choose_on_host: bool,
+
     /// Keep generating past end-of-sequence tokens, so every repetition makes --max-new-tokens
     /// (benchmarks).
     ///

@@ -134,6 +134,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "context-length",
             "kv-layout",
             "ignore-eos",
+            "choose-on-host",
             "sample",
             "temperature",
             "top-p",

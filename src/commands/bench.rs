@@ -652,7 +652,7 @@ fn bench_generation(
     wanted: &GenerationTarget,
     settings: &BenchSettings,
 ) -> Result<Measured> {
-    use crate::generate::{self, figures, DecoderModel, LoopSettings, Sampler, Sampling};
+    use crate::generate::{self, figures, CaptureAsk, DecoderModel, LoopSettings, Sampler, Sampling};
     let target = &plan.target;
     let peak_rss_scope =
         if crate::sysinfo::reset_peak_rss() || settings.in_child { PeakScope::Model } else { PeakScope::Process };
@@ -668,10 +668,21 @@ fn bench_generation(
     let prompt = generate::synthetic_prompt(prompt_tokens, prompt_vocab, &spec.eos_token_ids, settings.seed);
     let kv_length = generate::kv_length(prompt.len(), new_tokens, wanted.max_length, spec.context_length)?;
     let started = std::time::Instant::now();
-    let options =
-        engine::DecoderOptions { preflight: &plan.preflight, spec: &spec, print_plan: settings.print_plan, kv_length };
+    // Opened as generate opens it: the decode step captured by default on DirectML.
+    let generating = engine::Generating {
+        preflight: &plan.preflight,
+        spec: &spec,
+        kv_length,
+        print_plan: settings.print_plan,
+        capture: if plan.preflight.request.dml_graph_capture {
+            CaptureAsk::DmlGraphCapture
+        } else {
+            CaptureAsk::Default
+        },
+        choice: generate::Choice::Greedy,
+    };
     crate::stage::step("session creation");
-    let mut decoder = engine::DecoderSession::open(runtime, &options)?;
+    let (mut decoder, _, capture) = engine::open_generating(runtime, &generating)?;
     let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
     let fingerprint_of = |model: &engine::LoadedModel| fingerprint(runtime, plan, &model.device, &model.plan, settings);
     let settings = LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
@@ -708,6 +719,13 @@ fn bench_generation(
         gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
     let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
     let fingerprint = fingerprint_of(&decoder.model);
+    // On DirectML a decode step not captured is a slower measure than generate's default: said.
+    let mut capture = capture;
+    if let Some(failure) = decoder.replay_failure() {
+        capture.replay_failed(failure);
+    }
+    let uncaptured = (decoder.model.plan.uses_directml() && !capture.captured)
+        .then(|| format!("the decode step ran uncaptured: {}", capture.why));
     Ok(Measured::Done(Box::new(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
@@ -740,7 +758,7 @@ fn bench_generation(
         comparison: None,
         reference: None,
         generation: Some(figures),
-        warnings: plan.preflight.not_applied.iter().cloned().chain(fitted).collect(),
+        warnings: plan.preflight.not_applied.iter().cloned().chain(fitted).chain(uncaptured).collect(),
     })))
 }
 

@@ -8,15 +8,15 @@ use crate::cli::{GenerateArgs, KvLayout};
 use crate::exit::ExitStatus;
 use crate::generate::tokenizer::{TextStream, TextTokenizer};
 use crate::generate::{
-    self, figures, CaptureAsk, DecoderModel, DecoderSpec, Generation, GraphCapture, LoopSettings, Sampler, Sampling,
-    Stop,
+    self, figures, CaptureAsk, Choice, DecoderModel, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop,
+    TokenChoice,
 };
 use crate::report::export::{Export, Exports};
 use crate::report::generate::{
     self as report, GenerateReport, KvCache, PromptComparison, PromptResult, TokenComparison,
 };
-use crate::runtime::engine::{DecoderOptions, DecoderSession, DeviceReport, Preflight, Scope};
-use crate::runtime::plan::{EpRequest, PlanRequest};
+use crate::runtime::engine::{self, DecoderOptions, DecoderSession, DeviceReport, Generating, Preflight, Scope};
+use crate::runtime::plan::EpRequest;
 use crate::runtime::Runtime;
 use crate::settings;
 use crate::stage::Deadline;
@@ -57,33 +57,24 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         (!args.timeout.is_zero()).then(|| Deadline::start(args.timeout, format!("model {}", args.model.display())));
     let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
     let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
-    let mut preflight = Preflight::of(&runtime, &spec.model.clone(), file, &request, Scope::Alone)?;
-    let mut capture =
-        GraphCapture::choose(capture_asked(args), preflight.plan.uses_directml(), spec.past_present_share_buffer);
+    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &request, Scope::Alone)?;
     crate::stage::step("session creation");
-    // The default capture is tried first; a model that cannot be captured runs uncaptured, with
-    // the reason in the report: a default never fails a run.
-    let mut captured_session = None;
-    if capture.captured && capture.asked == CaptureAsk::Default {
-        let captured = preflight
-            .with_request(&runtime, &PlanRequest { dml_graph_capture: true, io_on_device: true, ..request.clone() })?;
-        let options =
-            DecoderOptions { preflight: &captured, spec: &spec, print_plan: args.session.print_plan, kv_length };
-        match DecoderSession::open(&runtime, &options) {
-            Ok(session) => {
-                captured_session = Some(session);
-                preflight = captured;
-            }
-            Err(e) => {
-                capture.fell_back(&crate::exit::one_line(&e));
-                crate::errln!("dmlrun: warning: {}", capture.why);
-            }
-        }
-    }
-    let options = DecoderOptions { preflight: &preflight, spec: &spec, print_plan: args.session.print_plan, kv_length };
-    let mut decoder = match captured_session {
-        Some(session) => session,
-        None => DecoderSession::open(&runtime, &options)?,
+    let generating = Generating {
+        preflight: &preflight,
+        spec: &spec,
+        kv_length,
+        print_plan: args.session.print_plan,
+        capture: capture_asked(args),
+        choice: choice(args),
+    };
+    let (mut decoder, preflight, mut capture) = engine::open_generating(&runtime, &generating)?;
+    let options = DecoderOptions {
+        preflight: &preflight,
+        spec: &spec,
+        print_plan: false,
+        kv_length,
+        greedy_on_device: false,
+        capture_falls_back: false,
     };
     let sampling = if args.sample {
         Sampling::Sample { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed }
@@ -198,6 +189,9 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         }
     }
 
+    if let Some(failure) = decoder.replay_failure() {
+        capture.replay_failed(failure);
+    }
     let comparison = match (&args.compare_ep, interrupted) {
         (Some(ep), false) => {
             let reference =
@@ -267,6 +261,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             on_device: decoder.kv_on_device(),
         },
         decode_step_captured: decoder.decode_step_captured(),
+        token_choice: TokenChoice::after(choice(args), decoder.decode_step_captured(), decoder.greedy_on_device()),
         graph_capture: capture,
         sampling,
         max_new_tokens,
@@ -292,6 +287,15 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         Some(c) if !c.all_match() => ExitStatus::Failed,
         _ => ExitStatus::Success,
     })
+}
+
+/// How the flags ask for each token to be chosen.
+fn choice(args: &GenerateArgs) -> Choice {
+    match (args.sample, args.choose_on_host) {
+        (true, _) => Choice::Sampled,
+        (false, true) => Choice::GreedyOnHost,
+        (false, false) => Choice::Greedy,
+    }
 }
 
 /// What the flags ask of DirectML graph capture.

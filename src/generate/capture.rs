@@ -50,6 +50,56 @@ impl GraphCapture {
         self.captured = false;
         self.why = format!("this model cannot be captured, so it ran uncaptured: {error}");
     }
+
+    /// The default's captured step failed to replay: the steps from there ran uncaptured.
+    pub fn replay_failed(&mut self, error: &str) {
+        self.captured = false;
+        self.why = format!("the captured decode step failed to replay, so it ran uncaptured from there: {error}");
+    }
+}
+
+/// How the command asks for each token to be chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// The highest logit, wherever it is cheapest to find.
+    Greedy,
+    /// The highest logit, found on the host (`--choose-on-host`).
+    GreedyOnHost,
+    /// Drawn from the logits (`--sample`).
+    Sampled,
+}
+
+/// Where the decode step's token was chosen, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct TokenChoice {
+    /// An `ArgMax` on the device read the replayed step's logits, and one int64 came back.
+    pub on_device: bool,
+    pub why: String,
+}
+
+impl TokenChoice {
+    /// Whether to ask the engine for the choice on the device: greedy over a captured step.
+    pub fn wanted(choice: Choice, captured: bool) -> bool {
+        choice == Choice::Greedy && captured
+    }
+
+    /// What happened: `device` is the engine's answer (`Err` why its `ArgMax` could not be made).
+    pub fn after(choice: Choice, captured: bool, device: Result<bool, String>) -> TokenChoice {
+        let (on_device, why) = match (choice, captured, device) {
+            (Choice::Sampled, ..) => (false, "sampling (--sample) draws from the whole vocabulary's logits".to_string()),
+            (Choice::GreedyOnHost, ..) => (false, "--choose-on-host".into()),
+            (Choice::Greedy, false, _) => {
+                (false, "the decode step is not captured; its logits come back with each run".into())
+            }
+            (Choice::Greedy, true, Err(why)) => (false, format!("the ArgMax on the device could not be made: {why}")),
+            (Choice::Greedy, true, Ok(false)) => (false, "the captured step did not replay".into()),
+            (Choice::Greedy, true, Ok(true)) => (
+                true,
+                "greedy over the captured session: an ArgMax appended to the model picks each token where the logits are; --choose-on-host turns it off".into(),
+            ),
+        };
+        TokenChoice { on_device, why }
+    }
 }
 
 #[cfg(test)]
@@ -77,6 +127,33 @@ mod tests {
             let off = GraphCapture::choose(CaptureAsk::NoDmlGraphCapture, on_directml, shared_kv);
             assert!(!off.captured && off.why == "--no-dml-graph-capture");
         }
+    }
+
+    #[test]
+    fn the_token_is_chosen_on_the_device_only_when_greedy_over_a_captured_step_that_replayed() {
+        assert!(TokenChoice::wanted(Choice::Greedy, true));
+        assert!(!TokenChoice::wanted(Choice::Sampled, true) && !TokenChoice::wanted(Choice::GreedyOnHost, true));
+        assert!(!TokenChoice::wanted(Choice::Greedy, false));
+        assert!(TokenChoice::after(Choice::Greedy, true, Ok(true)).on_device);
+        let sampled = TokenChoice::after(Choice::Sampled, true, Ok(false));
+        assert!(!sampled.on_device && sampled.why.contains("--sample"), "{}", sampled.why);
+        let asked = TokenChoice::after(Choice::GreedyOnHost, true, Ok(false));
+        assert!(!asked.on_device && asked.why == "--choose-on-host", "{}", asked.why);
+        let uncaptured = TokenChoice::after(Choice::Greedy, false, Ok(false));
+        assert!(!uncaptured.on_device && uncaptured.why.contains("not captured"), "{}", uncaptured.why);
+        let failed = TokenChoice::after(Choice::Greedy, true, Err("ArgMax is not registered".into()));
+        assert!(!failed.on_device && failed.why.ends_with("ArgMax is not registered"), "{}", failed.why);
+        assert!(!TokenChoice::after(Choice::Greedy, true, Ok(false)).on_device);
+    }
+
+    #[test]
+    fn a_failed_replay_is_said_and_not_counted_captured() {
+        let mut capture = GraphCapture::choose(CaptureAsk::Default, true, true);
+        capture.replay_failed("887A0005");
+        assert!(!capture.captured);
+        assert!(
+            capture.why.starts_with("the captured decode step failed to replay") && capture.why.ends_with("887A0005")
+        );
     }
 
     #[test]

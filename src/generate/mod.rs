@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-pub use capture::{CaptureAsk, GraphCapture};
+pub use capture::{CaptureAsk, Choice, GraphCapture, TokenChoice};
 pub use config::DecoderSpec;
 pub use model::DecoderModel;
 pub use sampling::{Sampler, Sampling};
@@ -38,8 +38,14 @@ pub trait Decoder {
     /// Feeds `tokens` (the prompt at the first step, then the one token chosen) at the positions
     /// after those already fed; leaves the last position's logits in [`Decoder::logits`].
     fn step(&mut self, tokens: &[i64]) -> Result<StepTiming>;
-    /// The last step's logits for its last position (the whole vocabulary).
+    /// The last step's logits for its last position (the whole vocabulary); empty where the
+    /// token was chosen on the device ([`Decoder::chosen`]).
     fn logits(&self) -> &[f32];
+    /// The greedy token the device chose at the last step, where the engine chose it there (a
+    /// decoder opened for greedy choice only); the logits then never came back.
+    fn chosen(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// Why a generation ended.
@@ -113,7 +119,10 @@ pub fn generate(
         let started = Instant::now();
         let timing = decoder.step(&next)?;
         let sampling_started = Instant::now();
-        let token = sampler.next(decoder.logits());
+        let token = match decoder.chosen() {
+            Some(token) if sampler.is_greedy() => token,
+            _ => sampler.next(decoder.logits()),
+        };
         let step = TokenStep {
             total_ms: ms(started.elapsed()),
             inputs_ms: ms(timing.inputs),
@@ -238,6 +247,34 @@ mod tests {
         assert_eq!(g.decode.len(), 3);
         assert_eq!(d.fed, 2 + 3, "the last token chosen is not fed");
         assert_eq!(g.stop, Stop::MaxNewTokens);
+    }
+
+    /// A decoder that chooses on the device: its choice is taken, its (empty) logits never read.
+    struct ChoosingOnDevice(Counting);
+
+    impl Decoder for ChoosingOnDevice {
+        fn reset(&mut self) -> Result<()> {
+            self.0.reset()
+        }
+        fn step(&mut self, tokens: &[i64]) -> Result<StepTiming> {
+            self.0.step(tokens)?;
+            self.0.logits.clear();
+            Ok(StepTiming::default())
+        }
+        fn logits(&self) -> &[f32] {
+            &self.0.logits
+        }
+        fn chosen(&self) -> Option<i64> {
+            Some(42)
+        }
+    }
+
+    #[test]
+    fn a_greedy_loop_takes_the_token_the_device_chose() {
+        let mut d = ChoosingOnDevice(Counting { fed: 0, logits: vec![] });
+        let settings = LoopSettings { max_new_tokens: 3, eos_token_ids: &[], ignore_eos: false };
+        let g = generate(&mut d, &[1], &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| Ok(())).unwrap();
+        assert_eq!(g.tokens, vec![42, 42, 42]);
     }
 
     #[test]

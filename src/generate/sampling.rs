@@ -30,6 +30,11 @@ impl Sampler {
         Sampler { sampling, rng: rand::rngs::StdRng::seed_from_u64(seed) }
     }
 
+    /// Whether the choice is the highest logit's, which a device can make where the logits are.
+    pub fn is_greedy(&self) -> bool {
+        matches!(self.sampling, Sampling::Greedy)
+    }
+
     /// The next token from `logits` (one position, the whole vocabulary).
     pub fn next(&mut self, logits: &[f32]) -> i64 {
         match self.sampling {

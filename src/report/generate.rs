@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::generate::figures::GenerationFigures;
-use crate::generate::{CaptureAsk, DecoderSpec, GraphCapture, Sampling, Stop};
+use crate::generate::{CaptureAsk, DecoderSpec, GraphCapture, Sampling, Stop, TokenChoice};
 use crate::runtime::engine::{DeviceReport, GpuMemory};
 use crate::runtime::plan::SessionPlan;
 use crate::runtime::LibraryInfo;
@@ -31,6 +31,8 @@ pub struct GenerateReport {
     pub decode_step_captured: bool,
     /// Whether it was captured, and why.
     pub graph_capture: GraphCapture,
+    /// Where the decode step's token was chosen (on the device: one int64 read back), and why.
+    pub token_choice: TokenChoice,
     pub sampling: Sampling,
     pub max_new_tokens: usize,
     pub warmup: u64,
@@ -189,6 +191,17 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
             if capture.captured { "the decode step captured once, replayed (DirectML graph capture)" } else { "none" },
             capture.why
         );
+        let choice = &report.token_choice;
+        let _ = writeln!(
+            out,
+            "choice:    {} ({})",
+            if choice.on_device {
+                "on the device, one token id read back"
+            } else {
+                "on the host, from the logits read back"
+            },
+            choice.why
+        );
     }
     for p in &report.prompts {
         let f = &p.figures;
@@ -219,9 +232,10 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
         let ph = &f.decode_phases;
         let _ = writeln!(
             out,
-            "  per token: run {} ms, inputs {} ms, logits out {} ms, sampling {} ms;  end to end {} ms (p50)",
+            "  per token: run {} ms, inputs {} ms, {} {} ms, sampling {} ms;  end to end {} ms (p50)",
             f2(ph.compute_ms),
             f2(ph.inputs_ms),
+            if report.token_choice.on_device { "ArgMax and id out" } else { "logits out" },
             f2(ph.outputs_ms),
             f2(ph.sampling_ms),
             stat(&f.end_to_end_ms, |s| s.p50)

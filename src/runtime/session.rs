@@ -41,8 +41,13 @@ pub fn build(
 ) -> Result<(Session, Vec<EpNodes>), (BuildStep, ort::Error)> {
     static SESSIONS: AtomicUsize = AtomicUsize::new(0);
     let log_id = format!("dmlrun-session-{}", SESSIONS.fetch_add(1, Ordering::Relaxed));
-    let built = configure(runtime, plan, &log_id)
-        .and_then(|mut builder| builder.commit_from_file(model).map_err(|e| (BuildStep::Load, e)));
+    let built = configure(runtime, plan, &log_id).and_then(|mut builder| {
+        match &plan.greedy_head {
+            None => builder.commit_from_file(model),
+            Some(head) => with_greedy_head(&mut builder, model, head),
+        }
+        .map_err(|e| (BuildStep::Load, e))
+    });
     let placement = super::take_placement(&log_id);
     built.map(|session| (session, placement))
 }
@@ -338,4 +343,58 @@ pub fn copier(
     let session = builder.commit_from_memory(&model.encode_to_vec());
     let _ = super::take_placement(&log_id);
     session
+}
+
+/// The output [`with_greedy_head`] adds: the greedy token of each position.
+pub const GREEDY_TOKEN: &str = "dmlrun_greedy_token";
+
+/// The session of `model` with an `ArgMax` over the last axis of its `logits` output appended
+/// (the first index among equals, as `generate`'s greedy choice on the host), its `[batch,
+/// sequence]` int64 result a new output, [`GREEDY_TOKEN`]. Through ONNX Runtime's model editor,
+/// so the model file and its external data are read as they are, not rewritten: the token is
+/// chosen in the decoder's own session, where the logits are (another session cannot read a
+/// DirectML buffer this one allocated).
+fn with_greedy_head(
+    builder: &mut SessionBuilder,
+    model: &Path,
+    head: &super::plan::GreedyHead,
+) -> ort::Result<Session> {
+    use ort::editor::{Graph, Model, Node, Opset, ONNX_DOMAIN};
+    use ort::operator::Attribute;
+    use ort::value::{Outlet, ValueType};
+
+    let logits = head.logits.as_str();
+    let mut session = builder.edit_from_file(model)?;
+    let logits_type = session
+        .outputs()
+        .iter()
+        .find(|o| o.name() == logits)
+        .map(|o| o.dtype().clone())
+        .ok_or_else(|| ort::Error::new(format!("the model has no output '{logits}'")))?;
+    let ValueType::Tensor { shape, dimension_symbols, .. } = logits_type else {
+        return Err(ort::Error::new(format!("output '{logits}' is not a tensor")));
+    };
+    let kept = shape.len().saturating_sub(1);
+    let token = ValueType::Tensor {
+        ty: ort::value::TensorElementType::Int64,
+        shape: ort::value::Shape::new(shape.iter().take(kept).copied()),
+        dimension_symbols: ort::value::SymbolicDimensions::new(dimension_symbols.iter().take(kept).cloned()),
+    };
+    let mut outputs: Vec<Outlet> = session.outputs().iter().map(|o| Outlet::new(o.name(), o.dtype().clone())).collect();
+    outputs.push(Outlet::new(GREEDY_TOKEN, token));
+    let mut graph = Graph::new()?;
+    graph.add_node(Node::new(
+        "ArgMax",
+        ONNX_DOMAIN,
+        "dmlrun_greedy_argmax",
+        [logits],
+        [GREEDY_TOKEN],
+        // select_last_index left at its default, 0: the first among equals, in every opset.
+        [Attribute::new("axis", -1_i64)?, Attribute::new("keepdims", 0_i64)?],
+    )?)?;
+    graph.set_outputs(outputs)?;
+    let mut addition = Model::new([Opset::new(ONNX_DOMAIN, head.opset)?])?;
+    addition.set_graph(graph)?;
+    session.apply_model(&addition)?;
+    session.into_session()
 }

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::generate::{self, CaptureAsk, DecoderModel, GraphCapture, LoopSettings, Sampler, Sampling};
+use crate::generate::{self, CaptureAsk, DecoderModel, LoopSettings, Sampler, Sampling};
 use crate::report::fix::AttemptOutcome;
-use crate::runtime::engine::{self, DecoderOptions, DecoderSession, Preflight, Scope};
+use crate::runtime::engine::{self, Generating, Preflight, Scope};
 use crate::runtime::plan::PlanRequest;
 use crate::runtime::Runtime;
 
@@ -27,28 +27,16 @@ pub fn greedy_tokens(runtime: &Runtime, folder: &Path, request: &PlanRequest) ->
     let prompt = generate::synthetic_prompt(PROMPT_TOKENS, vocab, &spec.eos_token_ids, PROMPT_SEED);
     let kv_length = generate::kv_length(PROMPT_TOKENS, NEW_TOKENS, None, spec.context_length)?;
     let preflight = Preflight::of(runtime, &spec.model.clone(), file, request, Scope::Alone)?;
-    let capture =
-        GraphCapture::choose(CaptureAsk::Default, preflight.plan.uses_directml(), spec.past_present_share_buffer);
     crate::stage::step("session creation");
-    let captured = match capture.captured {
-        true => {
-            let captured = preflight.with_request(
-                runtime,
-                &PlanRequest { dml_graph_capture: true, io_on_device: true, ..request.clone() },
-            )?;
-            let options = DecoderOptions { preflight: &captured, spec: &spec, print_plan: false, kv_length };
-            // As generate: a model that cannot be captured runs uncaptured.
-            DecoderSession::open(runtime, &options).ok()
-        }
-        false => None,
+    let generating = Generating {
+        preflight: &preflight,
+        spec: &spec,
+        kv_length,
+        print_plan: false,
+        capture: CaptureAsk::Default,
+        choice: generate::Choice::Greedy,
     };
-    let mut decoder = match captured {
-        Some(session) => session,
-        None => DecoderSession::open(
-            runtime,
-            &DecoderOptions { preflight: &preflight, spec: &spec, print_plan: false, kv_length },
-        )?,
-    };
+    let (mut decoder, _, _) = engine::open_generating(runtime, &generating)?;
     // A fixed count of tokens, EOS or not: both sides make the same number.
     let settings = LoopSettings { max_new_tokens: NEW_TOKENS, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
     let generation =

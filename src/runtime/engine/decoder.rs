@@ -28,7 +28,16 @@
 //! prompt length is another shape), the decode steps as graph 1. A replay reads and writes only
 //! the buffers the capture recorded and ignores what is bound afterwards, so the decode step's
 //! token, mask and position live in DirectML buffers of their own, bound once, whose contents are
-//! overwritten before each step, and its logits land in one DirectML buffer read back after it.
+//! overwritten before each step, and its logits land in one DirectML buffer.
+//!
+//! With greedy choice (`DecoderOptions::greedy_on_device`), the session's model has an `ArgMax`
+//! appended after the logits (`runtime::session`'s greedy head), captured with the step, and one
+//! int64 comes back a token, not the whole vocabulary's logits (600 KB a token for Qwen2's
+//! 151,936 ids in float32). Where the head cannot be added, the session opens without it and the
+//! token is chosen on the host from the logits read back.
+//!
+//! Where the capture was dmlrun's default, not asked for, a replay that fails does not end the
+//! run: that step runs again uncaptured, and so does every step after it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -39,8 +48,8 @@ use ort::value::{DynTensor, DynValue, TensorElementType};
 
 use super::open::{open, LoadedModel};
 use super::preflight::Preflight;
-use crate::generate::{Decoder, DecoderSpec, StepTiming};
-use crate::runtime::plan::{self, ProviderPlan};
+use crate::generate::{CaptureAsk, Choice, Decoder, DecoderSpec, GraphCapture, StepTiming, TokenChoice};
+use crate::runtime::plan::{self, PlanRequest, ProviderPlan, SessionPlan};
 use crate::runtime::Runtime;
 
 /// The session, its KV cache and the last logits.
@@ -59,6 +68,11 @@ pub struct DecoderSession {
     full_length_decode_mask: bool,
     /// `--decompose`, `--gemm-zero-bias`: what the session's model had rewritten.
     pub rewrite: Option<super::rewrite::RewriteReport>,
+    /// The vocabulary's size, once the prefill's logits have said it.
+    vocab: usize,
+    /// The token the device chose at the last step (greedy on the device); the logits are then
+    /// left empty, never read back.
+    chosen: Option<i64>,
 }
 
 enum Cache {
@@ -92,10 +106,37 @@ struct CapturedStep {
     logits: Option<DynTensor>,
     uncaptured: ort::session::RunOptions,
     replayed: ort::session::RunOptions,
+    /// `[1, 1]`: the greedy head's token, where the session has the head.
+    token: Option<DynTensor>,
+    /// DirectML's memory, where an uncaptured step with the head leaves its logits.
+    device_memory: ort::memory::MemoryInfo<'static>,
+    /// Why the greedy head asked for was not added: the tokens are then chosen on the host.
+    head_failure: Option<String>,
+    /// The capture was the default: a failed replay falls back to running uncaptured.
+    may_fall_back: bool,
+    /// The failed replay's error, after which every step runs uncaptured.
+    replay_failure: Option<String>,
+}
+
+/// Host memory, where outputs bound to it are copied by the run.
+fn host_memory() -> Result<ort::memory::MemoryInfo<'static>> {
+    ort::memory::MemoryInfo::new(
+        ort::memory::AllocationDevice::CPU,
+        0,
+        ort::memory::AllocatorType::Device,
+        ort::memory::MemoryType::Default,
+    )
+    .map_err(|e| anyhow!("memory info: {e}"))
 }
 
 impl CapturedStep {
-    fn new(runtime: &Runtime, model: &LoadedModel, spec: &DecoderSpec, capacity: usize) -> Result<CapturedStep> {
+    fn new(
+        runtime: &Runtime,
+        model: &LoadedModel,
+        spec: &DecoderSpec,
+        capacity: usize,
+        options: &DecoderOptions,
+    ) -> Result<CapturedStep> {
         let device_id = model.plan.device_id().unwrap_or(0) as i32;
         let shapes: Vec<(String, crate::tensor::DType, Vec<usize>)> = [
             Some((spec.input_ids.clone(), vec![1, 1])),
@@ -130,7 +171,7 @@ impl CapturedStep {
             copier_binding.bind_output(copy.as_str(), &mut buffer).map_err(|e| anyhow!("binding '{copy}': {e}"))?;
             inputs.push((name, buffer));
         }
-        let options = |graph: &str| -> Result<ort::session::RunOptions> {
+        let run_options = |graph: &str| -> Result<ort::session::RunOptions> {
             let mut options = ort::session::RunOptions::new().map_err(|e| anyhow!("run options: {e}"))?;
             options.set("gpu_graph_id", graph).map_err(|e| anyhow!("run options: {e}"))?;
             Ok(options)
@@ -141,9 +182,25 @@ impl CapturedStep {
             copier,
             copier_binding,
             logits: None,
-            uncaptured: options("-1")?,
-            replayed: options("1")?,
+            uncaptured: run_options("-1")?,
+            replayed: run_options("1")?,
+            token: None,
+            device_memory: super::device_io::device_memory(device_id)?,
+            head_failure: None,
+            may_fall_back: options.capture_falls_back,
+            replay_failure: None,
         })
+    }
+
+    /// The greedy head's token buffer, where the session has the head.
+    fn prepare_choice(&mut self, model: &LoadedModel) -> Result<()> {
+        if model.plan.greedy_head.is_some() {
+            self.token = Some(
+                DynTensor::new(&self.allocator, TensorElementType::Int64, [1usize, 1])
+                    .map_err(|e| anyhow!("--dml-graph-capture: allocating the greedy token: {e}"))?,
+            );
+        }
+        Ok(())
     }
 
     /// Writes the step's host inputs into the captured buffers and waits until they are there;
@@ -175,7 +232,21 @@ impl CapturedStep {
         }
         let logits = self.logits.as_mut().expect("allocated above");
         binding.bind_output(logits_name, &mut *logits).map_err(|e| anyhow!("binding '{logits_name}': {e}"))?;
+        if let Some(token) = self.token.as_mut() {
+            let name = crate::runtime::session::GREEDY_TOKEN;
+            binding.bind_output(name, &mut *token).map_err(|e| anyhow!("binding '{name}': {e}"))?;
+        }
         Ok(())
+    }
+
+    /// The greedy head's token of the step just run (the decoder's queue waited for).
+    fn read_token(&self) -> Result<Option<i64>> {
+        let Some(token) = self.token.as_ref() else { return Ok(None) };
+        let host = token
+            .to(ort::memory::AllocationDevice::CPU, 0)
+            .map_err(|e| anyhow!("reading the greedy token back: {e}"))?;
+        let (_, ids) = host.try_extract_tensor::<i64>().map_err(|e| anyhow!("the greedy token: {e}"))?;
+        Ok(ids.first().copied())
     }
 
     /// The logits of the step just run, in host memory (the decoder's queue waited for).
@@ -196,6 +267,10 @@ pub struct DecoderOptions<'a> {
     pub print_plan: bool,
     /// The shared KV buffer's length in positions (ignored for a growing cache).
     pub kv_length: usize,
+    /// The captured decode step's greedy token chosen on the device (see the module's text).
+    pub greedy_on_device: bool,
+    /// The capture is the default, not asked for: a failed replay runs the step uncaptured.
+    pub capture_falls_back: bool,
 }
 
 impl DecoderSession {
@@ -229,7 +304,40 @@ impl DecoderSession {
             false => Some(super::rewrite::rewrite(runtime, model_path, preflight.info(), &plan.rewrites, None)?),
         };
         let session_path = rewritten.as_ref().map_or(model_path, |r| r.path.as_path());
-        let mut model = open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?;
+        // Greedy over a captured step: the token chosen in the session (see the module's text);
+        // where the head cannot be added, the session as it is, the host choosing.
+        let mut head_failure = None;
+        let opset = preflight.info().opsets.iter().find(|o| matches!(o.domain.as_str(), "" | "ai.onnx"));
+        // The logits' buffer of the replayed step is sized by the vocabulary: with the head, no
+        // logits come back to say it, so it must be a fixed dimension of the model's output.
+        let vocab = preflight
+            .info()
+            .outputs
+            .iter()
+            .find(|o| o.name == spec.logits)
+            .and_then(|o| o.dims.last()?.value)
+            .filter(|&v| v > 0)
+            .map_or(0, |v| v as usize);
+        let mut model = match opset {
+            Some(_) if options.greedy_on_device && plan.graph_capture() && vocab == 0 => {
+                head_failure = Some(format!("the vocabulary dimension of output '{}' is not fixed", spec.logits));
+                open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?
+            }
+            Some(opset) if options.greedy_on_device && plan.graph_capture() => {
+                let head = plan::GreedyHead { logits: spec.logits.clone(), opset: opset.version as u32 };
+                let headed = SessionPlan { greedy_head: Some(head), ..plan.clone() };
+                match open(runtime, session_path, preflight.info().clone(), Duration::ZERO, headed) {
+                    Ok(model) => model,
+                    Err(e) => {
+                        let why = crate::exit::one_line(&e);
+                        crate::errln!("dmlrun: warning: the greedy token is chosen on the host: {why}");
+                        head_failure = Some(why);
+                        open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?
+                    }
+                }
+            }
+            _ => open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?,
+        };
         // Errors name the user's model, not the rewritten copy, which is gone with this call.
         model.model_path = model_path.to_path_buf();
         let rewrite = rewritten.map(|r| super::rewrite::RewriteReport {
@@ -283,16 +391,13 @@ impl DecoderSession {
                 binding.bind_output(present.as_str(), &mut buffer).map_err(|e| anyhow!("binding '{present}': {e}"))?;
                 buffers.push(buffer);
             }
-            let cpu = ort::memory::MemoryInfo::new(
-                ort::memory::AllocationDevice::CPU,
-                0,
-                ort::memory::AllocatorType::Device,
-                ort::memory::MemoryType::Default,
-            )
-            .map_err(|e| anyhow!("memory info: {e}"))?;
+            let cpu = host_memory()?;
             let bytes = (buffers.len() * shape.iter().product::<usize>() * element_bytes) as u64;
             let captured = if model.plan.graph_capture() {
-                Some(Box::new(CapturedStep::new(runtime, &model, spec, options.kv_length)?))
+                let mut captured = CapturedStep::new(runtime, &model, spec, options.kv_length, options)?;
+                captured.prepare_choice(&model)?;
+                captured.head_failure = head_failure;
+                Some(Box::new(captured))
             } else {
                 None
             };
@@ -322,14 +427,37 @@ impl DecoderSession {
             rewrite,
             kv_bytes,
             full_length_decode_mask,
+            vocab,
+            chosen: None,
         };
         session.reset()?;
         Ok(session)
     }
 
-    /// Whether the decode step is captured once and replayed (`--dml-graph-capture`).
+    /// Whether the decode step is captured once and replayed (`--dml-graph-capture`, or the
+    /// default), and no replay has failed.
     pub fn decode_step_captured(&self) -> bool {
-        matches!(self.cache, Cache::Shared { captured: Some(_), .. })
+        matches!(&self.cache, Cache::Shared { captured: Some(c), .. } if c.replay_failure.is_none())
+    }
+
+    /// The failed replay after which the default's capture ran uncaptured.
+    pub fn replay_failure(&self) -> Option<&str> {
+        match &self.cache {
+            Cache::Shared { captured: Some(c), .. } => c.replay_failure.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether the replayed steps' greedy tokens were chosen on the device: `Err` says why not
+    /// where it was asked for and the greedy head could not be added.
+    pub fn greedy_on_device(&self) -> std::result::Result<bool, String> {
+        match &self.cache {
+            Cache::Shared { captured: Some(c), .. } => match (&c.head_failure, &c.token) {
+                (Some(why), _) => Err(why.clone()),
+                (None, token) => Ok(token.is_some() && c.replay_failure.is_none()),
+            },
+            _ => Ok(false),
+        }
     }
 
     /// Whether the KV cache lives in DirectML's memory.
@@ -376,6 +504,55 @@ impl DecoderSession {
             inputs.push((positions.clone(), tensor([1, n], (self.past as i64..total as i64).collect())?));
         }
         Ok(inputs)
+    }
+}
+
+/// How a command that generates opens its decoder: as `generate` runs it.
+pub struct Generating<'a> {
+    pub preflight: &'a Preflight,
+    pub spec: &'a DecoderSpec,
+    pub kv_length: usize,
+    pub print_plan: bool,
+    pub capture: CaptureAsk,
+    /// How tokens are chosen: greedy over a captured step is chosen on the device.
+    pub choice: Choice,
+}
+
+/// The decoder `generate`, `bench` and `fix` generate with: on DirectML its decode step captured
+/// by default where the model allows it (as onnxruntime-genai), a model that cannot be captured
+/// run uncaptured with the reason said, never failed for a default; with the preflight the session
+/// was opened from (the captured one where it was) and the capture's choice.
+pub fn open_generating(runtime: &Runtime, how: &Generating) -> Result<(DecoderSession, Preflight, GraphCapture)> {
+    let (preflight, asked) = (how.preflight, how.capture);
+    let mut capture = GraphCapture::choose(asked, preflight.plan.uses_directml(), how.spec.past_present_share_buffer);
+    if capture.captured && asked == CaptureAsk::Default {
+        let request = PlanRequest { dml_graph_capture: true, io_on_device: true, ..preflight.request.clone() };
+        let captured = preflight.with_request(runtime, &request)?;
+        match DecoderSession::open(runtime, &how.options(&captured, true)) {
+            Ok(session) => return Ok((session, captured, capture)),
+            Err(e) => {
+                capture.fell_back(&crate::exit::one_line(&e));
+                crate::errln!("dmlrun: warning: {}", capture.why);
+            }
+        }
+    }
+    let session = DecoderSession::open(runtime, &how.options(preflight, capture.captured))?;
+    Ok((session, preflight.clone(), capture))
+}
+
+impl<'a> Generating<'a> {
+    fn options<'p>(&self, preflight: &'p Preflight, captured: bool) -> DecoderOptions<'p>
+    where
+        'a: 'p,
+    {
+        DecoderOptions {
+            preflight,
+            spec: self.spec,
+            print_plan: self.print_plan,
+            kv_length: self.kv_length,
+            greedy_on_device: TokenChoice::wanted(self.choice, captured),
+            capture_falls_back: self.capture == CaptureAsk::Default,
+        }
     }
 }
 
@@ -434,27 +611,57 @@ impl Decoder for DecoderSession {
         }
         let inputs = self.step_inputs(tokens)?;
         let logits_name = self.spec.logits.clone();
+        self.chosen = None;
         let timing = match &mut self.cache {
-            Cache::Shared { binding, captured: Some(captured), .. } if self.past > 0 && tokens.len() == 1 => {
-                captured.load(binding, &inputs, &logits_name, self.logits.len(), self.logits_type)?;
+            Cache::Shared { binding, captured: Some(captured), .. }
+                if self.past > 0 && tokens.len() == 1 && captured.replay_failure.is_none() =>
+            {
+                captured.load(binding, &inputs, &logits_name, self.vocab, self.logits_type)?;
                 let bound = started.elapsed();
                 let run_started = Instant::now();
-                run_session(&mut self.model.session, |s| s.run_binding_with_options(binding, &captured.replayed))?;
-                // A replay only submits the recorded work; the logits are read back by another
-                // queue, so wait for this one first.
-                binding.synchronize_outputs().map_err(|e| anyhow!("waiting for the replayed step: {e}"))?;
-                let compute = run_started.elapsed();
-                let read_started = Instant::now();
-                last_logits(&captured.read_logits()?, &mut self.logits)?;
-                StepTiming { inputs: bound, compute, outputs: read_started.elapsed() }
+                let replayed =
+                    run_session(&mut self.model.session, |s| s.run_binding_with_options(binding, &captured.replayed))
+                        // A replay only submits the recorded work; the logits are read by another
+                        // queue, so wait for this one first.
+                        .and_then(|_| {
+                            binding.synchronize_outputs().map_err(|e| anyhow!("waiting for the replayed step: {e}"))
+                        });
+                match replayed {
+                    Err(e) if captured.may_fall_back => {
+                        captured.replay_failure = Some(crate::exit::one_line(&e));
+                        None
+                    }
+                    Err(e) => return Err(e),
+                    Ok(()) => {
+                        let compute = run_started.elapsed();
+                        let read_started = Instant::now();
+                        match captured.read_token()? {
+                            Some(token) => {
+                                self.chosen = Some(token);
+                                self.logits.clear();
+                            }
+                            None => last_logits(&captured.read_logits()?, &mut self.logits)?,
+                        }
+                        Some(StepTiming { inputs: bound, compute, outputs: read_started.elapsed() })
+                    }
+                }
             }
             Cache::Shared { binding, logits_to, captured, .. } => {
+                let host = logits_to.clone();
                 for (name, value) in &inputs {
                     binding.bind_input(name.as_str(), value).map_err(|e| anyhow!("binding '{name}': {e}"))?;
                 }
+                // With the greedy head the token comes to the host and the logits stay on the
+                // device (a 1024-token prefill's are 300 MB in float16); without it, the logits.
+                let head = captured.as_ref().filter(|c| c.token.is_some());
+                let logits_to = head.map_or(&*logits_to, |c| &c.device_memory);
                 binding
                     .bind_output_to_device(logits_name.as_str(), logits_to)
                     .map_err(|e| anyhow!("binding '{logits_name}': {e}"))?;
+                if head.is_some() {
+                    let name = crate::runtime::session::GREEDY_TOKEN;
+                    binding.bind_output_to_device(name, &host).map_err(|e| anyhow!("binding '{name}': {e}"))?;
+                }
                 let bound = started.elapsed();
                 let run_started = Instant::now();
                 let outputs = match captured {
@@ -465,9 +672,19 @@ impl Decoder for DecoderSession {
                 };
                 let compute = run_started.elapsed();
                 let read_started = Instant::now();
-                let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
-                last_logits(logits, &mut self.logits)?;
-                StepTiming { inputs: bound, compute, outputs: read_started.elapsed() }
+                match outputs.get(crate::runtime::session::GREEDY_TOKEN) {
+                    Some(token) => {
+                        let (_, ids) =
+                            token.try_extract_tensor::<i64>().map_err(|e| anyhow!("the greedy token: {e}"))?;
+                        self.chosen = Some(*ids.last().context("the greedy head gave no token")?);
+                        self.logits.clear();
+                    }
+                    None => {
+                        let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
+                        last_logits(logits, &mut self.logits)?;
+                    }
+                }
+                Some(StepTiming { inputs: bound, compute, outputs: read_started.elapsed() })
             }
             Cache::Growing { past } => {
                 let mut feed: Vec<(String, DynValue)> = inputs;
@@ -494,15 +711,30 @@ impl Decoder for DecoderSession {
                 }
                 self.kv_bytes = self.kv_bytes.max(bytes);
                 *past = next;
-                StepTiming { inputs: bound, compute, outputs: read_started.elapsed() }
+                Some(StepTiming { inputs: bound, compute, outputs: read_started.elapsed() })
             }
         };
+        let Some(timing) = timing else {
+            // The default's replay failed: this step again, uncaptured, as every one after it.
+            crate::errln!(
+                "dmlrun: warning: the captured decode step failed to replay, so it runs uncaptured: {}",
+                self.replay_failure().unwrap_or_default()
+            );
+            return self.step(tokens);
+        };
+        if !self.logits.is_empty() {
+            self.vocab = self.logits.len();
+        }
         self.past += tokens.len();
         Ok(timing)
     }
 
     fn logits(&self) -> &[f32] {
         &self.logits
+    }
+
+    fn chosen(&self) -> Option<i64> {
+        self.chosen
     }
 }
 

@@ -33,7 +33,7 @@ mod runs;
 mod saved;
 mod sessions;
 
-pub use decoder::{DecoderOptions, DecoderSession};
+pub use decoder::{open_generating, DecoderOptions, DecoderSession, Generating};
 pub use device_io::DeviceIo;
 pub use gpu_memory::GpuMemory;
 pub use measure::{batch_size, made_label, measure, Comparison, MeasureRequest, Measurement};

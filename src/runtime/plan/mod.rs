@@ -40,6 +40,13 @@ pub const DML_PROVIDER: &str = "DmlExecutionProvider";
 /// ONNX Runtime's name for the CPU execution provider.
 pub const CPU_PROVIDER: &str = "CPUExecutionProvider";
 
+/// The greedy head's logits output and the model's ONNX opset, which the appended node takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GreedyHead {
+    pub logits: String,
+    pub opset: u32,
+}
+
 /// Every setting dmlrun applies to an ONNX Runtime session, in one printable value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionPlan {
@@ -82,6 +89,10 @@ pub struct SessionPlan {
     /// exclude the host<->GPU copies.
     #[serde(default)]
     pub io_on_device: bool,
+    /// An `ArgMax` appended to the session's model over this output's last axis (`generate`'s
+    /// greedy token chosen on the device; see `runtime::session`), with the model's ONNX opset.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub greedy_head: Option<GreedyHead>,
     /// `--precision fp16`: the session runs the model converted to float16 (graph::to_float16).
     #[serde(default)]
     pub precision: Precision,
@@ -248,6 +259,7 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         precision: request.precision,
         keep_fp32: request.keep_fp32.clone(),
         rewrites: request.rewrites.clone(),
+        greedy_head: None,
     })
 }
 
