@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use indicatif::MultiProgress;
 use sha2::{Digest, Sha256};
 
@@ -13,7 +13,6 @@ use crate::formats::model::{ModelFile, ModelInfo};
 use crate::fsutil::OrtWritten;
 use crate::report::bench::{
     self, BenchOutcome, BenchReport, FailedModel, ModelBench, ModelStatus, PeakScope, ProfileSummary, ReferenceBench,
-    StoredReport,
 };
 use crate::report::export::Exports;
 use crate::report::ms;
@@ -22,7 +21,15 @@ use crate::runtime::engine::{self, Preflight};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 use crate::settings::BenchSettings;
-use crate::suites::manifest::{self, BenchTarget, GenerationTarget, Sweep};
+use crate::suites::manifest::{self, BenchTarget};
+
+mod baseline;
+mod generation;
+mod sweep;
+
+use baseline::{baseline_preflight, fingerprint, pair_baseline_models, read_baseline, settle_baseline};
+use generation::bench_generation;
+use sweep::{check_sweep_fits_some, swept};
 
 /// Above this coefficient of variation the numbers are too noisy to compare.
 const HIGH_COV: f64 = 0.10;
@@ -234,110 +241,6 @@ fn preflight_models(
         .collect())
 }
 
-fn settle_baseline(report: &mut BenchReport, baseline: Option<&StoredReport>, settings: &BenchSettings) {
-    if let (Some(stored), Some(path)) = (baseline, &settings.baseline) {
-        report.baseline = Some(bench::compare_with_baseline(report, stored, path.clone(), settings.max_regression));
-    } else if !settings.baseline_models.is_empty() {
-        report.baseline = Some(bench::compare_with_paired(report, settings.max_regression));
-    }
-}
-
-/// Each target's `--baseline-model`: by order when there are as many as targets, else the one
-/// of the same file name. A target without one, or one given to no target, is a usage error.
-fn pair_baseline_models(targets: &[BenchTarget], models: &[PathBuf]) -> Result<Vec<Option<PathBuf>>> {
-    if models.is_empty() {
-        return Ok(vec![None; targets.len()]);
-    }
-    if let Some(entry) = targets.iter().find(|t| t.generation.is_some()) {
-        bail!(
-            "--baseline-model: {} is a generate entry; old against new in one session times models, not generations",
-            entry.name
-        );
-    }
-    if models.len() == targets.len() {
-        return Ok(models.iter().cloned().map(Some).collect());
-    }
-    let pairs: Vec<Option<PathBuf>> =
-        targets.iter().map(|t| models.iter().find(|m| m.file_name() == t.path.file_name()).cloned()).collect();
-    if let Some((target, _)) = targets.iter().zip(&pairs).find(|(_, p)| p.is_none()) {
-        bail!(
-            "--baseline-model: none for {} ({} models, {} baseline models): give one per model in the same order, or files of the same names",
-            target.path.display(),
-            targets.len(),
-            models.len()
-        );
-    }
-    if let Some(unused) = models.iter().find(|m| !pairs.iter().flatten().any(|p| p == *m)) {
-        bail!("--baseline-model {}: no model of that file name to judge against it", unused.display());
-    }
-    Ok(pairs)
-}
-
-fn read_baseline(path: &Path) -> Result<StoredReport> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("--baseline {}", path.display()))?;
-    let stored: StoredReport = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("--baseline {}: not a dmlrun bench JSON report ({e})", path.display()))?;
-    if stored.schema != bench::BENCH_SCHEMA {
-        bail!("--baseline {}: schema '{}' is not {}", path.display(), stored.schema, bench::BENCH_SCHEMA);
-    }
-    Ok(stored)
-}
-
-/// Each target once per point of `sweep` where its model has what is swept (a generate entry,
-/// or a model without it, once, with a note saying so), each with its model as read.
-fn swept(
-    targets: Vec<BenchTarget>,
-    read: Vec<Result<ModelRead>>,
-    sweep: Option<&Sweep>,
-) -> Vec<(BenchTarget, Result<ModelRead>, Option<String>)> {
-    let Some(sweep) = sweep else { return targets.into_iter().zip(read).map(|(t, r)| (t, r, None)).collect() };
-    let mut points = Vec::new();
-    for (target, read) in targets.into_iter().zip(read) {
-        match read {
-            Ok(ModelRead::Model(file)) if sweep_applies(sweep, &file.info) => {
-                for point in target.swept(sweep) {
-                    points.push((point, Ok(ModelRead::Model(file.clone())), None));
-                }
-            }
-            Ok(read) => {
-                let note = format!(
-                    "{} {}: this model has no such free dimension or input; measured once",
-                    sweep.flag(),
-                    sweep.over()
-                );
-                points.push((target, Ok(read), Some(note)));
-            }
-            Err(e) => points.push((target, Err(e), None)),
-        }
-    }
-    points
-}
-
-fn sweep_applies(sweep: &Sweep, info: &crate::formats::model::ModelInfo) -> bool {
-    match sweep {
-        Sweep::Dim { name, .. } => info.symbolic_dims().contains(name),
-        Sweep::Shape { input, .. } => info.input(input).is_some(),
-    }
-}
-
-/// A sweep over what no model has is a typo: the run's usage error.
-fn check_sweep_fits_some(sweep: &Sweep, models: &[&crate::formats::model::ModelInfo]) -> Result<()> {
-    if !models.is_empty() && !models.iter().any(|m| sweep_applies(sweep, m)) {
-        let what = match sweep {
-            Sweep::Dim { .. } => "a free dimension",
-            Sweep::Shape { .. } => "an input",
-        };
-        bail!(
-            "{} {}: none of the {} model(s) has {what} named '{}'",
-            sweep.flag(),
-            sweep.over(),
-            models.len(),
-            sweep.over()
-        );
-    }
-    Ok(())
-}
-
 /// A bench target's model as read once, before its flags are resolved.
 enum ModelRead {
     Model(Box<ModelFile>),
@@ -445,20 +348,6 @@ fn prepare(
     };
     let preflight = Preflight::resolve(runtime, &model_path, file, request, not_applied)?;
     Ok(ModelPlan { target: target.clone(), preflight, cache, baseline })
-}
-
-/// The baseline model under the measured one's request, as it is: the rewrites, the float16
-/// conversion, the profile and the cache are the measured model's alone.
-fn baseline_preflight(runtime: &Runtime, request: &PlanRequest, path: &Path) -> Result<Preflight> {
-    let file = ModelFile::read(path).with_context(|| format!("--baseline-model {}", path.display()))?;
-    let (mut request, not_applied) = request.fitted_to(&file.info);
-    request.precision = crate::runtime::plan::Precision::Fp32;
-    request.keep_fp32.clear();
-    request.rewrites.clear();
-    request.profile_prefix = None;
-    request.optimized_model_path = None;
-    Preflight::resolve(runtime, path, file, request, not_applied)
-        .with_context(|| format!("--baseline-model {}", path.display()))
 }
 
 /// What measuring one model came to: its figures (a run Ctrl-C stopped during the timed runs
@@ -642,166 +531,6 @@ fn bench_model(
         generation: None,
         warnings,
     })))
-}
-
-/// A manifest's generate entry: a synthetic prompt, one warm-up generation, then the measured
-/// repetitions, each making exactly `new_tokens` (EOS ignored, as LLM benchmarks do).
-fn bench_generation(
-    runtime: &Runtime,
-    plan: &ModelPlan,
-    wanted: &GenerationTarget,
-    settings: &BenchSettings,
-) -> Result<Measured> {
-    use crate::generate::{self, figures, CaptureAsk, DecoderModel, LoopSettings, Sampler, Sampling};
-    let target = &plan.target;
-    let peak_rss_scope =
-        if crate::sysinfo::reset_peak_rss() || settings.in_child { PeakScope::Model } else { PeakScope::Process };
-    let DecoderModel { spec, tokenizer, vocab, .. } = DecoderModel::read(&target.path, None, None)?;
-    let prompt_vocab = tokenizer.as_ref().map_or(vocab, |t| t.vocab_size().min(vocab));
-    for note in &plan.preflight.not_applied {
-        crate::errln!("warning: {}: {note}", target.name);
-    }
-    let (prompt_tokens, new_tokens, fitted) = wanted.fitted(spec.context_length)?;
-    if let Some(note) = &fitted {
-        crate::errln!("warning: {}: {note}", target.name);
-    }
-    let prompt = generate::synthetic_prompt(prompt_tokens, prompt_vocab, &spec.eos_token_ids, settings.seed);
-    let kv_length = generate::kv_length(prompt.len(), new_tokens, wanted.max_length, spec.context_length)?;
-    let started = std::time::Instant::now();
-    // Opened as generate opens it: the decode step captured by default on DirectML.
-    let generating = engine::Generating {
-        preflight: &plan.preflight,
-        spec: &spec,
-        kv_length,
-        print_plan: settings.print_plan,
-        capture: if plan.preflight.request.dml_graph_capture {
-            CaptureAsk::DmlGraphCapture
-        } else {
-            CaptureAsk::Default
-        },
-        choice: generate::Choice::Greedy,
-    };
-    crate::stage::step("session creation");
-    let (mut decoder, _, capture) = engine::open_generating(runtime, &generating)?;
-    let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
-    let fingerprint_of = |model: &engine::LoadedModel| fingerprint(runtime, plan, &model.device, &model.plan, settings);
-    let settings = LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
-    let mut runs = Vec::new();
-    let mut first_ttft = None;
-    for repetition in 0..=wanted.repetitions {
-        if crate::interrupt::interrupted() {
-            break;
-        }
-        let generation =
-            generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| {
-                Ok(())
-            })?;
-        first_ttft.get_or_insert(generation.prefill.total_ms);
-        if let Some(memory) = decoder.model.memory.as_mut() {
-            memory.sample();
-        }
-        // The first is the warm-up; an interrupted one is not counted.
-        if repetition > 0 && generation.stop != generate::Stop::Interrupted {
-            runs.push(generation);
-        }
-    }
-    if runs.is_empty() {
-        return Ok(Measured::InterruptedBeforeTiming);
-    }
-    let figures = figures::figures(&runs);
-    let samples: Vec<f64> = runs.iter().flat_map(|g| g.decode.iter().map(|s| s.total_ms)).collect();
-    // Each generation is a round: its decode steps ran one after another.
-    let rounds: Vec<usize> = runs.iter().map(|g| g.decode.len()).filter(|&n| n > 0).collect();
-    let latency = crate::stats::summarize(&samples)
-        .context("one new token makes no decode steps to time: give the entry new_tokens of 2 or more")?;
-    let gpu_memory = decoder.model.memory.as_ref().map(|m| m.memory.clone());
-    let gpu_memory_bytes =
-        gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
-    let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
-    let fingerprint = fingerprint_of(&decoder.model);
-    // On DirectML a decode step not captured is a slower measure than generate's default: said.
-    let mut capture = capture;
-    if let Some(failure) = decoder.replay_failure() {
-        capture.replay_failed(failure);
-    }
-    let uncaptured = (decoder.model.plan.uses_directml() && !capture.captured)
-        .then(|| format!("the decode step ran uncaptured: {}", capture.why));
-    Ok(Measured::Done(Box::new(ModelBench {
-        name: target.name.clone(),
-        path: target.path.clone(),
-        status,
-        sweep: target.sweep.clone(),
-        fingerprint,
-        rounds,
-        baseline_model: None,
-        device: decoder.model.device.clone(),
-        plan: decoder.model.plan.clone(),
-        inputs: Vec::new(),
-        model_load_ms,
-        session_create_ms: ms(decoder.model.session_time),
-        cache: None,
-        first_run_ms: first_ttft.unwrap_or_default(),
-        warmup: 1,
-        latency_ms: latency,
-        samples_ms: samples,
-        batch_size: Some(1),
-        items_per_s: None,
-        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
-        peak_rss_scope,
-        gpu_memory_bytes,
-        gpu_memory,
-        profile: None,
-        device_io: None,
-        sessions: None,
-        precision: None,
-        rewrite: decoder.rewrite.clone(),
-        comparison: None,
-        reference: None,
-        generation: Some(figures),
-        warnings: plan.preflight.not_applied.iter().cloned().chain(fitted).chain(uncaptured).collect(),
-    })))
-}
-
-/// What a timing depends on besides the model's speed, for a later verdict to compare.
-fn fingerprint(
-    runtime: &Runtime,
-    plan: &ModelPlan,
-    device: &engine::DeviceReport,
-    session: &crate::runtime::plan::SessionPlan,
-    settings: &BenchSettings,
-) -> bench::Fingerprint {
-    let sha: String = plan.preflight.model.sha256.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let budget = &settings.budget;
-    let runs = match budget.time_box {
-        Some(limit) => format!("{} ({} to {} runs)", humantime::format_duration(limit), budget.min, budget.max),
-        None => budget.max.to_string(),
-    };
-    let mut made = vec![format!("optimization {:?}", session.optimization_level)];
-    made.extend(session.intra_op_threads.map(|n| format!("intra threads {n}")));
-    made.extend(session.inter_op_threads.map(|n| format!("inter threads {n}")));
-    made.push(format!("precision {:?}", session.precision).to_lowercase());
-    made.extend(session.rewrites.iter().map(|r| r.flag()));
-    made.extend(session.io_on_device.then(|| "io on device".to_string()));
-    made.extend(session.session_config.iter().map(|(k, v)| format!("{k}={v}")));
-    made.extend(session.provider_options.iter().map(|(k, v)| format!("{k}={v}")));
-    let machine = crate::sysinfo::machine();
-    [
-        ("model sha256", sha),
-        ("execution provider", device.execution_provider.clone()),
-        ("adapter", device.adapter_name.clone().unwrap_or_else(|| "-".to_string())),
-        (
-            "cpu",
-            format!("{} ({} logical cores)", machine.cpu.unwrap_or_else(|| "unknown".into()), machine.logical_cores),
-        ),
-        ("onnxruntime", runtime.library.version.clone()),
-        ("dmlrun", env!("CARGO_PKG_VERSION").to_string()),
-        ("session", made.join(", ")),
-        ("warm-up", settings.warmup.to_string()),
-        ("runs", runs),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect()
 }
 
 fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Result<ProfileSummary> {

@@ -1,0 +1,130 @@
+//! `bench` of a generate entry (a manifest's onnxruntime-genai folder): the decoder opened as
+//! `generate` opens it, timed over whole generations, each decode step a sample.
+
+use anyhow::{Context, Result};
+
+use super::{fingerprint, Measured, ModelPlan};
+use crate::report::bench::{ModelBench, ModelStatus, PeakScope};
+use crate::report::ms;
+use crate::runtime::engine;
+use crate::runtime::Runtime;
+use crate::settings::BenchSettings;
+use crate::suites::manifest::GenerationTarget;
+
+/// A manifest's generate entry: a synthetic prompt, one warm-up generation, then the measured
+/// repetitions, each making exactly `new_tokens` (EOS ignored, as LLM benchmarks do).
+pub(super) fn bench_generation(
+    runtime: &Runtime,
+    plan: &ModelPlan,
+    wanted: &GenerationTarget,
+    settings: &BenchSettings,
+) -> Result<Measured> {
+    use crate::generate::{self, figures, CaptureAsk, DecoderModel, LoopSettings, Sampler, Sampling};
+    let target = &plan.target;
+    let peak_rss_scope =
+        if crate::sysinfo::reset_peak_rss() || settings.in_child { PeakScope::Model } else { PeakScope::Process };
+    let DecoderModel { spec, tokenizer, vocab, .. } = DecoderModel::read(&target.path, None, None)?;
+    let prompt_vocab = tokenizer.as_ref().map_or(vocab, |t| t.vocab_size().min(vocab));
+    for note in &plan.preflight.not_applied {
+        crate::errln!("warning: {}: {note}", target.name);
+    }
+    let (prompt_tokens, new_tokens, fitted) = wanted.fitted(spec.context_length)?;
+    if let Some(note) = &fitted {
+        crate::errln!("warning: {}: {note}", target.name);
+    }
+    let prompt = generate::synthetic_prompt(prompt_tokens, prompt_vocab, &spec.eos_token_ids, settings.seed);
+    let kv_length = generate::kv_length(prompt.len(), new_tokens, wanted.max_length, spec.context_length)?;
+    let started = std::time::Instant::now();
+    // Opened as generate opens it: the decode step captured by default on DirectML.
+    let generating = engine::Generating {
+        preflight: &plan.preflight,
+        spec: &spec,
+        kv_length,
+        print_plan: settings.print_plan,
+        capture: if plan.preflight.request.dml_graph_capture {
+            CaptureAsk::DmlGraphCapture
+        } else {
+            CaptureAsk::Default
+        },
+        choice: generate::Choice::Greedy,
+    };
+    crate::stage::step("session creation");
+    let (mut decoder, _, capture) = engine::open_generating(runtime, &generating)?;
+    let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
+    let fingerprint_of = |model: &engine::LoadedModel| fingerprint(runtime, plan, &model.device, &model.plan, settings);
+    let settings = LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
+    let mut runs = Vec::new();
+    let mut first_ttft = None;
+    for repetition in 0..=wanted.repetitions {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        let generation =
+            generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| {
+                Ok(())
+            })?;
+        first_ttft.get_or_insert(generation.prefill.total_ms);
+        if let Some(memory) = decoder.model.memory.as_mut() {
+            memory.sample();
+        }
+        // The first is the warm-up; an interrupted one is not counted.
+        if repetition > 0 && generation.stop != generate::Stop::Interrupted {
+            runs.push(generation);
+        }
+    }
+    if runs.is_empty() {
+        return Ok(Measured::InterruptedBeforeTiming);
+    }
+    let figures = figures::figures(&runs);
+    let samples: Vec<f64> = runs.iter().flat_map(|g| g.decode.iter().map(|s| s.total_ms)).collect();
+    // Each generation is a round: its decode steps ran one after another.
+    let rounds: Vec<usize> = runs.iter().map(|g| g.decode.len()).filter(|&n| n > 0).collect();
+    let latency = crate::stats::summarize(&samples)
+        .context("one new token makes no decode steps to time: give the entry new_tokens of 2 or more")?;
+    let gpu_memory = decoder.model.memory.as_ref().map(|m| m.memory.clone());
+    let gpu_memory_bytes =
+        gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
+    let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
+    let fingerprint = fingerprint_of(&decoder.model);
+    // On DirectML a decode step not captured is a slower measure than generate's default: said.
+    let mut capture = capture;
+    if let Some(failure) = decoder.replay_failure() {
+        capture.replay_failed(failure);
+    }
+    let uncaptured = (decoder.model.plan.uses_directml() && !capture.captured)
+        .then(|| format!("the decode step ran uncaptured: {}", capture.why));
+    Ok(Measured::Done(Box::new(ModelBench {
+        name: target.name.clone(),
+        path: target.path.clone(),
+        status,
+        sweep: target.sweep.clone(),
+        fingerprint,
+        rounds,
+        baseline_model: None,
+        device: decoder.model.device.clone(),
+        plan: decoder.model.plan.clone(),
+        inputs: Vec::new(),
+        model_load_ms,
+        session_create_ms: ms(decoder.model.session_time),
+        cache: None,
+        first_run_ms: first_ttft.unwrap_or_default(),
+        warmup: 1,
+        latency_ms: latency,
+        samples_ms: samples,
+        batch_size: Some(1),
+        items_per_s: None,
+        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
+        peak_rss_scope,
+        gpu_memory_bytes,
+        gpu_memory,
+        profile: None,
+        device_io: None,
+        sessions: None,
+        precision: None,
+        rewrite: decoder.rewrite.clone(),
+        comparison: None,
+        reference: None,
+        generation: Some(figures),
+        warnings: plan.preflight.not_applied.iter().cloned().chain(fitted).chain(uncaptured).collect(),
+    })))
+}
