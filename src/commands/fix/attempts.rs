@@ -1,0 +1,393 @@
+//! `fix`'s attempts: the reference run and each set of remedies tried as a whole run against it
+//! (in a child dmlrun where DirectML is in the plan or a limit holds), and the node `reduce`
+//! pins a failure on.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::{decoder, Remedy};
+use crate::cli::FixArgs;
+use crate::compare::Tolerance;
+use crate::graph::Graph;
+use crate::inputs::LoadOptions;
+use crate::isolation::{ChildEnd, ChildFiles, Placement};
+use crate::report::fix::{Attempt, AttemptOutcome, Located};
+use crate::runtime::engine::{self, Preflight, Scope};
+use crate::runtime::plan::{PlanRequest, Precision};
+use crate::runtime::Runtime;
+
+/// What a child is asked to run (`--attempt`, as JSON): the reference's run of the original, or
+/// the model with `remedies`; a decoder's attempt is held to the reference's tokens.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(super) struct AttemptSpec {
+    #[serde(default)]
+    pub(super) reference: bool,
+    #[serde(default)]
+    pub(super) remedies: Vec<Remedy>,
+    #[serde(default)]
+    pub(super) reference_tokens: Option<Vec<i64>>,
+}
+
+/// One attempt's record, and the model to write where it passed (or why there is none): a file
+/// in the staging folder, written by whichever process ran the attempt.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Tried {
+    pub(super) attempt: Attempt,
+    pub(super) model: Option<std::result::Result<PathBuf, String>>,
+    /// A decoder's greedy tokens (the reference's run, which later attempts are held to).
+    #[serde(default)]
+    pub(super) tokens: Option<Vec<i64>>,
+    /// An output is NaN or infinite where the reference's is finite (or the other way round): in
+    /// float16, a value that left its range.
+    #[serde(default)]
+    pub(super) overflowed: bool,
+}
+
+/// What every attempt shares.
+pub(super) struct Attempts<'a> {
+    pub(super) runtime: &'a Runtime,
+    pub(super) args: &'a FixArgs,
+    pub(super) base: &'a PlanRequest,
+    pub(super) load: &'a LoadOptions,
+    pub(super) tolerance: Tolerance,
+    pub(super) placement: Placement,
+    /// Where attempts write their models and children their records.
+    pub(super) staging: &'a Path,
+    /// Children started so far, to name each one's files.
+    pub(super) children: std::cell::Cell<usize>,
+    /// An onnxruntime-genai folder: attempts generate, and are held to the reference's tokens.
+    pub(super) decoder: bool,
+    pub(super) reference_tokens: std::cell::RefCell<Option<Vec<i64>>>,
+}
+
+impl Tried {
+    pub(super) fn passes(&self) -> bool {
+        matches!(self.attempt.outcome, AttemptOutcome::Passes)
+    }
+}
+
+/// A path not taken yet: `attempt-7.onnx`, else `attempt-7-2.onnx`, ...
+pub(super) fn unique(path: PathBuf) -> PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    (1..)
+        .map(|k| if k == 1 { path.clone() } else { path.with_file_name(format!("{stem}-{k}.onnx")) })
+        .find(|p| !p.exists())
+        .expect("an unbounded range")
+}
+
+/// This run's own arguments made `dmlrun reduce`'s: the command word changed, fix's own flags
+/// (its output and --write-unchanged) dropped, `extra` added. The flags they share (inputs,
+/// shapes, EP and session, reference and tolerance, runtime) pass as they are.
+pub(super) fn reduce_args(own: &[OsString], extra: &[OsString]) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut command_seen = false;
+    let mut skip_value = false;
+    for arg in own {
+        if skip_value {
+            skip_value = false;
+            continue;
+        }
+        let text = arg.to_string_lossy();
+        if !command_seen && text == "fix" {
+            command_seen = true;
+            out.push(OsString::from("reduce"));
+            continue;
+        }
+        match text.as_ref() {
+            "-o" | "--output" => skip_value = true,
+            "--write-unchanged" | "--save-fixed-dims" | "-q" | "--quiet" => {}
+            t if t.starts_with("--output=") || (t.starts_with("-o") && t.len() > 2 && !t.starts_with("--")) => {}
+            _ => out.push(arg.clone()),
+        }
+    }
+    out.extend(extra.iter().cloned());
+    out
+}
+
+impl Attempts<'_> {
+    /// The whole model with `remedies` (beside the user's own flags) on the EP under test,
+    /// against the reference on the original model.
+    pub(super) fn run(&self, remedies: &[Remedy]) -> Tried {
+        if self.placement.in_children {
+            let spec = AttemptSpec {
+                reference: false,
+                remedies: remedies.to_vec(),
+                reference_tokens: self.reference_tokens.borrow().clone(),
+            };
+            let mut tried = self.in_child(&spec);
+            tried.attempt.remedies = remedies.iter().map(|r| r.flag()).collect();
+            return tried;
+        }
+        let started = Instant::now();
+        let request = self.request_with(remedies);
+        let flags = remedies.iter().map(|r| r.flag()).collect();
+        if self.decoder {
+            let reference = self.reference_tokens.borrow().clone().unwrap_or_default();
+            let outcome = match decoder::greedy_tokens(self.runtime, &self.args.model, &request) {
+                Ok(tokens) => decoder::judge(&tokens, &reference),
+                Err(e) => AttemptOutcome::Fails(crate::exit::one_line(&e)),
+            };
+            let attempt =
+                Attempt { remedies: flags, outcome, max_abs_diff: None, seconds: started.elapsed().as_secs_f64() };
+            return Tried { attempt, model: None, tokens: None, overflowed: false };
+        }
+        let mut overflowed = false;
+        let (outcome, max_abs_diff, model) =
+            match run_once(self.runtime, self.args, &request, self.load, Some(self.tolerance)) {
+                Ok(ran) => {
+                    // NaN or infinity where the reference has a number.
+                    overflowed = ran.mismatches.iter().any(crate::compare::Mismatch::non_finite);
+                    match ran.mismatches.first() {
+                        None => (AttemptOutcome::Passes, ran.max_abs_diff, ran.model),
+                        // The largest finite difference would hide the infinite one.
+                        Some(first) => {
+                            (AttemptOutcome::Differs(first.to_string()), ran.max_abs_diff.filter(|_| !overflowed), None)
+                        }
+                    }
+                }
+                Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None, None),
+            };
+        // The model to ship, kept as a file: a child hands it to its parent this way.
+        let model = model.map(|made| {
+            made.and_then(|bytes| {
+                let path = self.staging.join(format!("attempt-{}.onnx", std::process::id()));
+                let path = unique(path);
+                std::fs::write(&path, bytes).map_err(|e| format!("writing {}: {e}", path.display()))?;
+                Ok(path)
+            })
+        });
+        let attempt = Attempt { remedies: flags, outcome, max_abs_diff, seconds: started.elapsed().as_secs_f64() };
+        Tried { attempt, model, tokens: None, overflowed }
+    }
+
+    /// The user's request with `remedies` added.
+    pub(super) fn request_with(&self, remedies: &[Remedy]) -> PlanRequest {
+        let mut request = self.base.clone();
+        for remedy in remedies {
+            match remedy {
+                Remedy::Rewrite(rewrite) => request.rewrites.push(*rewrite),
+                Remedy::Float16 => request.precision = Precision::Fp16,
+                Remedy::KeepFp32(nodes) => request.keep_fp32.extend(nodes.iter().cloned()),
+            }
+        }
+        request
+    }
+
+    /// The nodes (by name) one of whose float inputs or outputs leaves float16's range (65504) in
+    /// the reference's float32 run of the original: in float16 they overflow to infinity.
+    pub(super) fn beyond_float16(&self, graph: &Graph) -> Result<Vec<String>> {
+        const FLOAT16_MAX: f64 = 65504.0;
+        let request = reference_of(self.base, self.args);
+        let preflight = Preflight::read(self.runtime, &self.args.model, &request, Scope::Alone)?;
+        let run = engine::diagnose::reference_run(
+            self.runtime,
+            &preflight,
+            graph,
+            &request,
+            &self.args.input.inputs,
+            self.load,
+        )?;
+        let beyond: std::collections::HashSet<String> = run
+            .values
+            .iter()
+            .filter_map(|(name, value)| match value {
+                crate::tensor::HostValue::Tensor(t) if t.dtype.is_float() => Some((name, t.to_f64()?)),
+                _ => None,
+            })
+            .filter(|(_, values)| values.iter().any(|v| v.is_finite() && v.abs() > FLOAT16_MAX))
+            .map(|(name, _)| name.clone())
+            .collect();
+        Ok(graph
+            .nodes()
+            .iter()
+            .filter(|n| !n.name.is_empty())
+            .filter(|n| n.inputs.iter().chain(&n.outputs).any(|t| beyond.contains(t)))
+            .map(|n| n.name.clone())
+            .collect())
+    }
+
+    /// The original on the reference: `Passes` where it runs, `Fails` with why otherwise.
+    pub(super) fn reference(&self) -> Tried {
+        if self.placement.in_children {
+            return self.in_child(&AttemptSpec { reference: true, ..AttemptSpec::default() });
+        }
+        let started = Instant::now();
+        let reference = reference_of(self.base, self.args);
+        let (outcome, tokens) = match self.decoder {
+            true => match decoder::greedy_tokens(self.runtime, &self.args.model, &reference) {
+                Ok(tokens) => (AttemptOutcome::Passes, Some(tokens)),
+                Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
+            },
+            false => match run_once(self.runtime, self.args, &reference, self.load, None) {
+                Ok(_) => (AttemptOutcome::Passes, None),
+                Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
+            },
+        };
+        let attempt =
+            Attempt { remedies: Vec::new(), outcome, max_abs_diff: None, seconds: started.elapsed().as_secs_f64() };
+        Tried { attempt, model: None, tokens, overflowed: false }
+    }
+
+    /// Runs `attempt` in a child dmlrun held to the time limit; a child that hangs, crashes or
+    /// is stopped is that attempt's failure.
+    pub(super) fn in_child(&self, spec: &AttemptSpec) -> Tried {
+        let attempt = serde_json::to_string(spec).expect("an attempt serialises");
+        let started = Instant::now();
+        let n = self.children.get();
+        self.children.set(n + 1);
+        let files = ChildFiles {
+            handoff: self.staging.join(format!("child-{n}.unused")),
+            results: self.staging.join(format!("child-{n}.jsonl")),
+            progress: self.staging.join(format!("child-{n}.progress")),
+        };
+        let extra: Vec<OsString> = vec![
+            "--isolation".into(),
+            "none".into(),
+            "--attempt".into(),
+            attempt.into(),
+            "--child-report".into(),
+            files.results.clone().into(),
+            "--progress".into(),
+            files.progress.clone().into(),
+        ];
+        let args = crate::isolation::child_args(&extra);
+        let mut line = None;
+        let end = crate::isolation::run_child(&args, &files, self.placement.limit, &mut |l| line = Some(l.to_string()));
+        let failed = |why: String| Tried {
+            attempt: Attempt {
+                remedies: Vec::new(),
+                outcome: AttemptOutcome::Fails(why),
+                max_abs_diff: None,
+                seconds: started.elapsed().as_secs_f64(),
+            },
+            model: None,
+            tokens: None,
+            overflowed: false,
+        };
+        match end {
+            Err(e) => failed(crate::exit::one_line(&e)),
+            Ok(ChildEnd::TimedOut(limit, stage)) => failed(crate::isolation::timed_out_reason(limit, &stage)),
+            Ok(ChildEnd::Interrupted(_)) => failed("interrupted".into()),
+            Ok(ChildEnd::Exited { how, .. }) => match line.map(|l| serde_json::from_str::<Tried>(&l)) {
+                Some(Ok(tried)) => tried,
+                Some(Err(e)) => failed(format!("the attempt's record: {e}")),
+                None => failed(format!("the attempt's process ended ({how}) before saying how it went")),
+            },
+        }
+    }
+
+    /// `dmlrun reduce` on the model as the user gave it, in a child held to one attempt's time
+    /// limit in all: the node its failure is pinned on, what got the smallest model through, and
+    /// that model, written to `folder`.
+    pub(super) fn locate(&self, folder: &Path) -> Located {
+        let json = self.staging.join("reduce.json");
+        let mut extra: Vec<OsString> =
+            vec!["-q".into(), "-o".into(), folder.as_os_str().to_owned(), "--json".into(), json.clone().into()];
+        if let Some(limit) = self.placement.limit {
+            let limit: OsString = humantime::format_duration(limit).to_string().into();
+            extra.extend(["--candidate-timeout".into(), limit.clone(), "--time-limit".into(), limit]);
+        }
+        let args = reduce_args(&crate::isolation::child_args(&[]), &extra);
+        if !self.args.quiet {
+            crate::errln!("fix: dmlrun reduce finds where it fails");
+        }
+        crate::stage::step("the reduction");
+        let ran = std::env::current_exe().context("finding dmlrun's own executable").and_then(|exe| {
+            std::process::Command::new(exe)
+                .args(&args)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .output()
+                .context("running dmlrun reduce")
+        });
+        let failed = |why: String| Located { error: Some(why), ..Located::default() };
+        let output = match ran {
+            Ok(output) => output,
+            Err(e) => return failed(crate::exit::one_line(&e)),
+        };
+        let said = String::from_utf8_lossy(&output.stderr);
+        let error_line = said.lines().rev().find(|l| l.starts_with("dmlrun: error:")).map(str::to_string);
+        match std::fs::read_to_string(&json).map(|t| serde_json::from_str::<serde_json::Value>(&t)) {
+            Ok(Ok(reduced)) => Located::from_reduce(&reduced, folder, output.status.success()),
+            _ => failed(error_line.unwrap_or_else(|| {
+                format!("dmlrun reduce ended ({}) without its report", crate::isolation::describe_exit(&output.status))
+            })),
+        }
+    }
+}
+
+/// One whole run's result against the reference.
+pub(super) struct Ran {
+    pub(super) mismatches: Vec<crate::compare::Mismatch>,
+    pub(super) max_abs_diff: Option<f64>,
+    /// Where it passed against the reference: the model the session ran, as `--save-model`
+    /// writes it, or why it cannot be written.
+    pub(super) model: Option<std::result::Result<Vec<u8>, String>>,
+}
+
+/// Runs the model once with `request`, against the reference on the original where `tolerance`
+/// is given.
+pub(super) fn run_once(
+    runtime: &Runtime,
+    args: &FixArgs,
+    request: &PlanRequest,
+    load: &LoadOptions,
+    tolerance: Option<Tolerance>,
+) -> Result<Ran> {
+    let preflight = Preflight::read(runtime, &args.model, request, Scope::Alone)?;
+    let reference = tolerance.map(|t| (reference_of(&preflight.request, args), t));
+    let measure = engine::MeasureRequest {
+        preflight: &preflight,
+        label: None,
+        print_plan: false,
+        inputs: &args.input.inputs,
+        load,
+        warmup: 0,
+        budget: engine::RunBudget { max: 1, time_box: None, min: 0 },
+        reference,
+        time_reference: false,
+        time_float32: false,
+        rounds: 1,
+        paired: None,
+        // The reference check (no tolerance) ships nothing.
+        keep_made_model: tolerance.is_some(),
+    };
+    let measured = engine::measure(runtime, &measure, &indicatif::ProgressBar::hidden())?;
+    let (mismatches, max_abs_diff) = match measured.comparison {
+        Some(c) => {
+            let largest =
+                c.differences.iter().map(|d| d.max_abs).fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.max(d))));
+            (c.mismatches, largest)
+        }
+        None => (Vec::new(), None),
+    };
+    // The model to ship, made only where the attempt passed: re-encoding a large model for an
+    // attempt that differs would be work thrown away.
+    let model = (tolerance.is_some() && mismatches.is_empty()).then(|| {
+        engine::saved_model(
+            &args.model,
+            &preflight,
+            measured.made_model.as_deref(),
+            measured.rewrite.as_ref(),
+            measured.precision.as_ref(),
+            args.save_fixed_dims,
+        )
+        .map_err(|e| crate::exit::one_line(&e))
+    });
+    Ok(Ran { mismatches, max_abs_diff, model })
+}
+
+/// The reference runs the model as ONNX Runtime does by default: the options under test
+/// (`--session-config`, `--ep-option`) are the EP under test's alone, as in reduce.
+pub(super) fn reference_of(request: &PlanRequest, args: &FixArgs) -> PlanRequest {
+    PlanRequest {
+        session_config: Vec::new(),
+        ep_options: Vec::new(),
+        ..request.reference(args.reference.compare_ep.clone(), None)
+    }
+}
