@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{PlanRequest, SessionPlan};
 use crate::formats::model::ModelInfo;
-use crate::graph::Rewrite;
 
 /// A free-dimension override, applied at session creation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -306,115 +305,8 @@ fn propose_size(
     }
 }
 
-impl PlanRequest {
-    /// The request without the flags that name a model's own dimensions and inputs (`--dim`,
-    /// `--dim-denotation`, `--shape`): what every model of a run shares, checked once before
-    /// any model is read.
-    pub fn shared_part(&self) -> PlanRequest {
-        PlanRequest {
-            dims: Vec::new(),
-            dim_denotations: Vec::new(),
-            shapes: Vec::new(),
-            rewrites: Vec::new(),
-            ..self.clone()
-        }
-    }
-
-    /// This request for one model of several: a `--dim`, `--dim-denotation` or `--shape` that
-    /// names a dimension, denotation or input the model does not have is left out for it, and
-    /// said in the notes returned. What names something the model has stays, for [`resolve`]
-    /// to check against it (a shape of the wrong rank is that model's error).
-    ///
-    /// [`resolve`]: super::resolve
-    pub fn fitted_to(&self, model: &ModelInfo) -> (PlanRequest, Vec<String>) {
-        let mut notes = Vec::new();
-        let (symbolic, denotations) = (model.symbolic_dims(), model.dim_denotations());
-        let mut fitted = self.clone();
-        fitted.dims.retain(|(name, value)| {
-            let fits = symbolic.contains(name);
-            if !fits {
-                notes.push(format!("--dim {name}={value} not applied: this model has no free dimension '{name}'"));
-            }
-            fits
-        });
-        fitted.dim_denotations.retain(|(denotation, value)| {
-            let fits = denotations.contains(denotation);
-            if !fits {
-                notes.push(format!(
-                    "--dim-denotation {denotation}={value} not applied: no dimension of this model has that denotation"
-                ));
-            }
-            fits
-        });
-        fitted.shapes.retain(|(name, shape)| {
-            let fits = model.input(name).is_some();
-            if !fits {
-                notes.push(format!("{} not applied: this model has no input '{name}'", shape_flag(name, shape)));
-            }
-            fits
-        });
-        fitted.rewrites.retain(|rewrite| {
-            let fits = rewritable(model, *rewrite);
-            if !fits {
-                notes.push(format!("{} not applied: {}", rewrite.flag(), nothing_to_rewrite(*rewrite, "this model")));
-            }
-            fits
-        });
-        (fitted, notes)
-    }
-}
-
-/// The run's usage error when a `--dim`, `--dim-denotation` or `--shape` names what none of
-/// `models` has: a typo, since [`PlanRequest::fitted_to`] leaves out for each model only what
-/// that model lacks.
-pub fn check_flags_fit_some(request: &PlanRequest, models: &[&ModelInfo]) -> Result<()> {
-    if models.is_empty() {
-        return Ok(());
-    }
-    if let Some(rewrite) = request.rewrites.iter().find(|r| !models.iter().any(|m| rewritable(m, **r))) {
-        let which = match models.len() {
-            1 => "the model".to_string(),
-            n => format!("none of the {n} models"),
-        };
-        bail!("{}: {}", rewrite.flag(), nothing_to_rewrite(*rewrite, &which));
-    }
-    let union = |of: fn(&ModelInfo) -> Vec<String>| {
-        let mut all: Vec<String> = Vec::new();
-        for name in models.iter().flat_map(|m| of(m)) {
-            if !all.contains(&name) {
-                all.push(name);
-            }
-        }
-        all
-    };
-    // "the model has no ... (its ...)" for one, "none of the 3 models has ... (their ...)" for more.
-    let (none_has, no_dim_of, their) = match models.len() {
-        1 => ("the model has no".to_string(), "no dimension of the model".to_string(), "its"),
-        n => (format!("none of the {n} models has a"), format!("no dimension of the {n} models"), "their"),
-    };
-    let symbolic = union(ModelInfo::symbolic_dims);
-    if let Some((name, value)) = request.dims.iter().find(|(name, _)| !symbolic.contains(name)) {
-        bail!(
-            "--dim {name}={value}: {none_has} free dimension named '{name}' ({their} symbolic dimensions: {})",
-            list_or_none(&symbolic)
-        );
-    }
-    let denotations = union(ModelInfo::dim_denotations);
-    if let Some((denotation, value)) = request.dim_denotations.iter().find(|(d, _)| !denotations.contains(d)) {
-        bail!(
-            "--dim-denotation {denotation}={value}: {no_dim_of} has the denotation '{denotation}' ({their} denotations: {})",
-            list_or_none(&denotations)
-        );
-    }
-    let inputs = union(|m| m.inputs.iter().map(|i| i.name.clone()).collect());
-    if let Some((name, shape)) = request.shapes.iter().find(|(name, _)| !inputs.contains(name)) {
-        bail!("{}: {none_has} input '{name}' ({their} inputs: {})", shape_flag(name, shape), list_or_none(&inputs));
-    }
-    Ok(())
-}
-
 /// `--shape x=1,3,224,224`, as the user typed it.
-fn shape_flag(name: &str, shape: &[usize]) -> String {
+pub(super) fn shape_flag(name: &str, shape: &[usize]) -> String {
     format!("--shape {name}={}", shape.iter().map(usize::to_string).collect::<Vec<_>>().join(","))
 }
 
@@ -426,72 +318,12 @@ pub(super) fn list_or_none(items: &[String]) -> String {
     }
 }
 
-/// Whether `rewrite` finds something to rewrite in the model's main graph.
-pub fn rewritable(model: &ModelInfo, rewrite: Rewrite) -> bool {
-    match rewrite {
-        Rewrite::GemmZeroBias => model.gemms_without_bias > 0,
-        Rewrite::ReshapeAllowzeroOff => model.reshapes_allowzero > 0,
-        Rewrite::Decompose(op) => model.op_types.contains_key(op.op_type()),
-    }
-}
-
-/// `the model has no LayerNormalization node`, `none of the 3 models has a Gemm without a bias`.
-pub fn nothing_to_rewrite(rewrite: Rewrite, which: &str) -> String {
-    let has = if which.starts_with("none") { "has a" } else { "has no" };
-    match rewrite {
-        Rewrite::GemmZeroBias => format!("{which} {has} Gemm without a bias"),
-        Rewrite::ReshapeAllowzeroOff => format!("{which} {has} Reshape with allowzero=1"),
-        Rewrite::Decompose(op) => format!("{which} {has} {op} node"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::*;
     use super::super::{resolve, EpRequest, PlanRequest, CPU_PROVIDER, DML_PROVIDER};
     use super::*;
     use crate::formats::model::{DimInfo, IoInfo};
-
-    #[test]
-    fn a_request_fitted_to_a_model_leaves_out_what_the_model_lacks_and_says_so() {
-        let request = PlanRequest {
-            dims: vec![("batch".into(), 2), ("sequence".into(), 8)],
-            dim_denotations: vec![("DATA_BATCH".into(), 2), ("DATA_CHANNEL".into(), 3)],
-            shapes: vec![("input".into(), vec![2, 3]), ("mask".into(), vec![2])],
-            ..PlanRequest::default()
-        };
-        let (fitted, notes) = request.fitted_to(&model_with_batch());
-        assert_eq!(fitted.dims, vec![("batch".to_string(), 2)]);
-        assert_eq!(fitted.dim_denotations, vec![("DATA_BATCH".to_string(), 2)]);
-        assert_eq!(fitted.shapes, vec![("input".to_string(), vec![2, 3])]);
-        assert_eq!(
-            notes,
-            vec![
-                "--dim sequence=8 not applied: this model has no free dimension 'sequence'",
-                "--dim-denotation DATA_CHANNEL=3 not applied: no dimension of this model has that denotation",
-                "--shape mask=2 not applied: this model has no input 'mask'",
-            ]
-        );
-        assert!(resolve(&fitted, &providers(&[CPU_PROVIDER]), &model_with_batch()).is_ok());
-    }
-
-    #[test]
-    fn a_flag_no_model_has_is_the_runs_error_and_one_some_model_has_is_not() {
-        let (with, without) = (model_with_batch(), ModelInfo::default());
-        let batch = PlanRequest { dims: vec![("batch".into(), 2)], ..PlanRequest::default() };
-        assert!(check_flags_fit_some(&batch, &[&without, &with]).is_ok());
-        let err = check_flags_fit_some(&batch, &[&without, &without]).unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "--dim batch=2: none of the 2 models has a free dimension named 'batch' (their symbolic dimensions: none)"
-        );
-        let shape = PlanRequest { shapes: vec![("x".into(), vec![1])], ..PlanRequest::default() };
-        let err = check_flags_fit_some(&shape, &[&with]).unwrap_err().to_string();
-        assert_eq!(err, "--shape x=1: the model has no input 'x' (its inputs: input)");
-        let den = PlanRequest { dim_denotations: vec![("DATA_BATCH".into(), 2)], ..PlanRequest::default() };
-        assert!(check_flags_fit_some(&den, &[&with]).is_ok());
-        assert!(check_flags_fit_some(&den, &[&without]).is_err());
-    }
 
     #[test]
     fn unknown_dim_name_lists_symbolic_dims() {

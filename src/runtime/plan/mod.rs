@@ -12,6 +12,7 @@
 
 mod dims;
 mod display;
+mod fitting;
 mod providers;
 mod request;
 #[cfg(test)]
@@ -22,8 +23,9 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-pub use dims::{check_flags_fit_some, fix_dims_from_inputs, BoundShape, DimKey, DimOverride, DimSource};
+pub use dims::{fix_dims_from_inputs, BoundShape, DimKey, DimOverride, DimSource};
 use dims::{resolve_dims, resolve_shapes, unfixed_dims};
+pub use fitting::check_flags_fit_some;
 pub use providers::{
     check_available, AdapterSelection, Offered, ProviderPlan, DML_CONFIG_PREFIX, DML_DISABLE_FUSION, DML_GRAPH_CAPTURE,
 };
@@ -222,8 +224,8 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         .collect();
     // A rewrite with nothing to rewrite would say something untrue: the run's error (a model of
     // several had it left out by `fitted_to`).
-    if let Some(rewrite) = request.rewrites.iter().find(|r| !dims::rewritable(model, **r)) {
-        bail!("{}: {}", rewrite.flag(), dims::nothing_to_rewrite(*rewrite, "the model"));
+    if let Some(rewrite) = request.rewrites.iter().find(|r| !fitting::rewritable(model, **r)) {
+        bail!("{}: {}", rewrite.flag(), fitting::nothing_to_rewrite(*rewrite, "the model"));
     }
     if request.precision == Precision::Fp32 && !request.keep_fp32.is_empty() {
         bail!("--keep-fp32 names what --precision fp16 leaves in float32; the model runs as written without it");
