@@ -9,14 +9,15 @@
 //! reference run with those tensors exposed as outputs. A compile failure names no node:
 //! `dmlrun reduce` finds it by bisection.
 
+mod exposed;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::open::{load, DeviceReport, SessionFailure};
-use super::preflight::Preflight;
+use super::open::{load, SessionFailure};
 use super::runs::{run_to_host_values, PreparedInputs};
 use crate::formats::model::ModelInfo;
 use crate::graph::Graph;
@@ -24,7 +25,9 @@ use crate::inputs::BoundInputs;
 use crate::runtime::plan::{EpRequest, PlanRequest, SessionPlan, CPU_PROVIDER};
 use crate::runtime::session::BuildStep;
 use crate::runtime::Runtime;
-use crate::tensor::HostValue;
+
+use exposed::exposed_values;
+pub use exposed::{reference_run, run_exposed, value_text};
 
 /// Where the EP failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -448,40 +451,6 @@ fn node_detail(
     })
 }
 
-/// `tensors` as a reference run of the model with them exposed gives them: name and
-/// `dtype [shape]`.
-fn exposed_values(
-    runtime: &Runtime,
-    graph: &Graph,
-    reference: &PlanRequest,
-    prepared: &PreparedInputs,
-    tensors: &[String],
-) -> anyhow::Result<Vec<(String, String)>> {
-    let (values, _) = run_exposed(runtime, graph, reference, prepared, tensors)?;
-    Ok(values.into_iter().map(|(name, value)| (name, value_text(&value))).collect())
-}
-
-/// One run of `graph` on `request` with `tensors` exposed as outputs beside the model's own:
-/// their values, and where the session ran.
-pub fn run_exposed(
-    runtime: &Runtime,
-    graph: &Graph,
-    request: &PlanRequest,
-    prepared: &PreparedInputs,
-    tensors: &[String],
-) -> anyhow::Result<(Vec<(String, HostValue)>, DeviceReport)> {
-    let bytes = graph.with_outputs(tensors)?;
-    let folder = tempfile::tempdir()?;
-    let path = folder.path().join("exposed.onnx");
-    std::fs::write(&path, &bytes)?;
-    let info = ModelInfo::from_bytes(&bytes)?;
-    // An error about the copy names the user's model, and what was done to it.
-    let named = |e| say_made_as(e, &path, graph.source(), "with its intermediate tensors as outputs");
-    let mut session = load(runtime, &path, &info, request).map_err(named)?;
-    let values = run_to_host_values(&mut session.session, prepared).map_err(named)?;
-    Ok((values, session.device.clone()))
-}
-
 /// An error about a model dmlrun made in a temporary folder (a float16 conversion, a rewrite, a
 /// copy with its tensors exposed) in the user's terms: every mention of the made file becomes
 /// `label`, the user's model and what was done to it. A diagnosis stays one, for its blame.
@@ -512,40 +481,6 @@ pub fn say_made_as(error: anyhow::Error, made: &Path, original: &Path, what: &st
         return anyhow::anyhow!("{}", rename(&text));
     }
     error
-}
-
-/// A reference run of a whole model for `dmlrun reduce`: the inputs bound as `run` binds them
-/// (files, images, generated), and the value of every tensor the graph computes.
-pub struct ReferenceRun {
-    pub bound: BoundInputs,
-    pub values: Vec<(String, HostValue)>,
-    pub device: DeviceReport,
-}
-
-/// Binds `inputs` for the model as its preflight plans it and runs `graph` on `request` (the
-/// reference EP's) with every intermediate tensor exposed.
-pub fn reference_run(
-    runtime: &Runtime,
-    preflight: &Preflight,
-    graph: &Graph,
-    request: &PlanRequest,
-    inputs: &[crate::inputs::InputSpec],
-    load_options: &crate::inputs::LoadOptions,
-) -> anyhow::Result<ReferenceRun> {
-    let bound = crate::inputs::bind(inputs, &preflight.input_signatures(), load_options)?;
-    let prepared = PreparedInputs::new(&bound.tensors)?;
-    let (values, device) = run_exposed(runtime, graph, request, &prepared, &graph.intermediate_tensors())?;
-    Ok(ReferenceRun { bound, values, device })
-}
-
-/// `float32 [6, 3, 48, 192]`.
-pub fn value_text(value: &HostValue) -> String {
-    match value {
-        HostValue::Tensor(t) => format!("{} {}", t.dtype.name(), crate::tensor::format_shape(&t.shape)),
-        HostValue::Sequence(items) => format!("sequence of {} tensors", items.len()),
-        HostValue::Absent => "absent".to_string(),
-        other => other.kind().to_string(),
-    }
 }
 
 /// ONNX Runtime's messages on Windows carry the build machine's source paths and addresses

@@ -1,0 +1,81 @@
+//! Reference runs with the graph's intermediate tensors exposed as outputs: what the tensors
+//! around a failing node hold (for the diagnosis), and every tensor's value (for `reduce`).
+
+use super::super::open::{load, DeviceReport};
+use super::super::preflight::Preflight;
+use super::super::runs::{run_to_host_values, PreparedInputs};
+use super::say_made_as;
+use crate::formats::model::ModelInfo;
+use crate::graph::Graph;
+use crate::inputs::BoundInputs;
+use crate::runtime::plan::PlanRequest;
+use crate::runtime::Runtime;
+use crate::tensor::HostValue;
+
+/// `tensors` as a reference run of the model with them exposed gives them: name and
+/// `dtype [shape]`.
+pub(super) fn exposed_values(
+    runtime: &Runtime,
+    graph: &Graph,
+    reference: &PlanRequest,
+    prepared: &PreparedInputs,
+    tensors: &[String],
+) -> anyhow::Result<Vec<(String, String)>> {
+    let (values, _) = run_exposed(runtime, graph, reference, prepared, tensors)?;
+    Ok(values.into_iter().map(|(name, value)| (name, value_text(&value))).collect())
+}
+
+/// One run of `graph` on `request` with `tensors` exposed as outputs beside the model's own:
+/// their values, and where the session ran.
+pub fn run_exposed(
+    runtime: &Runtime,
+    graph: &Graph,
+    request: &PlanRequest,
+    prepared: &PreparedInputs,
+    tensors: &[String],
+) -> anyhow::Result<(Vec<(String, HostValue)>, DeviceReport)> {
+    let bytes = graph.with_outputs(tensors)?;
+    let folder = tempfile::tempdir()?;
+    let path = folder.path().join("exposed.onnx");
+    std::fs::write(&path, &bytes)?;
+    let info = ModelInfo::from_bytes(&bytes)?;
+    // An error about the copy names the user's model, and what was done to it.
+    let named = |e| say_made_as(e, &path, graph.source(), "with its intermediate tensors as outputs");
+    let mut session = load(runtime, &path, &info, request).map_err(named)?;
+    let values = run_to_host_values(&mut session.session, prepared).map_err(named)?;
+    Ok((values, session.device.clone()))
+}
+
+/// A reference run of a whole model for `dmlrun reduce`: the inputs bound as `run` binds them
+/// (files, images, generated), and the value of every tensor the graph computes.
+pub struct ReferenceRun {
+    pub bound: BoundInputs,
+    pub values: Vec<(String, HostValue)>,
+    pub device: DeviceReport,
+}
+
+/// Binds `inputs` for the model as its preflight plans it and runs `graph` on `request` (the
+/// reference EP's) with every intermediate tensor exposed.
+pub fn reference_run(
+    runtime: &Runtime,
+    preflight: &Preflight,
+    graph: &Graph,
+    request: &PlanRequest,
+    inputs: &[crate::inputs::InputSpec],
+    load_options: &crate::inputs::LoadOptions,
+) -> anyhow::Result<ReferenceRun> {
+    let bound = crate::inputs::bind(inputs, &preflight.input_signatures(), load_options)?;
+    let prepared = PreparedInputs::new(&bound.tensors)?;
+    let (values, device) = run_exposed(runtime, graph, request, &prepared, &graph.intermediate_tensors())?;
+    Ok(ReferenceRun { bound, values, device })
+}
+
+/// `float32 [6, 3, 48, 192]`.
+pub fn value_text(value: &HostValue) -> String {
+    match value {
+        HostValue::Tensor(t) => format!("{} {}", t.dtype.name(), crate::tensor::format_shape(&t.shape)),
+        HostValue::Sequence(items) => format!("sequence of {} tensors", items.len()),
+        HostValue::Absent => "absent".to_string(),
+        other => other.kind().to_string(),
+    }
+}
