@@ -38,7 +38,7 @@ fn ask_to_stop(child: &std::process::Child) {
 }
 
 /// Where the items of a batch run (`--isolation`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isolation {
     /// In child processes when DirectML is in the plan or a time limit holds (by default one
     /// does), in this process otherwise.
@@ -48,6 +48,8 @@ pub enum Isolation {
     /// In this process.
     None,
 }
+
+flag_values!(Isolation { Auto => "auto", Process => "process", None => "none" });
 
 /// Where a batch's items run and the time each may take, decided once from `--isolation`,
 /// `--timeout` and the command's default limit; the reports carry it.

@@ -3,15 +3,32 @@
 //! The binary is a thin shell over this library (see `main.rs`); the library is what tests and
 //! fuzz targets exercise.
 
-/// Displays a flag value type as the command line spells it (`bilinear`, `high-performance`,
-/// `all`): the words people read in reports are the words they type.
+/// Names a plain enum's values as the command line spells them (`bilinear`, `high-performance`,
+/// `all`), in the order the help lists them: `ALL` and `flag_name`. The domain keeps no clap;
+/// `cli::values` maps these to clap's value enums at the edge.
+macro_rules! flag_values {
+    ($t:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $t {
+            /// Every value, in the order the help lists them.
+            pub const ALL: &'static [$t] = &[$($t::$variant),+];
+
+            /// The value as the command line spells it.
+            pub fn flag_name(self) -> &'static str {
+                match self {
+                    $($t::$variant => $name),+
+                }
+            }
+        }
+    };
+}
+
+/// Displays a flag value type as the command line spells it: the words people read in reports
+/// are the words they type.
 macro_rules! display_as_flag_value {
     ($($t:ty),+ $(,)?) => {$(
         impl std::fmt::Display for $t {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                use clap::ValueEnum;
-                let value = self.to_possible_value().expect("no value is skipped");
-                f.write_str(value.get_name())
+                f.write_str(self.flag_name())
             }
         }
     )+};

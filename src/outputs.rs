@@ -150,7 +150,7 @@ pub fn top_k(outputs: &[(String, HostTensor)], k: usize, labels: Option<(&Path, 
 }
 
 /// How `--save-outputs` writes files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SaveFormat {
     /// One NAME.npy per output.
@@ -160,6 +160,8 @@ pub enum SaveFormat {
     /// One output_K.pb (ONNX TensorProto) per output, as in ONNX test data.
     Pb,
 }
+
+flag_values!(SaveFormat { Npy => "npy", Npz => "npz", Pb => "pb" });
 
 /// Whether saved tensors are a model's inputs or its outputs (names files `input_0.pb` or
 /// `output_0.pb`, `inputs.npz` or `outputs.npz`).

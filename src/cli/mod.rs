@@ -14,6 +14,7 @@ mod reduce;
 mod run;
 mod shared;
 mod test;
+mod values;
 
 use std::path::PathBuf;
 

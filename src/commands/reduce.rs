@@ -261,10 +261,10 @@ fn ep_args(args: &ReduceArgs, device: Option<u32>) -> Vec<OsString> {
         flag("--device", d.to_string());
     }
     if let Some(p) = s.dml_performance_preference {
-        flag("--dml-performance-preference", value_name(&p));
+        flag("--dml-performance-preference", p.flag_name().to_string());
     }
     if let Some(f) = s.dml_device_filter {
-        flag("--dml-device-filter", value_name(&f));
+        flag("--dml-device-filter", f.flag_name().to_string());
     }
     for (k, v) in &s.ep_options {
         flag("--ep-option", format!("{k}={v}"));
@@ -273,7 +273,7 @@ fn ep_args(args: &ReduceArgs, device: Option<u32>) -> Vec<OsString> {
         flag("--session-config", format!("{k}={v}"));
     }
     if s.opt_level != crate::runtime::plan::OptimizationLevel::All {
-        flag("--opt-level", value_name(&s.opt_level));
+        flag("--opt-level", s.opt_level.flag_name().to_string());
     }
     if s.dml_disable_metacommands {
         out.push("--dml-disable-metacommands".into());
@@ -297,7 +297,7 @@ fn common_args(args: &ReduceArgs) -> Vec<OsString> {
         flag("--ep-library", format!("{}={}", lib.name, lib.path.display()));
     }
     if args.ort.ort_log_level != crate::runtime::OrtLogLevel::Warning {
-        flag("--ort-log-level", value_name(&args.ort.ort_log_level));
+        flag("--ort-log-level", args.ort.ort_log_level.flag_name().to_string());
     }
     flag("--rtol", args.reference.rtol.to_string());
     flag("--atol", args.reference.atol.to_string());
@@ -322,9 +322,4 @@ fn remedies(args: &ReduceArgs, directml: bool) -> Vec<(String, Vec<OsString>)> {
         add(&["--opt-level", "disable"]);
     }
     out
-}
-
-/// A flag value as the command line spells it.
-fn value_name(value: &impl clap::ValueEnum) -> String {
-    value.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
 }

@@ -6,10 +6,11 @@
 //! rounded to 8 bits before the vertical pass. The `image` crate's filters differ in those details,
 //! enough to move a close top-1. Follows Pillow's `libImaging/Resample.c`.
 
+flag_values!(Filter { Bilinear => "bilinear", Bicubic => "bicubic" });
 display_as_flag_value!(Filter);
 
 /// Resampling filters, as Pillow defines them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Filter {
     Bilinear,

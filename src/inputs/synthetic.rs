@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::tensor::{DType, HostTensor};
 
 /// What `--generate` fills missing inputs with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Fill {
     /// Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range
@@ -17,6 +17,8 @@ pub enum Fill {
     Zeros,
     Ones,
 }
+
+flag_values!(Fill { Random => "random", Zeros => "zeros", Ones => "ones" });
 
 /// The values `--generate random` draws: floats in `[low, high)`, integers in `[low, high]`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]

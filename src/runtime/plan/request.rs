@@ -121,10 +121,20 @@ impl fmt::Display for DevicePolicy {
     }
 }
 
+flag_values!(Precision { Fp32 => "fp32", Fp16 => "fp16" });
+flag_values!(PerformancePreference {
+    Default => "default",
+    HighPerformance => "high-performance",
+    MinimumPower => "minimum-power",
+});
+flag_values!(DeviceFilter { Gpu => "gpu", Npu => "npu", Any => "any" });
+flag_values!(ExecutionMode { Sequential => "sequential", Parallel => "parallel" });
+flag_values!(OptimizationLevel { Disable => "disable", Basic => "basic", Extended => "extended", All => "all" });
+flag_values!(OrtLogLevel { Verbose => "verbose", Info => "info", Warning => "warning", Error => "error", Fatal => "fatal" });
 display_as_flag_value!(PerformancePreference, DeviceFilter, ExecutionMode, OptimizationLevel, OrtLogLevel, Precision);
 
 /// What the model computes in (`--precision`): as written, or converted to float16 first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
     /// As the model is written.
@@ -135,7 +145,7 @@ pub enum Precision {
 }
 
 /// DirectML's `performance_preference` (DXGI GPU preference when no `device_id` is given).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PerformancePreference {
     Default,
@@ -144,7 +154,7 @@ pub enum PerformancePreference {
 }
 
 /// DirectML's `device_filter`: which kinds of adapter it may pick when no `device_id` is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceFilter {
     Gpu,
@@ -152,14 +162,14 @@ pub enum DeviceFilter {
     Any,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ExecutionMode {
     Sequential,
     Parallel,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OptimizationLevel {
     Disable,
@@ -169,7 +179,7 @@ pub enum OptimizationLevel {
 }
 
 /// How ONNX Runtime's logging is filtered (`--ort-log-level`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OrtLogLevel {
     Verbose,

@@ -4,6 +4,9 @@
 //! exactly: RGB, resize the shorter side to 256/224 of the crop (bilinear, as Pillow), centre
 //! crop, scale to [0, 1], subtract the mean and divide by the standard deviation in float32.
 
+mod crop;
+mod pillow;
+
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -15,6 +18,19 @@ use super::jpeg;
 use super::resample::{self, Filter};
 use crate::tensor::{DType, HostTensor};
 
+use crop::{center_crop, center_crop_at, crop_offset};
+pub use pillow::{clipped_16bit_grey_share, is_image_path, looks_like_image, to_rgb8_as_pillow};
+
+flag_values!(ResizeMode {
+    Crop => "crop",
+    Stretch => "stretch",
+    Letterbox => "letterbox",
+    CenterCrop => "center-crop",
+    None => "none",
+});
+flag_values!(ChannelOrder { Rgb => "rgb", Bgr => "bgr" });
+flag_values!(Layout { Nchw => "nchw", Nhwc => "nhwc" });
+flag_values!(Preset { Imagenet => "imagenet", Unit => "unit", Raw => "raw" });
 display_as_flag_value!(ResizeMode, ChannelOrder, Preset);
 
 impl std::fmt::Display for Layout {
@@ -27,7 +43,7 @@ impl std::fmt::Display for Layout {
 }
 
 /// How the picture is fitted to the model's height and width.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ResizeMode {
     /// Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop.
@@ -43,14 +59,14 @@ pub enum ResizeMode {
     None,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChannelOrder {
     Rgb,
     Bgr,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Layout {
     Nchw,
@@ -58,7 +74,7 @@ pub enum Layout {
 }
 
 /// Named sets of preprocessing settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
     /// torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB.
@@ -481,111 +497,12 @@ impl Preprocess {
     }
 }
 
-/// Whether `path`'s extension says it is an image dmlrun decodes.
-pub fn is_image_path(path: &Path) -> bool {
-    let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
-    matches!(ext.as_deref(), Some("png" | "jpg" | "jpeg" | "bmp" | "webp" | "tif" | "tiff"))
-}
-
-/// Whether the bytes start like an image format dmlrun decodes.
-pub fn looks_like_image(bytes: &[u8]) -> bool {
-    image::guess_format(bytes).is_ok()
-}
-
 fn per_channel(values: Vec<f32>, channels: usize, flag: &str) -> Result<Vec<f32>> {
     match values.len() {
         n if n == channels => Ok(values),
         1 => Ok(vec![values[0]; channels]),
         3 if channels == 1 => Ok(vec![values[0]]),
         n => bail!("{flag} has {n} values; the model input has {channels} channels"),
-    }
-}
-
-/// torchvision's centre-crop offset: where a `dst`-long crop starts in a `src`-long side.
-///
-/// A crop inside the picture starts at `int(round((src - dst) / 2.0))`, and Python rounds half
-/// to even (a 341-wide resize cropped to 224 starts at 58, not 59). A crop larger than the
-/// picture pads it first, `(dst - src) // 2` before: a negative offset of that many.
-fn crop_offset(src: usize, dst: usize) -> isize {
-    if dst <= src {
-        ((src - dst) as f64 / 2.0).round_ties_even() as isize
-    } else {
-        -(((dst - src) / 2) as isize)
-    }
-}
-
-fn center_crop(pixels: &[u8], w: usize, h: usize, channels: usize, tw: usize, th: usize, pad: u8) -> Vec<u8> {
-    center_crop_at(pixels, (w, h), channels, (tw, th), (crop_offset(w, tw), crop_offset(h, th)), pad)
-}
-
-/// The `tw` x `th` window starting at (`ox`, `oy`) of a `w` x `h` picture; outside it, `pad`.
-fn center_crop_at(
-    pixels: &[u8],
-    (w, h): (usize, usize),
-    channels: usize,
-    (tw, th): (usize, usize),
-    (ox, oy): (isize, isize),
-    pad: u8,
-) -> Vec<u8> {
-    let mut out = vec![pad; tw * th * channels];
-    for y in 0..th {
-        let sy = y as isize + oy;
-        if sy < 0 || sy >= h as isize {
-            continue;
-        }
-        for x in 0..tw {
-            let sx = x as isize + ox;
-            if sx < 0 || sx >= w as isize {
-                continue;
-            }
-            let src = (sy as usize * w + sx as usize) * channels;
-            let dst = (y * tw + x) * channels;
-            out[dst..dst + channels].copy_from_slice(&pixels[src..src + channels]);
-        }
-    }
-    out
-}
-
-/// For a 16-bit grey picture (Pillow's mode I;16), the share of its pixels above 255, which
-/// Pillow's `convert('RGB')` (and so torchvision's loader, and dmlrun) clips to white; `None` for
-/// any other picture or one that cannot be read. A picture that is mostly clipped is almost
-/// certainly not what its owner meant to feed, though it is what torchvision would feed.
-pub fn clipped_16bit_grey_share(path: &Path) -> Option<f64> {
-    let bytes = std::fs::read(path).ok()?;
-    if jpeg::is_jpeg(&bytes) {
-        return None;
-    }
-    let reader = image::ImageReader::new(std::io::Cursor::new(&bytes)).with_guessed_format().ok()?;
-    let decoder = reader.into_decoder().ok()?;
-    if image::ImageDecoder::color_type(&decoder) != image::ColorType::L16 {
-        return None;
-    }
-    let picture = image::DynamicImage::from_decoder(decoder).ok()?;
-    let grey = picture.as_luma16()?;
-    let clipped = grey.as_raw().iter().filter(|&&v| v > 255).count();
-    Some(clipped as f64 / grey.as_raw().len().max(1) as f64)
-}
-
-/// A decoded picture as 8-bit RGB the way Pillow's `convert('RGB')` makes it, which
-/// torchvision's loader calls: 16-bit grey (Pillow's mode I;16) clipped at 255, not scaled;
-/// 16-bit RGB, RGBA and grey with alpha (Pillow reads their high bytes) as their high bytes;
-/// alpha dropped, never composited; 8-bit pictures as they are.
-pub fn to_rgb8_as_pillow(decoded: image::DynamicImage) -> image::RgbImage {
-    use image::DynamicImage;
-    match decoded {
-        DynamicImage::ImageLuma16(grey) => {
-            let (w, h) = grey.dimensions();
-            let clipped: Vec<u8> = grey.into_raw().into_iter().map(|v| v.min(255) as u8).collect();
-            let grey8 = image::GrayImage::from_raw(w, h, clipped).expect("as many pixels as the picture has");
-            DynamicImage::ImageLuma8(grey8).into_rgb8()
-        }
-        DynamicImage::ImageLumaA16(_) | DynamicImage::ImageRgb16(_) | DynamicImage::ImageRgba16(_) => {
-            let rgb16 = decoded.into_rgb16();
-            let (w, h) = rgb16.dimensions();
-            let high: Vec<u8> = rgb16.into_raw().into_iter().map(|v| (v >> 8) as u8).collect();
-            image::RgbImage::from_raw(w, h, high).expect("as many pixels as the picture has")
-        }
-        other => other.into_rgb8(),
     }
 }
 
@@ -650,21 +567,6 @@ mod tests {
         let whole = resample::resize(&rgb, w, h, 3, rw, rh, Filter::Bilinear);
         let expected = center_crop(&whole, rw, rh, 3, 224, 224, 114);
         assert_eq!(p.fit(&rgb, w, h, 3), (expected, 224, 224));
-    }
-
-    #[test]
-    fn center_crop_uses_torchvision_rounding() {
-        // 4 wide -> 1 wide: offset round(1.5) = 2.
-        let pixels = [10u8, 20, 30, 40];
-        assert_eq!(center_crop(&pixels, 4, 1, 1, 1, 1, 0), vec![30]);
-        // Python rounds half to even: round(58.5) = 58, round(0.5) = 0, round(2.5) = 2.
-        assert_eq!(crop_offset(341, 224), 58);
-        assert_eq!(crop_offset(342, 224), 59);
-        assert_eq!(crop_offset(3, 2), 0);
-        assert_eq!(crop_offset(7, 2), 2);
-        // Larger crops pad (dst - src) // 2 before: 1 of 3 to go from 1 to 4.
-        assert_eq!(crop_offset(1, 4), -1);
-        assert_eq!(crop_offset(2, 5), -1);
     }
 
     #[test]
