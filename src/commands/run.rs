@@ -8,81 +8,54 @@ use anyhow::{bail, Context, Result};
 use crate::exit::ExitStatus;
 
 use crate::cli::RunArgs;
-use crate::compare::Tolerance;
 use crate::interrupt::interrupted_in;
 use crate::outputs::{self, TensorRole};
 use crate::report::{self, ms, Iterations, MapOutput, ModelReport, RunReport, Timings};
 use crate::runtime::engine::{self, Preflight, Scope};
-use crate::runtime::Runtime;
-use crate::settings;
+use crate::settings::RunSettings;
 use crate::stage::Deadline;
 use crate::stats;
 use crate::tensor::{flatten, HostValue};
 
 pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
-    let Some(model_path) = args.model.as_deref() else {
-        bail!("no model given: dmlrun MODEL [--input FILE]... (see dmlrun --help)");
-    };
-    if model_path.is_dir() {
-        bail!(
-            "{}: is a folder; dmlrun MODEL runs one model file (dmlrun bench {0} times every model in it, dmlrun test {0} checks its test-data folders)",
-            model_path.display()
-        );
-    }
-    if !model_path.is_file() {
-        bail!("model {}: no such file", model_path.display());
-    }
-    // Validate output destinations before any work, so a typo costs nothing.
-    if let Some(path) = args.json.as_deref().filter(|p| *p != Path::new("-")) {
-        crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
-    }
-    for (flag, dir) in [("--save-outputs", &args.save_outputs), ("--save-inputs", &args.save_inputs)] {
-        if let Some(dir) = dir {
-            crate::report::export::check_writable_folder(dir).with_context(|| format!("{flag} {}", dir.display()))?;
-        }
-    }
-    if let Some(path) = &args.save_model {
-        crate::report::export::check_writable(path).with_context(|| format!("--save-model {}", path.display()))?;
-    }
-    let labels = match &args.labels {
-        Some(path) => Some((path.clone(), outputs::read_labels(path)?)),
-        None => None,
-    };
+    run(&RunSettings::resolve(args)?)
+}
 
+fn run(settings: &RunSettings) -> Result<ExitStatus> {
+    let model_path = settings.model.as_path();
     crate::stage::step("loading ONNX Runtime");
-    let _deadline =
-        (!args.timeout.is_zero()).then(|| Deadline::start(args.timeout, format!("model {}", model_path.display())));
+    let _deadline = (!settings.timeout.is_zero())
+        .then(|| Deadline::start(settings.timeout, format!("model {}", model_path.display())));
     let started = Instant::now();
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
+    let runtime = settings.ort.load()?;
     let runtime_load = started.elapsed();
 
-    let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
-    if !args.session.print_plan {
+    let request = &settings.request;
+    if !settings.print_plan {
         // What the flags ask of any model (DirectML, an adapter) is said before the model is read.
-        engine::check_request(&runtime, &request)?;
+        engine::check_request(&runtime, request)?;
     }
-    let preflight = Preflight::read(&runtime, model_path, &request, Scope::Alone)?;
-    let load = settings::load_options(&args.input, &args.preprocess);
-    let reference = args.compare.compare_ep.clone().map(|ep| {
-        let tolerance = Tolerance { atol: args.compare.atol, rtol: args.compare.rtol };
-        (preflight.request.reference(ep, args.compare.compare_opt_level), tolerance)
-    });
+    let preflight = Preflight::read(&runtime, model_path, request, Scope::Alone)?;
+    let reference = settings
+        .reference
+        .as_ref()
+        .map(|r| (preflight.request.reference(r.ep.clone(), r.optimization_level), r.tolerance));
     let measure = engine::MeasureRequest {
         preflight: &preflight,
         label: None,
-        print_plan: args.session.print_plan,
-        inputs: &args.input.inputs,
-        load: &load,
-        warmup: args.warmup,
-        budget: engine::RunBudget { max: args.iterations, time_box: None, min: 0 },
+        print_plan: settings.print_plan,
+        inputs: &settings.inputs,
+        load: &settings.load,
+        warmup: settings.warmup,
+        budget: engine::RunBudget { max: settings.iterations, time_box: None, min: 0 },
         reference,
         time_reference: false,
         time_float32: false,
         rounds: 1,
         paired: None,
-        keep_made_model: args.save_model.is_some() || args.as_test_data,
+        keep_made_model: settings.save_model.is_some() || settings.as_test_data,
     };
-    let bar = crate::progress::iterations(args.iterations, "iterations", args.quiet);
+    let bar = crate::progress::iterations(settings.iterations, "iterations", settings.quiet);
     let engine::Measurement {
         model,
         bound,
@@ -121,19 +94,20 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
     };
 
     let summaries = results.iter().map(|(n, t)| outputs::summarize(n, t)).collect();
-    let top_k = match args.top_k {
-        Some(k) => Some(outputs::top_k(&results, k, labels.as_ref().map(|(p, l)| (p.as_path(), l.as_slice())))?),
+    let labels = settings.labels.as_ref().map(|(p, l)| (p.as_path(), l.as_slice()));
+    let top_k = match settings.top_k {
+        Some(k) => Some(outputs::top_k(&results, k, labels)?),
         None => None,
     };
-    let mut saved_outputs = match &args.save_outputs {
-        Some(_) if args.as_test_data && !map_outputs.is_empty() => bail!(
+    let mut saved_outputs = match &settings.save_outputs {
+        Some(_) if settings.as_test_data && !map_outputs.is_empty() => bail!(
             "--as-test-data: output '{}' is a {}, which dmlrun cannot write as ONNX test data; save it without --as-test-data (as JSON)",
             map_outputs[0].name,
             map_outputs[0].kind
         ),
         // The model that made the outputs, as --save-model writes it: never the original where
         // dmlrun rewrote or converted it.
-        Some(dir) if args.as_test_data => {
+        Some(dir) if settings.as_test_data => {
             let (made, rewrite, precision) = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
             let external = &preflight.model.info.external_data;
             if made.is_none() && !external.is_empty() {
@@ -164,18 +138,18 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
             }
         }
         Some(dir) => {
-            let mut saved = outputs::save(dir, &results, args.save_format, TensorRole::Output)?;
+            let mut saved = outputs::save(dir, &results, settings.save_format, TensorRole::Output)?;
             saved.extend(outputs::save_json(dir, map_outputs.iter().map(|m| (m.name.as_str(), &m.value)))?);
             saved
         }
         None => Vec::new(),
     };
-    if let Some(dir) = &args.save_inputs {
-        saved_outputs.extend(outputs::save(dir, &bound.tensors, args.save_format, TensorRole::Input)?);
+    if let Some(dir) = &settings.save_inputs {
+        saved_outputs.extend(outputs::save(dir, &bound.tensors, settings.save_format, TensorRole::Input)?);
     }
-    if let Some(path) = &args.save_model {
+    if let Some(path) = &settings.save_model {
         let (made, rewrite, precision) = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
-        let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, args.save_fixed_dims)
+        let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, settings.save_fixed_dims)
             .context("--save-model")?;
         let written = crate::formats::onnx_proto::write_model(path, &model)
             .with_context(|| format!("--save-model {}", path.display()))?;
@@ -198,8 +172,8 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
             first_run: ms(first_run),
         },
         iterations: Iterations {
-            warmup: args.warmup,
-            timed: args.iterations,
+            warmup: settings.warmup,
+            timed: settings.iterations,
             latency_ms: latency,
             items_per_s,
             batch_size,
@@ -216,7 +190,7 @@ pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
         rewrite,
         interrupted: crate::interrupt::interrupted(),
     };
-    emit(&report, args.json.as_deref(), args.quiet)?;
+    emit(&report, settings.json.as_deref(), settings.quiet)?;
     let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty())
         || report.device_io.as_ref().is_some_and(|io| !io.outputs_match());
     Ok(ExitStatus::of_checks(differs, crate::interrupt::interrupted()))
