@@ -4,12 +4,11 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::cli::{GenerateArgs, KvLayout};
+use crate::cli::GenerateArgs;
 use crate::exit::ExitStatus;
 use crate::generate::tokenizer::{TextStream, TextTokenizer};
 use crate::generate::{
-    self, figures, CaptureAsk, Choice, DecoderModel, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop,
-    TokenChoice,
+    self, figures, DecoderModel, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop, TokenChoice,
 };
 use crate::report::export::{Export, Exports};
 use crate::report::generate::{
@@ -18,7 +17,7 @@ use crate::report::generate::{
 use crate::runtime::engine::{self, DecoderOptions, DecoderSession, DeviceReport, Generating, Preflight, Scope};
 use crate::runtime::plan::EpRequest;
 use crate::runtime::Runtime;
-use crate::settings;
+use crate::settings::{GenerateSettings, PromptSource};
 use crate::stage::Deadline;
 
 /// A prompt as token ids, with where it came from.
@@ -29,43 +28,39 @@ struct Prompt {
 }
 
 pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
-    if args.session.precision != crate::runtime::plan::Precision::Fp32 {
-        bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16)");
-    }
+    generate(&GenerateSettings::resolve(args)?)
+}
+
+fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     // Every export checked before the (long) generation: a typo in a folder costs nothing.
-    let mut exports = exports(args)?;
+    let mut exports = exports(settings)?;
     let DecoderModel { mut spec, file, tokenizer, vocab } =
-        DecoderModel::read(&args.model, args.tokenizer.as_deref(), args.context_length)?;
-    let prompts = prompts(args, tokenizer.as_ref(), vocab, &spec)?;
+        DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
+    let prompts = prompts(settings, tokenizer.as_ref(), vocab, &spec)?;
     let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
-    let max_new_tokens = args.max_new_tokens as usize;
-    let kv_length = generate::kv_length(longest, max_new_tokens, args.max_length, spec.context_length)?;
-    if let Some(layout) = args.kv_layout {
-        spec.past_present_share_buffer = layout == KvLayout::Shared;
-    }
-    for flag in [&args.json, &args.csv, &args.markdown, &args.html].into_iter().flatten() {
-        if flag.is_dir() {
-            bail!("{}: is a directory, not a report file", flag.display());
-        }
+    let max_new_tokens = settings.max_new_tokens;
+    let kv_length = generate::kv_length(longest, max_new_tokens, settings.max_length, spec.context_length)?;
+    if let Some(shared) = settings.shared_kv {
+        spec.past_present_share_buffer = shared;
     }
 
     // A step that never returns cannot be stopped but with the process: the deadline ends it,
     // saying which step it was in (named before the clock starts, so even a limit that ends at
     // once names one).
     crate::stage::step("loading ONNX Runtime");
-    let _deadline =
-        (!args.timeout.is_zero()).then(|| Deadline::start(args.timeout, format!("model {}", args.model.display())));
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
-    let request = settings::run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?;
-    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &request, Scope::Alone)?;
+    let _deadline = (!settings.timeout.is_zero())
+        .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
+    let runtime = settings.ort.load()?;
+    let request = &settings.request;
+    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, request, Scope::Alone)?;
     crate::stage::step("session creation");
     let generating = Generating {
         preflight: &preflight,
         spec: &spec,
         kv_length,
-        print_plan: args.session.print_plan,
-        capture: capture_asked(args),
-        choice: choice(args),
+        print_plan: settings.print_plan,
+        capture: settings.capture,
+        choice: settings.choice,
     };
     let (mut decoder, preflight, mut capture) = engine::open_generating(&runtime, &generating)?;
     let options = DecoderOptions {
@@ -76,28 +71,27 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         greedy_on_device: false,
         capture_falls_back: false,
     };
-    let sampling = if args.sample {
-        Sampling::Sample { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed }
-    } else {
-        Sampling::Greedy
-    };
-    let settings = LoopSettings { max_new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: args.ignore_eos };
+    let sampling = settings.sampling;
+    let sampled = matches!(sampling, Sampling::Sample { .. });
+    let looping = LoopSettings { max_new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: settings.ignore_eos };
     // An export to stdout takes it: the text is then not printed.
-    let exports_to_stdout = [&args.json, &args.csv, &args.markdown].into_iter().flatten().any(|p| p == Path::new("-"));
-    let text_to_stdout = !args.quiet && !exports_to_stdout;
+    let exports_to_stdout =
+        [&settings.json, &settings.csv, &settings.markdown].into_iter().flatten().any(|p| p == Path::new("-"));
+    let text_to_stdout = !settings.quiet && !exports_to_stdout;
 
     let mut results = Vec::new();
     let mut interrupted = false;
     for prompt in &prompts {
-        let repetitions = args.warmup + args.iterations;
+        let (warmup, iterations) = (settings.warmup, settings.iterations);
+        let repetitions = warmup + iterations;
         let mut measured: Vec<Generation> = Vec::new();
         let mut first_tokens: Option<Vec<i64>> = None;
         let mut differing_repetition = None;
         let mut text = None;
         for repetition in 0..repetitions {
-            let is_warmup = repetition < args.warmup;
+            let is_warmup = repetition < warmup;
             let streamed = !is_warmup && measured.is_empty();
-            if !args.quiet && prompts.len() > 1 && repetition == 0 {
+            if !settings.quiet && prompts.len() > 1 && repetition == 0 {
                 crate::errln!("--- {}", prompt.source);
             }
             // A seeded sampler per repetition, so repetitions draw alike.
@@ -105,7 +99,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             let mut stream = TextStream::default();
             let mut produced = String::new();
             let mut chosen = Vec::new();
-            let generation = generate::generate(&mut decoder, &prompt.ids, &settings, &mut sampler, &mut |id, _| {
+            let generation = generate::generate(&mut decoder, &prompt.ids, &looping, &mut sampler, &mut |id, _| {
                 chosen.push(id);
                 if streamed {
                     if let Some(t) = &tokenizer {
@@ -120,7 +114,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             });
             let generation = match generation {
                 Ok(generation) => generation,
-                Err(e) if request.ep != EpRequest::Cpu && !args.no_blame => {
+                Err(e) if request.ep != EpRequest::Cpu && settings.blame => {
                     return Err(blame(&runtime, &options, &prompt.ids, &chosen, &decoder.model.device, e))
                 }
                 Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
@@ -138,12 +132,12 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
                 }
                 text = tokenizer.as_ref().map(|_| produced.clone());
             }
-            if !args.quiet && repetitions > 1 {
+            if !settings.quiet && repetitions > 1 {
                 crate::errln!(
                     "{} {}/{}: {} tokens",
                     if is_warmup { "warm-up" } else { "repetition" },
-                    if is_warmup { repetition + 1 } else { repetition - args.warmup + 1 },
-                    if is_warmup { args.warmup } else { args.iterations },
+                    if is_warmup { repetition + 1 } else { repetition - warmup + 1 },
+                    if is_warmup { warmup } else { iterations },
                     generation.tokens.len()
                 );
             }
@@ -192,20 +186,20 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
     if let Some(failure) = decoder.replay_failure() {
         capture.replay_failed(failure);
     }
-    let comparison = match (&args.compare_ep, interrupted) {
-        (Some(ep), false) => {
+    let comparison = match (&settings.compare, interrupted) {
+        (Some((ep, optimization_level)), false) => {
             let reference =
-                preflight.with_request(&runtime, &preflight.request.reference(ep.clone(), args.compare_opt_level))?;
+                preflight.with_request(&runtime, &preflight.request.reference(ep.clone(), *optimization_level))?;
             let options = DecoderOptions { preflight: &reference, print_plan: false, ..options };
             let mut other = DecoderSession::open(&runtime, &options).context("the --compare-ep session")?;
             let mut compared = Vec::new();
             for (prompt, result) in prompts.iter().zip(&results) {
-                let ours = if args.sample {
+                let ours = if sampled {
                     // Sampled tokens are not comparable; greedy ones on this EP are.
                     generate::generate(
                         &mut decoder,
                         &prompt.ids,
-                        &settings,
+                        &looping,
                         &mut Sampler::new(Sampling::Greedy),
                         &mut |_, _| Ok(()),
                     )?
@@ -220,7 +214,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
                 let greedy = generate::generate(
                     &mut other,
                     &prompt.ids,
-                    &settings,
+                    &looping,
                     &mut Sampler::new(Sampling::Greedy),
                     &mut |token, logits| {
                         if let Some(&mine) = ours.get(step).filter(|&&mine| mine != token && margin.is_none()) {
@@ -247,7 +241,7 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
     let report = GenerateReport {
         schema: report::GENERATE_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: args.model.clone(),
+        model: settings.model.clone(),
         decoder: spec.clone(),
         tokenizer: tokenizer.as_ref().map(|t| t.path.clone()),
         onnxruntime: runtime.library.clone(),
@@ -261,11 +255,11 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
             on_device: decoder.kv_on_device(),
         },
         decode_step_captured: decoder.decode_step_captured(),
-        token_choice: TokenChoice::after(choice(args), decoder.decode_step_captured(), decoder.greedy_on_device()),
+        token_choice: TokenChoice::after(settings.choice, decoder.decode_step_captured(), decoder.greedy_on_device()),
         graph_capture: capture,
         sampling,
         max_new_tokens,
-        warmup: args.warmup,
+        warmup: settings.warmup,
         prompts: results,
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
         gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
@@ -274,10 +268,10 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
         interrupted,
     };
     exports.finish(&report)?;
-    crate::err!("{}", report::human(&report, args.verbose));
-    if let Some(target) = crate::settings::github_target(&args.ci) {
+    crate::err!("{}", report::human(&report, settings.verbose));
+    if let Some(target) = &settings.github {
         let outcome = crate::report::github::of_generate(&report, target.workspace.as_deref());
-        crate::report::github::publish(&outcome, &target)?;
+        crate::report::github::publish(&outcome, target)?;
     }
     if interrupted {
         crate::errln!("dmlrun: interrupted: the figures are over what was generated");
@@ -289,77 +283,57 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
     })
 }
 
-/// How the flags ask for each token to be chosen.
-fn choice(args: &GenerateArgs) -> Choice {
-    match (args.sample, args.choose_on_host) {
-        (true, _) => Choice::Sampled,
-        (false, true) => Choice::GreedyOnHost,
-        (false, false) => Choice::Greedy,
-    }
-}
-
-/// What the flags ask of DirectML graph capture.
-fn capture_asked(args: &GenerateArgs) -> CaptureAsk {
-    match (args.device_io.dml_graph_capture, args.no_dml_graph_capture) {
-        (true, _) => CaptureAsk::DmlGraphCapture,
-        (false, true) => CaptureAsk::NoDmlGraphCapture,
-        (false, false) => CaptureAsk::Default,
-    }
-}
-
 fn prompts(
-    args: &GenerateArgs,
+    settings: &GenerateSettings,
     tokenizer: Option<&TextTokenizer>,
     vocab: usize,
     spec: &DecoderSpec,
 ) -> Result<Vec<Prompt>> {
     let need_tokenizer = |flag: &str| -> Result<&TextTokenizer> {
         tokenizer.with_context(|| {
-            format!("{flag} needs a tokenizer: {} has no tokenizer.json; give one with --tokenizer FILE (or use --prompt-tokens N)", args.model.display())
+            format!("{flag} needs a tokenizer: {} has no tokenizer.json; give one with --tokenizer FILE (or use --prompt-tokens N)", settings.model.display())
         })
     };
-    if let Some(n) = args.prompt_tokens {
-        let ids = generate::synthetic_prompt(
-            n as usize,
-            tokenizer.map_or(vocab, |t| t.vocab_size().min(vocab)),
-            &spec.eos_token_ids,
-            args.seed,
-        );
-        return Ok(vec![Prompt { source: format!("{n} synthetic tokens"), text: None, ids }]);
-    }
-    if let Some(ids) = &args.prompt_ids {
-        if let Some(bad) = ids.iter().find(|&&id| id < 0 || id as usize >= vocab) {
-            bail!("--prompt-ids: {bad} is not a token id of this model (its vocabulary has {vocab} ids)");
+    match &settings.prompt {
+        PromptSource::Synthetic(n) => {
+            let vocab = tokenizer.map_or(vocab, |t| t.vocab_size().min(vocab));
+            let ids = generate::synthetic_prompt(*n, vocab, &spec.eos_token_ids, settings.seed);
+            Ok(vec![Prompt { source: format!("{n} synthetic tokens"), text: None, ids }])
         }
-        return Ok(vec![Prompt { source: "--prompt-ids".into(), text: None, ids: ids.clone() }]);
-    }
-    if let Some(text) = &args.prompt {
-        let ids = need_tokenizer("--prompt")?.encode(text)?;
-        return Ok(vec![Prompt { source: "--prompt".into(), text: Some(text.clone()), ids }]);
-    }
-    if let Some(file) = &args.prompt_file {
-        let tokenizer = need_tokenizer("--prompt-file")?;
-        let content = std::fs::read_to_string(file).with_context(|| format!("--prompt-file {}", file.display()))?;
-        let mut prompts = Vec::new();
-        for (i, line) in content.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let ids = tokenizer.encode(line)?;
-            prompts.push(Prompt { source: format!("{}:{}", file.display(), i + 1), text: Some(line.to_string()), ids });
+        PromptSource::Ids(ids) => {
+            if let Some(bad) = ids.iter().find(|&&id| id < 0 || id as usize >= vocab) {
+                bail!("--prompt-ids: {bad} is not a token id of this model (its vocabulary has {vocab} ids)");
+            }
+            Ok(vec![Prompt { source: "--prompt-ids".into(), text: None, ids: ids.clone() }])
         }
-        if prompts.is_empty() {
-            bail!("--prompt-file {}: no prompts (every line is empty)", file.display());
+        PromptSource::Text(text) => {
+            let ids = need_tokenizer("--prompt")?.encode(text)?;
+            Ok(vec![Prompt { source: "--prompt".into(), text: Some(text.clone()), ids }])
         }
-        return Ok(prompts);
+        PromptSource::File(file) => {
+            let tokenizer = need_tokenizer("--prompt-file")?;
+            let content = std::fs::read_to_string(file).with_context(|| format!("--prompt-file {}", file.display()))?;
+            let mut prompts = Vec::new();
+            for (i, line) in content.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+                let ids = tokenizer.encode(line)?;
+                let source = format!("{}:{}", file.display(), i + 1);
+                prompts.push(Prompt { source, text: Some(line.to_string()), ids });
+            }
+            if prompts.is_empty() {
+                bail!("--prompt-file {}: no prompts (every line is empty)", file.display());
+            }
+            Ok(prompts)
+        }
     }
-    bail!("no prompt: give --prompt TEXT, --prompt-file FILE, --prompt-tokens N or --prompt-ids IDS")
 }
 
 /// The exports generate's flags ask for, one exporter per format, as bench's and test's.
-fn exports(args: &GenerateArgs) -> Result<Exports<'static, GenerateReport>> {
+fn exports(settings: &GenerateSettings) -> Result<Exports<'static, GenerateReport>> {
     Exports::checked([
-        Export::of("--json", args.json.as_deref(), |r: &GenerateReport| crate::report::json_text(r)),
-        Export::of("--csv", args.csv.as_deref(), |r: &GenerateReport| Ok(report::csv(r))),
-        Export::of("--markdown", args.markdown.as_deref(), |r: &GenerateReport| Ok(report::markdown(r))),
-        Export::of("--html", args.html.as_deref(), |r: &GenerateReport| Ok(report::html(r))),
+        Export::of("--json", settings.json.as_deref(), |r: &GenerateReport| crate::report::json_text(r)),
+        Export::of("--csv", settings.csv.as_deref(), |r: &GenerateReport| Ok(report::csv(r))),
+        Export::of("--markdown", settings.markdown.as_deref(), |r: &GenerateReport| Ok(report::markdown(r))),
+        Export::of("--html", settings.html.as_deref(), |r: &GenerateReport| Ok(report::html(r))),
     ])
 }
 
