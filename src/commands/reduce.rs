@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -16,56 +16,50 @@ use crate::report::reduce::{self as report, ReduceReport};
 use crate::runtime::engine::{self, diagnose, Preflight, Scope};
 use crate::runtime::plan::{PlanRequest, Precision};
 use crate::runtime::Runtime;
-use crate::settings;
+use crate::settings::ReduceSettings;
 
 pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
-    let model_path = args.model.as_path();
-    if model_path.is_dir() {
-        bail!(
-            "model {}: is a folder; dmlrun reduce takes one model file (dmlrun test {0} checks the cases in a folder)",
-            model_path.display()
-        );
-    }
-    if !model_path.is_file() {
-        bail!("model {}: no such file", model_path.display());
-    }
-    let output = args.output.clone().unwrap_or_else(|| default_output(model_path));
+    reduce(&ReduceSettings::resolve(args)?)
+}
+
+fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
+    let model_path = settings.model.as_path();
+    let output = settings.output.clone();
     // --each-op writes no model: its candidates go to a temporary folder.
-    let staging = if args.each_op {
+    let staging = if settings.each_op {
         tempfile::tempdir().context("a temporary folder for the candidates")?
     } else {
         staging_folder(&output)?
     };
 
     let started = Instant::now();
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
-    let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
-    let own_options = !args.session.session_config.is_empty() || !args.session.ep_options.is_empty();
-    if engine_name(&args.session.ep, &runtime) == engine_name(&args.reference.compare_ep, &runtime) && !own_options {
+    let runtime = settings.ort.load()?;
+    let request = &settings.request;
+    let compare_ep = &settings.compare_ep;
+    if engine_name(&request.ep, &runtime) == engine_name(compare_ep, &runtime) && !settings.own_options {
         bail!(
-            "--ep {} and --compare-ep {} are the same execution provider here, with the same options: reduce needs one that fails the model and one that runs it",
-            args.session.ep,
-            args.reference.compare_ep
+            "--ep {} and --compare-ep {compare_ep} are the same execution provider here, with the same options: reduce needs one that fails the model and one that runs it",
+            request.ep,
         );
     }
     // What the EP under test would refuse outright (no DirectML here, no such adapter) is said
     // before any work.
-    engine::check_request(&runtime, &request)?;
-    let preflight = Preflight::read(&runtime, model_path, &request, Scope::Alone)?;
+    engine::check_request(&runtime, request)?;
+    let preflight = Preflight::read(&runtime, model_path, request, Scope::Alone)?;
     // The reference runs the model as ONNX Runtime does by default: the options under test
     // (--session-config, --ep-option) are the EP under test's alone.
     let reference = PlanRequest {
         session_config: Vec::new(),
         ep_options: Vec::new(),
-        ..preflight.request.reference(args.reference.compare_ep.clone(), None)
+        ..preflight.request.reference(compare_ep.clone(), None)
     };
-    let load = settings::load_options(&args.input, &args.preprocess);
+    let load = &settings.load;
     // --decompose, --gemm-zero-bias, --precision fp16: the model reduced is the rewritten and
     // converted one, made here once (checked and typed by runs of the inputs on the reference
     // EP); both EPs then run that model.
     let prepared = match preflight.plan.precision == Precision::Fp16 || !preflight.plan.rewrites.is_empty() {
         true => {
-            let bound = crate::inputs::bind(&args.input.inputs, &preflight.input_signatures(), &load)?;
+            let bound = crate::inputs::bind(&settings.inputs, &preflight.input_signatures(), load)?;
             Some(engine::PreparedInputs::new(&bound.tensors)?)
         }
         false => None,
@@ -91,7 +85,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let made = float16.as_ref().map(|f| f.path.as_path()).or(rewritten.as_ref().map(|r| r.path.as_path()));
     // What a person reads names their model and what was done to it, never the temporary file.
     let made_as = made.map(|_| engine::made_label(&preflight.plan));
-    let user_model = args.model.clone();
+    let user_model = settings.model.clone();
     let named = match &made_as {
         Some(how) => format!("{} ({how})", user_model.display()),
         None => user_model.display().to_string(),
@@ -112,14 +106,13 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let bar = crate::progress::counter(
         2 * (graph.nodes().len().max(2) as f64).log2().ceil() as u64 + 2,
         "candidates",
-        args.quiet,
+        settings.quiet,
     );
-    bar.set_message(format!("reference run on {}", args.reference.compare_ep));
-    let reference_run = diagnose::reference_run(&runtime, &preflight, &graph, &reference, &args.input.inputs, &load)
+    bar.set_message(format!("reference run on {compare_ep}"));
+    let reference_run = diagnose::reference_run(&runtime, &preflight, &graph, &reference, &settings.inputs, load)
         .with_context(|| {
             format!(
-                "model {named}: the reference EP (--compare-ep {}) cannot run it with these inputs, so there is nothing to compare a candidate with",
-                args.reference.compare_ep
+                "model {named}: the reference EP (--compare-ep {compare_ep}) cannot run it with these inputs, so there is nothing to compare a candidate with"
             )
         })?;
     let mut values: HashMap<_, _> = reference_run.values.into_iter().collect();
@@ -127,28 +120,28 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         values.insert(name.clone(), crate::tensor::HostValue::Tensor(tensor.clone()));
     }
 
-    let quiet = args.quiet;
+    let quiet = settings.quiet;
     let on_checked = |t: &Tried| {
         bar.inc(1);
         if !quiet {
             bar.suspend(|| crate::errln!("{}", report::tried_line(t, &graph)));
         }
     };
-    let ep_args = ep_args(args, request.device);
-    let mut reference_args: Vec<OsString> = vec!["--ep".into(), args.reference.compare_ep.to_string().into()];
-    reference_args.extend(common_args(args));
+    let ep_args = ep_args(settings);
+    let mut reference_args: Vec<OsString> = vec!["--ep".into(), compare_ep.to_string().into()];
+    reference_args.extend(common_args(settings));
     let reducer = Reducer {
         graph: &graph,
         values,
         ep_args: ep_args.clone(),
         reference_args: reference_args.clone(),
-        remedies: remedies(args, preflight.plan.uses_directml()),
-        time_limit: args.time_limit,
-        candidate_timeout: Some(args.candidate_timeout),
+        remedies: remedies(request, preflight.plan.uses_directml()),
+        time_limit: settings.time_limit,
+        candidate_timeout: Some(settings.candidate_timeout),
         work: staging.path(),
         on_checked: &on_checked,
     };
-    if args.each_op {
+    if settings.each_op {
         let checks = reducer.each_op().with_context(|| format!("model {named}"))?;
         bar.finish_and_clear();
         let survey = report::OpSurvey {
@@ -161,7 +154,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
             seconds: started.elapsed().as_secs_f64(),
         };
         let mut human = true;
-        if let Some(path) = &args.json {
+        if let Some(path) = &settings.json {
             human = !crate::report::write_json(path, &survey, "--json")?;
         }
         if human {
@@ -178,12 +171,12 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     let mut under_test = ep_args.clone();
     if reduction.mode == crate::reduce::Mode::Hang {
         under_test.push("--timeout".into());
-        under_test.push(humantime::format_duration(args.candidate_timeout).to_string().into());
+        under_test.push(humantime::format_duration(settings.candidate_timeout).to_string().into());
     }
     let report = ReduceReport::new(
         (&user_model, made_as),
         &output,
-        args.session.ep.to_string(),
+        request.ep.to_string(),
         (&under_test, &reference_args),
         reduction,
         reference_run.device,
@@ -193,7 +186,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     crate::report::write_json(&case.join("reduce.json"), &report, "reduce.json")?;
     install(&case, &output)?;
     let mut human = true;
-    if let Some(path) = &args.json {
+    if let Some(path) = &settings.json {
         human = !crate::report::write_json(path, &report, "--json")?;
     }
     if human {
@@ -202,7 +195,7 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     if !reduction.complete {
         crate::errln!(
             "dmlrun: --time-limit {} hit after {} candidates: {} holds the smallest failing model found so far ({} of {} nodes), not necessarily a minimal one",
-            humantime::format_duration(args.time_limit.unwrap_or_default()),
+            humantime::format_duration(settings.time_limit.unwrap_or_default()),
             reduction.tried.len(),
             output.display(),
             reduction.nodes_after,
@@ -211,12 +204,6 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Failed);
     }
     Ok(ExitStatus::Success)
-}
-
-/// `det.onnx` -> `det-reduced/` beside it.
-fn default_output(model: &Path) -> PathBuf {
-    let stem = model.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
-    model.with_file_name(format!("{stem}-reduced"))
 }
 
 /// A temporary folder beside `output`, where candidates are written and the kept one is moved
@@ -250,75 +237,75 @@ fn engine_name(ep: &crate::runtime::plan::EpRequest, runtime: &Runtime) -> Strin
 
 /// The `dmlrun test` arguments that check a candidate on the EP under test: the same EP,
 /// adapter, options and ONNX Runtime as this run, and the tolerance.
-fn ep_args(args: &ReduceArgs, device: Option<u32>) -> Vec<OsString> {
-    let s = &args.session;
-    let mut out: Vec<OsString> = vec!["--ep".into(), s.ep.to_string().into()];
+fn ep_args(settings: &ReduceSettings) -> Vec<OsString> {
+    let r = &settings.request;
+    let mut out: Vec<OsString> = vec!["--ep".into(), r.ep.to_string().into()];
     let mut flag = |name: &str, value: String| {
         out.push(name.into());
         out.push(value.into());
     };
-    if let Some(d) = device {
+    if let Some(d) = r.device {
         flag("--device", d.to_string());
     }
-    if let Some(p) = s.dml_performance_preference {
+    if let Some(p) = r.performance_preference {
         flag("--dml-performance-preference", p.flag_name().to_string());
     }
-    if let Some(f) = s.dml_device_filter {
+    if let Some(f) = r.device_filter {
         flag("--dml-device-filter", f.flag_name().to_string());
     }
-    for (k, v) in &s.ep_options {
+    for (k, v) in &r.ep_options {
         flag("--ep-option", format!("{k}={v}"));
     }
-    for (k, v) in &s.session_config {
+    for (k, v) in &r.session_config {
         flag("--session-config", format!("{k}={v}"));
     }
-    if s.opt_level != crate::runtime::plan::OptimizationLevel::All {
-        flag("--opt-level", s.opt_level.flag_name().to_string());
+    if r.optimization_level != crate::runtime::plan::OptimizationLevel::All {
+        flag("--opt-level", r.optimization_level.flag_name().to_string());
     }
-    if s.dml_disable_metacommands {
+    if r.dml_disable_metacommands {
         out.push("--dml-disable-metacommands".into());
     }
-    out.extend(common_args(args));
+    out.extend(common_args(settings));
     out
 }
 
 /// What both EPs' checks take: the same ONNX Runtime and plugin libraries, its logging, and the
 /// tolerance.
-fn common_args(args: &ReduceArgs) -> Vec<OsString> {
+fn common_args(settings: &ReduceSettings) -> Vec<OsString> {
+    let ort = &settings.ort;
     let mut out: Vec<OsString> = Vec::new();
     let mut flag = |name: &str, value: String| {
         out.push(name.into());
         out.push(value.into());
     };
-    if let Some(lib) = &args.ort.ort_lib {
+    if let Some(lib) = &ort.library {
         flag("--ort-lib", lib.display().to_string());
     }
-    for lib in &args.ort.ep_libraries {
+    for lib in &ort.ep_libraries {
         flag("--ep-library", format!("{}={}", lib.name, lib.path.display()));
     }
-    if args.ort.ort_log_level != crate::runtime::OrtLogLevel::Warning {
-        flag("--ort-log-level", args.ort.ort_log_level.flag_name().to_string());
+    if ort.log_level != crate::runtime::OrtLogLevel::Warning {
+        flag("--ort-log-level", ort.log_level.flag_name().to_string());
     }
-    flag("--rtol", args.reference.rtol.to_string());
-    flag("--atol", args.reference.atol.to_string());
+    flag("--rtol", settings.tolerance.rtol.to_string());
+    flag("--atol", settings.tolerance.atol.to_string());
     out
 }
 
 /// The options tried on the minimal model once it is found, those the user has not set already:
 /// DirectML's graph fusion and metacommands off, and ONNX Runtime's graph optimisations off.
-fn remedies(args: &ReduceArgs, directml: bool) -> Vec<(String, Vec<OsString>)> {
-    let s = &args.session;
+fn remedies(request: &PlanRequest, directml: bool) -> Vec<(String, Vec<OsString>)> {
     let mut out: Vec<(String, Vec<OsString>)> = Vec::new();
     let mut add = |words: &[&str]| out.push((words.join(" "), words.iter().map(OsString::from).collect()));
     if directml {
-        if !s.session_config.iter().any(|(k, _)| k == crate::runtime::plan::DML_DISABLE_FUSION) {
+        if !request.session_config.iter().any(|(k, _)| k == crate::runtime::plan::DML_DISABLE_FUSION) {
             add(&["--session-config", "ep.dml.disable_graph_fusion=1"]);
         }
-        if !s.dml_disable_metacommands {
+        if !request.dml_disable_metacommands {
             add(&["--dml-disable-metacommands"]);
         }
     }
-    if s.opt_level == crate::runtime::plan::OptimizationLevel::All {
+    if request.optimization_level == crate::runtime::plan::OptimizationLevel::All {
         add(&["--opt-level", "disable"]);
     }
     out
