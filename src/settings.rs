@@ -163,6 +163,52 @@ pub struct TestSettings {
     pub save_models: Option<PathBuf>,
     /// `--save-fixed-dims`: those models with their free dimensions as the session fixed them.
     pub save_fixed_dims: bool,
+    pub ort: OrtSettings,
+    /// The folders and models to find cases in.
+    pub paths: Vec<PathBuf>,
+    /// `--expect FILE`: the expected outcome of each case.
+    pub expect: Option<PathBuf>,
+    pub exports: TestExports,
+    /// An isolation child's part: the cases its parent resolved, and where their results go.
+    pub child: Option<ChildHandoff>,
+    pub verbose: bool,
+    pub quiet: bool,
+}
+
+/// Where `test` writes its reports.
+#[derive(Debug, Clone)]
+pub struct TestExports {
+    pub json: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub write_expect: Option<PathBuf>,
+}
+
+/// Where `bench` writes its reports.
+#[derive(Debug, Clone)]
+pub struct BenchExports {
+    pub json: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+}
+
+/// What an isolation child was handed (hidden flags): the items as its parent resolved them,
+/// and the file each one's outcome is appended to.
+#[derive(Debug, Clone)]
+pub struct ChildHandoff {
+    pub items: PathBuf,
+    pub results: PathBuf,
+}
+
+impl ChildHandoff {
+    fn of(args: &IsolationArgs) -> Option<ChildHandoff> {
+        match (&args.preflight, &args.child_report) {
+            (Some(items), Some(results)) => Some(ChildHandoff { items: items.clone(), results: results.clone() }),
+            _ => None,
+        }
+    }
 }
 
 /// How long one test case may run when --timeout does not say: far beyond any conformance case
@@ -197,6 +243,18 @@ impl TestSettings {
             github: github_target(&args.ci),
             save_models: save_models_folder(&args.save_models)?,
             save_fixed_dims: args.save_fixed_dims,
+            ort: OrtSettings::of(&args.ort),
+            paths: args.paths.clone(),
+            expect: args.expect.clone(),
+            exports: TestExports {
+                json: args.json.clone(),
+                junit: args.junit.clone(),
+                html: args.html.clone(),
+                write_expect: args.write_expect.clone(),
+            },
+            child: ChildHandoff::of(&args.isolation),
+            verbose: args.verbose,
+            quiet: args.quiet,
         })
     }
 
@@ -295,6 +353,12 @@ pub struct BenchSettings {
     pub save_models: Option<PathBuf>,
     /// `--save-fixed-dims`: those models with their free dimensions as the session fixed them.
     pub save_fixed_dims: bool,
+    pub ort: OrtSettings,
+    /// The models, folders and manifests to bench, as given.
+    pub targets: Vec<PathBuf>,
+    pub exports: BenchExports,
+    /// An isolation child's part, as for test.
+    pub child: Option<ChildHandoff>,
 }
 
 impl BenchSettings {
@@ -353,6 +417,16 @@ impl BenchSettings {
             github: github_target(&args.ci),
             save_models: save_models_folder(&args.save_models)?,
             save_fixed_dims: args.save_fixed_dims,
+            ort: OrtSettings::of(&args.ort),
+            targets: args.targets.clone(),
+            exports: BenchExports {
+                json: args.json.clone(),
+                csv: args.csv.clone(),
+                markdown: args.markdown.clone(),
+                html: args.html.clone(),
+                junit: args.junit.clone(),
+            },
+            child: ChildHandoff::of(&args.isolation),
         })
     }
 

@@ -79,6 +79,29 @@ pub struct Options {
     pub quiet: bool,
 }
 
+impl Options {
+    /// Where a batch's items run: `jobs` at a time and at most `per_child` in one child, as the
+    /// command asks; but one at a time where DirectML is in the plan (its sessions share one
+    /// device queue, and timings would measure each other), and under Wine no more in one child
+    /// than a process there can open DirectML sessions.
+    pub fn new(
+        placement: Placement,
+        directml: bool,
+        (jobs, per_child): (usize, usize),
+        counting: &'static str,
+        quiet: bool,
+    ) -> Options {
+        let (jobs, per_child) = match directml {
+            false => (jobs, per_child),
+            true => {
+                let cap = crate::runtime::wine::directml_sessions_per_process().unwrap_or(per_child);
+                (1, per_child.min(cap))
+            }
+        };
+        Options { placement, jobs, per_child, counting, quiet }
+    }
+}
+
 /// `--shard K/N` (or the part `--shard auto` read, with the variables it read it from) applied
 /// to the items in the order given (discovery sorts test cases by name; bench keeps the command
 /// line's order): the items this run takes, and what the reports say of it.
@@ -297,4 +320,21 @@ pub fn serve_parent<B: Batch>(batch: &B, handoff: &Path, results: &Path) -> Resu
             .with_context(|| format!("--child-report {}", results.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_run_one_at_a_time_where_directml_is_in_the_plan() {
+        let placement = Placement::default();
+        let cpu = Options::new(placement, false, (4, 64), "cases", true);
+        assert_eq!((cpu.jobs, cpu.per_child), (4, 64));
+        let directml = Options::new(placement, true, (4, 64), "cases", true);
+        assert_eq!(directml.jobs, 1);
+        // Under Wine a child also stops at the sessions one process there can open.
+        let cap = crate::runtime::wine::directml_sessions_per_process().unwrap_or(64);
+        assert_eq!(directml.per_child, cap.min(64));
+    }
 }

@@ -77,26 +77,30 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     if let Some(progress) = &args.isolation.progress {
         crate::stage::report_to(progress);
     }
-    let settings = TestSettings::resolve(args)?;
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
-    let cases = Cases { runtime: &runtime, settings: &settings };
-    if let (Some(handoff), Some(results)) = (&args.isolation.preflight, &args.isolation.child_report) {
+    test(&TestSettings::resolve(args)?)
+}
+
+fn test(settings: &TestSettings) -> Result<ExitStatus> {
+    let runtime = settings.ort.load()?;
+    let cases = Cases { runtime: &runtime, settings };
+    if let Some(child) = &settings.child {
         // An isolation child runs the cases its parent resolved, and nothing else.
-        batch::serve_parent(&cases, handoff, results)?;
+        batch::serve_parent(&cases, &child.items, &child.results)?;
         return Ok(ExitStatus::Success);
     }
     // Every export checked before any case runs: a typo in a folder costs nothing.
+    let to = &settings.exports;
     let mut exports = Exports::checked(crate::report::test_exports(
-        args.json.as_deref(),
-        args.junit.as_deref(),
-        args.html.as_deref(),
-        args.write_expect.as_deref(),
+        to.json.as_deref(),
+        to.junit.as_deref(),
+        to.html.as_deref(),
+        to.write_expect.as_deref(),
     ))?;
-    let testdata::Discovery { cases: found, skipped } = testdata::discover(&args.paths)?;
+    let testdata::Discovery { cases: found, skipped } = testdata::discover(&settings.paths)?;
     // The shard first, on the whole sorted list, so every shard of every machine agrees.
     let (found, shard) = batch::shard(found, settings.shard.as_ref(), |c| c.name.as_str());
     let files: BTreeMap<String, std::path::PathBuf> = found.iter().map(|c| (c.name.clone(), c.model.clone())).collect();
-    let expectations = match &args.expect {
+    let expectations = match &settings.expect {
         Some(path) => expectations::read(path)?,
         None => BTreeMap::new(),
     };
@@ -108,20 +112,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         || settings.reference_request(&settings.request).is_some_and(|r| engine::plans_directml(&runtime, &r));
     let placement = PlacementRequest { directml, print_plan: false, ..settings.placement }.resolve()?;
     let entries = preflight_cases(&runtime, &settings.request, found)?;
-    // Under Wine a process opens only so many DirectML sessions.
-    let mut per_child = CASES_PER_CHILD;
-    if directml {
-        if let Some(cap) = crate::runtime::wine::directml_sessions_per_process() {
-            per_child = per_child.min(cap);
-        }
-    }
-    let options = batch::Options {
-        placement,
-        jobs: if directml { 1 } else { settings.jobs },
-        per_child,
-        counting: "cases",
-        quiet: args.quiet,
-    };
+    let options = batch::Options::new(placement, directml, (settings.jobs, CASES_PER_CHILD), "cases", settings.quiet);
     let mut report = TestReport {
         schema: TEST_SCHEMA.to_string(),
         dmlrun_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -150,7 +141,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
     report.interrupted = crate::interrupt::interrupted();
     report.settle(&results, &expectations, started.elapsed());
     let json_on_stdout = exports.finish(&report)?;
-    let human = human::render(&report, args.verbose, args.quiet, args.expect.as_deref());
+    let human = human::render(&report, settings.verbose, settings.quiet, settings.expect.as_deref());
     // With JSON on stdout, the human summary moves to stderr.
     if json_on_stdout {
         crate::err!("{human}");
@@ -161,11 +152,11 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
         crate::errln!("dmlrun: interrupted after {} of {total} cases; the report covers those", report.cases.len());
     }
     if let Some(target) = &settings.github {
-        let outcome = github::of_test(&report, &files, args.expect.is_some(), target.workspace.as_deref());
+        let outcome = github::of_test(&report, &files, settings.expect.is_some(), target.workspace.as_deref());
         github::publish(&outcome, target)?;
     }
     let failed =
-        if args.expect.is_some() { !report.summary.unexpected.is_empty() } else { report.summary.not_passed() > 0 };
+        if settings.expect.is_some() { !report.summary.unexpected.is_empty() } else { report.summary.not_passed() > 0 };
     Ok(ExitStatus::of_checks(failed, report.interrupted))
 }
 

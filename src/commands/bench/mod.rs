@@ -116,21 +116,25 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     if let Some(progress) = &args.isolation.progress {
         crate::stage::report_to(progress);
     }
-    let settings = BenchSettings::resolve(args)?;
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
-    let models = Models { runtime: &runtime, settings: &settings };
-    if let (Some(handoff), Some(results)) = (&args.isolation.preflight, &args.isolation.child_report) {
+    bench(&BenchSettings::resolve(args)?)
+}
+
+fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
+    let runtime = settings.ort.load()?;
+    let models = Models { runtime: &runtime, settings };
+    if let Some(child) = &settings.child {
         // An isolation child measures the models its parent resolved, and nothing else.
-        batch::serve_parent(&models, handoff, results)?;
+        batch::serve_parent(&models, &child.items, &child.results)?;
         return Ok(ExitStatus::Success);
     }
     // Every export checked before any model runs: a typo in a folder costs nothing.
+    let to = &settings.exports;
     let mut exports = Exports::checked(crate::report::bench_exports(
-        args.json.as_deref(),
-        args.csv.as_deref(),
-        args.markdown.as_deref(),
-        args.html.as_deref(),
-        args.junit.as_deref(),
+        to.json.as_deref(),
+        to.csv.as_deref(),
+        to.markdown.as_deref(),
+        to.html.as_deref(),
+        to.junit.as_deref(),
     ))?;
     let baseline = match &settings.baseline {
         Some(path) => Some(read_baseline(path)?),
@@ -139,20 +143,18 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
     for dir in [&settings.profile, &settings.cache].into_iter().flatten() {
         crate::outputs::prepare_dir(dir, "--profile/--cache")?;
     }
-    let targets = manifest::resolve(&args.targets)?;
+    let targets = manifest::resolve(&settings.targets)?;
     let (targets, shard) = batch::shard(targets, settings.shard.as_ref(), |t| t.name.as_str());
     // What would fail every model (DirectML missing, an adapter that does not exist) is said
     // once, before any model is read.
     if !settings.print_plan {
         engine::check_request(&runtime, &settings.request)?;
     }
-    let placement = crate::isolation::PlacementRequest {
-        directml: engine::plans_directml(&runtime, &settings.request),
-        ..settings.placement
-    }
-    .resolve()?;
-    let entries = preflight_models(&runtime, &settings, targets)?;
-    let options = batch::Options { placement, jobs: 1, per_child: 1, counting: "models", quiet: args.quiet };
+    let directml = engine::plans_directml(&runtime, &settings.request);
+    let placement = crate::isolation::PlacementRequest { directml, ..settings.placement }.resolve()?;
+    let entries = preflight_models(&runtime, settings, targets)?;
+    // One model at a time, each alone in its child: a timing measures one session.
+    let options = batch::Options::new(placement, directml, (1, 1), "models", settings.quiet);
 
     let mut report = BenchReport {
         schema: bench::BENCH_SCHEMA.to_string(),
@@ -180,11 +182,11 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
         }
         // The exports hold every model so far: a bench killed after model k keeps k results.
         report.interrupted = crate::interrupt::interrupted();
-        settle_baseline(&mut report, baseline.as_ref(), &settings);
+        settle_baseline(&mut report, baseline.as_ref(), settings);
         exports.rewrite(&report)
     })?;
     report.interrupted = crate::interrupt::interrupted();
-    settle_baseline(&mut report, baseline.as_ref(), &settings);
+    settle_baseline(&mut report, baseline.as_ref(), settings);
     let table_to_stdout = !exports.finish(&report)?;
     let table = bench::human::render(&report);
     if table_to_stdout {
