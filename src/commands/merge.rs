@@ -8,25 +8,23 @@ use crate::cli::MergeArgs;
 use crate::exit::ExitStatus;
 use crate::report::export::{Export, Exports};
 use crate::report::merge::{self, Comparison, Report};
+use crate::settings::MergeSettings;
 
 pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
-    crate::report::check_one_on_stdout(&[
-        ("--json", args.json.as_deref()),
-        ("--junit", args.junit.as_deref()),
-        ("--html", args.html.as_deref()),
-        ("--markdown", args.markdown.as_deref()),
-        ("--csv", args.csv.as_deref()),
-    ])?;
+    merge_reports(&MergeSettings::resolve(args)?)
+}
+
+fn merge_reports(settings: &MergeSettings) -> Result<ExitStatus> {
     // Every report is read, and they are checked to fit together, before anything is written.
-    let reports = args.reports.iter().map(|p| Ok((p.clone(), Report::read(p)?))).collect::<Result<Vec<_>>>()?;
-    if args.compare {
-        refuse(&args.junit, "--junit", "a comparison")?;
-        refuse(&args.csv, "--csv", "a comparison")?;
+    let reports = settings.reports.iter().map(|p| Ok((p.clone(), Report::read(p)?))).collect::<Result<Vec<_>>>()?;
+    if settings.compare {
+        refuse(&settings.junit, "--junit", "a comparison")?;
+        refuse(&settings.csv, "--csv", "a comparison")?;
         let comparison = merge::compare(reports)?;
         let mut exports = Exports::checked([
-            Export::of("--json", args.json.as_deref(), |c: &Comparison| crate::report::json_text(c)),
-            Export::of("--markdown", args.markdown.as_deref(), |c: &Comparison| Ok(c.markdown())),
-            Export::of("--html", args.html.as_deref(), |c: &Comparison| Ok(c.html())),
+            Export::of("--json", settings.json.as_deref(), |c: &Comparison| crate::report::json_text(c)),
+            Export::of("--markdown", settings.markdown.as_deref(), |c: &Comparison| Ok(c.markdown())),
+            Export::of("--html", settings.html.as_deref(), |c: &Comparison| Ok(c.html())),
         ])?;
         if !exports.finish(&comparison)? {
             crate::out!("{}", comparison.markdown());
@@ -36,23 +34,23 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
     let merged = merge::merge_shards(reports)?;
     let (on_stdout, summary) = match &merged {
         Report::Test(report) => {
-            refuse(&args.markdown, "--markdown", "a test report")?;
-            refuse(&args.csv, "--csv", "a test report")?;
+            refuse(&settings.markdown, "--markdown", "a test report")?;
+            refuse(&settings.csv, "--csv", "a test report")?;
             let mut exports = Exports::checked(crate::report::test_exports(
-                args.json.as_deref(),
-                args.junit.as_deref(),
-                args.html.as_deref(),
+                settings.json.as_deref(),
+                settings.junit.as_deref(),
+                settings.html.as_deref(),
                 None,
             ))?;
             (exports.finish(report)?, crate::report::validation::human::render(report, false, false, None))
         }
         Report::Bench(report) => {
             let mut exports = Exports::checked(crate::report::bench_exports(
-                args.json.as_deref(),
-                args.csv.as_deref(),
-                args.markdown.as_deref(),
-                args.html.as_deref(),
-                args.junit.as_deref(),
+                settings.json.as_deref(),
+                settings.csv.as_deref(),
+                settings.markdown.as_deref(),
+                settings.html.as_deref(),
+                settings.junit.as_deref(),
             ))?;
             (exports.finish(report)?, crate::report::bench::human::render(report))
         }
