@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::cli::{
-    BatchInputArgs, BenchArgs, DeviceIoArgs, GenerateArgs, InputArgs, IsolationArgs, KvLayout, MergeArgs, OrtArgs,
+    BatchInputArgs, BenchArgs, DeviceIoArgs, GenerateArgs, InputArgs, IsolationArgs, MergeArgs, OrtArgs,
     PreprocessArgs, ReduceArgs, RunArgs, SessionArgs, TestArgs,
 };
 use crate::compare::Tolerance;
@@ -580,8 +580,8 @@ pub struct GenerateSettings {
     pub model: PathBuf,
     pub tokenizer: Option<PathBuf>,
     pub context_length: Option<usize>,
-    /// `--kv-layout`: whether the KV cache is one shared buffer, where the flag says.
-    pub shared_kv: Option<bool>,
+    /// `--kv-layout`, where given (else the model's genai_config.json says).
+    pub kv_layout: Option<crate::generate::KvLayout>,
     pub prompt: PromptSource,
     pub seed: u64,
     pub max_new_tokens: usize,
@@ -634,7 +634,7 @@ impl GenerateSettings {
             model: args.model.clone(),
             tokenizer: args.tokenizer.clone(),
             context_length: args.context_length,
-            shared_kv: args.kv_layout.map(|layout| layout == KvLayout::Shared),
+            kv_layout: args.kv_layout,
             prompt,
             seed: args.seed,
             max_new_tokens: args.max_new_tokens as usize,

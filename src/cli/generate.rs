@@ -2,20 +2,12 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgGroup, Args, ValueEnum};
+use clap::{ArgGroup, Args};
 
 use super::parse::*;
 use super::{DeviceIoArgs, OrtArgs, SessionArgs};
+use crate::generate::KvLayout;
 use crate::runtime::plan::{EpRequest, OptimizationLevel};
-
-/// How the KV cache is kept between steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum KvLayout {
-    /// One buffer of --max-length positions, bound as both past and present (static shapes).
-    Shared,
-    /// Each step's present outputs become the next step's past inputs, one position longer.
-    Growing,
-}
 
 /// `dmlrun generate`.
 #[derive(Debug, Clone, Args)]

@@ -22,7 +22,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub use bench::BenchArgs;
 pub use fix::FixArgs;
-pub use generate::{GenerateArgs, KvLayout};
+pub use generate::GenerateArgs;
 pub use inspect::{CompletionsArgs, DevicesArgs, DoctorArgs, InfoArgs};
 pub use merge::MergeArgs;
 pub use parse::*;

@@ -6,6 +6,7 @@ use clap::ValueEnum;
 
 use crate::formats::image::{ChannelOrder, Layout, Preset, ResizeMode};
 use crate::formats::resample::Filter;
+use crate::generate::KvLayout;
 use crate::inputs::synthetic::Fill;
 use crate::isolation::Isolation;
 use crate::outputs::SaveFormat;
@@ -75,4 +76,8 @@ value_enum!(Fill {
     Random: "Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)",
     Zeros: "",
     Ones: "",
+});
+value_enum!(KvLayout {
+    Shared: "One buffer of --max-length positions, bound as both past and present (static shapes)",
+    Growing: "Each step's present outputs become the next step's past inputs, one position longer",
 });

@@ -8,7 +8,7 @@ use crate::cli::GenerateArgs;
 use crate::exit::ExitStatus;
 use crate::generate::tokenizer::{TextStream, TextTokenizer};
 use crate::generate::{
-    self, figures, DecoderModel, DecoderSpec, Generation, LoopSettings, Sampler, Sampling, Stop, TokenChoice,
+    self, figures, DecoderModel, DecoderSpec, Generation, KvLayout, LoopSettings, Sampler, Sampling, Stop, TokenChoice,
 };
 use crate::report::export::{Export, Exports};
 use crate::report::generate::{
@@ -40,8 +40,8 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
     let max_new_tokens = settings.max_new_tokens;
     let kv_length = generate::kv_length(longest, max_new_tokens, settings.max_length, spec.context_length)?;
-    if let Some(shared) = settings.shared_kv {
-        spec.past_present_share_buffer = shared;
+    if let Some(layout) = settings.kv_layout {
+        spec.past_present_share_buffer = layout == KvLayout::Shared;
     }
 
     // A step that never returns cannot be stopped but with the process: the deadline ends it,
@@ -249,7 +249,7 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
         plan: decoder.model.plan.clone(),
         session_create_ms: crate::report::ms(decoder.model.session_time),
         kv_cache: KvCache {
-            layout: if spec.past_present_share_buffer { "shared" } else { "growing" },
+            layout: if spec.past_present_share_buffer { KvLayout::Shared } else { KvLayout::Growing },
             length: spec.past_present_share_buffer.then_some(kv_length),
             bytes: decoder.kv_bytes,
             on_device: decoder.kv_on_device(),

@@ -9,6 +9,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::formats::model::ModelInfo;
 
+/// How the KV cache is kept between steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KvLayout {
+    /// One buffer of the KV length's positions, bound as both past and present (static shapes):
+    /// onnxruntime-genai's `past_present_share_buffer`.
+    Shared,
+    /// Each step's present outputs become the next step's past inputs, one position longer.
+    Growing,
+}
+
+flag_values!(KvLayout { Shared => "shared", Growing => "growing" });
+display_as_flag_value!(KvLayout);
+
 /// A decoder's interface and limits: everything the generation loop and the engine need.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecoderSpec {

@@ -16,7 +16,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 pub use capture::{CaptureAsk, Choice, GraphCapture, TokenChoice};
-pub use config::DecoderSpec;
+pub use config::{DecoderSpec, KvLayout};
 pub use model::DecoderModel;
 pub use sampling::{Sampler, Sampling};
 

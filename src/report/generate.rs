@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::generate::figures::GenerationFigures;
-use crate::generate::{CaptureAsk, DecoderSpec, GraphCapture, Sampling, Stop, TokenChoice};
+use crate::generate::{CaptureAsk, DecoderSpec, GraphCapture, KvLayout, Sampling, Stop, TokenChoice};
 use crate::runtime::engine::{DeviceReport, GpuMemory};
 use crate::runtime::plan::SessionPlan;
 use crate::runtime::LibraryInfo;
@@ -54,8 +54,7 @@ pub struct GenerateReport {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct KvCache {
-    /// `shared` or `growing`.
-    pub layout: &'static str,
+    pub layout: KvLayout,
     /// Positions in the shared buffer (prompt plus new tokens at most).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub length: Option<usize>,
@@ -178,7 +177,7 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
         report.session_create_ms,
         report.kv_cache.layout,
         report.kv_cache.length.map(|l| format!("{l} positions, ")).unwrap_or_default(),
-        if report.kv_cache.layout == "shared" { "bound as past and present" } else { "present -> past" },
+        if report.kv_cache.layout == KvLayout::Shared { "bound as past and present" } else { "present -> past" },
         report.kv_cache.bytes as f64 / (1024.0 * 1024.0),
         if report.kv_cache.on_device { ", on the device" } else { "" },
     );

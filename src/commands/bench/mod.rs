@@ -540,7 +540,7 @@ fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Resu
     // ONNX Runtime names the file after the prefix plus a timestamp.
     let file = pending.keep(Path::new(&written)).context("--profile")?;
     let top_ops = crate::runtime::profile::read_op_times(&file)?.into_iter().take(10).collect();
-    let graph_fusion = if model.plan.fusion_disabled() { "off" } else { "on" }.to_string();
+    let graph_fusion = if model.plan.fusion_disabled() { bench::GraphFusion::Off } else { bench::GraphFusion::On };
     Ok(ProfileSummary { file, graph_fusion, top_ops })
 }
 

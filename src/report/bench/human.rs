@@ -126,7 +126,7 @@ pub fn render(report: &BenchReport) -> String {
             );
         }
         if let Some(p) = &m.profile {
-            let fusion = if p.graph_fusion == "off" {
+            let fusion = if p.graph_fusion == crate::report::bench::GraphFusion::Off {
                 ", DirectML graph fusion OFF: these are the unfused graph's times"
             } else {
                 ""

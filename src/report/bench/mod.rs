@@ -288,8 +288,16 @@ pub struct ProfileSummary {
     pub file: PathBuf,
     /// `off` with --profile-unfused: DirectML ran each operator apart, and every latency of the
     /// model is the unfused graph's.
-    pub graph_fusion: String,
+    pub graph_fusion: GraphFusion,
     pub top_ops: Vec<OpTime>,
+}
+
+/// Whether DirectML fused the graph the profile is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GraphFusion {
+    On,
+    Off,
 }
 
 #[cfg(test)]

@@ -437,8 +437,11 @@ fn model_section(page: &mut Page, m: &ModelBench) {
     .collect();
     page.table("figures", &["", "value"], &[], &figures);
     if let Some(p) = &m.profile {
-        let fusion =
-            if p.graph_fusion == "off" { " (DirectML graph fusion OFF: the unfused graph's times)" } else { "" };
+        let fusion = if p.graph_fusion == crate::report::bench::GraphFusion::Off {
+            " (DirectML graph fusion OFF: the unfused graph's times)"
+        } else {
+            ""
+        };
         page.push(&format!(
             "<p><strong>Top operators</strong>{fusion}, share of kernel time ({})</p>",
             esc(&p.file.display().to_string())
