@@ -227,12 +227,7 @@ fn install(case: &Path, output: &Path) -> Result<()> {
 
 /// The EP a request lands on here, to refuse comparing an EP with itself.
 fn engine_name(ep: &crate::runtime::plan::EpRequest, runtime: &Runtime) -> String {
-    use crate::runtime::plan::{EpRequest, DML_PROVIDER};
-    match ep {
-        EpRequest::Auto if runtime.has_provider(DML_PROVIDER) => "dml".into(),
-        EpRequest::Auto | EpRequest::Cpu => "cpu".into(),
-        other => other.to_string().to_ascii_lowercase(),
-    }
+    ep.as_chosen(runtime.has_provider(crate::runtime::plan::DML_PROVIDER)).to_ascii_lowercase()
 }
 
 /// The `dmlrun test` arguments that check a candidate on the EP under test: the same EP,

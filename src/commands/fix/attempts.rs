@@ -10,7 +10,6 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{decoder, Remedy};
-use crate::cli::FixArgs;
 use crate::compare::Tolerance;
 use crate::graph::Graph;
 use crate::inputs::LoadOptions;
@@ -19,6 +18,7 @@ use crate::report::fix::{Attempt, AttemptOutcome, Located};
 use crate::runtime::engine::{self, Preflight, Scope};
 use crate::runtime::plan::{PlanRequest, Precision};
 use crate::runtime::Runtime;
+use crate::settings::FixSettings;
 
 /// What a child is asked to run (`--attempt`, as JSON): the reference's run of the original, or
 /// the model with `remedies`; a decoder's attempt is held to the reference's tokens.
@@ -50,7 +50,7 @@ pub(super) struct Tried {
 /// What every attempt shares.
 pub(super) struct Attempts<'a> {
     pub(super) runtime: &'a Runtime,
-    pub(super) args: &'a FixArgs,
+    pub(super) settings: &'a FixSettings,
     pub(super) base: &'a PlanRequest,
     pub(super) load: &'a LoadOptions,
     pub(super) tolerance: Tolerance,
@@ -127,7 +127,7 @@ impl Attempts<'_> {
         let flags = remedies.iter().map(|r| r.flag()).collect();
         if self.decoder {
             let reference = self.reference_tokens.borrow().clone().unwrap_or_default();
-            let outcome = match decoder::greedy_tokens(self.runtime, &self.args.model, &request) {
+            let outcome = match decoder::greedy_tokens(self.runtime, &self.settings.model, &request) {
                 Ok(tokens) => decoder::judge(&tokens, &reference),
                 Err(e) => AttemptOutcome::Fails(crate::exit::one_line(&e)),
             };
@@ -137,7 +137,7 @@ impl Attempts<'_> {
         }
         let mut overflowed = false;
         let (outcome, max_abs_diff, model) =
-            match run_once(self.runtime, self.args, &request, self.load, Some(self.tolerance)) {
+            match run_once(self.runtime, self.settings, &request, self.load, Some(self.tolerance)) {
                 Ok(ran) => {
                     // NaN or infinity where the reference has a number.
                     overflowed = ran.mismatches.iter().any(crate::compare::Mismatch::non_finite);
@@ -181,14 +181,14 @@ impl Attempts<'_> {
     /// the reference's float32 run of the original: in float16 they overflow to infinity.
     pub(super) fn beyond_float16(&self, graph: &Graph) -> Result<Vec<String>> {
         const FLOAT16_MAX: f64 = 65504.0;
-        let request = reference_of(self.base, self.args);
-        let preflight = Preflight::read(self.runtime, &self.args.model, &request, Scope::Alone)?;
+        let request = reference_of(self.base, self.settings);
+        let preflight = Preflight::read(self.runtime, &self.settings.model, &request, Scope::Alone)?;
         let run = engine::diagnose::reference_run(
             self.runtime,
             &preflight,
             graph,
             &request,
-            &self.args.input.inputs,
+            &self.settings.inputs,
             self.load,
         )?;
         let beyond: std::collections::HashSet<String> = run
@@ -216,13 +216,13 @@ impl Attempts<'_> {
             return self.in_child(&AttemptSpec { reference: true, ..AttemptSpec::default() });
         }
         let started = Instant::now();
-        let reference = reference_of(self.base, self.args);
+        let reference = reference_of(self.base, self.settings);
         let (outcome, tokens) = match self.decoder {
-            true => match decoder::greedy_tokens(self.runtime, &self.args.model, &reference) {
+            true => match decoder::greedy_tokens(self.runtime, &self.settings.model, &reference) {
                 Ok(tokens) => (AttemptOutcome::Passes, Some(tokens)),
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
             },
-            false => match run_once(self.runtime, self.args, &reference, self.load, None) {
+            false => match run_once(self.runtime, self.settings, &reference, self.load, None) {
                 Ok(_) => (AttemptOutcome::Passes, None),
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
             },
@@ -292,7 +292,7 @@ impl Attempts<'_> {
             extra.extend(["--candidate-timeout".into(), limit.clone(), "--time-limit".into(), limit]);
         }
         let args = reduce_args(&crate::isolation::child_args(&[]), &extra);
-        if !self.args.quiet {
+        if !self.settings.quiet {
             crate::errln!("fix: dmlrun reduce finds where it fails");
         }
         crate::stage::step("the reduction");
@@ -334,18 +334,18 @@ pub(super) struct Ran {
 /// is given.
 pub(super) fn run_once(
     runtime: &Runtime,
-    args: &FixArgs,
+    settings: &FixSettings,
     request: &PlanRequest,
     load: &LoadOptions,
     tolerance: Option<Tolerance>,
 ) -> Result<Ran> {
-    let preflight = Preflight::read(runtime, &args.model, request, Scope::Alone)?;
-    let reference = tolerance.map(|t| (reference_of(&preflight.request, args), t));
+    let preflight = Preflight::read(runtime, &settings.model, request, Scope::Alone)?;
+    let reference = tolerance.map(|t| (reference_of(&preflight.request, settings), t));
     let measure = engine::MeasureRequest {
         preflight: &preflight,
         label: None,
         print_plan: false,
-        inputs: &args.input.inputs,
+        inputs: &settings.inputs,
         load,
         warmup: 0,
         budget: engine::RunBudget { max: 1, time_box: None, min: 0 },
@@ -370,12 +370,12 @@ pub(super) fn run_once(
     // attempt that differs would be work thrown away.
     let model = (tolerance.is_some() && mismatches.is_empty()).then(|| {
         engine::saved_model(
-            &args.model,
+            &settings.model,
             &preflight,
             measured.made_model.as_deref(),
             measured.rewrite.as_ref(),
             measured.precision.as_ref(),
-            args.save_fixed_dims,
+            settings.save_fixed_dims,
         )
         .map_err(|e| crate::exit::one_line(&e))
     });
@@ -384,10 +384,10 @@ pub(super) fn run_once(
 
 /// The reference runs the model as ONNX Runtime does by default: the options under test
 /// (`--session-config`, `--ep-option`) are the EP under test's alone, as in reduce.
-pub(super) fn reference_of(request: &PlanRequest, args: &FixArgs) -> PlanRequest {
+pub(super) fn reference_of(request: &PlanRequest, settings: &FixSettings) -> PlanRequest {
     PlanRequest {
         session_config: Vec::new(),
         ep_options: Vec::new(),
-        ..request.reference(args.reference.compare_ep.clone(), None)
+        ..request.reference(settings.compare_ep.clone(), None)
     }
 }

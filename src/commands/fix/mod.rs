@@ -21,8 +21,7 @@ use crate::isolation::{Placement, PlacementRequest};
 use crate::report::fix::{self as report, AttemptOutcome, FixReport, Located, FIX_SCHEMA};
 use crate::runtime::engine;
 use crate::runtime::plan::Precision;
-use crate::runtime::Runtime;
-use crate::settings;
+use crate::settings::FixSettings;
 
 /// One thing dmlrun knows to do to a model an execution provider rejects or gets wrong.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,9 +44,7 @@ impl Remedy {
     /// The command-line arguments that ask for it.
     fn args(&self) -> Vec<String> {
         match self {
-            Remedy::Rewrite(Rewrite::Decompose(op)) => vec!["--decompose".into(), op.to_string()],
-            Remedy::Rewrite(Rewrite::GemmZeroBias) => vec!["--gemm-zero-bias".into()],
-            Remedy::Rewrite(Rewrite::ReshapeAllowzeroOff) => vec!["--reshape-allowzero-off".into()],
+            Remedy::Rewrite(rewrite) => rewrite.args(),
             Remedy::Float16 => vec!["--precision".into(), "fp16".into()],
             Remedy::KeepFp32(nodes) => nodes.iter().flat_map(|n| ["--keep-fp32".to_string(), n.clone()]).collect(),
         }
@@ -59,64 +56,49 @@ impl Remedy {
 const ATTEMPT_LIMIT: Duration = Duration::from_secs(600);
 
 pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
-    let model_path = args.model.as_path();
-    let decoder = model_path.is_dir();
-    if decoder && !model_path.join("genai_config.json").is_file() {
-        bail!(
-            "model {}: is a folder without genai_config.json; dmlrun fix takes a model file or an onnxruntime-genai folder",
-            model_path.display()
-        );
+    let settings = FixSettings::resolve(args)?;
+    match &settings.attempt {
+        Some(attempt) => attempt_as_child(&settings, attempt),
+        None => fix(&settings),
     }
-    if !decoder && !model_path.is_file() {
-        bail!("model {}: no such file", model_path.display());
-    }
-    if let Some(attempt) = &args.attempt {
-        return attempt_as_child(args, attempt, decoder);
-    }
+}
+
+fn fix(settings: &FixSettings) -> Result<ExitStatus> {
+    let (model_path, decoder) = (settings.model.as_path(), settings.decoder);
     if decoder {
-        decoder::check_output_folder(&args.output)?;
-    } else {
-        crate::report::export::check_writable(&args.output)
-            .with_context(|| format!("--output {}", args.output.display()))?;
+        decoder::check_output_folder(&settings.output)?;
     }
-    if let Some(path) = args.json.as_deref().filter(|p| *p != Path::new("-")) {
-        crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
-    }
-    let reduced_to = reduced_folder(&args.output);
+    let reduced_to = reduced_folder(&settings.output);
     if crate::fsutil::occupied(&reduced_to) {
         bail!(
             "--output {}: {} (where the smallest failing model goes if nothing fixes it) exists and is not an empty folder; remove it or name another --output",
-            args.output.display(),
+            settings.output.display(),
             reduced_to.display()
         );
     }
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
-    let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
-    engine::check_request(&runtime, &request)?;
-    let placement_directml = engine::plans_directml(&runtime, &request);
+    let runtime = settings.ort.load()?;
+    let request = &settings.request;
+    engine::check_request(&runtime, request)?;
+    let placement_directml = engine::plans_directml(&runtime, request);
     let placement = PlacementRequest {
-        isolation: args.isolation.isolation,
-        timeout: args.isolation.timeout,
+        isolation: settings.isolation,
+        timeout: settings.timeout,
         default_limit: ATTEMPT_LIMIT,
         directml: placement_directml,
         print_plan: false,
     }
     .resolve()?;
-    let load = settings::load_options(&args.input, &args.preprocess);
-    let tolerance = args.reference.tolerance();
-    if decoder && request.precision != Precision::Fp32 {
-        bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one");
-    }
+    let tolerance = settings.tolerance;
     let graph = match decoder {
         true => Graph::read(&decoder::decoder_file(model_path)?)?,
         false => Graph::read(model_path)?,
     };
-    let staging = staging_folder(&args.output)?;
+    let staging = staging_folder(&settings.output)?;
     let attempts = Attempts {
         runtime: &runtime,
-        args,
-        base: &request,
-        load: &load,
+        settings,
+        base: request,
+        load: &settings.load,
         tolerance,
         placement,
         staging: staging.path(),
@@ -133,8 +115,8 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         bail!(
             "model {}: the reference ({}) cannot run it either, so there is nothing {} could be fixed against: {why}",
             model_path.display(),
-            args.reference.compare_ep,
-            args.session.ep,
+            settings.compare_ep,
+            request.ep,
         );
     }
 
@@ -148,7 +130,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         .collect();
     let mut record = Vec::new();
     let mut note = |tried: &Tried| {
-        if !args.quiet {
+        if !settings.quiet {
             crate::errln!("fix: {}", tried.attempt.describe());
         }
         record.push(tried.attempt.clone());
@@ -170,7 +152,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         false => Some(attempts.locate(&reduced_here)),
     };
     if let Some(node) = located.as_ref().and_then(|l| l.node.as_deref()) {
-        if !args.quiet {
+        if !settings.quiet {
             let op = located.as_ref().and_then(|l| l.op_type.as_deref()).unwrap_or("?");
             crate::errln!("fix: reduce pins it on node '{node}' ({op})");
         }
@@ -244,22 +226,22 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
 
     let write = |tried: &Tried, kept: &[Remedy]| -> Result<PathBuf> {
         if decoder {
-            decoder::write_fixed_folder(&runtime, model_path, &attempts.request_with(kept), &args.output)?;
-            return Ok(args.output.clone());
+            decoder::write_fixed_folder(&runtime, model_path, &attempts.request_with(kept), &settings.output)?;
+            return Ok(settings.output.clone());
         }
         let made = match &tried.model {
             Some(Ok(path)) => path,
-            Some(Err(why)) => bail!("--output {}: {why}", args.output.display()),
-            None => bail!("--output {}: no model to write", args.output.display()),
+            Some(Err(why)) => bail!("--output {}: {why}", settings.output.display()),
+            None => bail!("--output {}: no model to write", settings.output.display()),
         };
         let bytes = std::fs::read(made).with_context(|| format!("reading {}", made.display()))?;
-        crate::formats::onnx_proto::write_model(&args.output, &bytes)
-            .with_context(|| format!("--output {}", args.output.display()))?;
-        Ok(args.output.clone())
+        crate::formats::onnx_proto::write_model(&settings.output, &bytes)
+            .with_context(|| format!("--output {}", settings.output.display()))?;
+        Ok(settings.output.clone())
     };
     let (verdict, remedies, written) = match &passing {
         Some((kept, tried)) if kept.is_empty() => {
-            ("passes", Vec::new(), if args.write_unchanged { Some(write(tried, kept)?) } else { None })
+            ("passes", Vec::new(), if settings.write_unchanged { Some(write(tried, kept)?) } else { None })
         }
         Some((kept, tried)) => ("fixed", kept.iter().map(|r| r.flag()).collect(), Some(write(tried, kept)?)),
         None => ("not_fixed", Vec::new(), None),
@@ -267,14 +249,10 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
     let report = FixReport {
         schema: FIX_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: args.model.clone(),
+        model: settings.model.clone(),
         // `auto` said as what it chose.
-        execution_provider: match (&args.session.ep, placement_directml) {
-            (crate::runtime::plan::EpRequest::Auto, true) => "dml".to_string(),
-            (crate::runtime::plan::EpRequest::Auto, false) => "cpu".to_string(),
-            (ep, _) => ep.to_string(),
-        },
-        reference: args.reference.compare_ep.to_string(),
+        execution_provider: request.ep.as_chosen(placement_directml),
+        reference: settings.compare_ep.to_string(),
         tolerance,
         time_limit_s: placement.limit.map(|l| l.as_secs_f64()),
         remedies_that_fit: fit.iter().map(|r| r.flag()).collect(),
@@ -284,7 +262,7 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
         written,
         located,
     };
-    let json_on_stdout = match &args.json {
+    let json_on_stdout = match &settings.json {
         Some(path) => crate::report::write_json(path, &report, "--json")?,
         None => false,
     };
@@ -311,28 +289,26 @@ fn staging_folder(output: &Path) -> Result<tempfile::TempDir> {
 
 /// A child's side: one attempt (or the reference's run) here, its record appended to
 /// --child-report as one JSON line, its model (where it passed) beside that file.
-fn attempt_as_child(args: &FixArgs, attempt: &str, decoder: bool) -> Result<ExitStatus> {
+fn attempt_as_child(settings: &FixSettings, attempt: &str) -> Result<ExitStatus> {
     let spec: AttemptSpec =
         serde_json::from_str(attempt).with_context(|| format!("--attempt {attempt}: not an attempt"))?;
-    let report = args.isolation.child_report.as_deref().context("--attempt needs --child-report")?;
-    if let Some(progress) = &args.isolation.progress {
+    let report = settings.child_report.as_deref().context("--attempt needs --child-report")?;
+    if let Some(progress) = &settings.progress {
         crate::stage::report_to(progress);
     }
     crate::stage::item(if spec.reference { "the reference run" } else { "the attempt" });
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
-    let request = settings::plan_request(&args.session, args.ort.ort_log_level)?;
-    let load = settings::load_options(&args.input, &args.preprocess);
+    let runtime = settings.ort.load()?;
     let staging = report.parent().unwrap_or(Path::new("."));
     let attempts = Attempts {
         runtime: &runtime,
-        args,
-        base: &request,
-        load: &load,
-        tolerance: args.reference.tolerance(),
+        settings,
+        base: &settings.request,
+        load: &settings.load,
+        tolerance: settings.tolerance,
         placement: Placement::default(),
         staging,
         children: Default::default(),
-        decoder,
+        decoder: settings.decoder,
         reference_tokens: std::cell::RefCell::new(spec.reference_tokens),
     };
     let tried = match spec.reference {

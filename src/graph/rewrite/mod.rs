@@ -48,10 +48,15 @@ pub enum Rewrite {
 impl Rewrite {
     /// The flag that asks for it: `--decompose LayerNormalization`, `--gemm-zero-bias`.
     pub fn flag(self) -> String {
+        self.args().join(" ")
+    }
+
+    /// The command-line arguments that ask for it, one word each.
+    pub fn args(self) -> Vec<String> {
         match self {
-            Rewrite::Decompose(op) => format!("--decompose {op}"),
-            Rewrite::GemmZeroBias => "--gemm-zero-bias".to_string(),
-            Rewrite::ReshapeAllowzeroOff => "--reshape-allowzero-off".to_string(),
+            Rewrite::Decompose(op) => vec!["--decompose".into(), op.to_string()],
+            Rewrite::GemmZeroBias => vec!["--gemm-zero-bias".into()],
+            Rewrite::ReshapeAllowzeroOff => vec!["--reshape-allowzero-off".into()],
         }
     }
 

@@ -25,6 +25,16 @@ pub enum EpRequest {
 }
 
 impl EpRequest {
+    /// The request as what it lands on, for reports and for telling two requests apart: `auto`
+    /// said as `dml` where DirectML is offered here and `cpu` where not; any other as it is.
+    pub fn as_chosen(&self, directml_offered: bool) -> String {
+        match self {
+            EpRequest::Auto if directml_offered => "dml".into(),
+            EpRequest::Auto => "cpu".into(),
+            other => other.to_string(),
+        }
+    }
+
     /// `auto`, `dml`, `cpu`, `policy:POLICY`, or an EP name. ONNX Runtime's own names for
     /// DirectML and the CPU mean `dml` and `cpu`, which carry DirectML's rules.
     pub fn parse(text: &str) -> Result<EpRequest, String> {
