@@ -8,7 +8,6 @@ use crate::cli::DevicesArgs;
 use crate::exit::ExitStatus;
 use crate::runtime::adapters::{list_adapters, luid_text, vendor_name, Adapter};
 use crate::runtime::ep_devices::{EpDevice, EpLibrary};
-use crate::runtime::Runtime;
 
 #[derive(Serialize)]
 struct DevicesReport {
@@ -53,12 +52,11 @@ pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
     // Without ONNX Runtime the adapters are still worth listing, unless the user named a
     // library: then not finding it is the answer they need.
     let explicit = args.ort.ort_lib.is_some() || !args.ort.ep_libraries.is_empty();
-    let (runtime, onnxruntime_unavailable) =
-        match Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries) {
-            Ok(runtime) => (Some(runtime), None),
-            Err(e) if !explicit => (None, Some(format!("{e:#}"))),
-            Err(e) => return Err(e),
-        };
+    let (runtime, onnxruntime_unavailable) = match crate::settings::OrtSettings::of(&args.ort).load() {
+        Ok(runtime) => (Some(runtime), None),
+        Err(e) if !explicit => (None, Some(format!("{e:#}"))),
+        Err(e) => return Err(e),
+    };
     let report = DevicesReport {
         ep_devices: runtime
             .iter()

@@ -7,10 +7,10 @@ use serde_json::json;
 
 use crate::cli::DoctorArgs;
 use crate::runtime::plan::DML_PROVIDER;
-use crate::runtime::{session, Runtime};
+use crate::runtime::session;
 
 pub fn execute(args: &DoctorArgs) -> Result<ExitStatus> {
-    let runtime = Runtime::load(args.ort.ort_lib.as_deref(), args.ort.ort_log_level, &args.ort.ep_libraries)?;
+    let runtime = crate::settings::OrtSettings::of(&args.ort).load()?;
     let lib = &runtime.library;
     let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
     let adapters = crate::runtime::adapters::list_adapters();
