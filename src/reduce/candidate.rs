@@ -118,7 +118,9 @@ pub fn check_measured(dir: &Path, ep_args: &[OsString], timeout: Option<Duration
     let _ = std::fs::remove_file(&files.results);
     Ok(match (end, text) {
         (ChildEnd::Exited { .. }, Ok(text)) => {
-            // The parts of the child's report (schema dmlrun.test/1) a candidate's outcome needs.
+            // The parts of the child's report (dmlrun.test/2) a candidate's outcome needs; its case
+            // status is test's own type.
+            use crate::suites::Status;
             #[derive(Deserialize)]
             struct Report {
                 cases: Vec<Case>,
@@ -135,16 +137,6 @@ pub fn check_measured(dir: &Path, ep_args: &[OsString], timeout: Option<Duration
             #[derive(Deserialize)]
             struct Mismatch {
                 output: String,
-            }
-            #[derive(Deserialize)]
-            #[serde(rename_all = "snake_case")]
-            enum Status {
-                Pass,
-                Fail,
-                Error,
-                Crash,
-                Timeout,
-                Interrupted,
             }
             let report: Report = serde_json::from_str(&text).context("reading a candidate's test report")?;
             let case = report.cases.into_iter().next().context("a candidate's test report holds no case")?;

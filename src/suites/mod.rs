@@ -3,4 +3,7 @@
 
 pub mod manifest;
 pub mod shard;
+mod status;
 pub mod testdata;
+
+pub use status::Status;
