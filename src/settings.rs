@@ -170,7 +170,7 @@ pub struct TestSettings {
     pub expect: Option<PathBuf>,
     pub exports: TestExports,
     /// An isolation child's part: the cases its parent resolved, and where their results go.
-    pub child: Option<ChildHandoff>,
+    pub child: Option<crate::batch::Handoff>,
     pub verbose: bool,
     pub quiet: bool,
 }
@@ -194,20 +194,11 @@ pub struct BenchExports {
     pub junit: Option<PathBuf>,
 }
 
-/// What an isolation child was handed (hidden flags): the items as its parent resolved them,
-/// and the file each one's outcome is appended to.
-#[derive(Debug, Clone)]
-pub struct ChildHandoff {
-    pub items: PathBuf,
-    pub results: PathBuf,
-}
-
-impl ChildHandoff {
-    fn of(args: &IsolationArgs) -> Option<ChildHandoff> {
-        match (&args.preflight, &args.child_report) {
-            (Some(items), Some(results)) => Some(ChildHandoff { items: items.clone(), results: results.clone() }),
-            _ => None,
-        }
+/// An isolation child's part, from its hidden flags.
+fn child_handoff(args: &IsolationArgs) -> Option<crate::batch::Handoff> {
+    match (&args.preflight, &args.child_report) {
+        (Some(items), Some(results)) => Some(crate::batch::Handoff { items: items.clone(), results: results.clone() }),
+        _ => None,
     }
 }
 
@@ -252,7 +243,7 @@ impl TestSettings {
                 html: args.html.clone(),
                 write_expect: args.write_expect.clone(),
             },
-            child: ChildHandoff::of(&args.isolation),
+            child: child_handoff(&args.isolation),
             verbose: args.verbose,
             quiet: args.quiet,
         })
@@ -358,7 +349,7 @@ pub struct BenchSettings {
     pub targets: Vec<PathBuf>,
     pub exports: BenchExports,
     /// An isolation child's part, as for test.
-    pub child: Option<ChildHandoff>,
+    pub child: Option<crate::batch::Handoff>,
 }
 
 impl BenchSettings {
@@ -426,7 +417,7 @@ impl BenchSettings {
                 html: args.html.clone(),
                 junit: args.junit.clone(),
             },
-            child: ChildHandoff::of(&args.isolation),
+            child: child_handoff(&args.isolation),
         })
     }
 

@@ -11,7 +11,7 @@
 //! the item under way is the only one it touches, and it is said to be `interrupted`, `crash` or
 //! `timeout`, never anything else.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -294,13 +294,22 @@ fn run_in_children<B: Batch>(
     Ok(())
 }
 
+/// What an isolation child was handed: the items as its parent resolved them, and the file
+/// each one's outcome is appended to.
+#[derive(Debug, Clone)]
+pub struct Handoff {
+    pub items: PathBuf,
+    pub results: PathBuf,
+}
+
 /// An isolation child's part: runs the items its parent handed it (`--preflight FILE`) in
 /// order, appending each outcome to `results` as one JSON line the moment it is known, until
 /// they are done or Ctrl-C stops them.
-pub fn serve_parent<B: Batch>(batch: &B, handoff: &Path, results: &Path) -> Result<()> {
+pub fn serve_parent<B: Batch>(batch: &B, handoff: &Handoff) -> Result<()> {
+    let results = handoff.results.as_path();
     use std::io::Write;
     crate::interrupt::as_child();
-    let items: Vec<(usize, B::Item)> = isolation::read_from_parent(handoff)?;
+    let items: Vec<(usize, B::Item)> = isolation::read_from_parent(&handoff.items)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

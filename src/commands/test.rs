@@ -85,7 +85,7 @@ fn test(settings: &TestSettings) -> Result<ExitStatus> {
     let cases = Cases { runtime: &runtime, settings };
     if let Some(child) = &settings.child {
         // An isolation child runs the cases its parent resolved, and nothing else.
-        batch::serve_parent(&cases, &child.items, &child.results)?;
+        batch::serve_parent(&cases, child)?;
         return Ok(ExitStatus::Success);
     }
     // Every export checked before any case runs: a typo in a folder costs nothing.

@@ -3,8 +3,8 @@
 
 use anyhow::{Context, Result};
 
-use super::{fingerprint, Measured, ModelPlan};
-use crate::report::bench::{ModelBench, ModelStatus, PeakScope};
+use super::{fingerprint, peak_rss_scope, Measured, ModelPlan};
+use crate::report::bench::{ModelBench, ModelStatus};
 use crate::report::ms;
 use crate::runtime::engine;
 use crate::runtime::Runtime;
@@ -21,8 +21,7 @@ pub(super) fn bench_generation(
 ) -> Result<Measured> {
     use crate::generate::{self, figures, CaptureAsk, DecoderModel, LoopSettings, Sampler, Sampling};
     let target = &plan.target;
-    let peak_rss_scope =
-        if crate::sysinfo::reset_peak_rss() || settings.in_child { PeakScope::Model } else { PeakScope::Process };
+    let peak_rss_scope = peak_rss_scope(settings);
     let DecoderModel { spec, tokenizer, vocab, .. } = DecoderModel::read(&target.path, None, None)?;
     let prompt_vocab = tokenizer.as_ref().map_or(vocab, |t| t.vocab_size().min(vocab));
     for note in &plan.preflight.not_applied {

@@ -124,7 +124,7 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
     let models = Models { runtime: &runtime, settings };
     if let Some(child) = &settings.child {
         // An isolation child measures the models its parent resolved, and nothing else.
-        batch::serve_parent(&models, &child.items, &child.results)?;
+        batch::serve_parent(&models, child)?;
         return Ok(ExitStatus::Success);
     }
     // Every export checked before any model runs: a typo in a folder costs nothing.
@@ -352,6 +352,16 @@ fn prepare(
     Ok(ModelPlan { target: target.clone(), preflight, cache, baseline })
 }
 
+/// What the peak memory of the model about to be measured covers: a child process measures one
+/// model; in-process, the peak starts again where the platform lets it.
+fn peak_rss_scope(settings: &BenchSettings) -> PeakScope {
+    if crate::sysinfo::reset_peak_rss() || settings.in_child {
+        PeakScope::Model
+    } else {
+        PeakScope::Process
+    }
+}
+
 /// What measuring one model came to: its figures (a run Ctrl-C stopped during the timed runs
 /// has figures too, marked `interrupted`), or nothing timed before Ctrl-C.
 enum Measured {
@@ -366,9 +376,7 @@ fn bench_model(
     bars: &MultiProgress,
 ) -> Result<Measured> {
     let target = &plan.target;
-    // A child process measures one model; in-process, the peak starts again where it can.
-    let peak_rss_scope =
-        if crate::sysinfo::reset_peak_rss() || settings.in_child { PeakScope::Model } else { PeakScope::Process };
+    let peak_rss_scope = peak_rss_scope(settings);
     let preflight = &plan.preflight;
     // Declared before the session, so they are dropped after it (see OrtWritten); the plan
     // already names the paths ONNX Runtime writes.

@@ -224,17 +224,7 @@ pub fn compare_with_baseline(
             baseline.models.len() + baseline.failed.len()
         ));
     }
-    tally(BaselineComparison {
-        against: file.display().to_string(),
-        source: BaselineSource::File,
-        max_regression,
-        test: crate::stats::change::TEST.to_string(),
-        models,
-        regressions: 0,
-        improvements: 0,
-        inconclusive: 0,
-        notes,
-    })
+    tally(file.display().to_string(), BaselineSource::File, max_regression, models, notes)
 }
 
 /// Judges each model against the baseline model timed beside it in this session.
@@ -255,26 +245,31 @@ pub fn compare_with_paired(report: &BenchReport, max_regression: f64) -> Baselin
         })
         .collect();
     models.extend(report.failed.iter().map(|f| BaselineRow::failed(f, None)));
-    tally(BaselineComparison {
-        against: "the --baseline-model models, timed in this session".to_string(),
-        source: BaselineSource::SameSession,
-        max_regression,
-        test: crate::stats::change::TEST.to_string(),
-        models,
-        regressions: 0,
-        improvements: 0,
-        inconclusive: 0,
-        notes: Vec::new(),
-    })
+    let against = "the --baseline-model models, timed in this session".to_string();
+    tally(against, BaselineSource::SameSession, max_regression, models, Vec::new())
 }
 
-fn tally(mut b: BaselineComparison) -> BaselineComparison {
+/// The comparison of `models` against what `against` names, with its verdicts counted.
+fn tally(
+    against: String,
+    source: BaselineSource,
+    max_regression: f64,
+    models: Vec<BaselineRow>,
+    notes: Vec<String>,
+) -> BaselineComparison {
     use crate::stats::change::Verdict;
-    let count = |v: Verdict| b.models.iter().filter(|r| r.verdict == Some(v)).count();
-    b.regressions = count(Verdict::Regression);
-    b.improvements = count(Verdict::Improvement);
-    b.inconclusive = count(Verdict::Inconclusive);
-    b
+    let count = |v: Verdict| models.iter().filter(|r| r.verdict == Some(v)).count();
+    BaselineComparison {
+        against,
+        source,
+        max_regression,
+        test: crate::stats::change::TEST.to_string(),
+        regressions: count(Verdict::Regression),
+        improvements: count(Verdict::Improvement),
+        inconclusive: count(Verdict::Inconclusive),
+        models,
+        notes,
+    }
 }
 
 #[cfg(test)]
