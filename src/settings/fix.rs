@@ -1,0 +1,83 @@
+//! `dmlrun fix`'s settings.
+
+use super::*;
+
+/// `dmlrun fix`'s flags, resolved once: the model (a file, or an onnxruntime-genai folder),
+/// checked; where the fixed model goes, checked before any work (not in an attempt's child).
+#[derive(Debug, Clone)]
+pub struct FixSettings {
+    pub model: PathBuf,
+    /// The model is an onnxruntime-genai folder: attempts generate, not run.
+    pub decoder: bool,
+    /// An isolation child's attempt (hidden `--attempt JSON`).
+    pub attempt: Option<String>,
+    pub output: PathBuf,
+    pub write_unchanged: bool,
+    pub save_fixed_dims: bool,
+    pub json: Option<PathBuf>,
+    pub quiet: bool,
+    pub ort: OrtSettings,
+    /// The EP under test's request, before any remedy.
+    pub request: PlanRequest,
+    /// `--compare-ep` and the tolerance every attempt is held to.
+    pub compare_ep: EpRequest,
+    pub tolerance: Tolerance,
+    pub inputs: Vec<crate::inputs::InputSpec>,
+    pub load: LoadOptions,
+    /// `--isolation` and `--timeout`, an attempt's limit.
+    pub isolation: crate::isolation::Isolation,
+    pub timeout: Option<Duration>,
+    /// An attempt's child: its record's file, and its progress file.
+    pub child_report: Option<PathBuf>,
+    pub progress: Option<PathBuf>,
+}
+
+impl FixSettings {
+    pub fn resolve(args: &FixArgs) -> Result<FixSettings> {
+        use anyhow::{bail, Context};
+        let model = args.model.clone();
+        let decoder = model.is_dir();
+        if decoder && !model.join("genai_config.json").is_file() {
+            bail!(
+                "model {}: is a folder without genai_config.json; dmlrun fix takes a model file or an onnxruntime-genai folder",
+                model.display()
+            );
+        }
+        if !decoder && !model.is_file() {
+            bail!("model {}: no such file", model.display());
+        }
+        let request = plan_request(&args.session, args.ort.ort_log_level)?;
+        if decoder && request.precision != crate::runtime::plan::Precision::Fp32 {
+            bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one");
+        }
+        if args.attempt.is_none() {
+            if !decoder {
+                crate::report::export::check_writable(&args.output)
+                    .with_context(|| format!("--output {}", args.output.display()))?;
+            }
+            if let Some(path) = args.json.as_deref().filter(|p| *p != Path::new("-")) {
+                crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
+            }
+        }
+        Ok(FixSettings {
+            model,
+            decoder,
+            attempt: args.attempt.clone(),
+            output: args.output.clone(),
+            write_unchanged: args.write_unchanged,
+            save_fixed_dims: args.save_fixed_dims,
+            json: args.json.clone(),
+            quiet: args.quiet,
+            ort: OrtSettings::of(&args.ort),
+            request,
+            compare_ep: args.reference.compare_ep.clone(),
+            tolerance: args.reference.tolerance(),
+            inputs: args.input.inputs.clone(),
+            load: load_options(&args.input, &args.preprocess),
+            isolation: args.isolation.isolation,
+            timeout: args.isolation.timeout,
+            child_report: args.isolation.child_report.clone(),
+            progress: args.isolation.progress.clone(),
+        })
+    }
+}

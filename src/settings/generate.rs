@@ -1,0 +1,120 @@
+//! `dmlrun generate`'s settings.
+
+use super::*;
+
+/// Where `generate`'s prompts come from.
+#[derive(Debug, Clone)]
+pub enum PromptSource {
+    /// `--prompt-tokens N`: a synthetic prompt of N ids.
+    Synthetic(usize),
+    /// `--prompt-ids`.
+    Ids(Vec<i64>),
+    /// `--prompt TEXT`.
+    Text(String),
+    /// `--prompt-file FILE`: one prompt a non-empty line.
+    File(PathBuf),
+}
+
+/// `dmlrun generate`'s flags, resolved once: what the loop, the session and the report read.
+#[derive(Debug, Clone)]
+pub struct GenerateSettings {
+    pub model: PathBuf,
+    pub tokenizer: Option<PathBuf>,
+    pub context_length: Option<usize>,
+    /// `--kv-layout`, where given (else the model's genai_config.json says).
+    pub kv_layout: Option<crate::generate::KvLayout>,
+    pub prompt: PromptSource,
+    pub seed: u64,
+    pub max_new_tokens: usize,
+    pub max_length: Option<usize>,
+    pub ignore_eos: bool,
+    pub sampling: crate::generate::Sampling,
+    pub choice: crate::generate::Choice,
+    pub capture: crate::generate::CaptureAsk,
+    pub warmup: u64,
+    pub iterations: u64,
+    /// `--compare-ep` and its optimisation level.
+    pub compare: Option<(EpRequest, Option<OptimizationLevel>)>,
+    pub blame: bool,
+    /// `--timeout`; zero for none.
+    pub timeout: Duration,
+    pub ort: OrtSettings,
+    pub request: PlanRequest,
+    pub print_plan: bool,
+    pub json: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub verbose: bool,
+    pub quiet: bool,
+    pub github: Option<github::Target>,
+}
+
+impl GenerateSettings {
+    pub fn resolve(args: &GenerateArgs) -> Result<GenerateSettings> {
+        use crate::generate::{CaptureAsk, Choice, Sampling};
+        use anyhow::bail;
+        if args.session.precision != crate::runtime::plan::Precision::Fp32 {
+            bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16)");
+        }
+        for flag in [&args.json, &args.csv, &args.markdown, &args.html].into_iter().flatten() {
+            if flag.is_dir() {
+                bail!("{}: is a directory, not a report file", flag.display());
+            }
+        }
+        let prompt = match (&args.prompt_tokens, &args.prompt_ids, &args.prompt, &args.prompt_file) {
+            (Some(n), ..) => PromptSource::Synthetic(*n as usize),
+            (None, Some(ids), ..) => PromptSource::Ids(ids.clone()),
+            (None, None, Some(text), _) => PromptSource::Text(text.clone()),
+            (None, None, None, Some(file)) => PromptSource::File(file.clone()),
+            (None, None, None, None) => {
+                bail!("no prompt: give --prompt TEXT, --prompt-file FILE, --prompt-tokens N or --prompt-ids IDS")
+            }
+        };
+        Ok(GenerateSettings {
+            model: args.model.clone(),
+            tokenizer: args.tokenizer.clone(),
+            context_length: args.context_length,
+            kv_layout: args.kv_layout,
+            prompt,
+            seed: args.seed,
+            max_new_tokens: args.max_new_tokens as usize,
+            max_length: args.max_length,
+            ignore_eos: args.ignore_eos,
+            sampling: match args.sample {
+                true => Sampling::Sample {
+                    temperature: args.temperature,
+                    top_k: args.top_k,
+                    top_p: args.top_p,
+                    seed: args.seed,
+                },
+                false => Sampling::Greedy,
+            },
+            choice: match (args.sample, args.choose_on_host) {
+                (true, _) => Choice::Sampled,
+                (false, true) => Choice::GreedyOnHost,
+                (false, false) => Choice::Greedy,
+            },
+            capture: match (args.device_io.dml_graph_capture, args.no_dml_graph_capture) {
+                (true, _) => CaptureAsk::DmlGraphCapture,
+                (false, true) => CaptureAsk::NoDmlGraphCapture,
+                (false, false) => CaptureAsk::Default,
+            },
+            warmup: args.warmup,
+            iterations: args.iterations,
+            compare: args.compare_ep.clone().map(|ep| (ep, args.compare_opt_level)),
+            blame: !args.no_blame,
+            timeout: args.timeout,
+            ort: OrtSettings::of(&args.ort),
+            request: run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?,
+            print_plan: args.session.print_plan,
+            json: args.json.clone(),
+            csv: args.csv.clone(),
+            markdown: args.markdown.clone(),
+            html: args.html.clone(),
+            verbose: args.verbose,
+            quiet: args.quiet,
+            github: github_target(&args.ci),
+        })
+    }
+}

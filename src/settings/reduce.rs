@@ -1,0 +1,65 @@
+//! `dmlrun reduce`'s settings.
+
+use super::*;
+
+/// `dmlrun reduce`'s flags, resolved once: the model, checked to be a file; the folder the
+/// minimal model goes to; the EP under test and the reference, checked to be two.
+#[derive(Debug, Clone)]
+pub struct ReduceSettings {
+    pub model: PathBuf,
+    /// `--output`, or `MODEL-reduced/` beside the model.
+    pub output: PathBuf,
+    /// `--each-op`: every operator type alone, no reduction.
+    pub each_op: bool,
+    pub ort: OrtSettings,
+    /// The EP under test's request.
+    pub request: PlanRequest,
+    /// `--compare-ep`: the EP the candidates are checked against.
+    pub compare_ep: EpRequest,
+    pub tolerance: Tolerance,
+    /// `--session-config` or `--ep-option` given: the EP under test differs from the reference by
+    /// them even where the two are one EP.
+    pub own_options: bool,
+    pub inputs: Vec<crate::inputs::InputSpec>,
+    pub load: LoadOptions,
+    pub time_limit: Option<Duration>,
+    pub candidate_timeout: Duration,
+    pub json: Option<PathBuf>,
+    pub quiet: bool,
+}
+
+impl ReduceSettings {
+    pub fn resolve(args: &ReduceArgs) -> Result<ReduceSettings> {
+        use anyhow::bail;
+        let model = args.model.clone();
+        if model.is_dir() {
+            bail!(
+                "model {}: is a folder; dmlrun reduce takes one model file (dmlrun test {0} checks the cases in a folder)",
+                model.display()
+            );
+        }
+        if !model.is_file() {
+            bail!("model {}: no such file", model.display());
+        }
+        let output = args.output.clone().unwrap_or_else(|| {
+            let stem = model.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+            model.with_file_name(format!("{stem}-reduced"))
+        });
+        Ok(ReduceSettings {
+            output,
+            each_op: args.each_op,
+            ort: OrtSettings::of(&args.ort),
+            request: plan_request(&args.session, args.ort.ort_log_level)?,
+            compare_ep: args.reference.compare_ep.clone(),
+            tolerance: args.reference.tolerance(),
+            own_options: !args.session.session_config.is_empty() || !args.session.ep_options.is_empty(),
+            inputs: args.input.inputs.clone(),
+            load: load_options(&args.input, &args.preprocess),
+            time_limit: args.time_limit,
+            candidate_timeout: args.candidate_timeout,
+            json: args.json.clone(),
+            quiet: args.quiet,
+            model,
+        })
+    }
+}
