@@ -1,6 +1,8 @@
 //! Turning `--input` files (and `--generate`) into one tensor per model input, checked against
 //! the model's declared dtype and shape.
 
+mod check;
+mod files;
 pub mod synthetic;
 
 use std::collections::BTreeMap;
@@ -13,6 +15,9 @@ use crate::formats::{image, npy, tensor_proto};
 use crate::tensor::{format_shape, DType, HostTensor};
 use image::{Preprocess, PreprocessRequest};
 use synthetic::{Fill, ValueRange};
+
+pub use check::{check_tensor, Symbols};
+use files::{detect_kind, read_limited, FileKind};
 
 /// One dimension of a model input, after `--dim` overrides.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -465,118 +470,6 @@ fn parallel_map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> V
             groups.into_iter().map(|group| scope.spawn(move || group.into_iter().map(f).collect::<Vec<R>>())).collect();
         handles.into_iter().flat_map(|h| h.join().expect("image workers do not panic")).collect()
     })
-}
-
-/// The size each symbolic dimension took in the inputs checked so far, which input (and axis)
-/// gave it, and the warnings about names given two sizes.
-#[derive(Debug, Default)]
-pub struct Symbols {
-    sizes: BTreeMap<String, (usize, String, usize)>,
-    pub warnings: Vec<String>,
-}
-
-impl Symbols {
-    pub fn new() -> Symbols {
-        Symbols::default()
-    }
-}
-
-/// Checks dtype, rank and every dimension of `tensor` against `sig`.
-pub fn check_tensor(sig: &InputSignature, tensor: &HostTensor, files: &[PathBuf], symbols: &mut Symbols) -> Result<()> {
-    let from = files.first().map(|f| format!(" ({})", f.display())).unwrap_or_default();
-    if Some(tensor.dtype) != sig.dtype {
-        bail!("input '{}' expects {}, got {}{from}", sig.name, sig.type_name, tensor.dtype);
-    }
-    if tensor.shape.len() != sig.dims.len() {
-        bail!(
-            "input '{}' expects rank {} {}, got shape {}{from}",
-            sig.name,
-            sig.dims.len(),
-            sig.describe(),
-            format_shape(&tensor.shape)
-        );
-    }
-    for (axis, (dim, &got)) in sig.dims.iter().zip(&tensor.shape).enumerate() {
-        if let Some(want) = dim.size {
-            if want != got {
-                let why = match &dim.symbol {
-                    Some(sym) => format!(" (fixed by --dim {sym}={want})"),
-                    None => String::new(),
-                };
-                bail!(
-                    "input '{}' expects {} but got shape {}{from}: axis {axis} must be {want}{why}",
-                    sig.name,
-                    sig.describe(),
-                    format_shape(&tensor.shape)
-                );
-            }
-        }
-        if let Some(sym) = &dim.symbol {
-            match symbols.sizes.get(sym) {
-                Some((seen, input, seen_axis)) if *seen != got => {
-                    // ONNX Runtime runs this: a dimension's name is a hint, not a constraint.
-                    let other = if *input == sig.name { "this input".to_string() } else { format!("input '{input}'") };
-                    symbols.warnings.push(format!(
-                        "input '{}' has {sym}={got} on axis {axis}{from}, but {other} has {sym}={seen} on axis {seen_axis} (the model names both '{sym}'; ONNX Runtime accepts it)",
-                        sig.name
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    symbols.sizes.insert(sym.clone(), (got, sig.name.clone(), axis));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FileKind {
-    Image,
-    Npy,
-    Npz,
-    Pb,
-}
-
-fn detect_kind(path: &Path) -> Result<FileKind> {
-    let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("npy") => return Ok(FileKind::Npy),
-        Some("npz") => return Ok(FileKind::Npz),
-        Some("pb") => return Ok(FileKind::Pb),
-        _ if image::is_image_path(path) => return Ok(FileKind::Image),
-        _ => {}
-    }
-    // No telling extension: look at the first bytes.
-    let mut head = [0u8; 16];
-    let n = {
-        use std::io::Read;
-        let mut f = std::fs::File::open(path).with_context(|| format!("opening input {}", path.display()))?;
-        f.read(&mut head).with_context(|| format!("reading input {}", path.display()))?
-    };
-    let head = &head[..n];
-    if head.starts_with(b"\x93NUMPY") {
-        Ok(FileKind::Npy)
-    } else if head.starts_with(b"PK\x03\x04") {
-        Ok(FileKind::Npz)
-    } else if image::looks_like_image(head) {
-        Ok(FileKind::Image)
-    } else {
-        bail!(
-            "input {}: cannot tell its format (expected an image, .npy, .npz or an ONNX TensorProto .pb)",
-            path.display()
-        )
-    }
-}
-
-/// Reads a whole file, refusing ones larger than `limit` bytes (plus room for headers).
-fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
-    if meta.len() > limit.saturating_add(1 << 20) {
-        bail!("{} is {} bytes, over the limit of {limit} bytes (--max-tensor-bytes)", path.display(), meta.len());
-    }
-    std::fs::read(path).with_context(|| format!("reading {}", path.display()))
 }
 
 fn array_names(arrays: &[(String, HostTensor)]) -> String {
