@@ -3,7 +3,7 @@
 //! largest difference and the smallest tolerance that would pass.
 
 use super::{esc, svg, Page};
-use crate::report::validation::{Status, TestReport};
+use crate::report::validation::TestReport;
 
 pub fn render(report: &TestReport) -> String {
     let mut page = Page::new();
@@ -67,7 +67,7 @@ pub fn render(report: &TestReport) -> String {
         r#"<table class="cases"><thead><tr><th>case</th><th>status</th><th class="n">data sets</th><th class="n">ms</th><th class="n">max |diff|</th><th>reason</th></tr></thead><tbody>"#,
     );
     for c in &report.cases {
-        let word = status_word(c.status);
+        let word = c.status.word();
         let known = if c.expected_status == Some(c.status) { r#" <span class="badge">known</span>"# } else { "" };
         html.push_str(&format!(
             r#"<tr class="case {word}"><td>{}</td><td><span class="status {word}">{}</span>{known}</td><td class="n">{}</td><td class="n">{:.1}</td><td class="n">{}</td><td class="reason">{}</td></tr>"#,
@@ -120,15 +120,4 @@ pub fn render(report: &TestReport) -> String {
         page.table("skipped", &["folder", "why"], &[], &rows);
     }
     page.finish("dmlrun test")
-}
-
-fn status_word(status: Status) -> &'static str {
-    match status {
-        Status::Pass => "pass",
-        Status::Fail => "fail",
-        Status::Error => "error",
-        Status::Crash => "crash",
-        Status::Timeout => "timeout",
-        Status::Interrupted => "interrupted",
-    }
 }
