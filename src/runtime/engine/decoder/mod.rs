@@ -61,7 +61,8 @@ pub struct DecoderSession {
     full_length_decode_mask: bool,
     /// `--decompose`, `--gemm-zero-bias`: what the session's model had rewritten.
     pub rewrite: Option<super::rewrite::RewriteReport>,
-    /// The vocabulary's size, once the prefill's logits have said it.
+    /// The vocabulary's size: the logits output's fixed last dimension, else what the prefill's
+    /// logits said.
     vocab: usize,
     /// The token the device chose at the last step (greedy on the device); the logits are then
     /// left empty, never read back.
@@ -172,6 +173,10 @@ impl DecoderSession {
                         open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?
                     }
                 }
+            }
+            None if options.greedy_on_device && plan.graph_capture() => {
+                head_failure = Some("the model imports no default ONNX opset for the ArgMax to join".into());
+                open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?
             }
             _ => open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?,
         };
