@@ -25,7 +25,7 @@ LAYERS = [
     ["sysinfo", "isolation"],
     ["reduce"],
     ["report"],
-    ["batch"],
+    ["batch", "cases"],
     ["cli"],
     ["settings"],
     ["commands", "fuzzing"],

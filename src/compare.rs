@@ -3,6 +3,8 @@
 //! NaN equals NaN, infinities of the same sign are equal; integers, bools and strings must be
 //! exact; dtype and shape must match.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::tensor::{format_shape, HostTensor, HostValue};
@@ -25,6 +27,29 @@ impl Default for Tolerance {
     /// ONNX's defaults for its test data.
     fn default() -> Self {
         ONNX_TEST_DATA
+    }
+}
+
+/// The tolerances a check holds outputs to: `--atol`/`--rtol`, a case's own (`data.json`, a
+/// manifest entry's), and `--tol NAME=ATOL,RTOL` for one output, which wins over both.
+#[derive(Debug, Clone, Default)]
+pub struct Tolerances {
+    pub default: Tolerance,
+    pub per_output: BTreeMap<String, Tolerance>,
+}
+
+impl Tolerances {
+    /// `--atol`/`--rtol`, and `--tol NAME=ATOL,RTOL` for single outputs.
+    pub fn given(default: Tolerance, per_output: impl IntoIterator<Item = (String, Tolerance)>) -> Tolerances {
+        Tolerances { default, per_output: per_output.into_iter().collect() }
+    }
+
+    /// The tolerance of `output`, where the item (a case, a manifest entry) may say its own.
+    pub fn for_output(&self, output: &str, item_atol: Option<f64>, item_rtol: Option<f64>) -> Tolerance {
+        self.per_output.get(output).copied().unwrap_or(Tolerance {
+            atol: item_atol.unwrap_or(self.default.atol),
+            rtol: item_rtol.unwrap_or(self.default.rtol),
+        })
     }
 }
 

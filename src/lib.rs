@@ -35,6 +35,7 @@ macro_rules! display_as_flag_value {
 }
 
 pub(crate) mod batch;
+pub(crate) mod cases;
 pub mod cli;
 pub mod commands;
 pub(crate) mod compare;

@@ -29,7 +29,7 @@ pub use parse::*;
 pub use reduce::ReduceArgs;
 pub use run::RunArgs;
 pub use shared::{
-    BatchInputArgs, CiArgs, CiSystem, CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs,
+    BatchInputArgs, ChildArgs, CiArgs, CiSystem, CompareArgs, DeviceIoArgs, InputArgs, IsolationArgs, PreprocessArgs,
     ReferenceArgs, SessionArgs,
 };
 pub use test::TestArgs;

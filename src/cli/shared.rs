@@ -426,6 +426,14 @@ pub struct IsolationArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_limit)]
     pub timeout: Option<std::time::Duration>,
 
+    #[command(flatten)]
+    pub child: ChildArgs,
+}
+
+/// The hidden flags an isolation child of the batch runner is started with (`test`, `bench`,
+/// and `reduce`, whose candidates are checked in children).
+#[derive(Debug, Clone, Args)]
+pub struct ChildArgs {
     /// Internal: run as an isolation child, appending each item's result to FILE as one JSON
     /// line as it finishes, and nothing else.
     ///

@@ -47,7 +47,7 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
         inputs: &settings.inputs,
         load: &settings.load,
         warmup: settings.warmup,
-        budget: engine::RunBudget { max: settings.iterations, time_box: None, min: 0 },
+        budget: engine::RunBudget::runs(settings.iterations),
         reference,
         time_reference: false,
         time_float32: false,

@@ -43,23 +43,10 @@ pub struct BenchSettings {
     pub rounds: usize,
     pub seed: u64,
     pub print_plan: bool,
-    pub quiet: bool,
-    /// This process is an isolation child (it measures one model: its peak memory is that model's).
-    pub in_child: bool,
-    pub placement: PlacementRequest,
-    /// `--shard`, as for test.
-    pub shard: Option<(Shard, Option<String>)>,
-    pub github: Option<github::Target>,
-    /// `--save-models`: where each model is written as its session ran it.
-    pub save_models: Option<PathBuf>,
-    /// `--save-fixed-dims`: those models with their free dimensions as the session fixed them.
-    pub save_fixed_dims: bool,
-    pub ort: OrtSettings,
+    pub batch: BatchRun,
     /// The models, folders and manifests to bench, as given.
     pub targets: Vec<PathBuf>,
     pub exports: BenchExports,
-    /// An isolation child's part, as for test.
-    pub child: Option<crate::batch::Handoff>,
 }
 
 impl BenchSettings {
@@ -79,13 +66,13 @@ impl BenchSettings {
             );
         }
         let budget = match (args.iterations, args.duration) {
-            (Some(n), _) => RunBudget { max: n, time_box: None, min: 0 },
+            (Some(n), _) => RunBudget::runs(n),
             (None, Some(d)) => RunBudget {
                 max: args.max_iterations.max(args.min_iterations),
                 time_box: Some(d),
                 min: args.min_iterations,
             },
-            (None, None) => RunBudget { max: DEFAULT_BENCH_ITERATIONS, time_box: None, min: 0 },
+            (None, None) => RunBudget::runs(DEFAULT_BENCH_ITERATIONS),
         };
         Ok(BenchSettings {
             request,
@@ -97,10 +84,7 @@ impl BenchSettings {
                 optimization_level: args.compare.compare_opt_level,
                 intra_op_threads: None,
             }),
-            tolerances: Tolerances {
-                default: Tolerance { atol: args.compare.atol, rtol: args.compare.rtol },
-                per_output: BTreeMap::new(),
-            },
+            tolerances: Tolerances::given(Tolerance { atol: args.compare.atol, rtol: args.compare.rtol }, []),
             sessions: args.sessions.map(|n| n as usize),
             profile: args.profile.clone(),
             cache: args.cache.clone(),
@@ -111,14 +95,17 @@ impl BenchSettings {
             rounds: args.rounds.min(usize::try_from(budget.max).unwrap_or(usize::MAX)).max(1),
             seed: args.inputs.seed,
             print_plan: args.session.print_plan,
-            quiet: args.quiet,
-            in_child: args.isolation.child_report.is_some(),
-            placement: placement_request(&args.isolation, DEFAULT_MODEL_LIMIT, args.session.print_plan),
-            shard: resolve_shard(args.shard)?,
-            github: github_target(&args.ci),
-            save_models: save_models_folder(&args.save_models)?,
-            save_fixed_dims: args.save_fixed_dims,
-            ort: OrtSettings::of(&args.ort),
+            batch: BatchRun::resolve(BatchRunArgs {
+                ort: &args.ort,
+                isolation: &args.isolation,
+                default_limit: DEFAULT_MODEL_LIMIT,
+                print_plan: args.session.print_plan,
+                shard: args.shard,
+                ci: &args.ci,
+                save_models: &args.save_models,
+                save_fixed_dims: args.save_fixed_dims,
+                quiet: args.quiet,
+            })?,
             targets: args.targets.clone(),
             exports: BenchExports {
                 json: args.json.clone(),
@@ -127,7 +114,6 @@ impl BenchSettings {
                 html: args.html.clone(),
                 junit: args.junit.clone(),
             },
-            child: child_handoff(&args.isolation),
         })
     }
 

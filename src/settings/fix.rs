@@ -76,8 +76,8 @@ impl FixSettings {
             load: load_options(&args.input, &args.preprocess),
             isolation: args.isolation.isolation,
             timeout: args.isolation.timeout,
-            child_report: args.isolation.child_report.clone(),
-            progress: args.isolation.progress.clone(),
+            child_report: args.isolation.child.child_report.clone(),
+            progress: args.isolation.child.progress.clone(),
         })
     }
 }

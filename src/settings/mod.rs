@@ -12,26 +12,26 @@ mod reduce;
 mod run;
 mod test;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Result;
 
+use crate::cases::CaseCheck;
 use crate::cli::{
-    BatchInputArgs, BenchArgs, DeviceIoArgs, FixArgs, GenerateArgs, InputArgs, IsolationArgs, MergeArgs, OrtArgs,
-    PreprocessArgs, ReduceArgs, RunArgs, SessionArgs, TestArgs,
+    BatchInputArgs, BenchArgs, ChildArgs, DeviceIoArgs, FixArgs, GenerateArgs, InputArgs, IsolationArgs, MergeArgs,
+    OrtArgs, PreprocessArgs, ReduceArgs, RunArgs, SessionArgs, TestArgs,
 };
-use crate::compare::Tolerance;
+use crate::compare::{Tolerance, Tolerances};
 use crate::formats::image::PreprocessRequest;
 use crate::graph::Rewrite;
 use crate::inputs::synthetic::Fill;
 use crate::inputs::LoadOptions;
 use crate::isolation::PlacementRequest;
 use crate::report::github;
-use crate::runtime::engine::RunBudget;
+use crate::runtime::engine::{RunBudget, SavedModels};
 use crate::runtime::plan::PlanRequest;
-use crate::runtime::plan::{EpRequest, OptimizationLevel, DML_DISABLE_FUSION};
+use crate::runtime::plan::{EpRequest, OptimizationLevel, ReferenceRequest, DML_DISABLE_FUSION};
 use crate::runtime::OrtLogLevel;
 use crate::suites::manifest::{BenchTarget, Sweep};
 use crate::suites::shard::{Shard, ShardRequest};
@@ -122,44 +122,8 @@ pub fn preprocess_request(args: &PreprocessArgs, max_pixels: u64) -> PreprocessR
     }
 }
 
-/// The tolerances a check holds outputs to: `--atol`/`--rtol`, a case's own (`data.json`, a
-/// manifest entry's), and `--tol NAME=ATOL,RTOL` for one output, which wins over both.
-#[derive(Debug, Clone, Default)]
-pub struct Tolerances {
-    pub default: Tolerance,
-    pub per_output: BTreeMap<String, Tolerance>,
-}
-
-impl Tolerances {
-    /// The tolerance of `output`, where the item (a case, a manifest entry) may say its own.
-    pub fn for_output(&self, output: &str, item_atol: Option<f64>, item_rtol: Option<f64>) -> Tolerance {
-        self.per_output.get(output).copied().unwrap_or(Tolerance {
-            atol: item_atol.unwrap_or(self.default.atol),
-            rtol: item_rtol.unwrap_or(self.default.rtol),
-        })
-    }
-}
-
-/// `--compare-ep` and what it says of the reference run: its EP, optimisation level, threads.
-#[derive(Debug, Clone)]
-pub struct ReferenceRequest {
-    pub ep: EpRequest,
-    pub optimization_level: Option<OptimizationLevel>,
-    pub intra_op_threads: Option<usize>,
-}
-
-impl ReferenceRequest {
-    /// The reference run's request for a model whose own request is `request`.
-    pub fn for_request(&self, request: &PlanRequest) -> PlanRequest {
-        PlanRequest {
-            intra_op_threads: self.intra_op_threads.or(request.intra_op_threads),
-            ..request.reference(self.ep.clone(), self.optimization_level)
-        }
-    }
-}
-
 /// An isolation child's part, from its hidden flags.
-fn child_handoff(args: &IsolationArgs) -> Option<crate::batch::Handoff> {
+pub fn child_handoff(args: &ChildArgs) -> Option<crate::batch::Handoff> {
     match (&args.preflight, &args.child_report) {
         (Some(items), Some(results)) => Some(crate::batch::Handoff { items: items.clone(), results: results.clone() }),
         _ => None,
@@ -171,15 +135,77 @@ pub fn github_target(args: &crate::cli::CiArgs) -> Option<github::Target> {
     github::target(args.ci.forced(), |name| std::env::var(name).ok())
 }
 
-/// `--save-models DIR` (test's and bench's), checked writable before any item runs, as the
-/// exports are.
-fn save_models_folder(dir: &Option<PathBuf>) -> Result<Option<PathBuf>> {
-    use anyhow::Context;
-    if let Some(dir) = dir {
-        crate::report::export::check_writable_folder(dir)
-            .with_context(|| format!("--save-models {}", dir.display()))?;
+/// What `test` and `bench` resolve alike for their batch: the runtime, where the items run,
+/// which part of them this run takes, the CI job it reports to, where the models it ran are
+/// saved, and an isolation child's part.
+#[derive(Debug, Clone)]
+pub struct BatchRun {
+    pub ort: OrtSettings,
+    /// Where the items run; the DirectML part is filled in once the runtime is loaded.
+    pub placement: PlacementRequest,
+    /// `--shard`: the part of the items this run takes, and with `auto` the variables that said so.
+    pub shard: Option<(Shard, Option<String>)>,
+    /// `--ci`: GitHub's summary and annotations, when they are wanted.
+    pub github: Option<github::Target>,
+    /// `--save-models`, `--save-fixed-dims`.
+    pub saved: Option<SavedModels>,
+    /// An isolation child's part: the items its parent resolved, and where their outcomes go.
+    pub child: Option<crate::batch::Handoff>,
+    /// An isolation child's progress file: the item and step under way, for the parent's limit.
+    pub progress: Option<PathBuf>,
+    pub quiet: bool,
+}
+
+/// The flags behind [`BatchRun`], as `test` and `bench` each declare them.
+pub struct BatchRunArgs<'a> {
+    pub ort: &'a OrtArgs,
+    pub isolation: &'a IsolationArgs,
+    /// The item's time limit where --timeout does not say.
+    pub default_limit: Duration,
+    pub print_plan: bool,
+    pub shard: Option<ShardRequest>,
+    pub ci: &'a crate::cli::CiArgs,
+    pub save_models: &'a Option<PathBuf>,
+    pub save_fixed_dims: bool,
+    pub quiet: bool,
+}
+
+impl BatchRun {
+    /// Resolves the flags; `--save-models DIR` is checked writable before any item runs, as the
+    /// exports are.
+    pub fn resolve(args: BatchRunArgs) -> Result<BatchRun> {
+        use anyhow::Context;
+        if let Some(dir) = args.save_models {
+            crate::report::export::check_writable_folder(dir)
+                .with_context(|| format!("--save-models {}", dir.display()))?;
+        }
+        let isolation = args.isolation;
+        Ok(BatchRun {
+            ort: OrtSettings::of(args.ort),
+            placement: PlacementRequest {
+                isolation: isolation.isolation,
+                timeout: isolation.timeout,
+                default_limit: args.default_limit,
+                directml: false,
+                print_plan: args.print_plan,
+            },
+            shard: resolve_shard(args.shard)?,
+            github: github_target(args.ci),
+            saved: args.save_models.clone().map(|folder| SavedModels { folder, fixed_dims: args.save_fixed_dims }),
+            child: child_handoff(&isolation.child),
+            progress: isolation.child.progress.clone(),
+            quiet: args.quiet,
+        })
     }
-    Ok(dir.clone())
+
+    /// Loads the runtime, where an isolation child first starts telling its parent's progress
+    /// file the step under way (the parent's time limit runs from it).
+    pub fn start(&self) -> Result<crate::runtime::Runtime> {
+        if let Some(progress) = &self.progress {
+            crate::stage::report_to(progress);
+        }
+        self.ort.load()
+    }
 }
 
 /// `--shard K/N` as given, or `--shard auto` read from this CI job's variables.
@@ -205,12 +231,6 @@ pub fn batch_load_options(args: &BatchInputArgs) -> LoadOptions {
         free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
         ranges: args.generate_ranges.clone(),
     }
-}
-
-/// `--isolation` and `--timeout` as the batch runner takes them; whether DirectML is in the plan
-/// is known once the runtime is loaded.
-pub fn placement_request(args: &IsolationArgs, default_limit: Duration, print_plan: bool) -> PlacementRequest {
-    PlacementRequest { isolation: args.isolation, timeout: args.timeout, default_limit, directml: false, print_plan }
 }
 
 /// Which ONNX Runtime a command loads, its logging, and the plugin EP libraries it registers.

@@ -6,35 +6,16 @@ use super::*;
 #[derive(Debug, Clone)]
 pub struct TestSettings {
     pub request: PlanRequest,
-    pub reference: Option<ReferenceRequest>,
-    pub tolerances: Tolerances,
-    pub check_finite: bool,
-    /// How a model without test data gets its inputs, and the size limits of every case's.
-    pub load: LoadOptions,
-    /// Run a case that fails on an EP other than the CPU on the reference EP, to say whose
-    /// failure it is (off for dmlrun reduce's candidates).
-    pub blame: bool,
+    /// How each case is checked.
+    pub check: CaseCheck,
     pub jobs: usize,
-    /// Where the cases run; the DirectML part is filled in once the runtime is loaded.
-    pub placement: PlacementRequest,
-    /// `--shard`: the part of the cases this run takes, and with `auto` the variables that said so.
-    pub shard: Option<(Shard, Option<String>)>,
-    /// `--ci`: GitHub's summary and annotations, when they are wanted.
-    pub github: Option<github::Target>,
-    /// `--save-models`: where each case's model is written as its session ran it.
-    pub save_models: Option<PathBuf>,
-    /// `--save-fixed-dims`: those models with their free dimensions as the session fixed them.
-    pub save_fixed_dims: bool,
-    pub ort: OrtSettings,
+    pub batch: BatchRun,
     /// The folders and models to find cases in.
     pub paths: Vec<PathBuf>,
     /// `--expect FILE`: the expected outcome of each case.
     pub expect: Option<PathBuf>,
     pub exports: TestExports,
-    /// An isolation child's part: the cases its parent resolved, and where their results go.
-    pub child: Option<crate::batch::Handoff>,
     pub verbose: bool,
-    pub quiet: bool,
 }
 
 /// Where `test` writes its reports.
@@ -60,25 +41,32 @@ impl TestSettings {
         }
         Ok(TestSettings {
             request,
-            reference: args.compare_ep.clone().map(|ep| ReferenceRequest {
-                ep,
-                optimization_level: args.compare_opt_level,
-                intra_op_threads: args.compare_intra_threads,
-            }),
-            tolerances: Tolerances {
-                default: Tolerance { atol: args.atol, rtol: args.rtol },
-                per_output: args.tols.iter().map(|(n, a, r)| (n.clone(), Tolerance { atol: *a, rtol: *r })).collect(),
+            check: CaseCheck {
+                reference: args.compare_ep.clone().map(|ep| ReferenceRequest {
+                    ep,
+                    optimization_level: args.compare_opt_level,
+                    intra_op_threads: args.compare_intra_threads,
+                }),
+                tolerances: Tolerances::given(
+                    Tolerance { atol: args.atol, rtol: args.rtol },
+                    args.tols.iter().map(|(n, a, r)| (n.clone(), Tolerance { atol: *a, rtol: *r })),
+                ),
+                check_finite: args.check_finite,
+                load: batch_load_options(&args.inputs),
+                blame: !args.no_blame,
             },
-            check_finite: args.check_finite,
-            load: batch_load_options(&args.inputs),
-            blame: !args.no_blame,
             jobs,
-            placement: placement_request(&args.isolation, DEFAULT_CASE_LIMIT, false),
-            shard: resolve_shard(args.shard)?,
-            github: github_target(&args.ci),
-            save_models: save_models_folder(&args.save_models)?,
-            save_fixed_dims: args.save_fixed_dims,
-            ort: OrtSettings::of(&args.ort),
+            batch: BatchRun::resolve(BatchRunArgs {
+                ort: &args.ort,
+                isolation: &args.isolation,
+                default_limit: DEFAULT_CASE_LIMIT,
+                print_plan: false,
+                shard: args.shard,
+                ci: &args.ci,
+                save_models: &args.save_models,
+                save_fixed_dims: args.save_fixed_dims,
+                quiet: args.quiet,
+            })?,
             paths: args.paths.clone(),
             expect: args.expect.clone(),
             exports: TestExports {
@@ -87,14 +75,7 @@ impl TestSettings {
                 html: args.html.clone(),
                 write_expect: args.write_expect.clone(),
             },
-            child: child_handoff(&args.isolation),
             verbose: args.verbose,
-            quiet: args.quiet,
         })
-    }
-
-    /// The reference run's request for a case whose own request is `request`, with --compare-ep.
-    pub fn reference_request(&self, request: &PlanRequest) -> Option<PlanRequest> {
-        self.reference.as_ref().map(|r| r.for_request(request))
     }
 }

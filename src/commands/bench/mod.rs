@@ -113,16 +113,14 @@ fn failed_model(target: &BenchTarget, error: &anyhow::Error) -> FailedModel {
 }
 
 pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
-    if let Some(progress) = &args.isolation.progress {
-        crate::stage::report_to(progress);
-    }
     bench(&BenchSettings::resolve(args)?)
 }
 
 fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
-    let runtime = settings.ort.load()?;
+    let run = &settings.batch;
+    let runtime = run.start()?;
     let models = Models { runtime: &runtime, settings };
-    if let Some(child) = &settings.child {
+    if let Some(child) = &run.child {
         // An isolation child measures the models its parent resolved, and nothing else.
         batch::serve_parent(&models, child)?;
         return Ok(ExitStatus::Success);
@@ -144,17 +142,17 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
         crate::outputs::prepare_dir(dir, "--profile/--cache")?;
     }
     let targets = manifest::resolve(&settings.targets)?;
-    let (targets, shard) = batch::shard(targets, settings.shard.as_ref(), |t| t.name.as_str());
+    let (targets, shard) = batch::shard(targets, run.shard.as_ref(), |t| t.name.as_str());
     // What would fail every model (DirectML missing, an adapter that does not exist) is said
     // once, before any model is read.
     if !settings.print_plan {
         engine::check_request(&runtime, &settings.request)?;
     }
     let directml = engine::plans_directml(&runtime, &settings.request);
-    let placement = crate::isolation::PlacementRequest { directml, ..settings.placement }.resolve()?;
+    let placement = crate::isolation::PlacementRequest { directml, ..run.placement }.resolve()?;
     let entries = preflight_models(&runtime, settings, targets)?;
     // One model at a time, each alone in its child: a timing measures one session.
-    let options = batch::Options::new(placement, directml, (1, 1), "models", settings.quiet);
+    let options = batch::Options::new(placement, directml, (1, 1), "models", run.quiet);
 
     let mut report = BenchReport {
         schema: bench::BENCH_SCHEMA.to_string(),
@@ -198,7 +196,7 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
         let done = report.models.len() + report.failed.len();
         crate::errln!("dmlrun: interrupted after {done} of {total} models; the report covers those");
     }
-    if let Some(target) = &settings.github {
+    if let Some(target) = &run.github {
         let outcome = crate::report::github::of_bench(&report, target.workspace.as_deref());
         crate::report::github::publish(&outcome, target)?;
     }
@@ -355,7 +353,7 @@ fn prepare(
 /// What the peak memory of the model about to be measured covers: a child process measures one
 /// model; in-process, the peak starts again where the platform lets it.
 fn peak_rss_scope(settings: &BenchSettings) -> PeakScope {
-    if crate::sysinfo::reset_peak_rss() || settings.in_child {
+    if crate::sysinfo::reset_peak_rss() || settings.batch.child.is_some() {
         PeakScope::Model
     } else {
         PeakScope::Process
@@ -404,7 +402,7 @@ fn bench_model(
         time_reference: true,
         time_float32: true,
         rounds: settings.rounds,
-        keep_made_model: settings.save_models.is_some(),
+        keep_made_model: settings.batch.saved.is_some(),
         paired: plan.baseline.as_ref().map(|baseline| engine::Pairing {
             baseline,
             inputs: &target.inputs,
@@ -414,7 +412,7 @@ fn bench_model(
             rounds: settings.rounds,
         }),
     };
-    let bar = bars.add(crate::progress::iterations(budget.max, &target.name, settings.quiet));
+    let bar = bars.add(crate::progress::iterations(budget.max, &target.name, settings.batch.quiet));
     let measured = engine::measure(runtime, &measure, &bar);
     bars.remove(&bar);
     let engine::Measurement {
@@ -465,18 +463,16 @@ fn bench_model(
         bars.suspend(|| crate::errln!("warning: {}: {w}", target.name));
         warnings.push(w);
     }
-    if let Some(dir) = &settings.save_models {
+    if let Some(to) = &settings.batch.saved {
         // The model as the session ran it; one that cannot be written is said, not a failure
         // of the model's figures.
-        let saved = engine::saved_model(
+        let saved = to.save(
+            &target.name,
             &target.path,
             preflight,
             made_model.as_deref(),
-            rewrite.as_ref(),
-            precision.as_ref(),
-            settings.save_fixed_dims,
-        )
-        .and_then(|bytes| engine::write_saved(dir, &target.name, &bytes));
+            (rewrite.as_ref(), precision.as_ref()),
+        );
         if let Err(e) = saved {
             let w = format!("--save-models: {}", crate::exit::one_line(&e));
             bars.suspend(|| crate::errln!("warning: {}: {w}", target.name));

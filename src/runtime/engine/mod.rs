@@ -43,5 +43,5 @@ pub use precision::{to_float16, PrecisionReport};
 pub use preflight::{check_flags, check_request, finish_plan, plans_directml, Preflight, Scope};
 pub use rewrite::{rewrite, RewriteReport};
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
-pub use saved::{saved_model, write_saved};
+pub use saved::{saved_model, SavedModels};
 pub use sessions::{measure_sessions, ConcurrentSessions};

@@ -71,6 +71,13 @@ pub struct RunBudget {
     pub min: u64,
 }
 
+impl RunBudget {
+    /// Exactly `runs` timed runs (`--iterations N`).
+    pub fn runs(runs: u64) -> RunBudget {
+        RunBudget { max: runs, time_box: None, min: 0 }
+    }
+}
+
 /// The run options every run of this process shares. The first Ctrl-C sets their terminate
 /// flag ([`stop_runs`]), and ONNX Runtime ends the runs under way at their next node, so a run
 /// that would go on for long (a model that loops) does not hold the partial report back.

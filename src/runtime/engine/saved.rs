@@ -82,9 +82,33 @@ pub fn saved_model(
         .with_context(|| format!("{}", model_path.display()))
 }
 
+/// `--save-models DIR` and `--save-fixed-dims` (test's and bench's): each item's model written to
+/// the folder as its session ran it.
+#[derive(Debug, Clone)]
+pub struct SavedModels {
+    pub folder: std::path::PathBuf,
+    /// With their free dimensions as the session fixed them.
+    pub fixed_dims: bool,
+}
+
+impl SavedModels {
+    /// One item's model as its session ran it ([`saved_model`]), written as FOLDER/NAME.onnx.
+    pub fn save(
+        &self,
+        name: &str,
+        model_path: &Path,
+        preflight: &Preflight,
+        made: Option<&[u8]>,
+        (rewrite, precision): (Option<&RewriteReport>, Option<&PrecisionReport>),
+    ) -> Result<std::path::PathBuf> {
+        let bytes = saved_model(model_path, preflight, made, rewrite, precision, self.fixed_dims)?;
+        write_saved(&self.folder, name, &bytes)
+    }
+}
+
 /// Writes one item's saved model as DIR/NAME.onnx (a name's `/` parts as folders, as the report
 /// names nested items; a part that would climb out of DIR, `..`, as `_`). Returns the file.
-pub fn write_saved(dir: &Path, name: &str, bytes: &[u8]) -> Result<std::path::PathBuf> {
+fn write_saved(dir: &Path, name: &str, bytes: &[u8]) -> Result<std::path::PathBuf> {
     let mut file = dir.to_path_buf();
     let parts: Vec<&str> = name.split('/').collect();
     for (i, part) in parts.iter().enumerate() {

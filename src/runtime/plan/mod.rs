@@ -32,7 +32,7 @@ pub use providers::{
 use providers::{dml_only_flags, ep_options_allowed, find_ep_device, is_true, resolve_options};
 pub use request::{
     DeviceFilter, DevicePolicy, EpRequest, ExecutionMode, OptimizationLevel, OrtLogLevel, PerformancePreference,
-    PlanRequest, Precision,
+    PlanRequest, Precision, ReferenceRequest,
 };
 
 use crate::formats::model::ModelInfo;

@@ -288,6 +288,24 @@ impl PlanRequest {
     }
 }
 
+/// `--compare-ep` and what it says of the reference run: its EP, optimisation level, threads.
+#[derive(Debug, Clone)]
+pub struct ReferenceRequest {
+    pub ep: EpRequest,
+    pub optimization_level: Option<OptimizationLevel>,
+    pub intra_op_threads: Option<usize>,
+}
+
+impl ReferenceRequest {
+    /// The reference run's request for a model whose own request is `request`.
+    pub fn for_request(&self, request: &PlanRequest) -> PlanRequest {
+        PlanRequest {
+            intra_op_threads: self.intra_op_threads.or(request.intra_op_threads),
+            ..request.reference(self.ep.clone(), self.optimization_level)
+        }
+    }
+}
+
 impl Default for PlanRequest {
     fn default() -> Self {
         PlanRequest {
