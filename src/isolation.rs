@@ -152,9 +152,10 @@ impl ChildFiles {
         }
     }
 
-    /// The flags that make a child read its items from, and write its results to, these files.
+    /// The flags that make a child read its items from, and write its results to, these files:
+    /// a command handed them runs those items in its own process, and nothing else.
     pub fn child_flags(&self) -> Vec<OsString> {
-        let mut flags: Vec<OsString> = ["--isolation", "none"].into_iter().map(OsString::from).collect();
+        let mut flags: Vec<OsString> = Vec::new();
         for (flag, path) in
             [("--child-report", &self.results), ("--preflight", &self.handoff), ("--progress", &self.progress)]
         {

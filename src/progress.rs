@@ -21,8 +21,26 @@ pub fn iterations(total: u64, label: &str, quiet: bool) -> ProgressBar {
     bar
 }
 
-/// A bar counting models (or cases), shown whenever stderr is a terminal.
-pub fn counter(total: u64, label: &str, quiet: bool) -> ProgressBar {
+/// What a counting bar counts: its label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counting {
+    Cases,
+    Models,
+    Candidates,
+}
+
+impl Counting {
+    fn label(self) -> &'static str {
+        match self {
+            Counting::Cases => "cases",
+            Counting::Models => "models",
+            Counting::Candidates => "candidates",
+        }
+    }
+}
+
+/// A bar counting models, cases or candidates, shown whenever stderr is a terminal.
+pub fn counter(total: u64, counting: Counting, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -31,6 +49,6 @@ pub fn counter(total: u64, label: &str, quiet: bool) -> ProgressBar {
         ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    bar.set_prefix(label.to_string());
+    bar.set_prefix(counting.label());
     bar
 }

@@ -1361,7 +1361,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__reduce)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --compare-ep --rtol --atol --time-limit --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --compare-ep --rtol --atol --time-limit --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --child-report --progress --preflight --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1553,6 +1553,18 @@ _dmlrun() {
                     ;;
                 --ort-log-level)
                     COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                --child-report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progress)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preflight)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1797,7 +1809,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --rtol --atol --tol --check-finite --no-blame --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --save-models --save-fixed-dims --json --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-j -v -q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --save-models --save-fixed-dims --json --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

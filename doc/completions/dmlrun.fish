@@ -305,7 +305,6 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l gemm-zero-bias -d
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-blame -d 'Internal: say a failing case\'s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce\'s candidates, whose reference values it has already)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l save-fixed-dims -d 'With --save-models: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s v -l verbose -d 'List passing cases too'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s q -l quiet -d 'Print only the summary line'
@@ -472,6 +471,9 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l child-report -d 'Internal: run as an isolation child, appending each item\'s result to FILE as one JSON line as it finishes, and nothing else' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l preflight -d 'Internal: the items as the parent resolved them (JSON: each with its preflight), so that the child runs exactly those and resolves no flag again' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -249,7 +249,6 @@ none\:"In this process"))' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
-'--no-blame[Internal\: say a failing case'\''s error as it is, without running it on the reference EP to say whose it is (dmlrun reduce'\''s candidates, whose reference values it has already)]' \
 '--save-fixed-dims[With --save-models\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
 '-v[List passing cases too]' \
 '--verbose[List passing cases too]' \
@@ -399,6 +398,9 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
+'--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
+'--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \

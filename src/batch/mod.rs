@@ -22,6 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::isolation::{self, ChildEnd, ChildFiles, Placement};
+use crate::progress::Counting;
 use crate::suites::shard::{Shard, ShardInfo};
 
 /// What a command runs as a batch.
@@ -74,8 +75,8 @@ pub struct Options {
     /// The most items one child runs: a child that dies re-runs the rest in a new one, so this
     /// only bounds what one process accumulates (sessions, memory).
     pub per_child: usize,
-    /// What the progress bar counts: `cases`, `models`.
-    pub counting: &'static str,
+    /// What the progress bar counts.
+    pub counting: Counting,
     pub quiet: bool,
 }
 
@@ -88,7 +89,7 @@ impl Options {
         placement: Placement,
         directml: bool,
         (jobs, per_child): (usize, usize),
-        counting: &'static str,
+        counting: Counting,
         quiet: bool,
     ) -> Options {
         let (jobs, per_child) = match directml {
@@ -338,9 +339,9 @@ mod tests {
     #[test]
     fn items_run_one_at_a_time_where_directml_is_in_the_plan() {
         let placement = Placement::default();
-        let cpu = Options::new(placement, false, (4, 64), "cases", true);
+        let cpu = Options::new(placement, false, (4, 64), Counting::Cases, true);
         assert_eq!((cpu.jobs, cpu.per_child), (4, 64));
-        let directml = Options::new(placement, true, (4, 64), "cases", true);
+        let directml = Options::new(placement, true, (4, 64), Counting::Cases, true);
         assert_eq!(directml.jobs, 1);
         // Under Wine a child also stops at the sessions one process there can open.
         let cap = crate::runtime::wine::directml_sessions_per_process().unwrap_or(64);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::parse::*;
-use super::{InputArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
+use super::{ChildArgs, InputArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
 
 /// `dmlrun reduce`.
 #[derive(Debug, Clone, Args)]
@@ -74,4 +74,8 @@ pub struct ReduceArgs {
 
     #[command(flatten)]
     pub ort: OrtArgs,
+
+    /// A candidate's check runs in a child `dmlrun reduce` with these.
+    #[command(flatten)]
+    pub child: ChildArgs,
 }

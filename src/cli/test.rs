@@ -49,13 +49,6 @@ pub struct TestArgs {
     #[arg(long)]
     pub check_finite: bool,
 
-    /// Internal: say a failing case's error as it is, without running it on the reference EP to
-    /// say whose it is (dmlrun reduce's candidates, whose reference values it has already).
-    ///
-    /// Example: --no-blame
-    #[arg(long, hide = true)]
-    pub no_blame: bool,
-
     /// Also run every case on this execution provider and compare the two runs with the same
     /// rules (instead of the expected outputs): the DirectML-vs-CPU check.
     ///

@@ -8,21 +8,48 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+use crate::batch;
+use crate::cases::{self, CaseCheck, Cases};
 use crate::cli::ReduceArgs;
+use crate::compare::Tolerances;
 use crate::exit::ExitStatus;
 use crate::graph::Graph;
+use crate::isolation::{Isolation, PlacementRequest};
+use crate::progress::Counting;
+use crate::reduce::candidate::Outcome;
 use crate::reduce::{Reducer, Tried};
 use crate::report::reduce::{self as report, ReduceReport};
 use crate::runtime::engine::{self, diagnose, Preflight, Scope};
 use crate::runtime::plan::{PlanRequest, Precision};
 use crate::runtime::Runtime;
 use crate::settings::ReduceSettings;
+use crate::suites::testdata;
 
 pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
     reduce(&ReduceSettings::resolve(args)?)
 }
 
 fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
+    if let Some(progress) = &settings.progress {
+        crate::stage::report_to(progress);
+    }
+    let runtime = settings.ort.load()?;
+    // A candidate is checked as `dmlrun test` checks a case: against the reference's values in
+    // its test data, within the tolerance, and (those values being the reference's) with no
+    // second run to blame.
+    let check = CaseCheck {
+        reference: None,
+        tolerances: Tolerances::given(settings.tolerance, []),
+        check_finite: false,
+        load: settings.load.clone(),
+        blame: false,
+    };
+    let cases = Cases { runtime: &runtime, check: &check, saved: None };
+    if let Some(child) = &settings.child {
+        // A child of this reduction checks the candidate its parent handed it, and nothing else.
+        batch::serve_parent(&cases, child)?;
+        return Ok(ExitStatus::Success);
+    }
     let model_path = settings.model.as_path();
     let output = settings.output.clone();
     // --each-op writes no model: its candidates go to a temporary folder.
@@ -33,7 +60,6 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
     };
 
     let started = Instant::now();
-    let runtime = settings.ort.load()?;
     let request = &settings.request;
     let compare_ep = &settings.compare_ep;
     if engine_name(&request.ep, &runtime) == engine_name(compare_ep, &runtime) && !settings.own_options {
@@ -105,7 +131,7 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
 
     let bar = crate::progress::counter(
         2 * (graph.nodes().len().max(2) as f64).log2().ceil() as u64 + 2,
-        "candidates",
+        Counting::Candidates,
         settings.quiet,
     );
     bar.set_message(format!("reference run on {compare_ep}"));
@@ -127,18 +153,61 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
             bar.suspend(|| crate::errln!("{}", report::tried_line(t, &graph)));
         }
     };
+    // A candidate's check is an item of the one batch runner, alone in a child process held to
+    // --candidate-timeout, so an abort or a hang in the EP costs the candidate, not the reduction.
+    let placement = PlacementRequest {
+        isolation: Isolation::Process,
+        timeout: Some(settings.candidate_timeout),
+        default_limit: settings.candidate_timeout,
+        directml: false,
+        print_plan: false,
+    }
+    .resolve()?;
+    let options = batch::Options::new(placement, preflight.plan.uses_directml(), (1, 1), Counting::Candidates, true);
+    let check_candidate = |dir: &Path, request: &PlanRequest| -> Result<(Outcome, Option<f64>)> {
+        let found = testdata::discover(&[dir.to_path_buf()])?.cases;
+        let entries = cases::preflight(&runtime, request, found)?;
+        let mut checked = None;
+        batch::run(&cases, entries, &options, &mut |_, result| {
+            checked = Some(result);
+            Ok(())
+        })?;
+        // None: Ctrl-C came before the check started.
+        Ok(match checked {
+            Some(result) => {
+                let differing = result.mismatches.iter().map(|m| m.output.clone()).collect();
+                (Outcome::of_case(result.status, result.reason.as_deref(), differing), result.max_abs_diff)
+            }
+            None => (Outcome::Interrupted, None),
+        })
+    };
+    // The candidates' requests: the EP under test with its adapter and options, and the
+    // reference as `dmlrun test --ep` alone would run it.
+    let under_test = PlanRequest {
+        ep: request.ep.clone(),
+        device: request.device,
+        performance_preference: request.performance_preference,
+        device_filter: request.device_filter,
+        optimization_level: request.optimization_level,
+        dml_disable_metacommands: request.dml_disable_metacommands,
+        ep_options: request.ep_options.clone(),
+        session_config: request.session_config.clone(),
+        log_level: request.log_level,
+        ..PlanRequest::default()
+    };
+    let on_reference = PlanRequest { ep: compare_ep.clone(), log_level: request.log_level, ..PlanRequest::default() };
     let ep_args = ep_args(settings);
     let mut reference_args: Vec<OsString> = vec!["--ep".into(), compare_ep.to_string().into()];
     reference_args.extend(common_args(settings));
     let reducer = Reducer {
         graph: &graph,
         values,
-        ep_args: ep_args.clone(),
-        reference_args: reference_args.clone(),
-        remedies: remedies(request, preflight.plan.uses_directml()),
+        remedies: remedies(&under_test, preflight.plan.uses_directml()),
+        under_test,
+        reference: on_reference,
         time_limit: settings.time_limit,
-        candidate_timeout: Some(settings.candidate_timeout),
         work: staging.path(),
+        check: &check_candidate,
         on_checked: &on_checked,
     };
     if settings.each_op {
@@ -230,8 +299,8 @@ fn engine_name(ep: &crate::runtime::plan::EpRequest, runtime: &Runtime) -> Strin
     ep.as_chosen(runtime.has_provider(crate::runtime::plan::DML_PROVIDER)).to_ascii_lowercase()
 }
 
-/// The `dmlrun test` arguments that check a candidate on the EP under test: the same EP,
-/// adapter, options and ONNX Runtime as this run, and the tolerance.
+/// The `dmlrun test` arguments that reproduce a candidate's check on the EP under test, for the
+/// report: the same EP, adapter, options and ONNX Runtime as this run, and the tolerance.
 fn ep_args(settings: &ReduceSettings) -> Vec<OsString> {
     let r = &settings.request;
     let mut out: Vec<OsString> = vec!["--ep".into(), r.ep.to_string().into()];
@@ -264,8 +333,8 @@ fn ep_args(settings: &ReduceSettings) -> Vec<OsString> {
     out
 }
 
-/// What both EPs' checks take: the same ONNX Runtime and plugin libraries, its logging, and the
-/// tolerance.
+/// What both EPs' reproducing commands take: the same ONNX Runtime and plugin libraries, its
+/// logging, and the tolerance.
 fn common_args(settings: &ReduceSettings) -> Vec<OsString> {
     let ort = &settings.ort;
     let mut out: Vec<OsString> = Vec::new();
@@ -289,19 +358,24 @@ fn common_args(settings: &ReduceSettings) -> Vec<OsString> {
 
 /// The options tried on the minimal model once it is found, those the user has not set already:
 /// DirectML's graph fusion and metacommands off, and ONNX Runtime's graph optimisations off.
-fn remedies(request: &PlanRequest, directml: bool) -> Vec<(String, Vec<OsString>)> {
-    let mut out: Vec<(String, Vec<OsString>)> = Vec::new();
-    let mut add = |words: &[&str]| out.push((words.join(" "), words.iter().map(OsString::from).collect()));
+/// Each is the flag as the report says it, and the request under test with it.
+fn remedies(request: &PlanRequest, directml: bool) -> Vec<(String, PlanRequest)> {
+    use crate::runtime::plan::{OptimizationLevel, DML_DISABLE_FUSION};
+    let mut out = Vec::new();
     if directml {
-        if !request.session_config.iter().any(|(k, _)| k == crate::runtime::plan::DML_DISABLE_FUSION) {
-            add(&["--session-config", "ep.dml.disable_graph_fusion=1"]);
+        if !request.session_config.iter().any(|(k, _)| k == DML_DISABLE_FUSION) {
+            let mut fusion_off = request.clone();
+            fusion_off.session_config.push((DML_DISABLE_FUSION.to_string(), "1".to_string()));
+            out.push((format!("--session-config {DML_DISABLE_FUSION}=1"), fusion_off));
         }
         if !request.dml_disable_metacommands {
-            add(&["--dml-disable-metacommands"]);
+            let metacommands_off = PlanRequest { dml_disable_metacommands: true, ..request.clone() };
+            out.push(("--dml-disable-metacommands".to_string(), metacommands_off));
         }
     }
-    if request.optimization_level == crate::runtime::plan::OptimizationLevel::All {
-        add(&["--opt-level", "disable"]);
+    if request.optimization_level == OptimizationLevel::All {
+        let optimisations_off = PlanRequest { optimization_level: OptimizationLevel::Disable, ..request.clone() };
+        out.push(("--opt-level disable".to_string(), optimisations_off));
     }
     out
 }

@@ -10,6 +10,7 @@ use crate::cases::{self, Cases};
 use crate::cli::TestArgs;
 use crate::exit::ExitStatus;
 use crate::isolation::PlacementRequest;
+use crate::progress::Counting;
 use crate::report::export::Exports;
 use crate::report::github;
 use crate::report::validation::{expectations, human, CaseResult, Summary, TestReport, TEST_SCHEMA};
@@ -59,7 +60,8 @@ fn test(settings: &TestSettings) -> Result<ExitStatus> {
         || settings.check.reference_request(&settings.request).is_some_and(|r| engine::plans_directml(&runtime, &r));
     let placement = PlacementRequest { directml, print_plan: false, ..run.placement }.resolve()?;
     let entries = cases::preflight(&runtime, &settings.request, found)?;
-    let options = batch::Options::new(placement, directml, (settings.jobs, CASES_PER_CHILD), "cases", run.quiet);
+    let options =
+        batch::Options::new(placement, directml, (settings.jobs, CASES_PER_CHILD), Counting::Cases, run.quiet);
     let mut report = TestReport {
         schema: TEST_SCHEMA.to_string(),
         dmlrun_version: env!("CARGO_PKG_VERSION").to_string(),

@@ -1,17 +1,14 @@
 //! One candidate of a reduction: a run of nodes written as an ONNX test case (`model.onnx` and
-//! `test_data_set_0/` with the reference's values for its inputs and outputs), checked on the
-//! execution provider under test by a child `dmlrun test`, so that an abort inside the EP costs
-//! the candidate, not the reduction.
+//! `test_data_set_0/` with the reference's values for its inputs and outputs), and what the
+//! execution provider that checked it did with it.
 
-use std::ffi::OsString;
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::formats::tensor_proto;
-use crate::isolation::{run_child, ChildEnd, ChildFiles};
+use crate::suites::Status;
 use crate::tensor::HostTensor;
 
 /// What the EP under test did with a candidate.
@@ -33,6 +30,20 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// A candidate's outcome from its case's status as `dmlrun test` would report it: the reason,
+    /// and where it differs, the outputs that do.
+    pub fn of_case(status: Status, reason: Option<&str>, differing: Vec<String>) -> Outcome {
+        let reason = without_staging_path(reason.unwrap_or_default());
+        match status {
+            Status::Pass => Outcome::Pass,
+            Status::Fail => Outcome::Differs { outputs: differing, reason },
+            Status::Error => Outcome::Error { reason },
+            Status::Crash => Outcome::Crash { reason },
+            Status::Timeout => Outcome::Timeout,
+            Status::Interrupted => Outcome::Interrupted,
+        }
+    }
+
     pub fn word(&self) -> &'static str {
         match self {
             Outcome::Pass => "pass",
@@ -88,75 +99,6 @@ pub fn write_case(
         }
     }
     Ok(())
-}
-
-/// Checks the case in `dir` with a child `dmlrun test` given `ep_args` (the EP under test, its
-/// device and options, the tolerance).
-pub fn check(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Result<Outcome> {
-    Ok(check_measured(dir, ep_args, timeout)?.0)
-}
-
-/// As [`check`], with the largest difference of the case's float outputs from the reference
-/// values where it ran (how close a remedy brings the EP under test).
-pub fn check_measured(dir: &Path, ep_args: &[OsString], timeout: Option<Duration>) -> Result<(Outcome, Option<f64>)> {
-    let files = ChildFiles {
-        handoff: dir.with_extension("items.json"),
-        results: dir.with_extension("report.json"),
-        progress: dir.with_extension("progress"),
-    };
-    let mut args: Vec<OsString> = vec!["test".into(), dir.into()];
-    args.extend(ep_args.iter().cloned());
-    args.extend(["--isolation".into(), "none".into(), "--no-blame".into(), "--quiet".into()]);
-    // A candidate is reduce's business: never a summary or an annotation on the CI job.
-    args.extend(["--ci".into(), "none".into()]);
-    args.extend(["--json".into(), files.results.clone().into_os_string()]);
-    args.extend(["--progress".into(), files.progress.clone().into_os_string()]);
-    // The child's JSON report is read whole once it has ended.
-    let end = run_child(&args, &files, timeout, &mut |_| {})?;
-    let _ = std::fs::remove_file(&files.progress);
-    let text = std::fs::read_to_string(&files.results);
-    let _ = std::fs::remove_file(&files.results);
-    Ok(match (end, text) {
-        (ChildEnd::Exited { .. }, Ok(text)) => {
-            // The parts of the child's report (dmlrun.test/2) a candidate's outcome needs; its case
-            // status is test's own type.
-            use crate::suites::Status;
-            #[derive(Deserialize)]
-            struct Report {
-                cases: Vec<Case>,
-            }
-            #[derive(Deserialize)]
-            struct Case {
-                status: Status,
-                reason: Option<String>,
-                #[serde(default)]
-                max_abs_diff: Option<f64>,
-                #[serde(default)]
-                mismatches: Vec<Mismatch>,
-            }
-            #[derive(Deserialize)]
-            struct Mismatch {
-                output: String,
-            }
-            let report: Report = serde_json::from_str(&text).context("reading a candidate's test report")?;
-            let case = report.cases.into_iter().next().context("a candidate's test report holds no case")?;
-            let reason = without_staging_path(&case.reason.unwrap_or_default());
-            let outcome = match case.status {
-                Status::Pass => Outcome::Pass,
-                Status::Fail => {
-                    Outcome::Differs { outputs: case.mismatches.into_iter().map(|m| m.output).collect(), reason }
-                }
-                Status::Error => Outcome::Error { reason },
-                Status::Crash => Outcome::Crash { reason },
-                Status::Timeout => Outcome::Timeout,
-                Status::Interrupted => Outcome::Interrupted,
-            };
-            (outcome, case.max_abs_diff)
-        }
-        (ChildEnd::Exited { how, .. }, Err(_)) => (Outcome::Crash { reason: how }, None),
-        (ChildEnd::TimedOut(..), _) => (Outcome::Timeout, None),
-        (ChildEnd::Interrupted(_), _) => (Outcome::Interrupted, None),
-    })
 }
 
 /// A candidate's reason without the `model .../nodes-0-671/model.onnx: ` its error starts with:

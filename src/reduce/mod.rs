@@ -4,7 +4,9 @@
 //!
 //! B runs the whole model once with every intermediate tensor exposed, so each candidate's
 //! boundary tensors become graph inputs fed with the values B gave them, and its outputs are
-//! checked against B's. Each candidate is checked on A in a child process ([`candidate`]).
+//! checked against B's. Each candidate is written as an ONNX test case ([`candidate`]) and
+//! checked by the command's [`CheckCandidate`], as an item of the batch runner: in a child
+//! process, so that an abort inside the EP costs the candidate, not the reduction.
 //! Two modes, chosen by what A does with the whole model:
 //! - rejection: A errors or crashes; [`bisect::shrink`] finds the shortest failing prefix, then
 //!   its shortest failing suffix;
@@ -16,7 +18,6 @@ pub mod bisect;
 pub mod candidate;
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -24,8 +25,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::graph::{Graph, TensorType};
+use crate::graph::{Graph, Rewrite, TensorType};
 use crate::runtime::engine::diagnose::{fused_nodes, value_text, NodeDetail};
+use crate::runtime::plan::PlanRequest;
 use crate::tensor::{HostTensor, HostValue};
 use bisect::{Found, Verdict};
 use candidate::Outcome;
@@ -64,26 +66,29 @@ impl Mode {
     }
 }
 
+/// Checks the test case in a folder on the EP a request names: what A (or B) did with it, and
+/// where it ran, the largest difference of its float outputs from B's values.
+pub type CheckCandidate<'a> = dyn Fn(&Path, &PlanRequest) -> Result<(Outcome, Option<f64>)> + 'a;
+
 /// What the reduction needs besides the graph: B's values of every tensor, how to check a
 /// candidate on A, and its limits.
 pub struct Reducer<'a> {
     pub graph: &'a Graph,
     /// The model's inputs as bound, and B's value of every tensor the graph computes.
     pub values: HashMap<String, HostValue>,
-    /// `dmlrun test` arguments that select A and the tolerance.
-    pub ep_args: Vec<OsString>,
-    /// The same for B: a candidate reproduces only when B passes it too (an extraction can make
-    /// a model no EP runs, such as a subgraph whose branch shapes no longer infer).
-    pub reference_args: Vec<OsString>,
+    /// A: the EP under test, its adapter and options.
+    pub under_test: PlanRequest,
+    /// B: a candidate reproduces only when B runs it too (an extraction can make a model no EP
+    /// runs, such as a subgraph whose branch shapes no longer infer).
+    pub reference: PlanRequest,
     /// Options tried on the minimal model when the search is done (fusion off, ...): a label
-    /// and the arguments added to `ep_args`.
-    pub remedies: Vec<(String, Vec<OsString>)>,
+    /// and A's request with the option.
+    pub remedies: Vec<(String, PlanRequest)>,
     /// The whole reduction stops after this long, keeping the smallest failing model so far.
     pub time_limit: Option<Duration>,
-    /// A candidate's child is killed after this long.
-    pub candidate_timeout: Option<Duration>,
     /// Where candidates are written (a temporary folder).
     pub work: &'a Path,
+    pub check: &'a CheckCandidate<'a>,
     /// Told of each candidate as it is checked.
     pub on_checked: &'a dyn Fn(&Tried),
 }
@@ -124,26 +129,32 @@ pub struct Remedy {
 /// The rewrites that fit `nodes`: `--decompose` with each operator that has a decomposition,
 /// `--gemm-zero-bias` for a Gemm without its bias. Tried on the minimal model, they say whether
 /// the way round works, and the flag to use on the whole model.
-fn rewrite_remedies(nodes: &[crate::graph::Node]) -> Vec<(String, Vec<OsString>)> {
-    let mut ops: Vec<&str> = Vec::new();
-    let mut remedies = Vec::new();
+fn rewrite_remedies(nodes: &[crate::graph::Node], under_test: &PlanRequest) -> Vec<(String, PlanRequest)> {
+    let mut decompose: Vec<Rewrite> = Vec::new();
     for node in nodes {
-        let decomposable = crate::graph::Decomposable::parse(&node.op_type).is_ok();
-        if decomposable && !ops.contains(&node.op_type.as_str()) {
-            ops.push(&node.op_type);
+        if let Ok(op) = crate::graph::Decomposable::parse(&node.op_type) {
+            if !decompose.contains(&Rewrite::Decompose(op)) {
+                decompose.push(Rewrite::Decompose(op));
+            }
         }
     }
-    if !ops.is_empty() {
-        let list = ops.join(",");
-        remedies.push((format!("--decompose {list}"), vec!["--decompose".into(), list.into()]));
+    let mut rewrites = Vec::new();
+    if !decompose.is_empty() {
+        rewrites.push(decompose);
     }
     if nodes.iter().any(|n| n.op_type == "Gemm" && n.inputs.get(2).is_none_or(|c| c.is_empty())) {
-        remedies.push(("--gemm-zero-bias".to_string(), vec!["--gemm-zero-bias".into()]));
+        rewrites.push(vec![Rewrite::GemmZeroBias]);
     }
     if nodes.iter().any(|n| n.op_type == "Reshape" && n.attributes.iter().any(|a| a == "allowzero=1")) {
-        remedies.push(("--reshape-allowzero-off".to_string(), vec!["--reshape-allowzero-off".into()]));
+        rewrites.push(vec![Rewrite::ReshapeAllowzeroOff]);
     }
-    remedies
+    rewrites
+        .into_iter()
+        .map(|rewrites| {
+            let label = Rewrite::flags(&rewrites);
+            (label, PlanRequest { rewrites, ..under_test.clone() })
+        })
+        .collect()
 }
 
 /// What the reduction found.
@@ -294,7 +305,7 @@ impl Reducer<'_> {
         // The options, and the rewrites that fit the minimal model's nodes (--decompose for an
         // operator that has a decomposition, --gemm-zero-bias for a Gemm without its bias).
         let mut options = self.remedies.clone();
-        options.extend(rewrite_remedies(&self.graph.nodes()[range.clone()]));
+        options.extend(rewrite_remedies(&self.graph.nodes()[range.clone()], &self.under_test));
         let remedies = self.try_remedies(&case, n, &options)?;
         // A failure ONNX Runtime pins on a node it fused is pinned on the first node of the
         // fusion that is the user's, with the others it was fused with.
@@ -327,18 +338,17 @@ impl Reducer<'_> {
     }
 
     /// Each remedy on the minimal model in `case`; one that makes it pass, on the whole model too.
-    fn try_remedies(&self, case: &Path, n: usize, options: &[(String, Vec<OsString>)]) -> Result<Vec<Remedy>> {
+    fn try_remedies(&self, case: &Path, n: usize, options: &[(String, PlanRequest)]) -> Result<Vec<Remedy>> {
         let mut whole_case = None;
         let mut remedies = Vec::new();
-        for (option, extra) in options {
-            let args: Vec<OsString> = self.ep_args.iter().chain(extra).cloned().collect();
-            let (minimal, max_abs_diff) = candidate::check_measured(case, &args, self.candidate_timeout)?;
+        for (option, request) in options {
+            let (minimal, max_abs_diff) = (self.check)(case, request)?;
             let whole = if minimal == Outcome::Pass {
                 let dir = match &whole_case {
                     Some(dir) => dir,
                     None => whole_case.insert(self.write_candidate(&(0..=n - 1), "whole-model")?),
                 };
-                Some(candidate::check(dir, &args, self.candidate_timeout)?)
+                Some((self.check)(dir, request)?.0)
             } else {
                 None
             };
@@ -354,12 +364,12 @@ impl Reducer<'_> {
     fn check(&self, range: &RangeInclusive<usize>, tried: &mut Vec<Tried>) -> Result<(Outcome, PathBuf)> {
         let started = Instant::now();
         let dir = self.write_candidate(range, &format!("nodes-{}-{}", range.start(), range.end()))?;
-        let outcome = candidate::check(&dir, &self.ep_args, self.candidate_timeout)?;
+        let (outcome, _) = (self.check)(&dir, &self.under_test)?;
         // B decides whether what A did is A's: a hang too, since a model that loops for ever
         // times out on every EP.
         let reference = match outcome {
             Outcome::Pass => None,
-            _ => Some(candidate::check(&dir, &self.reference_args, self.candidate_timeout)?),
+            _ => Some((self.check)(&dir, &self.reference)?.0),
         };
         let entry = Tried {
             first: *range.start(),
@@ -448,7 +458,7 @@ impl Reducer<'_> {
         let inputs: Vec<_> = self.graph.inputs().iter().filter_map(tensor).collect();
         let outputs: Vec<_> = self.graph.outputs().iter().chain(exposed).filter_map(tensor).collect();
         candidate::write_case(&dir, &model, &inputs, &outputs)?;
-        let outcome = candidate::check(&dir, &self.ep_args, self.candidate_timeout)?;
+        let (outcome, _) = (self.check)(&dir, &self.under_test)?;
         let _ = std::fs::remove_dir_all(&dir);
         let n = self.graph.nodes().len();
         let entry = Tried {

@@ -26,6 +26,10 @@ pub struct ReduceSettings {
     pub candidate_timeout: Duration,
     pub json: Option<PathBuf>,
     pub quiet: bool,
+    /// A child of the reduction: the candidate its parent resolved, and where its outcome goes.
+    pub child: Option<crate::batch::Handoff>,
+    /// A child's progress file: the step under way, for the parent's --candidate-timeout.
+    pub progress: Option<PathBuf>,
 }
 
 impl ReduceSettings {
@@ -59,6 +63,8 @@ impl ReduceSettings {
             candidate_timeout: args.candidate_timeout,
             json: args.json.clone(),
             quiet: args.quiet,
+            child: child_handoff(&args.child),
+            progress: args.child.progress.clone(),
             model,
         })
     }

@@ -53,7 +53,7 @@ impl TestSettings {
                 ),
                 check_finite: args.check_finite,
                 load: batch_load_options(&args.inputs),
-                blame: !args.no_blame,
+                blame: true,
             },
             jobs,
             batch: BatchRun::resolve(BatchRunArgs {

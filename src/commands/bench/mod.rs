@@ -152,7 +152,7 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
     let placement = crate::isolation::PlacementRequest { directml, ..run.placement }.resolve()?;
     let entries = preflight_models(&runtime, settings, targets)?;
     // One model at a time, each alone in its child: a timing measures one session.
-    let options = batch::Options::new(placement, directml, (1, 1), "models", run.quiet);
+    let options = batch::Options::new(placement, directml, (1, 1), crate::progress::Counting::Models, run.quiet);
 
     let mut report = BenchReport {
         schema: bench::BENCH_SCHEMA.to_string(),

@@ -51,6 +51,24 @@ impl Rewrite {
         self.args().join(" ")
     }
 
+    /// The flags that ask for `rewrites`, the operators to decompose as one list:
+    /// `--decompose LayerNormalization,Gelu --gemm-zero-bias`.
+    pub fn flags(rewrites: &[Rewrite]) -> String {
+        let ops: Vec<String> = rewrites
+            .iter()
+            .filter_map(|r| match r {
+                Rewrite::Decompose(op) => Some(op.to_string()),
+                _ => None,
+            })
+            .collect();
+        let mut words: Vec<String> = Vec::new();
+        if !ops.is_empty() {
+            words.push(format!("--decompose {}", ops.join(",")));
+        }
+        words.extend(rewrites.iter().filter(|r| !matches!(r, Rewrite::Decompose(_))).map(|r| r.flag()));
+        words.join(" ")
+    }
+
     /// The command-line arguments that ask for it, one word each.
     pub fn args(self) -> Vec<String> {
         match self {
