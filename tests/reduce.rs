@@ -319,3 +319,36 @@ fn a_reduction_of_a_rewritten_model_names_the_users_file_and_the_rewrite_never_t
     );
     assert!(!stdout.contains("rewritten.onnx") && !stderr.contains("rewritten.onnx"), "{stdout}\n{stderr}");
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_while_the_whole_model_is_checked_exits_130_and_writes_nothing() {
+    // gelu_hang never ends on the EP under test, so Ctrl-C comes while its check is under way
+    // in the candidate's child; the parent and the child both see it, as a terminal sends it.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let args: Vec<std::ffi::OsString> = ["reduce".into(), test_model("gelu_hang.onnx").into_os_string()]
+        .into_iter()
+        .chain(["--generate", "ones", "--candidate-timeout", "60s", "-o"].map(Into::into))
+        .chain([out.clone().into_os_string()])
+        .chain(APPROXIMATE.map(Into::into))
+        .collect();
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    // Ready once the staging folder beside the output holds the first candidate.
+    let candidate_written = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .any(|e| e.path().join("nodes-0-5").join("model.onnx").is_file())
+    };
+    let started = std::time::Instant::now();
+    let output = common::interrupt_group(&args, 1, || {
+        candidate_written() && started.elapsed() > std::time::Duration::from_millis(1500)
+    });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted while the whole model was checked"), "{stderr}");
+    assert!(!stderr.contains("nothing to reduce"), "{stderr}");
+    // No output folder, and the staging folder is gone with its candidates.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

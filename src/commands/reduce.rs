@@ -232,8 +232,17 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         let any_failed = survey.ops.iter().any(|c| c.outcome != crate::reduce::candidate::Outcome::Pass);
         return Ok(ExitStatus::of_checks(any_failed, crate::interrupt::interrupted()));
     }
-    let reduction = reducer.reduce().with_context(|| format!("model {named}"))?;
+    let reduction = reducer.reduce();
     bar.finish_and_clear();
+    let reduction = match reduction {
+        Ok(reduction) => reduction,
+        // Ctrl-C before there was a failing model to keep: nothing is written.
+        Err(e) if crate::interrupt::interrupted() => {
+            crate::errln!("dmlrun: model {named}: {}", crate::exit::one_line(&e));
+            return Ok(ExitStatus::Interrupted);
+        }
+        Err(e) => return Err(e.context(format!("model {named}"))),
+    };
 
     let case = reduction.case.clone();
     // A hang shows as one within the limit it was found with.
@@ -262,15 +271,21 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         crate::out!("{}", report::human(&report));
     }
     if !reduction.complete {
+        let interrupted = crate::interrupt::interrupted();
+        let stopped = match interrupted {
+            true => "interrupted".to_string(),
+            false => {
+                format!("--time-limit {} hit", humantime::format_duration(settings.time_limit.unwrap_or_default()))
+            }
+        };
         crate::errln!(
-            "dmlrun: --time-limit {} hit after {} candidates: {} holds the smallest failing model found so far ({} of {} nodes), not necessarily a minimal one",
-            humantime::format_duration(settings.time_limit.unwrap_or_default()),
+            "dmlrun: {stopped} after {} candidates: {} holds the smallest failing model found so far ({} of {} nodes), not necessarily a minimal one",
             reduction.tried.len(),
             output.display(),
             reduction.nodes_after,
             reduction.nodes_before
         );
-        return Ok(ExitStatus::Failed);
+        return Ok(ExitStatus::of_checks(true, interrupted));
     }
     Ok(ExitStatus::Success)
 }

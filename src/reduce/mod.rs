@@ -249,6 +249,9 @@ impl Reducer<'_> {
         let mut tried = Vec::new();
         let whole = 0..=n - 1;
         let (original, whole_case) = self.check(&whole, &mut tried)?;
+        if original == Outcome::Interrupted {
+            bail!("interrupted while the whole model was checked on the EP under test: nothing reduced");
+        }
         let mode = match &original {
             o if o.rejected() => Mode::Rejection,
             Outcome::Differs { .. } => Mode::Accuracy,
@@ -306,7 +309,11 @@ impl Reducer<'_> {
         // operator that has a decomposition, --gemm-zero-bias for a Gemm without its bias).
         let mut options = self.remedies.clone();
         options.extend(rewrite_remedies(&self.graph.nodes()[range.clone()], &self.under_test));
-        let remedies = self.try_remedies(&case, n, &options)?;
+        // Stopped by Ctrl-C, the smallest failing model so far is kept without more checks.
+        let remedies = match crate::interrupt::interrupted() {
+            true => Vec::new(),
+            false => self.try_remedies(&case, n, &options)?,
+        };
         // A failure ONNX Runtime pins on a node it fused is pinned on the first node of the
         // fusion that is the user's, with the others it was fused with.
         let kept = &self.graph.nodes()[range.clone()];
