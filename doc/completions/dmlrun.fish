@@ -35,7 +35,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l seed -d 'Seed for --gener
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l max-image-pixels -d 'Refuse images (--input, a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
@@ -141,7 +141,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l seed -d 'Seed for 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l max-image-pixels -d 'Refuse images (--input, a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
@@ -231,11 +231,11 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s h -l help -d 'Prin
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l generate -d 'How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
 ones\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l seed -d 'Seed for generated inputs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l seed -d 'Seed for --generate random' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse input tensors larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-image-pixels -d 'Refuse images (a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l max-image-pixels -d 'Refuse images (--input, a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
@@ -312,11 +312,11 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s h -l help -d 'Pri
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate -d 'How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
 ones\t''"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l seed -d 'Seed for generated inputs' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l seed -d 'Seed for --generate random' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-tensor-bytes -d 'Refuse input tensors larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-image-pixels -d 'Refuse images (a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l max-image-pixels -d 'Refuse images (--input, a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
@@ -410,7 +410,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l seed -d 'Seed f
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l max-image-pixels -d 'Refuse images (--input, a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
@@ -493,7 +493,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l seed -d 'Seed for 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l max-image-pixels -d 'Refuse images with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l max-image-pixels -d 'Refuse images (--input, a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
 unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
 raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"

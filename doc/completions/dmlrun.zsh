@@ -25,7 +25,7 @@ ones\:""))' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
-'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--max-image-pixels=[Refuse images (--input, a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
@@ -116,7 +116,7 @@ ones\:""))' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
-'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--max-image-pixels=[Refuse images (--input, a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
@@ -193,11 +193,11 @@ _arguments "${_arguments_options[@]}" : \
 '--generate=[How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
 zeros\:""
 ones\:""))' \
-'--seed=[Seed for generated inputs]:N:_default' \
+'--seed=[Seed for --generate random]:N:_default' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
-'--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
-'--max-image-pixels=[Refuse images (a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images (--input, a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
 '*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
 '*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
@@ -264,11 +264,11 @@ _arguments "${_arguments_options[@]}" : \
 '--generate=[How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
 zeros\:""
 ones\:""))' \
-'--seed=[Seed for generated inputs]:N:_default' \
+'--seed=[Seed for --generate random]:N:_default' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
-'--max-tensor-bytes=[Refuse input tensors larger than this many bytes]:BYTES:_default' \
-'--max-image-pixels=[Refuse images (a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images (--input, a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
 '*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
 '*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
@@ -351,7 +351,7 @@ ones\:""))' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
-'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--max-image-pixels=[Refuse images (--input, a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
@@ -426,7 +426,7 @@ ones\:""))' \
 '--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
 '*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
 '--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
-'--max-image-pixels=[Refuse images with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--max-image-pixels=[Refuse images (--input, a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
 '--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
 unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
 raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \

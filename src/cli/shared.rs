@@ -466,43 +466,8 @@ pub struct BatchInputArgs {
     #[arg(long, value_name = "FILL", default_value = "random")]
     pub generate: Fill,
 
-    /// Seed for generated inputs.
-    ///
-    /// Example: --seed 42
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
-
-    /// Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no
-    /// other input with the same dimension name). Default 1.
-    ///
-    /// A folder of image models whose height and width are free needs more than 1 (a
-    /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
-    ///
-    /// Example: --generate random --free-dim-size 224
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
-    pub free_dim_size: u64,
-
-    /// The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI):
-    /// floats in [LO, HI), integers from LO to HI inclusive. Repeatable.
-    ///
-    /// Defaults: floats in [0, 1), integers 0 or 1 (indices, masks and token types accept
-    /// them), bools either.
-    ///
-    /// Example: --generate-range input_ids=0,30521 --generate-range pixel_values=-1,1
-    #[arg(long = "generate-range", value_name = "[NAME=]LO,HI", value_parser = parse_range)]
-    pub generate_ranges: Vec<(Option<String>, ValueRange)>,
-
-    /// Refuse input tensors larger than this many bytes.
-    ///
-    /// Example: --max-tensor-bytes 17179869184
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
-    pub max_tensor_bytes: u64,
-
-    /// Refuse images (a manifest's image inputs) with more pixels than this (decompression bombs).
-    ///
-    /// Example: --max-image-pixels 400000000
-    #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000)]
-    pub max_image_pixels: u64,
+    #[command(flatten)]
+    pub generated: GeneratedInputArgs,
 }
 
 /// Where a model's inputs come from (run and reduce): files, images, or generated data.
@@ -524,6 +489,14 @@ pub struct InputArgs {
     #[arg(long, value_name = "FILL")]
     pub generate: Option<Fill>,
 
+    #[command(flatten)]
+    pub generated: GeneratedInputArgs,
+}
+
+/// How generated inputs are seeded, sized and drawn, and the sizes any input may have: the same
+/// flags for a model's inputs (`run`, `reduce`, `fix`) and a batch's (`test`, `bench`).
+#[derive(Debug, Clone, Args)]
+pub struct GeneratedInputArgs {
     /// Seed for --generate random.
     ///
     /// Example: --generate random --seed 7
@@ -556,7 +529,8 @@ pub struct InputArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
     pub max_tensor_bytes: u64,
 
-    /// Refuse images with more pixels than this (decompression bombs).
+    /// Refuse images (--input, a manifest's image inputs) with more pixels than this
+    /// (decompression bombs).
     ///
     /// Example: --max-image-pixels 400000000
     #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000)]

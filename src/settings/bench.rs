@@ -93,7 +93,7 @@ impl BenchSettings {
             baseline_models: args.baseline_model.clone(),
             max_regression: args.max_regression,
             rounds: args.rounds.min(usize::try_from(budget.max).unwrap_or(usize::MAX)).max(1),
-            seed: args.inputs.seed,
+            seed: args.inputs.generated.seed,
             print_plan: args.session.print_plan,
             batch: BatchRun::resolve(BatchRunArgs {
                 ort: &args.ort,

@@ -19,8 +19,8 @@ use anyhow::Result;
 
 use crate::cases::CaseCheck;
 use crate::cli::{
-    BatchInputArgs, BenchArgs, ChildArgs, DeviceIoArgs, FixArgs, GenerateArgs, InputArgs, IsolationArgs, MergeArgs,
-    OrtArgs, PreprocessArgs, ReduceArgs, RunArgs, SessionArgs, TestArgs,
+    BatchInputArgs, BenchArgs, ChildArgs, DeviceIoArgs, FixArgs, GenerateArgs, GeneratedInputArgs, InputArgs,
+    IsolationArgs, MergeArgs, OrtArgs, PreprocessArgs, ReduceArgs, RunArgs, SessionArgs, TestArgs,
 };
 use crate::compare::{Tolerance, Tolerances};
 use crate::formats::image::PreprocessRequest;
@@ -94,14 +94,24 @@ pub fn run_plan_request(args: &SessionArgs, device_io: &DeviceIoArgs, log_level:
 
 /// How `run` and `reduce` load, preprocess and generate a model's inputs.
 pub fn load_options(input: &InputArgs, preprocess: &PreprocessArgs) -> LoadOptions {
+    let generated = &input.generated;
     LoadOptions {
-        preprocess: preprocess_request(preprocess, input.max_image_pixels),
+        preprocess: preprocess_request(preprocess, generated.max_image_pixels),
         // A range asks for random data.
-        generate: input.generate.or((!input.generate_ranges.is_empty()).then_some(Fill::Random)),
-        seed: input.seed,
-        max_tensor_bytes: input.max_tensor_bytes,
-        free_dim_size: usize::try_from(input.free_dim_size).unwrap_or(usize::MAX),
-        ranges: input.generate_ranges.clone(),
+        generate: input.generate.or((!generated.generate_ranges.is_empty()).then_some(Fill::Random)),
+        ..generated_load_options(generated)
+    }
+}
+
+/// What the generated-input flags say alike for a model's inputs and a batch's.
+fn generated_load_options(args: &GeneratedInputArgs) -> LoadOptions {
+    LoadOptions {
+        preprocess: PreprocessRequest { max_pixels: args.max_image_pixels, ..Default::default() },
+        generate: None,
+        seed: args.seed,
+        max_tensor_bytes: args.max_tensor_bytes,
+        free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
+        ranges: args.generate_ranges.clone(),
     }
 }
 
@@ -223,14 +233,7 @@ pub fn resolve_shard(request: Option<ShardRequest>) -> Result<Option<(Shard, Opt
 
 /// How the items of a batch get the inputs no file gives them.
 pub fn batch_load_options(args: &BatchInputArgs) -> LoadOptions {
-    LoadOptions {
-        preprocess: PreprocessRequest { max_pixels: args.max_image_pixels, ..Default::default() },
-        generate: Some(args.generate),
-        seed: args.seed,
-        max_tensor_bytes: args.max_tensor_bytes,
-        free_dim_size: usize::try_from(args.free_dim_size).unwrap_or(usize::MAX),
-        ranges: args.generate_ranges.clone(),
-    }
+    LoadOptions { generate: Some(args.generate), ..generated_load_options(&args.generated) }
 }
 
 /// Which ONNX Runtime a command loads, its logging, and the plugin EP libraries it registers.
