@@ -126,7 +126,7 @@ fn every_export_of_every_command_parses() {
     let out = |name: &str| dir.join(name);
     let path = |name: &str| out(name).display().to_string();
 
-    // test: JSON, JUnit, the expectations file; two shards for merge.
+    // test: JSON, JUnit, CSV, Markdown, the expectations file; two shards for merge.
     let suite = suite(dir).display().to_string();
     run(
         dir,
@@ -137,6 +137,10 @@ fn every_export_of_every_command_parses() {
             &path("test.json"),
             "--junit",
             &path("test.xml"),
+            "--csv",
+            &path("test.csv"),
+            "--markdown",
+            &path("test.md"),
             "--write-expect",
             &path("expect.txt"),
         ],
@@ -220,6 +224,10 @@ fn every_export_of_every_command_parses() {
             &path("merged.xml"),
             "--html",
             &path("merged.html"),
+            "--csv",
+            &path("merged-test.csv"),
+            "--markdown",
+            &path("merged-test.md"),
         ],
         &[0, 1],
     );
@@ -327,6 +335,17 @@ fn every_export_of_every_command_parses() {
         "{verdicts:?}"
     );
     assert_eq!(markdown_rows(&out("sweep.md")), 4 + 2, "the models' table and the sweep's");
+    // test: a row per case; the case named with a pipe, a comma and quotes is one field and one cell.
+    let cases = csv_records(&out("test.csv"));
+    assert_eq!(cases.len(), 3, "a passing, a failing and an erroring case");
+    let status_of = |name: &str| cases.iter().find(|r| &r[0] == name).map(|r| r[1].to_string());
+    assert_eq!(status_of("unknown|op, \"x\"").as_deref(), Some("error"));
+    assert_eq!(status_of("add_mul_off").as_deref(), Some("fail"));
+    assert_eq!(status_of("add_mul").as_deref(), Some("pass"));
+    assert_eq!(markdown_rows(&out("test.md")), 3);
+    // The shards merged: every case once.
+    assert_eq!(csv_records(&out("merged-test.csv")).len(), 3);
+    assert_eq!(markdown_rows(&out("merged-test.md")), 3);
     assert_eq!(csv_records(&out("generate.csv")).len(), 2);
     assert_eq!(csv_records(&out("merged.csv")).len(), 3);
     let md = std::fs::read_to_string(out("bench-1.md")).unwrap();

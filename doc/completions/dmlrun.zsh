@@ -234,10 +234,12 @@ none\:"In this process"))' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
-'--save-models=[Write each case'\''s model as its session ran it into DIR, as run'\''s --save-model writes one (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done)\: DIR/NAME.onnx, NAME the case'\''s name as the report gives it. A case whose model dmlrun did not change is written too (its own bytes, the record added), unless its weights are in external data files\: then it gets a warning and no file]:DIR:_files' \
-'--json=[Write the results as JSON to FILE ("-" for stdout)]:FILE:_files' \
-'--html=[Write a self-contained HTML page to FILE\: totals, every case with its status (filterable), and where mismatching outputs part]:FILE:_files' \
-'--junit=[Write the results as JUnit XML to FILE]:FILE:_files' \
+'--save-models=[Write each item'\''s model (a test case'\''s, a bench model'\''s) as its session ran it into DIR, as run'\''s --save-model writes one (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done)\: DIR/NAME.onnx, NAME the item'\''s name as the report gives it. A model dmlrun did not change is written too (its own bytes, the record added), unless its weights are in external data files\: then it gets a warning and no file]:DIR:_files' \
+'--json=[Write the report as JSON to FILE ("-" for stdout instead of the summary)]:FILE:_files' \
+'--csv=[Write a CSV table to FILE ("-" for stdout)\: a row per case (test) or model (bench), with its status and figures]:FILE:_files' \
+'--markdown=[Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README (merge --compare\: the comparison)]:FILE:_files' \
+'--html=[Write a self-contained HTML page to FILE. test\: the totals and every case with its status (filterable) and where mismatching outputs part; bench\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
+'--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per test case or bench model, failed where it failed (bench\: or regressed against the baseline, the verdict in its output)]:FILE:_files' \
 '--ci=[Report to the CI system'\''s own pages\: with github, a Markdown summary appended to \$GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto\: github where GITHUB_ACTIONS=true; none\: never]:WHERE:(auto github none)' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
@@ -313,12 +315,12 @@ none\:"In this process"))' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
-'--json=[Write the JSON report to FILE ("-" for stdout instead of the table)]:FILE:_files' \
-'--csv=[Write a CSV table to FILE ("-" for stdout)]:FILE:_files' \
-'--markdown=[Write a Markdown table to FILE ("-" for stdout)]:FILE:_files' \
-'--html=[Write a self-contained HTML page to FILE, rewritten after every model\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
-'--save-models=[Write each model'\''s model as its session ran it into DIR, as run'\''s --save-model writes one (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done)\: DIR/NAME.onnx, NAME the model'\''s name as the report gives it. A model whose model dmlrun did not change is written too (its own bytes, the record added), unless its weights are in external data files\: then it gets a warning and no file]:DIR:_files' \
-'--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per model, failed where the model failed or regressed against the baseline, the verdict in its output]:FILE:_files' \
+'--json=[Write the report as JSON to FILE ("-" for stdout instead of the summary)]:FILE:_files' \
+'--csv=[Write a CSV table to FILE ("-" for stdout)\: a row per case (test) or model (bench), with its status and figures]:FILE:_files' \
+'--markdown=[Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README (merge --compare\: the comparison)]:FILE:_files' \
+'--html=[Write a self-contained HTML page to FILE. test\: the totals and every case with its status (filterable) and where mismatching outputs part; bench\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
+'--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per test case or bench model, failed where it failed (bench\: or regressed against the baseline, the verdict in its output)]:FILE:_files' \
+'--save-models=[Write each item'\''s model (a test case'\''s, a bench model'\''s) as its session ran it into DIR, as run'\''s --save-model writes one (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done)\: DIR/NAME.onnx, NAME the item'\''s name as the report gives it. A model dmlrun did not change is written too (its own bytes, the record added), unless its weights are in external data files\: then it gets a warning and no file]:DIR:_files' \
 '--ci=[Report to the CI system'\''s own pages\: with github, a Markdown summary appended to \$GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run per failed item (at most 10, then a count), printed on stderr, where the runner reads them too; stdout is unchanged. auto\: github where GITHUB_ACTIONS=true; none\: never]:WHERE:(auto github none)' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
@@ -568,11 +570,11 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 ;;
 (merge)
 _arguments "${_arguments_options[@]}" : \
-'--json=[Write the merged report (or the comparison) as JSON to FILE (\`-\` for stdout)]:FILE:_files' \
-'--junit=[Write the merged report as JUnit XML (a bench\: a case per model)]:FILE:_files' \
-'--html=[Write the merged report (or the comparison) as one HTML page]:FILE:_files' \
-'--markdown=[Write the merged bench report (or the comparison) as Markdown]:FILE:_files' \
-'--csv=[Write the merged bench report as CSV]:FILE:_files' \
+'--json=[Write the report as JSON to FILE ("-" for stdout instead of the summary)]:FILE:_files' \
+'--csv=[Write a CSV table to FILE ("-" for stdout)\: a row per case (test) or model (bench), with its status and figures]:FILE:_files' \
+'--markdown=[Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README (merge --compare\: the comparison)]:FILE:_files' \
+'--html=[Write a self-contained HTML page to FILE. test\: the totals and every case with its status (filterable) and where mismatching outputs part; bench\: the environment, each model'\''s latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep, --baseline and --profile their comparisons]:FILE:_files' \
+'--junit=[Write JUnit XML to FILE ("-" for stdout)\: a case per test case or bench model, failed where it failed (bench\: or regressed against the baseline, the verdict in its output)]:FILE:_files' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--compare[Put whole runs side by side instead\: per case or model each run'\''s status (and bench'\''s p50, the fastest marked where its runs are significantly faster than every other run'\''s (the test of bench --baseline), and max |diff| where --compare-ep found outputs apart), the ones whose verdicts disagree first]' \
 '-h[Print help (see more with '\''--help'\'')]' \

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::parse::*;
-use super::{BatchInputArgs, CompareArgs, DeviceIoArgs, IsolationArgs, OrtArgs, SessionArgs};
+use super::{
+    BatchInputArgs, CompareArgs, DeviceIoArgs, ExportArgs, IsolationArgs, OrtArgs, SaveModelsArgs, SessionArgs,
+};
 use crate::suites::manifest::Sweep;
 
 /// `dmlrun bench`.
@@ -170,57 +172,11 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub isolation: IsolationArgs,
 
-    /// Write the JSON report to FILE ("-" for stdout instead of the table).
-    ///
-    /// Example: --json bench.json
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub exports: ExportArgs,
 
-    /// Write a CSV table to FILE ("-" for stdout).
-    ///
-    /// Example: --csv bench.csv
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-
-    /// Write a Markdown table to FILE ("-" for stdout).
-    ///
-    /// Example: --markdown - >> RESULTS.md
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-
-    /// Write a self-contained HTML page to FILE, rewritten after every model: the environment,
-    /// each model's latency distribution with p50/p90/p99, p50/p99 across models, and with
-    /// --compare-ep, --baseline and --profile their comparisons.
-    ///
-    /// Example: --html bench.html
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-
-    /// Write each model's model as its session ran it into DIR, as run's --save-model writes one
-    /// (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done):
-    /// DIR/NAME.onnx, NAME the model's name as the report gives it. A model whose model dmlrun
-    /// did not change is written too (its own bytes, the record added), unless its weights are in
-    /// external data files: then it gets a warning and no file.
-    ///
-    /// Example: dmlrun bench models/ --device 0 --precision fp16 --save-models fp16/
-    #[arg(long, value_name = "DIR")]
-    pub save_models: Option<PathBuf>,
-
-    /// With --save-models: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
-    /// dmlrun gave them for DirectML from the inputs), for an application that sets no
-    /// free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay
-    /// symbolic, as in the source.
-    ///
-    /// Example: --save-models fp16/ --save-fixed-dims
-    #[arg(long, requires = "save_models")]
-    pub save_fixed_dims: bool,
-
-    /// Write JUnit XML to FILE ("-" for stdout): a case per model, failed where the model failed
-    /// or regressed against the baseline, the verdict in its output.
-    ///
-    /// Example: --junit bench-junit.xml
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
+    #[command(flatten)]
+    pub save: SaveModelsArgs,
 
     /// No progress bars.
     ///

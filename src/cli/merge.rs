@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::ExportArgs;
+
 /// `dmlrun merge`.
 #[derive(Debug, Clone, Args)]
 pub struct MergeArgs {
@@ -23,33 +25,6 @@ pub struct MergeArgs {
     #[arg(long)]
     pub compare: bool,
 
-    /// Write the merged report (or the comparison) as JSON to FILE (`-` for stdout).
-    ///
-    /// Example: --json merged.json
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Write the merged report as JUnit XML (a bench: a case per model).
-    ///
-    /// Example: --junit results.xml
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-
-    /// Write the merged report (or the comparison) as one HTML page.
-    ///
-    /// Example: --html merged.html
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-
-    /// Write the merged bench report (or the comparison) as Markdown.
-    ///
-    /// Example: --markdown merged.md
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-
-    /// Write the merged bench report as CSV.
-    ///
-    /// Example: --csv merged.csv
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub exports: ExportArgs,
 }

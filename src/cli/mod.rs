@@ -29,8 +29,8 @@ pub use parse::*;
 pub use reduce::ReduceArgs;
 pub use run::RunArgs;
 pub use shared::{
-    BatchInputArgs, ChildArgs, CiArgs, CiSystem, CompareArgs, DeviceIoArgs, GeneratedInputArgs, InputArgs,
-    IsolationArgs, PreprocessArgs, ReferenceArgs, SessionArgs,
+    BatchInputArgs, ChildArgs, CiArgs, CiSystem, CompareArgs, DeviceIoArgs, ExportArgs, GeneratedInputArgs, InputArgs,
+    IsolationArgs, PreprocessArgs, ReferenceArgs, SaveModelsArgs, SessionArgs,
 };
 pub use test::TestArgs;
 

@@ -537,6 +537,71 @@ pub struct GeneratedInputArgs {
     pub max_image_pixels: u64,
 }
 
+/// The report files of a batch, one flag a format (`test`, `bench`, and `merge` of their reports):
+/// each checked before the first item runs, rewritten as items finish, and at most one of them
+/// on stdout (`-`).
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// Write the report as JSON to FILE ("-" for stdout instead of the summary).
+    ///
+    /// Example: --json results.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write a CSV table to FILE ("-" for stdout): a row per case (test) or model (bench), with
+    /// its status and figures.
+    ///
+    /// Example: --csv bench.csv
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README
+    /// (merge --compare: the comparison).
+    ///
+    /// Example: --markdown - >> RESULTS.md
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write a self-contained HTML page to FILE. test: the totals and every case with its status
+    /// (filterable) and where mismatching outputs part; bench: the environment, each model's
+    /// latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep,
+    /// --baseline and --profile their comparisons.
+    ///
+    /// Example: --html report.html
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Write JUnit XML to FILE ("-" for stdout): a case per test case or bench model, failed
+    /// where it failed (bench: or regressed against the baseline, the verdict in its output).
+    ///
+    /// Example: --junit results.xml
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// Each item's model written as its session ran it (`test`, `bench`).
+#[derive(Debug, Clone, Args)]
+pub struct SaveModelsArgs {
+    /// Write each item's model (a test case's, a bench model's) as its session ran it into DIR,
+    /// as run's --save-model writes one (every rewrite and the float16 conversion, dmlrun.*
+    /// metadata_props saying what was done): DIR/NAME.onnx, NAME the item's name as the report
+    /// gives it. A model dmlrun did not change is written too (its own bytes, the record added),
+    /// unless its weights are in external data files: then it gets a warning and no file.
+    ///
+    /// Example: dmlrun bench models/ --device 0 --precision fp16 --save-models fp16/
+    #[arg(long, value_name = "DIR")]
+    pub save_models: Option<PathBuf>,
+
+    /// With --save-models: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
+    /// dmlrun gave them for DirectML from the inputs), for an application that sets no
+    /// free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay
+    /// symbolic, as in the source.
+    ///
+    /// Example: --save-models fixed/ --save-fixed-dims
+    #[arg(long, requires = "save_models")]
+    pub save_fixed_dims: bool,
+}
+
 /// Where a CI system shows the outcome (`test`, `bench`, `generate`).
 #[derive(Debug, Clone, Args)]
 pub struct CiArgs {

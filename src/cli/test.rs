@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::parse::*;
-use super::{BatchInputArgs, IsolationArgs, OrtArgs, SessionArgs};
+use super::{BatchInputArgs, ExportArgs, IsolationArgs, OrtArgs, SaveModelsArgs, SessionArgs};
 use crate::runtime::plan::{EpRequest, OptimizationLevel};
 
 /// `dmlrun test`.
@@ -105,43 +105,11 @@ pub struct TestArgs {
     #[command(flatten)]
     pub isolation: IsolationArgs,
 
-    /// Write each case's model as its session ran it into DIR, as run's --save-model writes one
-    /// (every rewrite and the float16 conversion, dmlrun.* metadata_props saying what was done):
-    /// DIR/NAME.onnx, NAME the case's name as the report gives it. A case whose model dmlrun
-    /// did not change is written too (its own bytes, the record added), unless its weights are in
-    /// external data files: then it gets a warning and no file.
-    ///
-    /// Example: dmlrun test cases/ --device 0 --decompose LayerNormalization --save-models fixed/
-    #[arg(long, value_name = "DIR")]
-    pub save_models: Option<PathBuf>,
+    #[command(flatten)]
+    pub save: SaveModelsArgs,
 
-    /// With --save-models: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
-    /// dmlrun gave them for DirectML from the inputs), for an application that sets no
-    /// free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay
-    /// symbolic, as in the source.
-    ///
-    /// Example: --save-models fixed/ --save-fixed-dims
-    #[arg(long, requires = "save_models")]
-    pub save_fixed_dims: bool,
-
-    /// Write the results as JSON to FILE ("-" for stdout).
-    ///
-    /// Example: --json results.json
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Write a self-contained HTML page to FILE: totals, every case with its status (filterable),
-    /// and where mismatching outputs part.
-    ///
-    /// Example: --html test-report.html
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-
-    /// Write the results as JUnit XML to FILE.
-    ///
-    /// Example: --junit results.xml
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
+    #[command(flatten)]
+    pub exports: ExportArgs,
 
     /// List passing cases too.
     ///

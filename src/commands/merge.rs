@@ -17,14 +17,15 @@ pub fn execute(args: &MergeArgs) -> Result<ExitStatus> {
 fn merge_reports(settings: &MergeSettings) -> Result<ExitStatus> {
     // Every report is read, and they are checked to fit together, before anything is written.
     let reports = settings.reports.iter().map(|p| Ok((p.clone(), Report::read(p)?))).collect::<Result<Vec<_>>>()?;
+    let to = &settings.exports;
     if settings.compare {
-        refuse(&settings.junit, "--junit", "a comparison")?;
-        refuse(&settings.csv, "--csv", "a comparison")?;
+        refuse(&to.junit, "--junit", "a comparison")?;
+        refuse(&to.csv, "--csv", "a comparison")?;
         let comparison = merge::compare(reports)?;
         let mut exports = Exports::checked([
-            Export::of("--json", settings.json.as_deref(), |c: &Comparison| crate::report::json_text(c)),
-            Export::of("--markdown", settings.markdown.as_deref(), |c: &Comparison| Ok(c.markdown())),
-            Export::of("--html", settings.html.as_deref(), |c: &Comparison| Ok(c.html())),
+            Export::of("--json", to.json.as_deref(), |c: &Comparison| crate::report::json_text(c)),
+            Export::of("--markdown", to.markdown.as_deref(), |c: &Comparison| Ok(c.markdown())),
+            Export::of("--html", to.html.as_deref(), |c: &Comparison| Ok(c.html())),
         ])?;
         if !exports.finish(&comparison)? {
             crate::out!("{}", comparison.markdown());
@@ -34,24 +35,11 @@ fn merge_reports(settings: &MergeSettings) -> Result<ExitStatus> {
     let merged = merge::merge_shards(reports)?;
     let (on_stdout, summary) = match &merged {
         Report::Test(report) => {
-            refuse(&settings.markdown, "--markdown", "a test report")?;
-            refuse(&settings.csv, "--csv", "a test report")?;
-            let mut exports = Exports::checked(crate::report::test_exports(
-                settings.json.as_deref(),
-                settings.junit.as_deref(),
-                settings.html.as_deref(),
-                None,
-            ))?;
+            let mut exports = Exports::checked(crate::report::test_exports(to, None))?;
             (exports.finish(report)?, crate::report::validation::human::render(report, false, false, None))
         }
         Report::Bench(report) => {
-            let mut exports = Exports::checked(crate::report::bench_exports(
-                settings.json.as_deref(),
-                settings.csv.as_deref(),
-                settings.markdown.as_deref(),
-                settings.html.as_deref(),
-                settings.junit.as_deref(),
-            ))?;
+            let mut exports = Exports::checked(crate::report::bench_exports(to))?;
             (exports.finish(report)?, crate::report::bench::human::render(report))
         }
     };

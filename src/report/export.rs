@@ -9,6 +9,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+/// Where a batch's report goes, a file a format (`--json`, `--csv`, `--markdown`, `--html`,
+/// `--junit`; `-` for stdout).
+#[derive(Debug, Clone, Default)]
+pub struct ReportFiles {
+    pub json: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+}
+
 /// One output format of one report kind.
 pub trait Exporter<R> {
     /// The file's contents for this report.

@@ -350,11 +350,9 @@ fn row(report: &GenerateReport, p: &PromptResult) -> Vec<String> {
 }
 
 pub fn csv(report: &GenerateReport) -> String {
-    let quote =
-        |s: &str| if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
-    let mut out = COLUMNS.join(",") + "\n";
+    let mut out = super::csv_record(COLUMNS);
     for p in &report.prompts {
-        out += &(row(report, p).iter().map(|c| quote(c)).collect::<Vec<_>>().join(",") + "\n");
+        out += &super::csv_record(&row(report, p));
     }
     out
 }

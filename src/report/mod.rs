@@ -127,6 +127,18 @@ pub fn markdown_table(header: &[&str], right: &[usize], rows: &[Vec<String>]) ->
     out
 }
 
+/// One CSV record (RFC 4180) and its line end: a field holding a comma, a quote or a line break
+/// is quoted, its quotes doubled.
+pub fn csv_record<S: AsRef<str>>(fields: &[S]) -> String {
+    let field = |text: &str| match text.contains([',', '"', '\n', '\r']) {
+        true => format!("\"{}\"", text.replace('"', "\"\"")),
+        false => text.to_string(),
+    };
+    let mut line = fields.iter().map(|f| field(f.as_ref())).collect::<Vec<_>>().join(",");
+    line.push('\n');
+    line
+}
+
 /// `text` as Markdown prose shows it: every character Markdown could read as markup escaped.
 pub fn markdown_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -160,41 +172,35 @@ pub fn check_one_on_stdout(exports: &[(&str, Option<&std::path::Path>)]) -> anyh
     Ok(())
 }
 
-/// The exports of a bench report the flags ask for (`bench` and `merge`): JSON, CSV, Markdown
-/// and HTML, each rewritten after every model.
+/// The exports of a bench report the flags ask for (`bench` and `merge`).
 pub fn bench_exports<'a>(
-    json: Option<&std::path::Path>,
-    csv: Option<&std::path::Path>,
-    markdown: Option<&std::path::Path>,
-    html: Option<&std::path::Path>,
-    junit: Option<&std::path::Path>,
+    to: &export::ReportFiles,
 ) -> [Option<crate::report::export::Export<'a, bench::BenchReport>>; 5] {
     use crate::report::export::Export;
     [
-        Export::of("--json", json, bench::json::JsonExporter),
-        Export::of("--csv", csv, bench::csv::CsvExporter),
-        Export::of("--markdown", markdown, bench::markdown::MarkdownExporter),
-        Export::of("--html", html, crate::report::html::bench::HtmlExporter),
-        Export::of("--junit", junit, bench::junit::render),
+        Export::of("--json", to.json.as_deref(), bench::json::JsonExporter),
+        Export::of("--csv", to.csv.as_deref(), bench::csv::CsvExporter),
+        Export::of("--markdown", to.markdown.as_deref(), bench::markdown::MarkdownExporter),
+        Export::of("--html", to.html.as_deref(), crate::report::html::bench::HtmlExporter),
+        Export::of("--junit", to.junit.as_deref(), bench::junit::render),
     ]
 }
 
-/// The exports of a test report the flags ask for (`test` and `merge`): JSON, JUnit, HTML and
-/// an expectations file.
+/// The exports of a test report the flags ask for (`test` and `merge`), and test's expectations
+/// file (`--write-expect`).
 pub fn test_exports<'a>(
-    json: Option<&std::path::Path>,
-    junit: Option<&std::path::Path>,
-    html: Option<&std::path::Path>,
+    to: &export::ReportFiles,
     write_expect: Option<&std::path::Path>,
-) -> [Option<crate::report::export::Export<'a, validation::TestReport>>; 4] {
+) -> [Option<crate::report::export::Export<'a, validation::TestReport>>; 6] {
     use crate::report::export::Export;
+    use validation::TestReport;
     [
-        Export::of("--json", json, |r: &validation::TestReport| crate::report::json_text(r)),
-        Export::of("--junit", junit, validation::junit::render),
-        Export::of("--html", html, |r: &validation::TestReport| Ok(crate::report::html::validation::render(r))),
-        Export::of("--write-expect", write_expect, |r: &validation::TestReport| {
-            Ok(validation::expectations::render(r))
-        }),
+        Export::of("--json", to.json.as_deref(), |r: &TestReport| crate::report::json_text(r)),
+        Export::of("--csv", to.csv.as_deref(), |r: &TestReport| Ok(validation::table::csv(r))),
+        Export::of("--markdown", to.markdown.as_deref(), |r: &TestReport| Ok(validation::table::markdown(r))),
+        Export::of("--html", to.html.as_deref(), |r: &TestReport| Ok(crate::report::html::validation::render(r))),
+        Export::of("--junit", to.junit.as_deref(), validation::junit::render),
+        Export::of("--write-expect", write_expect, |r: &TestReport| Ok(validation::expectations::render(r))),
     ]
 }
 

@@ -2,16 +2,6 @@
 
 use super::*;
 
-/// Where `bench` writes its reports.
-#[derive(Debug, Clone)]
-pub struct BenchExports {
-    pub json: Option<PathBuf>,
-    pub csv: Option<PathBuf>,
-    pub markdown: Option<PathBuf>,
-    pub html: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
-}
-
 /// Default timed runs per bench model when neither --iterations nor --duration is given.
 pub const DEFAULT_BENCH_ITERATIONS: u64 = 100;
 
@@ -46,7 +36,7 @@ pub struct BenchSettings {
     pub batch: BatchRun,
     /// The models, folders and manifests to bench, as given.
     pub targets: Vec<PathBuf>,
-    pub exports: BenchExports,
+    pub exports: ReportFiles,
 }
 
 impl BenchSettings {
@@ -102,18 +92,11 @@ impl BenchSettings {
                 print_plan: args.session.print_plan,
                 shard: args.shard,
                 ci: &args.ci,
-                save_models: &args.save_models,
-                save_fixed_dims: args.save_fixed_dims,
+                save: &args.save,
                 quiet: args.quiet,
             })?,
             targets: args.targets.clone(),
-            exports: BenchExports {
-                json: args.json.clone(),
-                csv: args.csv.clone(),
-                markdown: args.markdown.clone(),
-                html: args.html.clone(),
-                junit: args.junit.clone(),
-            },
+            exports: report_files(&args.exports),
         })
     }
 

@@ -9,30 +9,19 @@ pub struct MergeSettings {
     pub reports: Vec<PathBuf>,
     /// `--compare`: runs side by side, not shards of one run.
     pub compare: bool,
-    pub json: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
-    pub html: Option<PathBuf>,
-    pub markdown: Option<PathBuf>,
-    pub csv: Option<PathBuf>,
+    pub exports: ReportFiles,
 }
 
 impl MergeSettings {
     pub fn resolve(args: &MergeArgs) -> Result<MergeSettings> {
+        let exports = report_files(&args.exports);
         crate::report::check_one_on_stdout(&[
-            ("--json", args.json.as_deref()),
-            ("--junit", args.junit.as_deref()),
-            ("--html", args.html.as_deref()),
-            ("--markdown", args.markdown.as_deref()),
-            ("--csv", args.csv.as_deref()),
+            ("--json", exports.json.as_deref()),
+            ("--junit", exports.junit.as_deref()),
+            ("--html", exports.html.as_deref()),
+            ("--markdown", exports.markdown.as_deref()),
+            ("--csv", exports.csv.as_deref()),
         ])?;
-        Ok(MergeSettings {
-            reports: args.reports.clone(),
-            compare: args.compare,
-            json: args.json.clone(),
-            junit: args.junit.clone(),
-            html: args.html.clone(),
-            markdown: args.markdown.clone(),
-            csv: args.csv.clone(),
-        })
+        Ok(MergeSettings { reports: args.reports.clone(), compare: args.compare, exports })
     }
 }

@@ -19,8 +19,9 @@ use anyhow::Result;
 
 use crate::cases::CaseCheck;
 use crate::cli::{
-    BatchInputArgs, BenchArgs, ChildArgs, DeviceIoArgs, FixArgs, GenerateArgs, GeneratedInputArgs, InputArgs,
-    IsolationArgs, MergeArgs, OrtArgs, PreprocessArgs, ReduceArgs, RunArgs, SessionArgs, TestArgs,
+    BatchInputArgs, BenchArgs, ChildArgs, DeviceIoArgs, ExportArgs, FixArgs, GenerateArgs, GeneratedInputArgs,
+    InputArgs, IsolationArgs, MergeArgs, OrtArgs, PreprocessArgs, ReduceArgs, RunArgs, SaveModelsArgs, SessionArgs,
+    TestArgs,
 };
 use crate::compare::{Tolerance, Tolerances};
 use crate::formats::image::PreprocessRequest;
@@ -28,6 +29,7 @@ use crate::graph::Rewrite;
 use crate::inputs::synthetic::Fill;
 use crate::inputs::LoadOptions;
 use crate::isolation::PlacementRequest;
+use crate::report::export::ReportFiles;
 use crate::report::github;
 use crate::runtime::engine::{RunBudget, SavedModels};
 use crate::runtime::plan::PlanRequest;
@@ -145,6 +147,17 @@ pub fn github_target(args: &crate::cli::CiArgs) -> Option<github::Target> {
     github::target(args.ci.forced(), |name| std::env::var(name).ok())
 }
 
+/// The report files the export flags name.
+pub fn report_files(args: &ExportArgs) -> ReportFiles {
+    ReportFiles {
+        json: args.json.clone(),
+        csv: args.csv.clone(),
+        markdown: args.markdown.clone(),
+        html: args.html.clone(),
+        junit: args.junit.clone(),
+    }
+}
+
 /// What `test` and `bench` resolve alike for their batch: the runtime, where the items run,
 /// which part of them this run takes, the CI job it reports to, where the models it ran are
 /// saved, and an isolation child's part.
@@ -175,8 +188,7 @@ pub struct BatchRunArgs<'a> {
     pub print_plan: bool,
     pub shard: Option<ShardRequest>,
     pub ci: &'a crate::cli::CiArgs,
-    pub save_models: &'a Option<PathBuf>,
-    pub save_fixed_dims: bool,
+    pub save: &'a SaveModelsArgs,
     pub quiet: bool,
 }
 
@@ -185,7 +197,7 @@ impl BatchRun {
     /// exports are.
     pub fn resolve(args: BatchRunArgs) -> Result<BatchRun> {
         use anyhow::Context;
-        if let Some(dir) = args.save_models {
+        if let Some(dir) = &args.save.save_models {
             crate::report::export::check_writable_folder(dir)
                 .with_context(|| format!("--save-models {}", dir.display()))?;
         }
@@ -201,7 +213,11 @@ impl BatchRun {
             },
             shard: resolve_shard(args.shard)?,
             github: github_target(args.ci),
-            saved: args.save_models.clone().map(|folder| SavedModels { folder, fixed_dims: args.save_fixed_dims }),
+            saved: args
+                .save
+                .save_models
+                .clone()
+                .map(|folder| SavedModels { folder, fixed_dims: args.save.save_fixed_dims }),
             child: child_handoff(&isolation.child),
             progress: isolation.child.progress.clone(),
             quiet: args.quiet,

@@ -14,17 +14,10 @@ pub struct TestSettings {
     pub paths: Vec<PathBuf>,
     /// `--expect FILE`: the expected outcome of each case.
     pub expect: Option<PathBuf>,
-    pub exports: TestExports,
-    pub verbose: bool,
-}
-
-/// Where `test` writes its reports.
-#[derive(Debug, Clone)]
-pub struct TestExports {
-    pub json: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
-    pub html: Option<PathBuf>,
+    pub exports: ReportFiles,
+    /// `--write-expect FILE`: the run's statuses as an expectations file.
     pub write_expect: Option<PathBuf>,
+    pub verbose: bool,
 }
 
 /// How long one test case may run when --timeout does not say: far beyond any conformance case
@@ -63,18 +56,13 @@ impl TestSettings {
                 print_plan: false,
                 shard: args.shard,
                 ci: &args.ci,
-                save_models: &args.save_models,
-                save_fixed_dims: args.save_fixed_dims,
+                save: &args.save,
                 quiet: args.quiet,
             })?,
             paths: args.paths.clone(),
             expect: args.expect.clone(),
-            exports: TestExports {
-                json: args.json.clone(),
-                junit: args.junit.clone(),
-                html: args.html.clone(),
-                write_expect: args.write_expect.clone(),
-            },
+            exports: report_files(&args.exports),
+            write_expect: args.write_expect.clone(),
             verbose: args.verbose,
         })
     }

@@ -126,14 +126,7 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     // Every export checked before any model runs: a typo in a folder costs nothing.
-    let to = &settings.exports;
-    let mut exports = Exports::checked(crate::report::bench_exports(
-        to.json.as_deref(),
-        to.csv.as_deref(),
-        to.markdown.as_deref(),
-        to.html.as_deref(),
-        to.junit.as_deref(),
-    ))?;
+    let mut exports = Exports::checked(crate::report::bench_exports(&settings.exports))?;
     let baseline = match &settings.baseline {
         Some(path) => Some(read_baseline(path)?),
         None => None,

@@ -9,15 +9,6 @@ pub struct CsvExporter;
 
 pub const HEADER: &str = "model,status,error,execution_provider,device_id,iterations,min_ms,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,stddev_ms,cov,inferences_per_s,items_per_s,session_create_ms,first_run_ms,peak_rss_bytes,gpu_memory_bytes,upload_ms,download_ms,sessions,sessions_inferences_per_s,prompt_tokens,new_tokens,ttft_ms,generation_tokens_per_s,sweep_of,sweep_over,sweep_value,baseline_verdict,baseline_ratio,baseline_ci_low,baseline_ci_high,baseline_p_value,baseline_test";
 
-/// RFC 4180 quoting: fields with a comma, quote or newline are quoted, quotes doubled.
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
@@ -29,7 +20,7 @@ impl Exporter<BenchReport> for CsvExporter {
         for m in &report.models {
             let s = &m.latency_ms;
             let row = [
-                field(&m.name),
+                m.name.to_string(),
                 m.status.word().to_string(),
                 String::new(),
                 m.device.execution_provider.clone(),
@@ -63,20 +54,18 @@ impl Exporter<BenchReport> for CsvExporter {
             .chain(sweep_fields(m.sweep.as_ref()))
             .chain(verdict_fields(report, &m.name))
             .collect::<Vec<_>>();
-            out.push_str(&row.join(","));
-            out.push('\n');
+            out += &crate::report::csv_record(&row);
         }
         // A failed model has its name, status, error and sweep point; its figures are empty.
         let empty_figures = HEADER.split(',').count() - 12;
         for f in &report.failed {
-            let row: Vec<String> = [field(&f.name), f.status.word().to_string(), field(&f.error)]
+            let row: Vec<String> = [f.name.to_string(), f.status.word().to_string(), f.error.to_string()]
                 .into_iter()
                 .chain(std::iter::repeat_n(String::new(), empty_figures))
                 .chain(sweep_fields(f.sweep.as_ref()))
                 .chain(verdict_fields(report, &f.name))
                 .collect();
-            out.push_str(&row.join(","));
-            out.push('\n');
+            out += &crate::report::csv_record(&row);
         }
         Ok(out)
     }
@@ -85,7 +74,7 @@ impl Exporter<BenchReport> for CsvExporter {
 /// `sweep_of,sweep_over,sweep_value`: which model's sweep a row is a point of, empty outside one.
 fn sweep_fields(point: Option<&crate::suites::manifest::SweepPoint>) -> [String; 3] {
     match point {
-        Some(p) => [field(&p.of), field(&p.over), field(&p.value)],
+        Some(p) => [p.of.to_string(), p.over.to_string(), p.value.to_string()],
         None => Default::default(),
     }
 }
@@ -98,14 +87,16 @@ fn verdict_fields(report: &BenchReport, name: &str) -> [String; 6] {
     };
     match &row.change {
         Some(c) => [
-            field(c.verdict.word()),
+            c.verdict.word().to_string(),
             c.ratio.to_string(),
             c.ci_low.to_string(),
             c.ci_high.to_string(),
             format!("{:e}", c.p_value),
-            field(&c.test),
+            c.test.to_string(),
         ],
-        None => [field(&row.verdict_word()), String::new(), String::new(), String::new(), String::new(), String::new()],
+        None => {
+            [row.verdict_word().to_string(), String::new(), String::new(), String::new(), String::new(), String::new()]
+        }
     }
 }
 

@@ -1,10 +1,11 @@
 //! The report of `dmlrun test`: its values (one result per case, the summary), rendered for
-//! people (`human`), as JSON (schema [`TEST_SCHEMA`]), as JUnit XML (`junit`), and as an
-//! expectations file (`expectations`).
+//! people (`human`), as JSON (schema [`TEST_SCHEMA`]), as JUnit XML (`junit`), as a CSV or
+//! Markdown table (`table`), and as an expectations file (`expectations`).
 
 pub mod expectations;
 pub mod human;
 pub mod junit;
+pub mod table;
 
 use std::collections::BTreeMap;
 
