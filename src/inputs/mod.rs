@@ -201,19 +201,8 @@ pub fn bind(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOp
             missing.push(sig);
             continue;
         };
-        let (tensor, source) = materialize(sig, loaded, options)?;
+        let (tensor, source) = materialize(sig, loaded, options, &mut symbols.warnings)?;
         check_tensor(sig, &tensor, &source.files, &mut symbols)?;
-        if source.kind == InputKind::Image {
-            for file in &source.files {
-                if let Some(share) = image::clipped_16bit_grey_share(file).filter(|&s| s > 0.01) {
-                    symbols.warnings.push(format!(
-                        "image {} is 16-bit grey: {:.1}% of its pixels are above 255, which Pillow's convert('RGB') (torchvision's loader, and dmlrun, as it) clips to white; give it as a tensor (.npy) to keep its range",
-                        file.display(),
-                        share * 100.0
-                    ));
-                }
-            }
-        }
         tensors.push((sig.name.clone(), tensor));
         sources.push(source);
     }
@@ -327,7 +316,13 @@ fn load(specs: &[InputSpec], signatures: &[InputSignature], options: &LoadOption
 
 /// The tensor for one input from what was assigned to it: a file's tensor as read, or images
 /// preprocessed for this input and stacked into its batch.
-fn materialize(sig: &InputSignature, loaded: Loaded, options: &LoadOptions) -> Result<(HostTensor, InputSource)> {
+/// A loaded input as the tensor the model takes; an image's decoding may leave `warnings`.
+fn materialize(
+    sig: &InputSignature,
+    loaded: Loaded,
+    options: &LoadOptions,
+    warnings: &mut Vec<String>,
+) -> Result<(HostTensor, InputSource)> {
     let Some(dtype) = sig.dtype else {
         bail!("input '{}' is a {}, which dmlrun cannot feed from a file", sig.name, sig.type_name);
     };
@@ -360,23 +355,37 @@ fn materialize(sig: &InputSignature, loaded: Loaded, options: &LoadOptions) -> R
             if !pre.batched && files.len() > 1 {
                 bail!("input '{}' has no batch dimension; give one image, not {}", sig.name, files.len());
             }
-            let tensor = match (pre.image_bytes(), pre.batch_shape(files.len())) {
+            let (tensor, clipped) = match (pre.image_bytes(), pre.batch_shape(files.len())) {
                 // Every image has the same size: each is written in place into one batch buffer.
                 (Some(each), Some(shape)) => {
                     let mut batch = vec![0u8; each * files.len()];
                     let places: Vec<(&PathBuf, &mut [u8])> = files.iter().zip(batch.chunks_exact_mut(each)).collect();
-                    parallel_map(places, |(file, dst)| pre.load_into(file, dst)).into_iter().collect::<Result<()>>()?;
-                    HostTensor::from_bytes(dtype, shape, batch)?
-                }
-                _ => {
-                    let parts = parallel_map(files.iter().collect(), |f| pre.load(f))
+                    let clipped = parallel_map(places, |(file, dst)| pre.load_into(file, dst))
                         .into_iter()
                         .collect::<Result<Vec<_>>>()?;
-                    HostTensor::concat_batch(parts).with_context(|| {
+                    (HostTensor::from_bytes(dtype, shape, batch)?, clipped)
+                }
+                _ => {
+                    let (parts, clipped): (Vec<_>, Vec<_>) = parallel_map(files.iter().collect(), |f| pre.load(f))
+                        .into_iter()
+                        .collect::<Result<Vec<_>>>()?
+                        .into_iter()
+                        .unzip();
+                    let tensor = HostTensor::concat_batch(parts).with_context(|| {
                         format!("stacking images for input '{}' (they must give the same size)", sig.name)
-                    })?
+                    })?;
+                    (tensor, clipped)
                 }
             };
+            for (file, share) in files.iter().zip(clipped) {
+                if let Some(share) = share.filter(|&s| s > 0.01) {
+                    warnings.push(format!(
+                        "image {} is 16-bit grey: {:.1}% of its pixels are above 255, which Pillow's convert('RGB') (torchvision's loader, and dmlrun, as it) clips to white; give it as a tensor (.npy) to keep its range",
+                        file.display(),
+                        share * 100.0
+                    ));
+                }
+            }
             let source = InputSource {
                 name: sig.name.clone(),
                 dtype: tensor.dtype,

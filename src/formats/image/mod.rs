@@ -20,7 +20,11 @@ use super::resample::{self, Filter};
 use crate::tensor::{DType, HostTensor};
 
 use crop::{center_crop, center_crop_at, crop_offset};
-pub use pillow::{clipped_16bit_grey_share, is_image_path, looks_like_image, to_rgb8_as_pillow};
+
+/// A decoded picture: interleaved 8-bit RGB, its width and height, and for a 16-bit grey one the
+/// share of its pixels clipped to white ([`to_rgb8_as_pillow`]).
+type Decoded = (Vec<u8>, usize, usize, Option<f64>);
+pub use pillow::{is_image_path, looks_like_image, to_rgb8_as_pillow};
 pub use request::{ChannelOrder, Layout, PreprocessRequest, Preset, ResizeMode};
 
 /// The fully resolved preprocessing for one model input; printed in the report.
@@ -200,29 +204,30 @@ impl Preprocess {
         Some(self.resize_to.unwrap_or_else(|| (crop as f64 / 0.875).round() as usize))
     }
 
-    /// Decodes and converts one image file; the tensor has a batch axis of 1 when the input is batched.
-    pub fn load(&self, path: &Path) -> Result<HostTensor> {
-        let (rgb, width, height) = self.decode_file(path)?;
-        Ok(self.from_rgb(&rgb, width, height))
+    /// Decodes and converts one image file; the tensor has a batch axis of 1 when the input is
+    /// batched. With it, a 16-bit grey picture's share of pixels clipped to white.
+    pub fn load(&self, path: &Path) -> Result<(HostTensor, Option<f64>)> {
+        let (rgb, width, height, clipped) = self.decode_file(path)?;
+        Ok((self.from_rgb(&rgb, width, height), clipped))
     }
 
     /// Reads and decodes one image file; errors name the file.
-    fn decode_file(&self, path: &Path) -> Result<(Vec<u8>, usize, usize)> {
+    fn decode_file(&self, path: &Path) -> Result<Decoded> {
         let bytes = std::fs::read(path).with_context(|| format!("reading image {}", path.display()))?;
         self.decode(&bytes).with_context(|| format!("image {}", path.display()))
     }
 
     pub fn from_encoded(&self, bytes: &[u8]) -> Result<HostTensor> {
-        let (rgb, width, height) = self.decode(bytes)?;
+        let (rgb, width, height, _) = self.decode(bytes)?;
         Ok(self.from_rgb(&rgb, width, height))
     }
 
     /// Decodes an image to interleaved RGB (JPEG as Pillow decodes it), refusing pictures over
     /// the pixel limit before decoding them.
-    fn decode(&self, bytes: &[u8]) -> Result<(Vec<u8>, usize, usize)> {
+    fn decode(&self, bytes: &[u8]) -> Result<Decoded> {
         if jpeg::is_jpeg(bytes) {
             let picture = jpeg::decode_rgb(bytes, self.max_pixels)?;
-            return Ok((picture.pixels, picture.width, picture.height));
+            return Ok((picture.pixels, picture.width, picture.height, None));
         }
         let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
             .with_guessed_format()
@@ -237,9 +242,9 @@ impl Preprocess {
         limits.max_image_height = Some(h);
         reader.limits(limits);
         let decoded = reader.decode().map_err(|e| anyhow::anyhow!("cannot decode: {e}"))?;
-        let rgb = to_rgb8_as_pillow(decoded);
+        let (rgb, clipped) = to_rgb8_as_pillow(decoded);
         let (width, height) = (rgb.width() as usize, rgb.height() as usize);
-        Ok((rgb.into_raw(), width, height))
+        Ok((rgb.into_raw(), width, height, clipped))
     }
 
     /// The pixels the model's channels take: RGB as it is, or Pillow's luma for one channel.
@@ -282,9 +287,10 @@ impl Preprocess {
     }
 
     /// Decodes and converts one image file straight into `dst`, its place in a batch laid out
-    /// with [`Preprocess::image_bytes`] (no per-image tensor, no copy into the batch).
-    pub fn load_into(&self, path: &Path, dst: &mut [u8]) -> Result<()> {
-        let (rgb, width, height) = self.decode_file(path)?;
+    /// with [`Preprocess::image_bytes`] (no per-image tensor, no copy into the batch); returns a
+    /// 16-bit grey picture's share of pixels clipped to white.
+    pub fn load_into(&self, path: &Path, dst: &mut [u8]) -> Result<Option<f64>> {
+        let (rgb, width, height, clipped) = self.decode_file(path)?;
         let (pixels, channels) = self.channel_pixels(&rgb);
         let (pixels, out_w, out_h) = self.fit(&pixels, width, height, channels);
         let size = self.dtype.size().expect("image dtypes are numeric");
@@ -292,7 +298,7 @@ impl Preprocess {
             bail!("image {}: gives {out_w}x{out_h} where the batch holds another size", path.display());
         }
         self.write_tensor(&pixels, channels, dst);
-        Ok(())
+        Ok(clipped)
     }
 
     /// Converts interleaved RGB pixels to the model's tensor.

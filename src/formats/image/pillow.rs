@@ -3,8 +3,6 @@
 
 use std::path::Path;
 
-use super::super::jpeg;
-
 /// Whether `path`'s extension says it is an image dmlrun decodes.
 pub fn is_image_path(path: &Path) -> bool {
     let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
@@ -16,38 +14,25 @@ pub fn looks_like_image(bytes: &[u8]) -> bool {
     image::guess_format(bytes).is_ok()
 }
 
-/// For a 16-bit grey picture (Pillow's mode I;16), the share of its pixels above 255, which
-/// Pillow's `convert('RGB')` (and so torchvision's loader, and dmlrun) clips to white; `None` for
-/// any other picture or one that cannot be read. A picture that is mostly clipped is almost
-/// certainly not what its owner meant to feed, though it is what torchvision would feed.
-pub fn clipped_16bit_grey_share(path: &Path) -> Option<f64> {
-    let bytes = std::fs::read(path).ok()?;
-    if jpeg::is_jpeg(&bytes) {
-        return None;
-    }
-    let reader = image::ImageReader::new(std::io::Cursor::new(&bytes)).with_guessed_format().ok()?;
-    let decoder = reader.into_decoder().ok()?;
-    if image::ImageDecoder::color_type(&decoder) != image::ColorType::L16 {
-        return None;
-    }
-    let picture = image::DynamicImage::from_decoder(decoder).ok()?;
-    let grey = picture.as_luma16()?;
-    let clipped = grey.as_raw().iter().filter(|&&v| v > 255).count();
-    Some(clipped as f64 / grey.as_raw().len().max(1) as f64)
-}
-
 /// A decoded picture as 8-bit RGB the way Pillow's `convert('RGB')` makes it, which
 /// torchvision's loader calls: 16-bit grey (Pillow's mode I;16) clipped at 255, not scaled;
 /// 16-bit RGB, RGBA and grey with alpha (Pillow reads their high bytes) as their high bytes;
 /// alpha dropped, never composited; 8-bit pictures as they are.
-pub fn to_rgb8_as_pillow(decoded: image::DynamicImage) -> image::RgbImage {
+///
+/// With it, for a 16-bit grey picture, the share of its pixels above 255 that were clipped to
+/// white: a picture that is mostly clipped is almost certainly not what its owner meant to feed,
+/// though it is what torchvision would feed.
+pub fn to_rgb8_as_pillow(decoded: image::DynamicImage) -> (image::RgbImage, Option<f64>) {
     use image::DynamicImage;
-    match decoded {
+    let rgb = match decoded {
         DynamicImage::ImageLuma16(grey) => {
             let (w, h) = grey.dimensions();
-            let clipped: Vec<u8> = grey.into_raw().into_iter().map(|v| v.min(255) as u8).collect();
+            let raw = grey.into_raw();
+            let above = raw.iter().filter(|&&v| v > 255).count();
+            let share = above as f64 / raw.len().max(1) as f64;
+            let clipped: Vec<u8> = raw.into_iter().map(|v| v.min(255) as u8).collect();
             let grey8 = image::GrayImage::from_raw(w, h, clipped).expect("as many pixels as the picture has");
-            DynamicImage::ImageLuma8(grey8).into_rgb8()
+            return (DynamicImage::ImageLuma8(grey8).into_rgb8(), Some(share));
         }
         DynamicImage::ImageLumaA16(_) | DynamicImage::ImageRgb16(_) | DynamicImage::ImageRgba16(_) => {
             let rgb16 = decoded.into_rgb16();
@@ -56,5 +41,6 @@ pub fn to_rgb8_as_pillow(decoded: image::DynamicImage) -> image::RgbImage {
             image::RgbImage::from_raw(w, h, high).expect("as many pixels as the picture has")
         }
         other => other.into_rgb8(),
-    }
+    };
+    (rgb, None)
 }
