@@ -27,6 +27,7 @@ pub enum Counting {
     Cases,
     Models,
     Candidates,
+    Attempts,
 }
 
 impl Counting {
@@ -35,6 +36,7 @@ impl Counting {
             Counting::Cases => "cases",
             Counting::Models => "models",
             Counting::Candidates => "candidates",
+            Counting::Attempts => "attempts",
         }
     }
 }

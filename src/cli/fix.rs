@@ -34,13 +34,6 @@ pub struct FixArgs {
     #[command(flatten)]
     pub isolation: IsolationArgs,
 
-    /// Internal: run one attempt (the remedies, comma-separated, or `reference`) and append its
-    /// record to --child-report.
-    ///
-    /// Example: --attempt gemm-zero-bias,fp16
-    #[arg(long, value_name = "REMEDIES", hide = true)]
-    pub attempt: Option<String>,
-
     /// Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and
     /// dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model
     /// pass, or where it passed as it was (unless --write-unchanged). Where nothing made it pass,

@@ -9,8 +9,6 @@ pub struct FixSettings {
     pub model: PathBuf,
     /// The model is an onnxruntime-genai folder: attempts generate, not run.
     pub decoder: bool,
-    /// An isolation child's attempt (hidden `--attempt JSON`).
-    pub attempt: Option<String>,
     pub output: PathBuf,
     pub write_unchanged: bool,
     pub save_fixed_dims: bool,
@@ -27,8 +25,9 @@ pub struct FixSettings {
     /// `--isolation` and `--timeout`, an attempt's limit.
     pub isolation: crate::isolation::Isolation,
     pub timeout: Option<Duration>,
-    /// An attempt's child: its record's file, and its progress file.
-    pub child_report: Option<PathBuf>,
+    /// An attempt's child: the attempt its parent handed it, where its record goes, and its
+    /// progress file.
+    pub child: Option<crate::batch::Handoff>,
     pub progress: Option<PathBuf>,
 }
 
@@ -50,7 +49,8 @@ impl FixSettings {
         if decoder && request.precision != crate::runtime::plan::Precision::Fp32 {
             bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one");
         }
-        if args.attempt.is_none() {
+        let child = child_handoff(&args.isolation.child);
+        if child.is_none() {
             if !decoder {
                 crate::report::export::check_writable(&args.output)
                     .with_context(|| format!("--output {}", args.output.display()))?;
@@ -62,7 +62,6 @@ impl FixSettings {
         Ok(FixSettings {
             model,
             decoder,
-            attempt: args.attempt.clone(),
             output: args.output.clone(),
             write_unchanged: args.write_unchanged,
             save_fixed_dims: args.save_fixed_dims,
@@ -76,7 +75,7 @@ impl FixSettings {
             load: load_options(&args.input, &args.preprocess),
             isolation: args.isolation.isolation,
             timeout: args.isolation.timeout,
-            child_report: args.isolation.child.child_report.clone(),
+            child,
             progress: args.isolation.child.progress.clone(),
         })
     }

@@ -1,6 +1,6 @@
 //! `fix`'s attempts: the reference run and each set of remedies tried as a whole run against it
-//! (in a child dmlrun where DirectML is in the plan or a limit holds), and the node `reduce`
-//! pins a failure on.
+//! (each an item of the one batch runner: in a child dmlrun where DirectML is in the plan or a
+//! limit holds), and the node `reduce` pins a failure on.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -10,26 +10,28 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{decoder, Remedy};
+use crate::batch::{self, Batch, Ended, Entry};
 use crate::compare::Tolerance;
 use crate::graph::Graph;
 use crate::inputs::LoadOptions;
-use crate::isolation::{ChildEnd, ChildFiles, Placement};
+use crate::isolation::Placement;
+use crate::progress::Counting;
 use crate::report::fix::{Attempt, AttemptOutcome, Located};
 use crate::runtime::engine::{self, Preflight, Scope};
 use crate::runtime::plan::{PlanRequest, Precision};
 use crate::runtime::Runtime;
 use crate::settings::FixSettings;
 
-/// What a child is asked to run (`--attempt`, as JSON): the reference's run of the original, or
-/// the model with `remedies`; a decoder's attempt is held to the reference's tokens.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// One attempt as an item of the batch runner (what a child is handed): the reference's run of
+/// the original, or the model with `remedies`; a decoder's attempt is held to the reference's
+/// tokens. A model that passes is written into `staging`.
+#[derive(Debug, Serialize, Deserialize)]
 pub(super) struct AttemptSpec {
-    #[serde(default)]
     pub(super) reference: bool,
-    #[serde(default)]
     pub(super) remedies: Vec<Remedy>,
-    #[serde(default)]
     pub(super) reference_tokens: Option<Vec<i64>>,
+    #[serde(with = "crate::fsutil::any_path")]
+    pub(super) staging: PathBuf,
 }
 
 /// One attempt's record, and the model to write where it passed (or why there is none): a file
@@ -55,18 +57,62 @@ pub(super) struct Attempts<'a> {
     pub(super) load: &'a LoadOptions,
     pub(super) tolerance: Tolerance,
     pub(super) placement: Placement,
-    /// Where attempts write their models and children their records.
+    /// DirectML is in the plan: the runner takes one attempt at a time.
+    pub(super) directml: bool,
+    /// Where attempts write their models.
     pub(super) staging: &'a Path,
-    /// Children started so far, to name each one's files.
-    pub(super) children: std::cell::Cell<usize>,
     /// An onnxruntime-genai folder: attempts generate, and are held to the reference's tokens.
     pub(super) decoder: bool,
-    pub(super) reference_tokens: std::cell::RefCell<Option<Vec<i64>>>,
+    /// The reference's greedy tokens, once its run has given them.
+    pub(super) reference_tokens: std::sync::OnceLock<Vec<i64>>,
+}
+
+/// An attempt as the batch runner runs it: here, or in a child that runs it here.
+impl Batch for Attempts<'_> {
+    type Item = AttemptSpec;
+    type Outcome = Tried;
+
+    fn name<'a>(&self, spec: &'a AttemptSpec) -> &'a str {
+        match spec.reference {
+            true => "the reference run",
+            false => "the attempt",
+        }
+    }
+
+    fn run(&self, spec: &AttemptSpec, _bars: &indicatif::MultiProgress) -> Tried {
+        // What the parent knew when it handed the attempt on: its staging folder, the reference's tokens.
+        let reference_tokens = std::sync::OnceLock::new();
+        if let Some(tokens) = spec.reference_tokens.clone() {
+            let _ = reference_tokens.set(tokens);
+        }
+        let here = Attempts { placement: Placement::default(), staging: &spec.staging, reference_tokens, ..*self };
+        match spec.reference {
+            true => here.reference_here(),
+            false => here.run_here(&spec.remedies),
+        }
+    }
+
+    fn ended(&self, _spec: &AttemptSpec, end: Ended) -> Tried {
+        let why = match end {
+            Ended::Crash(how) | Ended::Timeout(how) | Ended::Interrupted(how) => how,
+        };
+        Tried::failed(why, 0.0)
+    }
 }
 
 impl Tried {
     pub(super) fn passes(&self) -> bool {
         matches!(self.attempt.outcome, AttemptOutcome::Passes)
+    }
+
+    /// An attempt that could not run: why.
+    fn failed(why: String, seconds: f64) -> Tried {
+        Tried {
+            attempt: Attempt { remedies: Vec::new(), outcome: AttemptOutcome::Fails(why), max_abs_diff: None, seconds },
+            model: None,
+            tokens: None,
+            overflowed: false,
+        }
     }
 }
 
@@ -112,21 +158,51 @@ impl Attempts<'_> {
     /// The whole model with `remedies` (beside the user's own flags) on the EP under test,
     /// against the reference on the original model.
     pub(super) fn run(&self, remedies: &[Remedy]) -> Tried {
-        if self.placement.in_children {
-            let spec = AttemptSpec {
-                reference: false,
-                remedies: remedies.to_vec(),
-                reference_tokens: self.reference_tokens.borrow().clone(),
-            };
-            let mut tried = self.in_child(&spec);
-            tried.attempt.remedies = remedies.iter().map(|r| r.flag()).collect();
-            return tried;
+        let mut tried = self.through_runner(AttemptSpec {
+            reference: false,
+            remedies: remedies.to_vec(),
+            reference_tokens: self.reference_tokens.get().cloned(),
+            staging: self.staging.to_path_buf(),
+        });
+        tried.attempt.remedies = remedies.iter().map(|r| r.flag()).collect();
+        tried
+    }
+
+    /// The original on the reference: `Passes` where it runs, `Fails` with why otherwise.
+    pub(super) fn reference(&self) -> Tried {
+        self.through_runner(AttemptSpec {
+            reference: true,
+            remedies: Vec::new(),
+            reference_tokens: None,
+            staging: self.staging.to_path_buf(),
+        })
+    }
+
+    /// `spec` as the one item of a batch: in a child held to the time limit where the placement
+    /// says so (one that hangs, crashes or is stopped is that attempt's failure), else here.
+    fn through_runner(&self, spec: AttemptSpec) -> Tried {
+        let started = Instant::now();
+        let options = batch::Options::new(self.placement, self.directml, (1, 1), Counting::Attempts, true);
+        let mut tried = None;
+        let ran = batch::run(self, vec![Entry::Run(spec)], &options, &mut |_, outcome| {
+            tried = Some(outcome);
+            Ok(())
+        });
+        let seconds = started.elapsed().as_secs_f64();
+        match (ran, tried) {
+            (Err(e), _) => Tried::failed(crate::exit::one_line(&e), seconds),
+            (Ok(()), Some(tried)) => tried,
+            (Ok(()), None) => Tried::failed(crate::interrupt::interrupted_in(""), seconds),
         }
+    }
+
+    /// An attempt in this process.
+    fn run_here(&self, remedies: &[Remedy]) -> Tried {
         let started = Instant::now();
         let request = self.request_with(remedies);
         let flags = remedies.iter().map(|r| r.flag()).collect();
         if self.decoder {
-            let reference = self.reference_tokens.borrow().clone().unwrap_or_default();
+            let reference = self.reference_tokens.get().cloned().unwrap_or_default();
             let outcome = match decoder::greedy_tokens(self.runtime, &self.settings.model, &request) {
                 Ok(tokens) => decoder::judge(&tokens, &reference),
                 Err(e) => AttemptOutcome::Fails(crate::exit::one_line(&e)),
@@ -210,11 +286,8 @@ impl Attempts<'_> {
             .collect())
     }
 
-    /// The original on the reference: `Passes` where it runs, `Fails` with why otherwise.
-    pub(super) fn reference(&self) -> Tried {
-        if self.placement.in_children {
-            return self.in_child(&AttemptSpec { reference: true, ..AttemptSpec::default() });
-        }
+    /// The reference's run in this process.
+    fn reference_here(&self) -> Tried {
         let started = Instant::now();
         let reference = reference_of(self.base, self.settings);
         let (outcome, tokens) = match self.decoder {
@@ -230,54 +303,6 @@ impl Attempts<'_> {
         let attempt =
             Attempt { remedies: Vec::new(), outcome, max_abs_diff: None, seconds: started.elapsed().as_secs_f64() };
         Tried { attempt, model: None, tokens, overflowed: false }
-    }
-
-    /// Runs `attempt` in a child dmlrun held to the time limit; a child that hangs, crashes or
-    /// is stopped is that attempt's failure.
-    pub(super) fn in_child(&self, spec: &AttemptSpec) -> Tried {
-        let attempt = serde_json::to_string(spec).expect("an attempt serialises");
-        let started = Instant::now();
-        let n = self.children.get();
-        self.children.set(n + 1);
-        let files = ChildFiles {
-            handoff: self.staging.join(format!("child-{n}.unused")),
-            results: self.staging.join(format!("child-{n}.jsonl")),
-            progress: self.staging.join(format!("child-{n}.progress")),
-        };
-        let extra: Vec<OsString> = vec![
-            "--isolation".into(),
-            "none".into(),
-            "--attempt".into(),
-            attempt.into(),
-            "--child-report".into(),
-            files.results.clone().into(),
-            "--progress".into(),
-            files.progress.clone().into(),
-        ];
-        let args = crate::isolation::child_args(&extra);
-        let mut line = None;
-        let end = crate::isolation::run_child(&args, &files, self.placement.limit, &mut |l| line = Some(l.to_string()));
-        let failed = |why: String| Tried {
-            attempt: Attempt {
-                remedies: Vec::new(),
-                outcome: AttemptOutcome::Fails(why),
-                max_abs_diff: None,
-                seconds: started.elapsed().as_secs_f64(),
-            },
-            model: None,
-            tokens: None,
-            overflowed: false,
-        };
-        match end {
-            Err(e) => failed(crate::exit::one_line(&e)),
-            Ok(ChildEnd::TimedOut(limit, stage)) => failed(crate::isolation::timed_out_reason(limit, &stage)),
-            Ok(ChildEnd::Interrupted(_)) => failed("interrupted".into()),
-            Ok(ChildEnd::Exited { how, .. }) => match line.map(|l| serde_json::from_str::<Tried>(&l)) {
-                Some(Ok(tried)) => tried,
-                Some(Err(e)) => failed(format!("the attempt's record: {e}")),
-                None => failed(format!("the attempt's process ended ({how}) before saying how it went")),
-            },
-        }
     }
 
     /// `dmlrun reduce` on the model as the user gave it, in a child held to one attempt's time

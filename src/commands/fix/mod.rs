@@ -6,7 +6,7 @@
 mod attempts;
 mod decoder;
 
-use attempts::{AttemptSpec, Attempts, Tried};
+use attempts::{Attempts, Tried};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -56,14 +56,13 @@ impl Remedy {
 const ATTEMPT_LIMIT: Duration = Duration::from_secs(600);
 
 pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
-    let settings = FixSettings::resolve(args)?;
-    match &settings.attempt {
-        Some(attempt) => attempt_as_child(&settings, attempt),
-        None => fix(&settings),
-    }
+    fix(&FixSettings::resolve(args)?)
 }
 
 fn fix(settings: &FixSettings) -> Result<ExitStatus> {
+    if let Some(child) = &settings.child {
+        return attempt_as_child(settings, child);
+    }
     let (model_path, decoder) = (settings.model.as_path(), settings.decoder);
     if decoder {
         decoder::check_output_folder(&settings.output)?;
@@ -101,8 +100,8 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
         load: &settings.load,
         tolerance,
         placement,
+        directml: placement_directml,
         staging: staging.path(),
-        children: Default::default(),
         decoder,
         reference_tokens: Default::default(),
     };
@@ -110,7 +109,9 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     // The reference must run the original: its outputs are what every attempt is held to.
     crate::stage::step("the reference run");
     let reference = attempts.reference();
-    *attempts.reference_tokens.borrow_mut() = reference.tokens;
+    if let Some(tokens) = reference.tokens {
+        let _ = attempts.reference_tokens.set(tokens);
+    }
     if let AttemptOutcome::Fails(why) = reference.attempt.outcome {
         bail!(
             "model {}: the reference ({}) cannot run it either, so there is nothing {} could be fixed against: {why}",
@@ -287,18 +288,14 @@ fn staging_folder(output: &Path) -> Result<tempfile::TempDir> {
     crate::fsutil::temp_dir_beside(output, ".dmlrun-fix-").with_context(|| format!("--output {}", output.display()))
 }
 
-/// A child's side: one attempt (or the reference's run) here, its record appended to
-/// --child-report as one JSON line, its model (where it passed) beside that file.
-fn attempt_as_child(settings: &FixSettings, attempt: &str) -> Result<ExitStatus> {
-    let spec: AttemptSpec =
-        serde_json::from_str(attempt).with_context(|| format!("--attempt {attempt}: not an attempt"))?;
-    let report = settings.child_report.as_deref().context("--attempt needs --child-report")?;
+/// A child's side: the attempt its parent handed it (or the reference's run), here, its record
+/// appended to the runner's results file, its model (where it passed) in the parent's staging
+/// folder.
+fn attempt_as_child(settings: &FixSettings, child: &crate::batch::Handoff) -> Result<ExitStatus> {
     if let Some(progress) = &settings.progress {
         crate::stage::report_to(progress);
     }
-    crate::stage::item(if spec.reference { "the reference run" } else { "the attempt" });
     let runtime = settings.ort.load()?;
-    let staging = report.parent().unwrap_or(Path::new("."));
     let attempts = Attempts {
         runtime: &runtime,
         settings,
@@ -306,17 +303,12 @@ fn attempt_as_child(settings: &FixSettings, attempt: &str) -> Result<ExitStatus>
         load: &settings.load,
         tolerance: settings.tolerance,
         placement: Placement::default(),
-        staging,
-        children: Default::default(),
+        directml: false,
+        // Each attempt names its own.
+        staging: Path::new("."),
         decoder: settings.decoder,
-        reference_tokens: std::cell::RefCell::new(spec.reference_tokens),
+        reference_tokens: Default::default(),
     };
-    let tried = match spec.reference {
-        true => attempts.reference(),
-        false => attempts.run(&spec.remedies),
-    };
-    let mut line = serde_json::to_string(&tried).context("a fix attempt's record")?;
-    line.push('\n');
-    std::fs::write(report, line).with_context(|| format!("--child-report {}", report.display()))?;
+    crate::batch::serve_parent(&attempts, child)?;
     Ok(ExitStatus::Success)
 }
