@@ -663,7 +663,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__fix)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --compare-ep --rtol --atol --isolation --timeout --child-report --progress --preflight --attempt --output --write-unchanged --save-fixed-dims --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --decompose --gemm-zero-bias --reshape-allowzero-off --print-plan --compare-ep --rtol --atol --isolation --timeout --child-report --progress --preflight --output --write-unchanged --save-fixed-dims --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -842,10 +842,6 @@ _dmlrun() {
                     return 0
                     ;;
                 --preflight)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --attempt)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
