@@ -4,6 +4,7 @@
 //! only look), the argument groups several commands share in `shared.rs`, and the value
 //! parsers in `parse.rs`; everything is re-exported here, so `cli::RunArgs` is the one name.
 
+mod batch;
 mod bench;
 mod fix;
 mod generate;
@@ -20,6 +21,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+pub use batch::{ChildArgs, CiArgs, CiSystem, ExportArgs, IsolationArgs, SaveModelsArgs};
 pub use bench::BenchArgs;
 pub use fix::FixArgs;
 pub use generate::GenerateArgs;
@@ -29,8 +31,8 @@ pub use parse::*;
 pub use reduce::ReduceArgs;
 pub use run::RunArgs;
 pub use shared::{
-    BatchInputArgs, ChildArgs, CiArgs, CiSystem, CompareArgs, DeviceIoArgs, ExportArgs, GeneratedInputArgs, InputArgs,
-    IsolationArgs, PreprocessArgs, ReferenceArgs, SaveModelsArgs, SessionArgs,
+    BatchInputArgs, CompareArgs, DeviceIoArgs, GeneratedInputArgs, InputArgs, PreprocessArgs, ReferenceArgs,
+    SessionArgs,
 };
 pub use test::TestArgs;
 

@@ -1,0 +1,164 @@
+//! The argument groups of the commands that run a batch of items: where the items run and the
+//! hidden flags of the runner's children, the report files, the models saved, the CI system.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::parse::*;
+use crate::isolation::Isolation;
+
+/// Running the items of a batch in child processes (`test`, `bench`, `fix`'s attempts).
+#[derive(Debug, Clone, Args)]
+pub struct IsolationArgs {
+    /// Run the items in child dmlrun processes, so one that kills its process (an abort in
+    /// DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout
+    /// as `timeout`, and the others still run.
+    ///
+    /// auto (the default) does when DirectML is in the plan or a time limit holds, which by
+    /// default one does; none keeps them in this process, with no time limit (a model that never
+    /// returns then holds the run until Ctrl-C). test: up to 100 cases to a child, --jobs
+    /// children side by side; a child that dies is split in halves until the case that kills it
+    /// runs alone. bench: one model to a child. Costs a process start (and ONNX Runtime's load)
+    /// per child.
+    ///
+    /// Example: --isolation process
+    #[arg(long, value_name = "WHERE", default_value = "auto")]
+    pub isolation: Isolation,
+
+    /// Kill a case or model that runs longer than this, from its start, and record it as
+    /// `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no
+    /// limit).
+    ///
+    /// The limit holds by running the items in child processes (see --isolation): a run that
+    /// never returns can only be stopped with its process. With --isolation none (or bench's
+    /// --print-plan) a --timeout is refused rather than ignored.
+    ///
+    /// Example: --timeout 60s
+    #[arg(long, value_name = "TIME", value_parser = parse_limit)]
+    pub timeout: Option<std::time::Duration>,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
+}
+
+/// The hidden flags an isolation child of the batch runner is started with (`test`, `bench`,
+/// `fix`, and `reduce`, whose candidates are checked in children).
+#[derive(Debug, Clone, Args)]
+pub struct ChildArgs {
+    /// Internal: run as an isolation child, appending each item's result to FILE as one JSON
+    /// line as it finishes, and nothing else.
+    ///
+    /// Example: --child-report /tmp/dmlrun-child.jsonl
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub child_report: Option<PathBuf>,
+
+    /// Internal: write the item (and step) under way to FILE, for the parent's time limit.
+    ///
+    /// Example: --progress /tmp/dmlrun-progress
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub progress: Option<PathBuf>,
+
+    /// Internal: the items as the parent resolved them (JSON: each with its preflight), so that
+    /// the child runs exactly those and resolves no flag again.
+    ///
+    /// Example: --preflight /tmp/dmlrun-preflight.json
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub preflight: Option<PathBuf>,
+}
+
+/// The report files of a batch, one flag a format (`test`, `bench`, and `merge` of their reports):
+/// each checked before the first item runs, rewritten as items finish, and at most one of them
+/// on stdout (`-`).
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// Write the report as JSON to FILE ("-" for stdout instead of the summary).
+    ///
+    /// Example: --json results.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write a CSV table to FILE ("-" for stdout): a row per case (test) or model (bench), with
+    /// its status and figures.
+    ///
+    /// Example: --csv bench.csv
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README
+    /// (merge --compare: the comparison).
+    ///
+    /// Example: --markdown - >> RESULTS.md
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write a self-contained HTML page to FILE. test: the totals and every case with its status
+    /// (filterable) and where mismatching outputs part; bench: the environment, each model's
+    /// latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep,
+    /// --baseline and --profile their comparisons.
+    ///
+    /// Example: --html report.html
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Write JUnit XML to FILE ("-" for stdout): a case per test case or bench model, failed
+    /// where it failed (bench: or regressed against the baseline, the verdict in its output).
+    ///
+    /// Example: --junit results.xml
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+/// Each item's model written as its session ran it (`test`, `bench`).
+#[derive(Debug, Clone, Args)]
+pub struct SaveModelsArgs {
+    /// Write each item's model (a test case's, a bench model's) as its session ran it into DIR,
+    /// as run's --save-model writes one (every rewrite and the float16 conversion, dmlrun.*
+    /// metadata_props saying what was done): DIR/NAME.onnx, NAME the item's name as the report
+    /// gives it. A model dmlrun did not change is written too (its own bytes, the record added),
+    /// unless its weights are in external data files: then it gets a warning and no file.
+    ///
+    /// Example: dmlrun bench models/ --device 0 --precision fp16 --save-models fp16/
+    #[arg(long, value_name = "DIR")]
+    pub save_models: Option<PathBuf>,
+
+    /// With --save-models: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
+    /// dmlrun gave them for DirectML from the inputs), for an application that sets no
+    /// free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay
+    /// symbolic, as in the source.
+    ///
+    /// Example: --save-models fixed/ --save-fixed-dims
+    #[arg(long, requires = "save_models")]
+    pub save_fixed_dims: bool,
+}
+
+/// Where a CI system shows the outcome (`test`, `bench`, `generate`).
+#[derive(Debug, Clone, Args)]
+pub struct CiArgs {
+    /// Report to the CI system's own pages: with github, a Markdown summary appended to
+    /// $GITHUB_STEP_SUMMARY (the failed items first, at most 1 MiB) and an annotation on the run
+    /// per failed item (at most 10, then a count), printed on stderr, where the runner reads
+    /// them too; stdout is unchanged. auto: github where GITHUB_ACTIONS=true; none: never.
+    ///
+    /// Example: --ci none
+    #[arg(long, value_name = "WHERE", value_enum, default_value = "auto")]
+    pub ci: CiSystem,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CiSystem {
+    Auto,
+    Github,
+    None,
+}
+
+impl CiSystem {
+    /// Forced on (github), off (none), or left to the environment (auto).
+    pub fn forced(self) -> Option<bool> {
+        match self {
+            CiSystem::Auto => None,
+            CiSystem::Github => Some(true),
+            CiSystem::None => Some(false),
+        }
+    }
+}
