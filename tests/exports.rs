@@ -208,6 +208,10 @@ fn every_export_of_every_command_parses() {
             &path("generate.md"),
             "--html",
             &path("generate.html"),
+            "--junit",
+            &path("generate.xml"),
+            "--compare-ep",
+            "cpu",
         ],
         &[0],
     );
@@ -354,7 +358,11 @@ fn every_export_of_every_command_parses() {
     assert_eq!(markdown_rows(&out("generate.md")), 2);
     assert_eq!(markdown_rows(&out("compare.md")), 3);
     // bench-2's JUnit holds each model's verdict against bench-1 in its output.
-    junit_valid(&[out("test.xml"), out("merged.xml"), out("bench-1.xml"), out("bench-2.xml")]);
+    junit_valid(&[out("test.xml"), out("merged.xml"), out("bench-1.xml"), out("bench-2.xml"), out("generate.xml")]);
+    // generate: a case per prompt, named by where it came from, its figures in its output.
+    let generated = std::fs::read_to_string(out("generate.xml")).unwrap();
+    assert_eq!(generated.matches("<testcase ").count(), 2, "{generated}");
+    assert!(generated.contains("prompt 2 (") && generated.contains("tokens/s"), "{generated}");
     assert!(std::fs::read_to_string(out("bench-2.xml")).unwrap().contains("verdict: "));
     for page in ["bench-1.html", "bench-2.html", "generate.html", "merged.html", "compare.html"] {
         let html = std::fs::read_to_string(out(page)).unwrap();

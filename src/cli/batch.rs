@@ -67,9 +67,9 @@ pub struct ChildArgs {
     pub preflight: Option<PathBuf>,
 }
 
-/// The report files of a batch, one flag a format (`test`, `bench`, and `merge` of their reports):
-/// each checked before the first item runs, rewritten as items finish, and at most one of them
-/// on stdout (`-`).
+/// The report files, one flag a format (`test`, `bench`, `generate`, and `merge` of test's and
+/// bench's reports): each checked before the first item runs, rewritten as items finish, and at
+/// most one of them on stdout (`-`).
 #[derive(Debug, Clone, Args)]
 pub struct ExportArgs {
     /// Write the report as JSON to FILE ("-" for stdout instead of the summary).
@@ -78,8 +78,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
-    /// Write a CSV table to FILE ("-" for stdout): a row per case (test) or model (bench), with
-    /// its status and figures.
+    /// Write a CSV table to FILE ("-" for stdout): a row per case (test), model (bench) or prompt
+    /// (generate), with its status and figures.
     ///
     /// Example: --csv bench.csv
     #[arg(long, value_name = "FILE")]
@@ -95,14 +95,16 @@ pub struct ExportArgs {
     /// Write a self-contained HTML page to FILE. test: the totals and every case with its status
     /// (filterable) and where mismatching outputs part; bench: the environment, each model's
     /// latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep,
-    /// --baseline and --profile their comparisons.
+    /// --baseline and --profile their comparisons; generate: the figures and a plot of each
+    /// token's decode latency over the sequence (where the KV cache's growth shows).
     ///
     /// Example: --html report.html
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
-    /// Write JUnit XML to FILE ("-" for stdout): a case per test case or bench model, failed
-    /// where it failed (bench: or regressed against the baseline, the verdict in its output).
+    /// Write JUnit XML to FILE ("-" for stdout): a case per test case, bench model or generate
+    /// prompt, failed where it failed (bench: or regressed against the baseline, the verdict in
+    /// its output; generate: where its tokens part from --compare-ep's).
     ///
     /// Example: --junit results.xml
     #[arg(long, value_name = "FILE")]

@@ -184,30 +184,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_limit, default_value = "10m")]
     pub timeout: std::time::Duration,
 
-    /// Write the JSON report to FILE ("-" for stdout instead of the text).
-    ///
-    /// Example: --json gen.json
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-
-    /// Write the figures as CSV, a row per prompt, to FILE ("-" for stdout).
-    ///
-    /// Example: --csv gen.csv
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<PathBuf>,
-
-    /// Write the figures as a Markdown table to FILE ("-" for stdout).
-    ///
-    /// Example: --markdown - >> RESULTS.md
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-
-    /// Write a self-contained HTML page to FILE: the figures and a plot of each token's decode
-    /// latency over the sequence (where the KV cache's growth shows).
-    ///
-    /// Example: --html gen.html
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub exports: super::ExportArgs,
 
     /// With the figures, each prompt's generated token ids and its decode latency along the
     /// positions (where a growing KV cache shows).

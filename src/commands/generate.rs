@@ -75,8 +75,9 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     let sampled = matches!(sampling, Sampling::Sample { .. });
     let looping = LoopSettings { max_new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: settings.ignore_eos };
     // An export to stdout takes it: the text is then not printed.
+    let to = &settings.exports;
     let exports_to_stdout =
-        [&settings.json, &settings.csv, &settings.markdown].into_iter().flatten().any(|p| p == Path::new("-"));
+        [&to.json, &to.csv, &to.markdown, &to.junit].into_iter().flatten().any(|p| p == Path::new("-"));
     let text_to_stdout = !settings.quiet && !exports_to_stdout;
 
     let mut results = Vec::new();
@@ -329,11 +330,13 @@ fn prompts(
 
 /// The exports generate's flags ask for, one exporter per format, as bench's and test's.
 fn exports(settings: &GenerateSettings) -> Result<Exports<'static, GenerateReport>> {
+    let to = &settings.exports;
     Exports::checked([
-        Export::of("--json", settings.json.as_deref(), |r: &GenerateReport| crate::report::json_text(r)),
-        Export::of("--csv", settings.csv.as_deref(), |r: &GenerateReport| Ok(report::csv(r))),
-        Export::of("--markdown", settings.markdown.as_deref(), |r: &GenerateReport| Ok(report::markdown(r))),
-        Export::of("--html", settings.html.as_deref(), |r: &GenerateReport| Ok(report::html(r))),
+        Export::of("--json", to.json.as_deref(), |r: &GenerateReport| crate::report::json_text(r)),
+        Export::of("--csv", to.csv.as_deref(), |r: &GenerateReport| Ok(report::csv(r))),
+        Export::of("--markdown", to.markdown.as_deref(), |r: &GenerateReport| Ok(report::markdown(r))),
+        Export::of("--html", to.html.as_deref(), |r: &GenerateReport| Ok(report::html(r))),
+        Export::of("--junit", to.junit.as_deref(), report::junit),
     ])
 }
 

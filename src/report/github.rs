@@ -256,24 +256,7 @@ pub fn of_generate(report: &super::generate::GenerateReport, workspace: Option<&
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let compared = report.comparison.as_ref().and_then(|c| c.prompts.get(i));
-            let differs = compared.is_some_and(|c| c.first_difference.is_some());
-            let f = &p.figures;
-            let mut detail = format!(
-                "{} prompt tokens, {} new: TTFT {} ms, {:.1} tokens/s",
-                f.prompt_tokens,
-                f.new_tokens,
-                f.ttft_ms.as_ref().map_or("-".into(), |t| format!("{:.1}", t.p50)),
-                f.generation_tokens_per_s
-            );
-            if let (Some(c), Some(at)) = (compared, compared.and_then(|c| c.first_difference)) {
-                let _ = write!(
-                    detail,
-                    "; tokens part from {}'s at token {at} ({} matching)",
-                    report.comparison.as_ref().map_or("", |c| c.reference_ep.as_str()),
-                    c.matching
-                );
-            }
+            let (differs, detail) = super::generate::prompt_outcome(report, i);
             Item {
                 name: format!("prompt {} ({})", i + 1, p.source),
                 file: Some(relative_to_workspace(&report.model, workspace)),

@@ -41,10 +41,7 @@ pub struct GenerateSettings {
     pub ort: OrtSettings,
     pub request: PlanRequest,
     pub print_plan: bool,
-    pub json: Option<PathBuf>,
-    pub csv: Option<PathBuf>,
-    pub markdown: Option<PathBuf>,
-    pub html: Option<PathBuf>,
+    pub exports: ReportFiles,
     pub verbose: bool,
     pub quiet: bool,
     pub github: Option<github::Target>,
@@ -57,7 +54,10 @@ impl GenerateSettings {
         if args.session.precision != crate::runtime::plan::Precision::Fp32 {
             bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16)");
         }
-        for flag in [&args.json, &args.csv, &args.markdown, &args.html].into_iter().flatten() {
+        let exports = report_files(&args.exports);
+        for flag in
+            [&exports.json, &exports.csv, &exports.markdown, &exports.html, &exports.junit].into_iter().flatten()
+        {
             if flag.is_dir() {
                 bail!("{}: is a directory, not a report file", flag.display());
             }
@@ -108,10 +108,7 @@ impl GenerateSettings {
             ort: OrtSettings::of(&args.ort),
             request: run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?,
             print_plan: args.session.print_plan,
-            json: args.json.clone(),
-            csv: args.csv.clone(),
-            markdown: args.markdown.clone(),
-            html: args.html.clone(),
+            exports,
             verbose: args.verbose,
             quiet: args.quiet,
             github: github_target(&args.ci),
