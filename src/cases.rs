@@ -127,22 +127,8 @@ fn read_case_model(case: &Case) -> Result<ModelFile> {
 
 fn run_case(cases: &Cases, case: &Case, preflight: &Preflight) -> CaseResult {
     let started = Instant::now();
-    let mut result = CaseResult {
-        name: case.name.clone(),
-        status: Status::Pass,
-        reason: None,
-        mismatches: Vec::new(),
-        data_sets: case.data_sets.len(),
-        duration_ms: 0.0,
-        max_abs_diff: None,
-        placement: Vec::new(),
-        expected_status: None,
-        blame: None,
-        node: None,
-        warnings: preflight.not_applied.clone(),
-        rewrite: None,
-        precision: None,
-    };
+    let mut result =
+        CaseResult { warnings: preflight.not_applied.clone(), ..CaseResult::passing(&case.name, case.data_sets.len()) };
     let checked = check_case(cases, case, preflight, &mut result);
     match checked {
         Ok((mismatches, max_abs_diff)) => {
