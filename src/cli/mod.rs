@@ -1,14 +1,18 @@
 //! Command-line definitions and help text (clap derive). No behaviour lives here.
 //!
 //! One file per command (`run.rs`, `test.rs`, `bench.rs`, `inspect.rs` for the commands that
-//! only look), the argument groups several commands share in `shared.rs`, and the value
-//! parsers in `parse.rs`; everything is re-exported here, so `cli::RunArgs` is the one name.
+//! only look), the argument groups several commands share in `shared.rs` (a batch's in
+//! `batch.rs`), the value parsers in `parse.rs`, where each flag is listed in the help in
+//! `help.rs`, and the command line read as `main` reads it in `line.rs`; everything is
+//! re-exported here, so `cli::RunArgs` is the one name.
 
 mod batch;
 mod bench;
 mod fix;
 mod generate;
+mod help;
 mod inspect;
+mod line;
 mod merge;
 mod parse;
 mod reduce;
@@ -25,7 +29,9 @@ pub use batch::{ChildArgs, CiArgs, CiSystem, ExportArgs, IsolationArgs, SaveMode
 pub use bench::BenchArgs;
 pub use fix::FixArgs;
 pub use generate::GenerateArgs;
+pub use help::{help_group, with_help_layout, HELP_GROUPS};
 pub use inspect::{CompletionsArgs, DevicesArgs, DoctorArgs, InfoArgs};
+pub use line::{parse, usage_error_line};
 pub use merge::MergeArgs;
 pub use parse::*;
 pub use reduce::ReduceArgs;
@@ -59,257 +65,6 @@ Typical uses:
 `dmlrun MODEL` takes every flag of `dmlrun run`: dmlrun run --help lists them.
 More: dmlrun info MODEL, dmlrun devices, dmlrun doctor, dmlrun <command> --help.
 Exit codes: 0 success, 1 a check failed (test, --compare-ep, --baseline), 2 error.";
-
-/// Where each flag is listed in every command's help, as a person looks for it: the groups in
-/// the order they are listed, and the flags (by long name) of each. The commands' fields are
-/// declared in this order too, since clap lists a heading where its first flag comes.
-pub const HELP_GROUPS: &[(&str, &[&str])] = &[
-    (
-        "Inputs",
-        &[
-            "input",
-            "generate",
-            "seed",
-            "free-dim-size",
-            "generate-range",
-            "max-tensor-bytes",
-            "max-image-pixels",
-            "prompt",
-            "prompt-file",
-            "prompt-tokens",
-            "prompt-ids",
-            "tokenizer",
-        ],
-    ),
-    (
-        "Image preprocessing",
-        &[
-            "preset",
-            "resize",
-            "resize-to",
-            "filter",
-            "scale",
-            "mean",
-            "std",
-            "channel-order",
-            "layout",
-            "pad-value",
-            "image-size",
-        ],
-    ),
-    ("Shapes and dimensions", &["dim", "shape", "dim-denotation", "no-auto-dims"]),
-    (
-        "Execution provider and device",
-        &[
-            "ep",
-            "device",
-            "dml-performance-preference",
-            "dml-device-filter",
-            "dml-disable-metacommands",
-            "ep-option",
-            "io-on-device",
-            "dml-graph-capture",
-            "no-dml-graph-capture",
-        ],
-    ),
-    (
-        "Session options",
-        &[
-            "precision",
-            "keep-fp32",
-            "decompose",
-            "gemm-zero-bias",
-            "reshape-allowzero-off",
-            "opt-level",
-            "intra-threads",
-            "inter-threads",
-            "execution-mode",
-            "memory-pattern",
-            "session-config",
-            "print-plan",
-        ],
-    ),
-    (
-        "Generation",
-        &[
-            "max-new-tokens",
-            "max-length",
-            "context-length",
-            "kv-layout",
-            "ignore-eos",
-            "choose-on-host",
-            "sample",
-            "temperature",
-            "top-p",
-        ],
-    ),
-    (
-        "Timing",
-        &[
-            "warmup",
-            "iterations",
-            "duration",
-            "min-iterations",
-            "max-iterations",
-            "rounds",
-            "sessions",
-            "sweep",
-            "sweep-shape",
-            "profile",
-            "profile-unfused",
-            "cache",
-        ],
-    ),
-    (
-        "Checking outputs",
-        &[
-            "compare-ep",
-            "compare-opt-level",
-            "compare-intra-threads",
-            "rtol",
-            "atol",
-            "tol",
-            "check-finite",
-            "no-blame",
-            "expect",
-            "write-expect",
-            "baseline",
-            "baseline-model",
-            "max-regression",
-            "compare",
-        ],
-    ),
-    ("Reduction", &["time-limit", "candidate-timeout", "each-op"]),
-    ("Batches, isolation and time limits", &["shard", "jobs", "isolation", "timeout"]),
-    (
-        "Outputs and reports",
-        &[
-            "top-k",
-            "labels",
-            "save-outputs",
-            "as-test-data",
-            "save-model",
-            "save-models",
-            "save-fixed-dims",
-            "write-unchanged",
-            "save-inputs",
-            "save-format",
-            "output",
-            "json",
-            "csv",
-            "markdown",
-            "html",
-            "junit",
-            "ci",
-            "full-metadata",
-            "verbose",
-            "quiet",
-        ],
-    ),
-    ("Runtime library", &["ort-lib", "ep-library"]),
-    ("Logging and colour", &["ort-log-level", "color"]),
-];
-
-/// Flags whose group depends on the command: generate's --top-k and --seed are sampling's.
-const HELP_GROUP_OF_COMMAND: &[(&str, &str, &str)] =
-    &[("generate", "top-k", "Generation"), ("generate", "seed", "Generation")];
-
-/// The flags `-h` shows (`--help` shows every one): what most runs of a command use.
-const SHORT_HELP: &[&str] = &[
-    "input",
-    "generate",
-    "dim",
-    "shape",
-    "ep",
-    "device",
-    "warmup",
-    "iterations",
-    "duration",
-    "compare-ep",
-    "expect",
-    "baseline",
-    "jobs",
-    "timeout",
-    "prompt",
-    "prompt-tokens",
-    "max-new-tokens",
-    "top-k",
-    "labels",
-    "output",
-    "json",
-    "junit",
-    "compare",
-    "quiet",
-];
-
-/// The group a command's flag is listed under in its help.
-pub fn help_group(command: &str, long: &str) -> Option<&'static str> {
-    HELP_GROUP_OF_COMMAND
-        .iter()
-        .find(|(c, l, _)| *c == command && *l == long)
-        .map(|(_, _, group)| *group)
-        .or_else(|| HELP_GROUPS.iter().find(|(_, flags)| flags.contains(&long)).map(|(group, _)| *group))
-}
-
-/// The command as `main` parses with it. `dmlrun --help` lists the commands, the examples and
-/// the global flags, and leaves the flags of `dmlrun MODEL` to `dmlrun run --help` (they are
-/// parsed all the same; the man page and completions are made from the full definition). Each
-/// command's help lists its flags in [`HELP_GROUPS`]; its `-h` only those of [`SHORT_HELP`]
-/// (all of them, for a command with few).
-pub fn with_help_layout(command: clap::Command) -> clap::Command {
-    let command = command.mut_args(|arg| {
-        let global = matches!(arg.get_id().as_str(), "color" | "help" | "version");
-        if arg.get_long().is_some() && !global {
-            arg.hide(true)
-        } else {
-            arg
-        }
-    });
-    // A global flag is copied into the commands when they are built, heading and all.
-    let command = command.mut_arg("color", |arg| arg.help_heading(help_group("", "color")));
-    let names: Vec<String> = command.get_subcommands().map(|c| c.get_name().to_string()).collect();
-    names.iter().fold(command, |command, name| {
-        command.mut_subcommand(name, |sub| {
-            let many = sub.get_arguments().filter(|a| a.get_long().is_some()).count() > 12;
-            sub.mut_args(|arg| {
-                let Some(long) = arg.get_long().map(str::to_string) else { return arg };
-                if long == "help" || long == "version" {
-                    return arg;
-                }
-                let arg = arg.help_heading(help_group(name, &long));
-                if many && !SHORT_HELP.contains(&long.as_str()) {
-                    arg.hide_short_help(true)
-                } else {
-                    arg
-                }
-            })
-        })
-    })
-}
-
-/// `dmlrun bnech models/`: a first word that is neither a command nor a file, but close to a
-/// command's name, is that command mistyped. (clap would take it for `dmlrun MODEL` and stumble
-/// on the next word.) Returns the one line to say.
-pub fn mistyped_command(args: &[std::ffi::OsString]) -> Option<String> {
-    let word = args.get(1)?.to_str()?;
-    if word.starts_with('-') || std::path::Path::new(word).exists() {
-        return None;
-    }
-    let command = <Cli as clap::CommandFactory>::command();
-    let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
-    if names.contains(&word) {
-        return None;
-    }
-    let nearest = names
-        .iter()
-        .map(|name| (strsim::jaro_winkler(word, name), name))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))?;
-    Some(format!(
-        "'{word}' is not a command, and no file of that name exists: did you mean 'dmlrun {}'? (dmlrun --help lists the commands)",
-        nearest.1
-    ))
-}
 
 /// Run, inspect and time ONNX models on ONNX Runtime, with DirectML as the first-class backend.
 #[derive(Debug, Parser)]
@@ -479,68 +234,6 @@ impl ColorWhen {
     }
 }
 
-/// A usage error as dmlrun says every error: one line, `dmlrun: error: ...` (main adds the
-/// prefix), with clap's suggestion of a similar flag or value where it has one, and without its
-/// usage lines or the tip to pass a flag after `--`, which misleads (a value that looks like a
-/// flag is refused because it is one). A value that is not UTF-8 is named with the flag it was
-/// given to, which clap does not say.
-pub fn usage_error_line(error: &clap::Error, args: &[std::ffi::OsString]) -> String {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    if error.kind() == ErrorKind::InvalidUtf8 {
-        let at = args.iter().position(|a| a.to_str().is_none());
-        let flag = at.and_then(|i| i.checked_sub(1)).and_then(|i| args[i].to_str()).filter(|f| f.starts_with('-'));
-        let value = at.map(|i| args[i].to_string_lossy().into_owned()).unwrap_or_default();
-        return match flag {
-            Some(flag) => format!("{flag} {value}: not valid UTF-8; this flag's value is read as text"),
-            None => format!("{value}: not valid UTF-8; this argument is read as text"),
-        };
-    }
-    // clap's message, whatever lines it spans (a missing required flag is named on the next
-    // one), without its tips, usage lines and pointer to --help.
-    let text = error.to_string();
-    let first = text
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
-        .collect::<Vec<_>>()
-        .join(" ")
-        .trim_start_matches("error: ")
-        .to_string();
-    let suggested = error.context().find_map(|(kind, value)| match (kind, value) {
-        (
-            ContextKind::SuggestedArg | ContextKind::SuggestedValue | ContextKind::SuggestedSubcommand,
-            ContextValue::String(s),
-        ) => Some(s.clone()),
-        (ContextKind::SuggestedArg | ContextKind::SuggestedValue, ContextValue::Strings(s)) => s.first().cloned(),
-        _ => None,
-    });
-    let help = match error.kind() {
-        ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => "; dmlrun COMMAND --help lists the flags",
-        _ => "",
-    };
-    match suggested {
-        Some(s) => format!("{first}: did you mean '{s}'?"),
-        None => format!("{first}{help}"),
-    }
-}
-
-/// Every value-taking flag takes a negative number as its value (`--iterations -1` is then a
-/// value its parser refuses with the range, not an unknown flag `-1`).
-pub fn with_negative_values(command: clap::Command) -> clap::Command {
-    let names: Vec<String> = command.get_subcommands().map(|c| c.get_name().to_string()).collect();
-    let command = command.mut_args(negative_values);
-    names.iter().fold(command, |command, name| command.mut_subcommand(name, |sub| sub.mut_args(negative_values)))
-}
-
-fn negative_values(arg: clap::Arg) -> clap::Arg {
-    if arg.get_action().takes_values() && !arg.is_positional() {
-        arg.allow_negative_numbers(true)
-    } else {
-        arg
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -557,18 +250,6 @@ mod tests {
         let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
         assert_eq!(ColorWhen::from_args(&args(&["dmlrun", "--color", "never", "m.onnx"])), ColorWhen::Never);
         assert_eq!(ColorWhen::from_args(&args(&["dmlrun", "--color=always"])), ColorWhen::Always);
-    }
-
-    #[test]
-    fn a_mistyped_command_is_named_with_the_nearest_one() {
-        let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
-        let said = mistyped_command(&args(&["dmlrun", "bnech", "x"])).unwrap();
-        assert!(said.contains("did you mean 'dmlrun bench'"), "{said}");
-        assert!(mistyped_command(&args(&["dmlrun", "tset"])).unwrap().contains("'dmlrun test'"));
-        assert_eq!(mistyped_command(&args(&["dmlrun", "bench", "x"])), None);
-        assert_eq!(mistyped_command(&args(&["dmlrun", "--device", "1"])), None);
-        // A model that does not exist and looks like no command is left to run's own error.
-        assert_eq!(mistyped_command(&args(&["dmlrun", "resnet50.onnx"])), None);
     }
 
     #[test]
