@@ -681,3 +681,15 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
     }
     assert!(matrix.len() >= 28);
 }
+
+#[test]
+fn the_looking_commands_refuse_a_json_file_they_cannot_write_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-folder").join("out.json");
+    let model = squeezenet();
+    for args in [vec!["info", model.as_str()], vec!["devices"], vec!["doctor"]] {
+        let output = dmlrun().args(&args).arg("--json").arg(&missing).output().unwrap();
+        assert_one_line_error(&output, "--json");
+        assert!(output.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&output.stdout));
+    }
+}

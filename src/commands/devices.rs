@@ -8,6 +8,7 @@ use crate::cli::DevicesArgs;
 use crate::exit::ExitStatus;
 use crate::runtime::adapters::{list_adapters, luid_text, vendor_name, Adapter};
 use crate::runtime::ep_devices::{EpDevice, EpLibrary};
+use crate::settings::LookSettings;
 
 #[derive(Serialize)]
 struct DevicesReport {
@@ -43,6 +44,10 @@ struct ListedDevice {
 }
 
 pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
+    devices(&LookSettings::resolve(&args.ort, &args.json)?)
+}
+
+fn devices(settings: &LookSettings) -> Result<ExitStatus> {
     let (adapters, adapters_unavailable) = match list_adapters() {
         Ok(list) => (list, None),
         // Not a failure of this command: the honest answer on this platform is "none".
@@ -51,10 +56,9 @@ pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
     };
     // Without ONNX Runtime the adapters are still worth listing, unless the user named a
     // library: then not finding it is the answer they need.
-    let explicit = args.ort.ort_lib.is_some() || !args.ort.ep_libraries.is_empty();
-    let (runtime, onnxruntime_unavailable) = match crate::settings::OrtSettings::of(&args.ort).load() {
+    let (runtime, onnxruntime_unavailable) = match settings.ort.load() {
         Ok(runtime) => (Some(runtime), None),
-        Err(e) if !explicit => (None, Some(format!("{e:#}"))),
+        Err(e) if !settings.named_library => (None, Some(format!("{e:#}"))),
         Err(e) => return Err(e),
     };
     let report = DevicesReport {
@@ -72,7 +76,7 @@ pub fn execute(args: &DevicesArgs) -> Result<ExitStatus> {
         adapters_unavailable,
         adapters_note: crate::runtime::wine::one_adapter_note(),
     };
-    if let Some(path) = &args.json {
+    if let Some(path) = &settings.json {
         if crate::report::write_json(path, &report, "--json")? {
             return Ok(ExitStatus::Success);
         }

@@ -8,14 +8,19 @@ use serde_json::json;
 use crate::cli::DoctorArgs;
 use crate::runtime::plan::DML_PROVIDER;
 use crate::runtime::session;
+use crate::settings::LookSettings;
 
 pub fn execute(args: &DoctorArgs) -> Result<ExitStatus> {
-    let runtime = crate::settings::OrtSettings::of(&args.ort).load()?;
+    doctor(&LookSettings::resolve(&args.ort, &args.json)?)
+}
+
+fn doctor(settings: &LookSettings) -> Result<ExitStatus> {
+    let runtime = settings.ort.load()?;
     let lib = &runtime.library;
     let directml = runtime.has_provider(DML_PROVIDER) && session::directml_api_present();
     let adapters = crate::runtime::adapters::list_adapters();
     let wine = crate::runtime::wine::wine_version();
-    if let Some(path) = &args.json {
+    if let Some(path) = &settings.json {
         let value = json!({
             "dmlrun_version": env!("CARGO_PKG_VERSION"),
             "wine": wine,

@@ -6,15 +6,20 @@ use crate::exit::ExitStatus;
 
 use crate::cli::InfoArgs;
 use crate::formats::model::{DimInfo, IoInfo, ModelInfo};
+use crate::settings::InfoSettings;
 
 pub fn execute(args: &InfoArgs) -> Result<ExitStatus> {
-    let info = ModelInfo::read(&args.model)?;
-    if let Some(path) = &args.json {
+    info(&InfoSettings::resolve(args)?)
+}
+
+fn info(settings: &InfoSettings) -> Result<ExitStatus> {
+    let info = ModelInfo::read(&settings.model)?;
+    if let Some(path) = &settings.json {
         if crate::report::write_json(path, &info, "--json")? {
             return Ok(ExitStatus::Success);
         }
     }
-    crate::outln!("model      {}", args.model.display());
+    crate::outln!("model      {}", settings.model.display());
     if let Some(p) = &info.producer_name {
         crate::outln!("producer   {p} {}", info.producer_version.as_deref().unwrap_or(""));
     }
@@ -68,7 +73,7 @@ pub fn execute(args: &InfoArgs) -> Result<ExitStatus> {
     if !info.metadata.is_empty() {
         crate::outln!("metadata:");
         for (k, v) in &info.metadata {
-            crate::outln!("  {k} = {}", if args.full_metadata { v.clone() } else { shortened(v) });
+            crate::outln!("  {k} = {}", if settings.full_metadata { v.clone() } else { shortened(v) });
         }
     }
     Ok(ExitStatus::Success)

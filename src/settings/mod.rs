@@ -7,6 +7,7 @@
 mod bench;
 mod fix;
 mod generate;
+mod inspect;
 mod merge;
 mod reduce;
 mod run;
@@ -20,8 +21,8 @@ use anyhow::Result;
 use crate::cases::CaseCheck;
 use crate::cli::{
     BatchInputArgs, BenchArgs, ChildArgs, DeviceIoArgs, ExportArgs, FixArgs, GenerateArgs, GeneratedInputArgs,
-    InputArgs, IsolationArgs, MergeArgs, OrtArgs, PreprocessArgs, ReduceArgs, RunArgs, SaveModelsArgs, SessionArgs,
-    TestArgs,
+    InfoArgs, InputArgs, IsolationArgs, MergeArgs, OrtArgs, PreprocessArgs, ReduceArgs, RunArgs, SaveModelsArgs,
+    SessionArgs, TestArgs,
 };
 use crate::compare::{Tolerance, Tolerances};
 use crate::formats::image::PreprocessRequest;
@@ -41,6 +42,7 @@ use crate::suites::shard::{Shard, ShardRequest};
 pub use bench::BenchSettings;
 pub use fix::FixSettings;
 pub use generate::{GenerateSettings, PromptSource};
+pub use inspect::{InfoSettings, LookSettings};
 pub use merge::MergeSettings;
 pub use reduce::ReduceSettings;
 pub use run::RunSettings;
