@@ -166,6 +166,7 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
     let options = batch::Options::new(placement, preflight.plan.uses_directml(), (1, 1), Counting::Candidates, true);
     let check_candidate = |dir: &Path, request: &PlanRequest| -> Result<(Outcome, Option<f64>)> {
         let found = testdata::discover(&[dir.to_path_buf()])?.cases;
+        anyhow::ensure!(found.len() == 1, "{}: a candidate is one test case, found {}", dir.display(), found.len());
         let entries = cases::preflight(&runtime, request, found)?;
         let mut checked = None;
         batch::run(&cases, entries, &options, &mut |_, result| {
