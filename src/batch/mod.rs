@@ -295,12 +295,14 @@ fn run_in_children<B: Batch>(
     Ok(())
 }
 
-/// What an isolation child was handed: the items as its parent resolved them, and the file
-/// each one's outcome is appended to.
+/// What an isolation child was handed: the items as its parent resolved them, the file each
+/// one's outcome is appended to, and the file the item and step under way are written to (the
+/// parent's time limit runs from it).
 #[derive(Debug, Clone)]
 pub struct Handoff {
     pub items: PathBuf,
     pub results: PathBuf,
+    pub progress: Option<PathBuf>,
 }
 
 /// An isolation child's part: runs the items its parent handed it (`--preflight FILE`) in
@@ -310,6 +312,9 @@ pub fn serve_parent<B: Batch>(batch: &B, handoff: &Handoff) -> Result<()> {
     let results = handoff.results.as_path();
     use std::io::Write;
     crate::interrupt::as_child();
+    if let Some(progress) = &handoff.progress {
+        crate::stage::report_to(progress);
+    }
     let items: Vec<(usize, B::Item)> = isolation::read_from_parent(&handoff.items)?;
     let mut file = std::fs::OpenOptions::new()
         .create(true)

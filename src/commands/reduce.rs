@@ -30,9 +30,6 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
 }
 
 fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
-    if let Some(progress) = &settings.progress {
-        crate::stage::report_to(progress);
-    }
     let runtime = settings.ort.load()?;
     // A candidate is checked as `dmlrun test` checks a case: against the reference's values in
     // its test data, within the tolerance, and (those values being the reference's) with no

@@ -29,7 +29,7 @@ pub fn execute(args: &TestArgs) -> Result<ExitStatus> {
 
 fn test(settings: &TestSettings) -> Result<ExitStatus> {
     let run = &settings.batch;
-    let runtime = run.start()?;
+    let runtime = run.ort.load()?;
     let cases = Cases { runtime: &runtime, check: &settings.check, saved: run.saved.as_ref() };
     if let Some(child) = &run.child {
         // An isolation child runs the cases its parent resolved, and nothing else.

@@ -25,10 +25,8 @@ pub struct FixSettings {
     /// `--isolation` and `--timeout`, an attempt's limit.
     pub isolation: crate::isolation::Isolation,
     pub timeout: Option<Duration>,
-    /// An attempt's child: the attempt its parent handed it, where its record goes, and its
-    /// progress file.
+    /// An attempt's child: the attempt its parent handed it, and where its record goes.
     pub child: Option<crate::batch::Handoff>,
-    pub progress: Option<PathBuf>,
 }
 
 impl FixSettings {
@@ -76,7 +74,6 @@ impl FixSettings {
             isolation: args.isolation.isolation,
             timeout: args.isolation.timeout,
             child,
-            progress: args.isolation.child.progress.clone(),
         })
     }
 }

@@ -139,7 +139,11 @@ pub fn preprocess_request(args: &PreprocessArgs, max_pixels: u64) -> PreprocessR
 /// An isolation child's part, from its hidden flags.
 pub fn child_handoff(args: &ChildArgs) -> Option<crate::batch::Handoff> {
     match (&args.preflight, &args.child_report) {
-        (Some(items), Some(results)) => Some(crate::batch::Handoff { items: items.clone(), results: results.clone() }),
+        (Some(items), Some(results)) => Some(crate::batch::Handoff {
+            items: items.clone(),
+            results: results.clone(),
+            progress: args.progress.clone(),
+        }),
         _ => None,
     }
 }
@@ -176,8 +180,6 @@ pub struct BatchRun {
     pub saved: Option<SavedModels>,
     /// An isolation child's part: the items its parent resolved, and where their outcomes go.
     pub child: Option<crate::batch::Handoff>,
-    /// An isolation child's progress file: the item and step under way, for the parent's limit.
-    pub progress: Option<PathBuf>,
     pub quiet: bool,
 }
 
@@ -221,18 +223,8 @@ impl BatchRun {
                 .clone()
                 .map(|folder| SavedModels { folder, fixed_dims: args.save.save_fixed_dims }),
             child: child_handoff(&isolation.child),
-            progress: isolation.child.progress.clone(),
             quiet: args.quiet,
         })
-    }
-
-    /// Loads the runtime, where an isolation child first starts telling its parent's progress
-    /// file the step under way (the parent's time limit runs from it).
-    pub fn start(&self) -> Result<crate::runtime::Runtime> {
-        if let Some(progress) = &self.progress {
-            crate::stage::report_to(progress);
-        }
-        self.ort.load()
     }
 }
 

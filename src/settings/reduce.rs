@@ -28,8 +28,6 @@ pub struct ReduceSettings {
     pub quiet: bool,
     /// A child of the reduction: the candidate its parent resolved, and where its outcome goes.
     pub child: Option<crate::batch::Handoff>,
-    /// A child's progress file: the step under way, for the parent's --candidate-timeout.
-    pub progress: Option<PathBuf>,
 }
 
 impl ReduceSettings {
@@ -64,7 +62,6 @@ impl ReduceSettings {
             json: args.json.clone(),
             quiet: args.quiet,
             child: child_handoff(&args.child),
-            progress: args.child.progress.clone(),
             model,
         })
     }

@@ -118,7 +118,7 @@ pub fn execute(args: &BenchArgs) -> Result<ExitStatus> {
 
 fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
     let run = &settings.batch;
-    let runtime = run.start()?;
+    let runtime = run.ort.load()?;
     let models = Models { runtime: &runtime, settings };
     if let Some(child) = &run.child {
         // An isolation child measures the models its parent resolved, and nothing else.

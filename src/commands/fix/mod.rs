@@ -292,9 +292,6 @@ fn staging_folder(output: &Path) -> Result<tempfile::TempDir> {
 /// appended to the runner's results file, its model (where it passed) in the parent's staging
 /// folder.
 fn attempt_as_child(settings: &FixSettings, child: &crate::batch::Handoff) -> Result<ExitStatus> {
-    if let Some(progress) = &settings.progress {
-        crate::stage::report_to(progress);
-    }
     let runtime = settings.ort.load()?;
     let attempts = Attempts {
         runtime: &runtime,
