@@ -13,7 +13,6 @@ use super::{decoder, Remedy};
 use crate::batch::{self, Batch, Ended, Entry};
 use crate::compare::Tolerance;
 use crate::graph::Graph;
-use crate::inputs::LoadOptions;
 use crate::isolation::Placement;
 use crate::progress::Counting;
 use crate::report::fix::{Attempt, AttemptOutcome, Located};
@@ -52,17 +51,14 @@ pub(super) struct Tried {
 /// What every attempt shares.
 pub(super) struct Attempts<'a> {
     pub(super) runtime: &'a Runtime,
+    /// The model, the user's request every attempt starts from, its inputs, the reference and
+    /// the tolerance.
     pub(super) settings: &'a FixSettings,
-    pub(super) base: &'a PlanRequest,
-    pub(super) load: &'a LoadOptions,
-    pub(super) tolerance: Tolerance,
     pub(super) placement: Placement,
     /// DirectML is in the plan: the runner takes one attempt at a time.
     pub(super) directml: bool,
     /// Where attempts write their models.
     pub(super) staging: &'a Path,
-    /// An onnxruntime-genai folder: attempts generate, and are held to the reference's tokens.
-    pub(super) decoder: bool,
     /// The reference's greedy tokens, once its run has given them.
     pub(super) reference_tokens: std::sync::OnceLock<Vec<i64>>,
 }
@@ -201,7 +197,7 @@ impl Attempts<'_> {
         let started = Instant::now();
         let request = self.request_with(remedies);
         let flags = remedies.iter().map(|r| r.flag()).collect();
-        if self.decoder {
+        if self.settings.decoder {
             let reference = self.reference_tokens.get().cloned().unwrap_or_default();
             let outcome = match decoder::greedy_tokens(self.runtime, &self.settings.model, &request) {
                 Ok(tokens) => decoder::judge(&tokens, &reference),
@@ -213,7 +209,7 @@ impl Attempts<'_> {
         }
         let mut overflowed = false;
         let (outcome, max_abs_diff, model) =
-            match run_once(self.runtime, self.settings, &request, self.load, Some(self.tolerance)) {
+            match run_once(self.runtime, self.settings, &request, Some(self.settings.tolerance)) {
                 Ok(ran) => {
                     // NaN or infinity where the reference has a number.
                     overflowed = ran.mismatches.iter().any(crate::compare::Mismatch::non_finite);
@@ -242,7 +238,7 @@ impl Attempts<'_> {
 
     /// The user's request with `remedies` added.
     pub(super) fn request_with(&self, remedies: &[Remedy]) -> PlanRequest {
-        let mut request = self.base.clone();
+        let mut request = self.settings.request.clone();
         for remedy in remedies {
             match remedy {
                 Remedy::Rewrite(rewrite) => request.rewrites.push(*rewrite),
@@ -257,7 +253,7 @@ impl Attempts<'_> {
     /// the reference's float32 run of the original: in float16 they overflow to infinity.
     pub(super) fn beyond_float16(&self, graph: &Graph) -> Result<Vec<String>> {
         const FLOAT16_MAX: f64 = 65504.0;
-        let request = reference_of(self.base, self.settings);
+        let request = reference_of(&self.settings.request, self.settings);
         let preflight = Preflight::read(self.runtime, &self.settings.model, &request, Scope::Alone)?;
         let run = engine::diagnose::reference_run(
             self.runtime,
@@ -265,7 +261,7 @@ impl Attempts<'_> {
             graph,
             &request,
             &self.settings.inputs,
-            self.load,
+            &self.settings.load,
         )?;
         let beyond: std::collections::HashSet<String> = run
             .values
@@ -289,13 +285,13 @@ impl Attempts<'_> {
     /// The reference's run in this process.
     fn reference_here(&self) -> Tried {
         let started = Instant::now();
-        let reference = reference_of(self.base, self.settings);
-        let (outcome, tokens) = match self.decoder {
+        let reference = reference_of(&self.settings.request, self.settings);
+        let (outcome, tokens) = match self.settings.decoder {
             true => match decoder::greedy_tokens(self.runtime, &self.settings.model, &reference) {
                 Ok(tokens) => (AttemptOutcome::Passes, Some(tokens)),
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
             },
-            false => match run_once(self.runtime, self.settings, &reference, self.load, None) {
+            false => match run_once(self.runtime, self.settings, &reference, None) {
                 Ok(_) => (AttemptOutcome::Passes, None),
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
             },
@@ -361,7 +357,6 @@ pub(super) fn run_once(
     runtime: &Runtime,
     settings: &FixSettings,
     request: &PlanRequest,
-    load: &LoadOptions,
     tolerance: Option<Tolerance>,
 ) -> Result<Ran> {
     let preflight = Preflight::read(runtime, &settings.model, request, Scope::Alone)?;
@@ -371,7 +366,7 @@ pub(super) fn run_once(
         label: None,
         print_plan: false,
         inputs: &settings.inputs,
-        load,
+        load: &settings.load,
         warmup: 0,
         budget: engine::RunBudget { max: 1, time_box: None, min: 0 },
         reference,

@@ -96,13 +96,9 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     let attempts = Attempts {
         runtime: &runtime,
         settings,
-        base: request,
-        load: &settings.load,
-        tolerance,
         placement,
         directml: placement_directml,
         staging: staging.path(),
-        decoder,
         reference_tokens: Default::default(),
     };
 
@@ -296,14 +292,10 @@ fn attempt_as_child(settings: &FixSettings, child: &crate::batch::Handoff) -> Re
     let attempts = Attempts {
         runtime: &runtime,
         settings,
-        base: &settings.request,
-        load: &settings.load,
-        tolerance: settings.tolerance,
         placement: Placement::default(),
         directml: false,
         // Each attempt names its own.
         staging: Path::new("."),
-        decoder: settings.decoder,
         reference_tokens: Default::default(),
     };
     crate::batch::serve_parent(&attempts, child)?;
