@@ -194,9 +194,8 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         ..PlanRequest::default()
     };
     let on_reference = PlanRequest { ep: compare_ep.clone(), log_level: request.log_level, ..PlanRequest::default() };
-    let ep_args = ep_args(settings);
-    let mut reference_args: Vec<OsString> = vec!["--ep".into(), compare_ep.to_string().into()];
-    reference_args.extend(common_args(settings));
+    let ep_args = test_flags(&under_test, settings);
+    let reference_args = test_flags(&on_reference, settings);
     let reducer = Reducer {
         graph: &graph,
         values,
@@ -312,10 +311,11 @@ fn engine_name(ep: &crate::runtime::plan::EpRequest, runtime: &Runtime) -> Strin
     ep.as_chosen(runtime.has_provider(crate::runtime::plan::DML_PROVIDER)).to_ascii_lowercase()
 }
 
-/// The `dmlrun test` arguments that reproduce a candidate's check on the EP under test, for the
-/// report: the same EP, adapter, options and ONNX Runtime as this run, and the tolerance.
-fn ep_args(settings: &ReduceSettings) -> Vec<OsString> {
-    let r = &settings.request;
+/// The `dmlrun test` arguments that reproduce a candidate's check with `request` (the EP under
+/// test's or the reference's), for the report: its EP, adapter and options, the same ONNX Runtime,
+/// plugin libraries and logging as this run, and the tolerance.
+fn test_flags(request: &PlanRequest, settings: &ReduceSettings) -> Vec<OsString> {
+    let r = request;
     let mut out: Vec<OsString> = vec!["--ep".into(), r.ep.to_string().into()];
     let mut flag = |name: &str, value: String| {
         out.push(name.into());
@@ -342,15 +342,7 @@ fn ep_args(settings: &ReduceSettings) -> Vec<OsString> {
     if r.dml_disable_metacommands {
         out.push("--dml-disable-metacommands".into());
     }
-    out.extend(common_args(settings));
-    out
-}
-
-/// What both EPs' reproducing commands take: the same ONNX Runtime and plugin libraries, its
-/// logging, and the tolerance.
-fn common_args(settings: &ReduceSettings) -> Vec<OsString> {
     let ort = &settings.ort;
-    let mut out: Vec<OsString> = Vec::new();
     let mut flag = |name: &str, value: String| {
         out.push(name.into());
         out.push(value.into());
