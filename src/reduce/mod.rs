@@ -126,30 +126,18 @@ pub struct Remedy {
     pub max_abs_diff: Option<f64>,
 }
 
-/// The rewrites that fit `nodes`: `--decompose` with each operator that has a decomposition,
-/// `--gemm-zero-bias` for a Gemm without its bias. Tried on the minimal model, they say whether
-/// the way round works, and the flag to use on the whole model.
+/// The rewrites that fit `nodes` (`Graph::rewrites_fitting`): `--decompose` with each operator
+/// that has a decomposition (one option, in the order the nodes have them), `--gemm-zero-bias`
+/// for a Gemm without its bias, `--reshape-allowzero-off`. Tried on the minimal model, they say
+/// whether the way round works, and the flag to use on the whole model.
 fn rewrite_remedies(nodes: &[crate::graph::Node], under_test: &PlanRequest) -> Vec<(String, PlanRequest)> {
-    let mut decompose: Vec<Rewrite> = Vec::new();
-    for node in nodes {
-        if let Ok(op) = crate::graph::Decomposable::parse(&node.op_type) {
-            if !decompose.contains(&Rewrite::Decompose(op)) {
-                decompose.push(Rewrite::Decompose(op));
-            }
-        }
-    }
-    let mut rewrites = Vec::new();
-    if !decompose.is_empty() {
-        rewrites.push(decompose);
-    }
-    if nodes.iter().any(|n| n.op_type == "Gemm" && n.inputs.get(2).is_none_or(|c| c.is_empty())) {
-        rewrites.push(vec![Rewrite::GemmZeroBias]);
-    }
-    if nodes.iter().any(|n| n.op_type == "Reshape" && n.attributes.iter().any(|a| a == "allowzero=1")) {
-        rewrites.push(vec![Rewrite::ReshapeAllowzeroOff]);
-    }
-    rewrites
+    let (mut decompose, others): (Vec<Rewrite>, Vec<Rewrite>) =
+        Graph::rewrites_fitting(nodes).into_iter().partition(|r| matches!(r, Rewrite::Decompose(_)));
+    decompose.sort_by_key(|r| nodes.iter().position(|n| n.op_type == r.op_type()));
+    let decompose = (!decompose.is_empty()).then_some(decompose);
+    decompose
         .into_iter()
+        .chain(others.into_iter().map(|r| vec![r]))
         .map(|rewrites| {
             let label = Rewrite::flags(&rewrites);
             (label, PlanRequest { rewrites, ..under_test.clone() })

@@ -141,8 +141,13 @@ impl Graph {
     /// order: ONNX Runtime's own fused-Gemm bug and torch's Reshape first (one node each, exact),
     /// then the decompositions (which replace a kernel with primitives).
     pub fn applicable_rewrites(&self) -> Vec<Rewrite> {
-        let nodes: Vec<EditNode> =
-            self.graph.node.iter().filter_map(|raw| EditNode::decode(raw.as_slice()).ok()).collect();
+        Graph::rewrites_fitting(&self.nodes)
+    }
+
+    /// The rewrites that would find something to rewrite among `nodes` (a run of the model's
+    /// nodes, as `reduce` keeps one), in the order of [`Graph::applicable_rewrites`].
+    pub fn rewrites_fitting(nodes: &[super::Node]) -> Vec<Rewrite> {
+        let nodes: Vec<EditNode> = nodes.iter().filter_map(|node| EditNode::decode(node.raw.as_slice()).ok()).collect();
         [Rewrite::GemmZeroBias, Rewrite::ReshapeAllowzeroOff]
             .into_iter()
             .chain(Decomposable::ALL.map(Rewrite::Decompose))
