@@ -53,9 +53,7 @@ impl FixSettings {
                 crate::report::export::check_writable(&args.output)
                     .with_context(|| format!("--output {}", args.output.display()))?;
             }
-            if let Some(path) = args.json.as_deref().filter(|p| *p != Path::new("-")) {
-                crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
-            }
+            check_json(args.json.as_deref())?;
         }
         Ok(FixSettings {
             model,

@@ -23,27 +23,18 @@ pub struct LookSettings {
 
 impl InfoSettings {
     pub fn resolve(args: &InfoArgs) -> Result<InfoSettings> {
-        check_json(&args.json)?;
+        check_json(args.json.as_deref())?;
         Ok(InfoSettings { model: args.model.clone(), json: args.json.clone(), full_metadata: args.full_metadata })
     }
 }
 
 impl LookSettings {
     pub fn resolve(ort: &OrtArgs, json: &Option<PathBuf>) -> Result<LookSettings> {
-        check_json(json)?;
+        check_json(json.as_deref())?;
         Ok(LookSettings {
             ort: OrtSettings::of(ort),
             named_library: ort.ort_lib.is_some() || !ort.ep_libraries.is_empty(),
             json: json.clone(),
         })
     }
-}
-
-/// `--json FILE`, checked writable before any work (`-` is stdout).
-fn check_json(json: &Option<PathBuf>) -> Result<()> {
-    use anyhow::Context;
-    if let Some(path) = json.as_deref().filter(|p| *p != Path::new("-")) {
-        crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
-    }
-    Ok(())
 }

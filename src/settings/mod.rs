@@ -153,6 +153,16 @@ pub fn github_target(args: &crate::cli::CiArgs) -> Option<github::Target> {
     github::target(args.ci.forced(), |name| std::env::var(name).ok())
 }
 
+/// `--json FILE` of a command that writes one report, checked writable before any work (`-` is
+/// stdout).
+fn check_json(json: Option<&Path>) -> Result<()> {
+    use anyhow::Context;
+    if let Some(path) = json.filter(|p| *p != Path::new("-")) {
+        crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// The report files the export flags name.
 pub fn report_files(args: &ExportArgs) -> ReportFiles {
     ReportFiles {

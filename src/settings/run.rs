@@ -47,9 +47,7 @@ impl RunSettings {
             bail!("model {}: no such file", model.display());
         }
         // Every destination checked before any work, so a typo costs nothing.
-        if let Some(path) = args.json.as_deref().filter(|p| *p != Path::new("-")) {
-            crate::report::export::check_writable(path).with_context(|| format!("--json {}", path.display()))?;
-        }
+        check_json(args.json.as_deref())?;
         for (flag, dir) in [("--save-outputs", &args.save_outputs), ("--save-inputs", &args.save_inputs)] {
             if let Some(dir) = dir {
                 crate::report::export::check_writable_folder(dir)
