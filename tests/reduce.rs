@@ -352,3 +352,20 @@ fn ctrl_c_while_the_whole_model_is_checked_exits_130_and_writes_nothing() {
     // No output folder, and the staging folder is gone with its candidates.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn a_json_file_that_cannot_be_written_is_refused_before_any_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dmlrun()
+        .arg("reduce")
+        .args(gelu_chain())
+        .args(APPROXIMATE)
+        .args(["-q", "-o"])
+        .arg(dir.path().join("out"))
+        .arg("--json")
+        .arg(dir.path().join("no-such-folder").join("reduce.json"))
+        .output()
+        .unwrap();
+    assert_one_line_error(&output, "--json");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written, no staging folder left");
+}

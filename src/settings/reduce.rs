@@ -47,6 +47,7 @@ impl ReduceSettings {
             let stem = model.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
             model.with_file_name(format!("{stem}-reduced"))
         });
+        check_json(args.json.as_deref())?;
         Ok(ReduceSettings {
             output,
             each_op: args.each_op,
