@@ -55,13 +55,6 @@ impl GenerateSettings {
             bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16)");
         }
         let exports = report_files(&args.exports);
-        for flag in
-            [&exports.json, &exports.csv, &exports.markdown, &exports.html, &exports.junit].into_iter().flatten()
-        {
-            if flag.is_dir() {
-                bail!("{}: is a directory, not a report file", flag.display());
-            }
-        }
         let prompt = match (&args.prompt_tokens, &args.prompt_ids, &args.prompt, &args.prompt_file) {
             (Some(n), ..) => PromptSource::Synthetic(*n as usize),
             (None, Some(ids), ..) => PromptSource::Ids(ids.clone()),
