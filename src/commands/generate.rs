@@ -208,31 +208,7 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
                 } else {
                     result.token_ids.clone()
                 };
-                // Where the reference parts from ours, how far apart the two tokens are in the
-                // reference's own logits: a hair's breadth is rounding, not a wrong kernel.
-                let mut margin = None;
-                let mut step = 0;
-                let greedy = generate::generate(
-                    &mut other,
-                    &prompt.ids,
-                    &looping,
-                    &mut Sampler::new(Sampling::Greedy),
-                    &mut |token, logits| {
-                        if let Some(&mine) = ours.get(step).filter(|&&mine| mine != token && margin.is_none()) {
-                            margin = report::LogitMargin::of(logits, token, mine);
-                        }
-                        step += 1;
-                        Ok(())
-                    },
-                )?;
-                let first_difference = report::first_difference(&ours, &greedy.tokens);
-                compared.push(PromptComparison {
-                    source: prompt.source.clone(),
-                    matching: first_difference.unwrap_or(ours.len()),
-                    first_difference,
-                    reference_logit_margin: margin.filter(|_| first_difference.is_some()),
-                    reference_token_ids: greedy.tokens,
-                });
+                compared.push(compare_prompt(&mut decoder, &mut other, prompt, ours, &looping)?);
             }
             Some(TokenComparison { reference_ep: other.model.device.describe(), prompts: compared })
         }
@@ -278,8 +254,13 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
         crate::errln!("dmlrun: interrupted: the figures are over what was generated");
         return Ok(ExitStatus::Interrupted);
     }
+    if let Some(c) = &report.comparison {
+        for p in c.prompts.iter().filter(|p| p.logits.verdict.warns()) {
+            crate::errln!("dmlrun: warning: {}: {}", p.source, p.logits.summary());
+        }
+    }
     Ok(match &report.comparison {
-        Some(c) if !c.all_match() => ExitStatus::Failed,
+        Some(c) if c.failed() => ExitStatus::Failed,
         _ => ExitStatus::Success,
     })
 }
@@ -326,6 +307,46 @@ fn prompts(
             Ok(prompts)
         }
     }
+}
+
+/// One prompt on the reference EP, greedy, its logits kept at every step; then this EP fed the
+/// reference's tokens (teacher forcing), so that every step's logits compare like with like,
+/// also after the greedy choices part.
+fn compare_prompt(
+    decoder: &mut DecoderSession,
+    reference: &mut DecoderSession,
+    prompt: &Prompt,
+    ours: Vec<i64>,
+    looping: &LoopSettings,
+) -> Result<PromptComparison> {
+    use crate::generate::verdict::{LogitAgreement, StepAgreement};
+    use crate::generate::Decoder;
+    let mut reference_logits: Vec<Vec<f32>> = Vec::new();
+    let greedy =
+        generate::generate(reference, &prompt.ids, looping, &mut Sampler::new(Sampling::Greedy), &mut |_, logits| {
+            reference_logits.push(logits.to_vec());
+            Ok(())
+        })?;
+    let mut steps = Vec::with_capacity(reference_logits.len());
+    decoder.reset()?;
+    let mut feed = prompt.ids.clone();
+    for (step, expected) in reference_logits.iter().enumerate() {
+        crate::stage::step(format!("comparing step {step} with the reference"));
+        decoder.step(&feed)?;
+        if decoder.logits().is_empty() {
+            bail!("the decoder gave no logits to compare (its token was chosen on the device)");
+        }
+        steps.push(StepAgreement::of(step, decoder.logits(), expected));
+        feed = vec![greedy.tokens[step]];
+    }
+    let first_difference = report::first_difference(&ours, &greedy.tokens);
+    Ok(PromptComparison {
+        source: prompt.source.clone(),
+        matching: first_difference.unwrap_or(ours.len()),
+        first_difference,
+        logits: LogitAgreement::judge(steps),
+        reference_token_ids: greedy.tokens,
+    })
 }
 
 /// The exports generate's flags ask for, one exporter per format, as bench's and test's.

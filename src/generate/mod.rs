@@ -7,8 +7,10 @@ pub mod capture;
 pub mod config;
 pub mod figures;
 mod model;
+pub mod perplexity;
 pub mod sampling;
 pub mod tokenizer;
+pub mod verdict;
 
 use std::time::{Duration, Instant};
 
@@ -45,6 +47,18 @@ pub trait Decoder {
     /// decoder opened for greedy choice only); the logits then never came back.
     fn chosen(&self) -> Option<i64> {
         None
+    }
+    /// Feeds `tokens` from an empty cache and returns every position's logits
+    /// (`tokens.len()` rows of the vocabulary): teacher forcing, for perplexity. This default
+    /// feeds one token a step; the engine feeds them in one pass.
+    fn forward_all(&mut self, tokens: &[i64]) -> Result<Vec<f32>> {
+        self.reset()?;
+        let mut all = Vec::new();
+        for &token in tokens {
+            self.step(&[token])?;
+            all.extend_from_slice(self.logits());
+        }
+        Ok(all)
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::generate::figures::GenerationFigures;
+use crate::generate::verdict::LogitAgreement;
 use crate::generate::{CaptureAsk, DecoderSpec, GraphCapture, KvLayout, Sampling, Stop, TokenChoice};
 use crate::runtime::engine::{DeviceReport, GpuMemory};
 use crate::runtime::plan::SessionPlan;
@@ -99,40 +100,17 @@ pub struct PromptComparison {
     pub matching: usize,
     /// The first position where they part (None: equal throughout).
     pub first_difference: Option<usize>,
-    /// At that position, the reference's logits of its own token and of this EP's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reference_logit_margin: Option<LogitMargin>,
+    /// Every step's logits against the reference's (this EP fed the reference's tokens), and
+    /// the verdict.
+    pub logits: LogitAgreement,
     pub reference_token_ids: Vec<i64>,
 }
 
-/// Two candidate tokens in one set of logits: how far the chosen one is ahead of the other.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct LogitMargin {
-    pub chosen_logit: f32,
-    pub other_logit: f32,
-}
-
-impl LogitMargin {
-    /// The logits of `chosen` and `other`, where both are ids of the vocabulary.
-    pub fn of(logits: &[f32], chosen: i64, other: i64) -> Option<LogitMargin> {
-        let at = |id: i64| usize::try_from(id).ok().and_then(|i| logits.get(i).copied());
-        Some(LogitMargin { chosen_logit: at(chosen)?, other_logit: at(other)? })
-    }
-
-    pub fn gap(&self) -> f32 {
-        self.chosen_logit - self.other_logit
-    }
-
-    /// Whether the gap is below float16's resolution at these logits (a relative 2^-10): two EPs
-    /// computing in float16 can then choose either token, and neither is wrong.
-    pub fn within_float16_rounding(&self) -> bool {
-        self.gap() <= self.chosen_logit.abs().max(self.other_logit.abs()) * f32::powi(2.0, -10)
-    }
-}
-
 impl TokenComparison {
-    pub fn all_match(&self) -> bool {
-        self.prompts.iter().all(|p| p.first_difference.is_none())
+    /// Whether a prompt's choices part where the reference was sure: a failure. Near-ties and
+    /// drifting logits warn.
+    pub fn failed(&self) -> bool {
+        self.prompts.iter().any(|p| p.logits.verdict.failed())
     }
 }
 
@@ -249,32 +227,19 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
     }
     if let Some(c) = &report.comparison {
         for p in &c.prompts {
-            match p.first_difference {
-                None => {
-                    let _ = writeln!(out, "compare:   {} generates the same {} tokens", c.reference_ep, p.matching);
-                }
-                Some(at) => {
-                    let margin = p.reference_logit_margin.map(|m| {
-                        format!(
-                            "; in its logits {:.4} against {:.4}, {:.4} apart{}",
-                            m.chosen_logit,
-                            m.other_logit,
-                            m.gap(),
-                            if m.within_float16_rounding() { ", within float16 rounding (a near-tie)" } else { "" }
-                        )
-                    });
-                    let _ = writeln!(
-                        out,
-                        "compare:   {} parts at token {at} ({} equal before it): this EP {}, {} {}{}",
-                        c.reference_ep,
-                        p.matching,
-                        token_at(report.prompts.iter().find(|r| r.source == p.source).map(|r| &r.token_ids[..]), at),
-                        c.reference_ep,
-                        token_at(Some(&p.reference_token_ids), at),
-                        margin.unwrap_or_default()
-                    );
-                }
-            }
+            let tokens = match p.first_difference {
+                None => format!("{} generates the same {} tokens", c.reference_ep, p.matching),
+                Some(at) => format!(
+                    "{} parts at token {at} ({} equal before it): this EP {}, {} {}",
+                    c.reference_ep,
+                    p.matching,
+                    token_at(report.prompts.iter().find(|r| r.source == p.source).map(|r| &r.token_ids[..]), at),
+                    c.reference_ep,
+                    token_at(Some(&p.reference_token_ids), at),
+                ),
+            };
+            let _ = writeln!(out, "compare:   {tokens}");
+            let _ = writeln!(out, "  logits:  {}: {}", p.logits.verdict_word(), p.logits.summary());
         }
     }
     out
@@ -362,16 +327,14 @@ pub fn prompt_outcome(report: &GenerateReport, index: usize) -> (bool, String) {
         f.ttft_ms.as_ref().map_or("-".into(), |t| format!("{:.1}", t.p50)),
         f.generation_tokens_per_s
     );
-    let parts_at = compared.and_then(|c| c.first_difference.map(|at| (c, at)));
-    if let Some((c, at)) = parts_at {
-        let _ = write!(
-            detail,
-            "; tokens part from {}'s at token {at} ({} matching)",
-            report.comparison.as_ref().map_or("", |c| c.reference_ep.as_str()),
-            c.matching
-        );
+    let reference = report.comparison.as_ref().map_or("", |c| c.reference_ep.as_str());
+    if let Some(c) = compared {
+        if let Some(at) = c.first_difference {
+            let _ = write!(detail, "; tokens part from {reference}'s at token {at} ({} matching)", c.matching);
+        }
+        let _ = write!(detail, "; logits against {reference}'s: {}: {}", c.logits.verdict_word(), c.logits.summary());
     }
-    (parts_at.is_some(), detail)
+    (compared.is_some_and(|c| c.logits.verdict.failed()), detail)
 }
 
 /// JUnit XML: a case per prompt, failed where its tokens part from `--compare-ep`'s, its figures
@@ -488,17 +451,6 @@ mod tests {
         assert_eq!(first_difference(&[1, 2, 3], &[1, 2, 3]), None);
         assert_eq!(first_difference(&[1, 2, 3], &[1, 5, 3]), Some(1));
         assert_eq!(first_difference(&[1, 2], &[1, 2, 3]), Some(2));
-    }
-
-    #[test]
-    fn a_near_tie_is_a_gap_below_float16_resolution() {
-        // The first decode step of a random-weight float16 decoder, DirectML against the CPU EP.
-        let tie = LogitMargin::of(&[0.0, 11.090824, 11.09467], 2, 1).unwrap();
-        assert!((tie.gap() - 0.003846).abs() < 1e-5);
-        assert!(tie.within_float16_rounding());
-        let clear = LogitMargin::of(&[0.0, 9.5, 11.09467], 2, 1).unwrap();
-        assert!(!clear.within_float16_rounding());
-        assert_eq!(LogitMargin::of(&[1.0], 0, 5), None, "an id past the vocabulary");
     }
 
     #[test]

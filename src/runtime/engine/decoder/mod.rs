@@ -67,6 +67,8 @@ pub struct DecoderSession {
     /// The token the device chose at the last step (greedy on the device); the logits are then
     /// left empty, never read back.
     chosen: Option<i64>,
+    /// Keep every position's logits, not only the last's (perplexity's forward passes).
+    all_positions: bool,
 }
 
 enum Cache {
@@ -271,6 +273,7 @@ impl DecoderSession {
             full_length_decode_mask,
             vocab,
             chosen: None,
+            all_positions: false,
         };
         session.reset()?;
         Ok(session)
@@ -365,24 +368,27 @@ fn zero(tensor: &mut DynTensor, element_bytes: usize) {
     unsafe { std::ptr::write_bytes(ptr, 0, elements * element_bytes) };
 }
 
-/// The last position's logits of a `[.., vocab]` output, as f32.
-fn last_logits(value: &DynValue, out: &mut Vec<f32>) -> Result<()> {
+/// The last position's logits of a `[.., vocab]` output (every position's, with `all`), as f32;
+/// returns the vocabulary's size.
+fn read_logits(value: &DynValue, out: &mut Vec<f32>, all: bool) -> Result<usize> {
     let ty = value.dtype().tensor_type();
     out.clear();
+    let kept = |len: usize, vocab: usize| if all { 0 } else { len.saturating_sub(vocab) };
     match ty {
         Some(TensorElementType::Float32) => {
             let (shape, data) = value.try_extract_tensor::<f32>().map_err(|e| anyhow!("logits: {e}"))?;
             let vocab = *shape.last().unwrap_or(&0) as usize;
-            out.extend_from_slice(&data[data.len().saturating_sub(vocab)..]);
+            out.extend_from_slice(&data[kept(data.len(), vocab)..]);
+            Ok(vocab)
         }
         Some(TensorElementType::Float16) => {
             let (shape, data) = value.try_extract_tensor::<half::f16>().map_err(|e| anyhow!("logits: {e}"))?;
             let vocab = *shape.last().unwrap_or(&0) as usize;
-            out.extend(data[data.len().saturating_sub(vocab)..].iter().map(|v| v.to_f32()));
+            out.extend(data[kept(data.len(), vocab)..].iter().map(|v| v.to_f32()));
+            Ok(vocab)
         }
         other => bail!("logits are {other:?}; dmlrun generate reads float32 or float16 logits"),
     }
-    Ok(())
 }
 
 impl Decoder for DecoderSession {
@@ -433,7 +439,9 @@ impl Decoder for DecoderSession {
                                 self.chosen = Some(token);
                                 self.logits.clear();
                             }
-                            None => last_logits(&captured.read_logits()?, &mut self.logits)?,
+                            None => {
+                                read_logits(&captured.read_logits()?, &mut self.logits, false)?;
+                            }
                         }
                         Some(StepTiming { inputs: bound, compute, outputs: read_started.elapsed() })
                     }
@@ -474,7 +482,7 @@ impl Decoder for DecoderSession {
                     }
                     None => {
                         let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
-                        last_logits(logits, &mut self.logits)?;
+                        self.vocab = read_logits(logits, &mut self.logits, self.all_positions)?;
                     }
                 }
                 Some(StepTiming { inputs: bound, compute, outputs: read_started.elapsed() })
@@ -489,7 +497,7 @@ impl Decoder for DecoderSession {
                 let compute = run_started.elapsed();
                 let read_started = Instant::now();
                 let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
-                last_logits(logits, &mut self.logits)?;
+                self.vocab = read_logits(logits, &mut self.logits, self.all_positions)?;
                 let mut next = Vec::new();
                 let mut bytes = 0u64;
                 for (past_name, present_name) in self.spec.kv_pairs() {
@@ -515,9 +523,6 @@ impl Decoder for DecoderSession {
             );
             return self.step(tokens);
         };
-        if !self.logits.is_empty() {
-            self.vocab = self.logits.len();
-        }
         self.past += tokens.len();
         Ok(timing)
     }
@@ -528,6 +533,18 @@ impl Decoder for DecoderSession {
 
     fn chosen(&self) -> Option<i64> {
         self.chosen
+    }
+
+    fn forward_all(&mut self, tokens: &[i64]) -> Result<Vec<f32>> {
+        self.reset()?;
+        self.all_positions = true;
+        let stepped = self.step(tokens);
+        self.all_positions = false;
+        stepped?;
+        if self.chosen.is_some() {
+            bail!("this decoder chooses its tokens on the device, so it gives no logits to score");
+        }
+        Ok(std::mem::take(&mut self.logits))
     }
 }
 
