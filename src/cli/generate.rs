@@ -11,7 +11,7 @@ use crate::runtime::plan::{EpRequest, OptimizationLevel};
 
 /// `dmlrun generate`.
 #[derive(Debug, Clone, Args)]
-#[command(group(ArgGroup::new("prompt_source").args(["prompt", "prompt_file", "prompt_tokens", "prompt_ids"])))]
+#[command(group(ArgGroup::new("prompt_source").args(["prompt", "prompt_file", "prompt_tokens", "prompt_ids", "perplexity"])))]
 pub struct GenerateArgs {
     /// An onnxruntime-genai model folder (genai_config.json, the decoder .onnx, tokenizer.json),
     /// or a decoder .onnx with input_ids, past_key_values.N.key|value inputs and logits,
@@ -47,6 +47,42 @@ pub struct GenerateArgs {
     /// Example: --prompt-ids 1,450,4996,17354
     #[arg(long, value_name = "IDS", value_delimiter = ',', num_args = 1..)]
     pub prompt_ids: Option<Vec<i64>>,
+
+    /// Wrap each prompt (--prompt, or each line of --prompt-file) in the model's chat template as
+    /// one user message, ending where the assistant's answer begins, as chat applications and
+    /// onnxruntime-genai's apply_chat_template do. The template is tokenizer_config.json's
+    /// "chat_template" (or chat_template.jinja) beside the tokenizer.
+    ///
+    /// Example: dmlrun generate smollm2/ --chat --prompt "What is the capital of France?"
+    #[arg(long)]
+    pub chat: bool,
+
+    /// The system message of --chat (default: whatever the template puts there, often nothing).
+    ///
+    /// Example: --system "Answer in one sentence."
+    #[arg(long, value_name = "TEXT", requires = "chat")]
+    pub system: Option<String>,
+
+    /// Instead of generating, the teacher-forced perplexity of this text file (UTF-8): its tokens
+    /// in windows of --window, each --stride after the last, every token after the first scored
+    /// once (Hugging Face's recipe for fixed-length models). With --compare-ep, on both EPs and
+    /// their ratio. Runs the prefill path only.
+    ///
+    /// Example: --perplexity LICENSE-APACHE --window 1024
+    #[arg(long, value_name = "FILE")]
+    pub perplexity: Option<PathBuf>,
+
+    /// Tokens in one window of --perplexity (default: the model's context, at most 2048).
+    ///
+    /// Example: --window 512
+    #[arg(long, value_name = "N", requires = "perplexity", value_parser = parse_at_least_1)]
+    pub window: Option<u64>,
+
+    /// Tokens from one window's start to the next's, with --perplexity (default: half the window).
+    ///
+    /// Example: --stride 256
+    #[arg(long, value_name = "N", requires = "perplexity", value_parser = parse_at_least_1)]
+    pub stride: Option<u64>,
 
     /// The tokenizer.json to use (default: the one in the model's folder).
     ///

@@ -6,9 +6,11 @@ use anyhow::{bail, Context, Result};
 
 use crate::cli::GenerateArgs;
 use crate::exit::ExitStatus;
+use crate::generate::chat::ChatTemplate;
 use crate::generate::tokenizer::{TextStream, TextTokenizer};
 use crate::generate::{
-    self, figures, DecoderModel, DecoderSpec, Generation, KvLayout, LoopSettings, Sampler, Sampling, Stop, TokenChoice,
+    self, figures, DecoderModel, DecoderSpec, Generation, GraphCapture, KvLayout, LoopSettings, Sampler, Sampling,
+    Stop, TokenChoice,
 };
 use crate::report::export::{Export, Exports};
 use crate::report::generate::{
@@ -17,7 +19,7 @@ use crate::report::generate::{
 use crate::runtime::engine::{self, DecoderOptions, DecoderSession, DeviceReport, Generating, Preflight, Scope};
 use crate::runtime::plan::EpRequest;
 use crate::runtime::Runtime;
-use crate::settings::{GenerateSettings, PromptSource};
+use crate::settings::{GenerateSettings, PromptSource, Task};
 use crate::stage::Deadline;
 
 /// A prompt as token ids, with where it came from.
@@ -32,11 +34,18 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
 }
 
 fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
+    match &settings.task {
+        Task::Generate(source) => generate_text(settings, source),
+        Task::Perplexity { text, window, stride } => perplexity(settings, text, *window, *stride),
+    }
+}
+
+fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<ExitStatus> {
     // Every export checked before the (long) generation: a typo in a folder costs nothing.
     let mut exports = exports(settings)?;
     let DecoderModel { mut spec, file, tokenizer, vocab } =
         DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
-    let prompts = prompts(settings, tokenizer.as_ref(), vocab, &spec)?;
+    let prompts = prompts(settings, source, tokenizer.as_ref(), vocab, &spec)?;
     let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
     let max_new_tokens = settings.max_new_tokens;
     let kv_length = generate::kv_length(longest, max_new_tokens, settings.max_length, spec.context_length)?;
@@ -241,6 +250,7 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
         gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
         comparison,
+        perplexity: None,
         rewrite: decoder.rewrite.clone(),
         interrupted,
     };
@@ -265,8 +275,115 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     })
 }
 
+/// Tokens in a --perplexity window when --window is not given: the model's context, at most this.
+const DEFAULT_WINDOW: usize = 2048;
+
+/// `--perplexity FILE`: the text scored window by window on the EP (the prefill path only, no
+/// capture), and on `--compare-ep`'s with the ratio.
+fn perplexity(
+    settings: &GenerateSettings,
+    text: &Path,
+    window: Option<usize>,
+    stride: Option<usize>,
+) -> Result<ExitStatus> {
+    let mut exports = exports(settings)?;
+    let DecoderModel { spec, file, tokenizer, .. } =
+        DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
+    let tokenizer = tokenizer.with_context(|| {
+        format!(
+            "--perplexity needs a tokenizer: {} has no tokenizer.json; give one with --tokenizer FILE",
+            settings.model.display()
+        )
+    })?;
+    let content = std::fs::read_to_string(text).with_context(|| format!("--perplexity {}", text.display()))?;
+    let ids = tokenizer.encode(&content).with_context(|| format!("--perplexity {}", text.display()))?;
+    let window = window.unwrap_or(spec.context_length.min(DEFAULT_WINDOW));
+    if window > spec.context_length {
+        bail!("--window {window} is longer than the model's context of {} tokens", spec.context_length);
+    }
+    let stride = stride.unwrap_or((window / 2).max(1));
+    crate::generate::perplexity::windows(ids.len(), window, stride)
+        .with_context(|| format!("--perplexity {}", text.display()))?;
+
+    crate::stage::step("loading ONNX Runtime");
+    let _deadline = (!settings.timeout.is_zero())
+        .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
+    let runtime = settings.ort.load()?;
+    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
+    crate::stage::step("session creation");
+    let options = DecoderOptions {
+        preflight: &preflight,
+        spec: &spec,
+        print_plan: settings.print_plan,
+        kv_length: window,
+        greedy_on_device: false,
+        capture_falls_back: false,
+    };
+    let mut decoder = DecoderSession::open(&runtime, &options)?;
+    let measured = crate::generate::perplexity::measure(&mut decoder, &ids, window, stride)?;
+    let (reference_ep, reference) = match &settings.compare {
+        Some((ep, level)) => {
+            let request = preflight.request.reference(ep.clone(), *level);
+            let reference = preflight.with_request(&runtime, &request)?;
+            let options = DecoderOptions { preflight: &reference, print_plan: false, ..options };
+            let mut other = DecoderSession::open(&runtime, &options).context("the --compare-ep session")?;
+            let scored = crate::generate::perplexity::measure(&mut other, &ids, window, stride)?;
+            (Some(other.model.device.describe()), Some(scored))
+        }
+        None => (None, None),
+    };
+    if let Some(memory) = decoder.model.memory.as_mut() {
+        memory.sample();
+    }
+    let ratio = reference.as_ref().map(|r| measured.perplexity / r.perplexity);
+    let result = report::PerplexityResult { text: text.to_path_buf(), measured, reference_ep, reference, ratio };
+    let capture = GraphCapture {
+        asked: settings.capture,
+        captured: false,
+        why: "--perplexity runs the prefill path only".into(),
+    };
+    let report = GenerateReport {
+        schema: report::GENERATE_SCHEMA,
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        model: settings.model.clone(),
+        decoder: spec.clone(),
+        tokenizer: Some(tokenizer.path.clone()),
+        onnxruntime: runtime.library.clone(),
+        device: decoder.model.device.clone(),
+        plan: decoder.model.plan.clone(),
+        session_create_ms: crate::report::ms(decoder.model.session_time),
+        kv_cache: KvCache {
+            layout: if spec.past_present_share_buffer { KvLayout::Shared } else { KvLayout::Growing },
+            length: spec.past_present_share_buffer.then_some(window),
+            bytes: decoder.kv_bytes,
+            on_device: decoder.kv_on_device(),
+        },
+        decode_step_captured: false,
+        token_choice: TokenChoice { on_device: false, why: "--perplexity reads every position's logits".into() },
+        graph_capture: capture,
+        sampling: Sampling::Greedy,
+        max_new_tokens: 0,
+        warmup: 0,
+        prompts: Vec::new(),
+        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
+        gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
+        comparison: None,
+        perplexity: Some(result),
+        rewrite: decoder.rewrite.clone(),
+        interrupted: false,
+    };
+    exports.finish(&report)?;
+    crate::err!("{}", report::human(&report, settings.verbose));
+    if let Some(target) = &settings.github {
+        let outcome = crate::report::github::of_generate(&report, target.workspace.as_deref());
+        crate::report::github::publish(&outcome, target)?;
+    }
+    Ok(ExitStatus::Success)
+}
+
 fn prompts(
     settings: &GenerateSettings,
+    source: &PromptSource,
     tokenizer: Option<&TextTokenizer>,
     vocab: usize,
     spec: &DecoderSpec,
@@ -276,7 +393,18 @@ fn prompts(
             format!("{flag} needs a tokenizer: {} has no tokenizer.json; give one with --tokenizer FILE (or use --prompt-tokens N)", settings.model.display())
         })
     };
-    match &settings.prompt {
+    let chat = match (&settings.chat, tokenizer) {
+        (Some(chat), Some(t)) => Some((ChatTemplate::beside(&t.path)?, chat.system.as_deref())),
+        _ => None,
+    };
+    // The text the model sees: the prompt, or the conversation the chat template makes of it.
+    let shown = |text: &str| -> Result<String> {
+        match &chat {
+            Some((template, system)) => template.render(*system, text),
+            None => Ok(text.to_string()),
+        }
+    };
+    match source {
         PromptSource::Synthetic(n) => {
             let vocab = tokenizer.map_or(vocab, |t| t.vocab_size().min(vocab));
             let ids = generate::synthetic_prompt(*n, vocab, &spec.eos_token_ids, settings.seed);
@@ -289,7 +417,7 @@ fn prompts(
             Ok(vec![Prompt { source: "--prompt-ids".into(), text: None, ids: ids.clone() }])
         }
         PromptSource::Text(text) => {
-            let ids = need_tokenizer("--prompt")?.encode(text)?;
+            let ids = need_tokenizer("--prompt")?.encode(&shown(text)?)?;
             Ok(vec![Prompt { source: "--prompt".into(), text: Some(text.clone()), ids }])
         }
         PromptSource::File(file) => {
@@ -297,7 +425,7 @@ fn prompts(
             let content = std::fs::read_to_string(file).with_context(|| format!("--prompt-file {}", file.display()))?;
             let mut prompts = Vec::new();
             for (i, line) in content.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-                let ids = tokenizer.encode(line)?;
+                let ids = tokenizer.encode(&shown(line)?)?;
                 let source = format!("{}:{}", file.display(), i + 1);
                 prompts.push(Prompt { source, text: Some(line.to_string()), ids });
             }

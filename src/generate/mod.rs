@@ -4,6 +4,7 @@
 //! (`runtime::engine::decoder`); everything here is plain Rust and testable without a model.
 
 pub mod capture;
+pub mod chat;
 pub mod config;
 pub mod figures;
 mod model;

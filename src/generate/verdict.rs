@@ -191,8 +191,9 @@ impl LogitAgreement {
             g3(self.noise),
             self.steps.len()
         );
-        let margin_at =
-            |step: Option<usize>| step.and_then(|s| self.steps.iter().find(|x| x.step == s)).map(|s| s.reference_margin);
+        let margin_at = |step: Option<usize>| {
+            step.and_then(|s| self.steps.iter().find(|x| x.step == s)).map(|s| s.reference_margin)
+        };
         match self.verdict {
             Verdict::Agree => format!("logits agree at every step ({figures})"),
             Verdict::Drifts => format!(
@@ -347,7 +348,10 @@ mod tests {
 
     #[test]
     fn three_significant_digits() {
-        assert_eq!((g3(0.012345), g3(1.5), g3(123.4), g3(2.4e-7), g3(0.0)), ("0.0123".into(), "1.50".into(), "123".into(), "2.40e-7".into(), "0".into()));
+        assert_eq!(
+            (g3(0.012345), g3(1.5), g3(123.4), g3(2.4e-7), g3(0.0)),
+            ("0.0123".into(), "1.50".into(), "123".into(), "2.40e-7".into(), "0".into())
+        );
     }
 
     #[test]

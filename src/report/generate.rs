@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::generate::figures::GenerationFigures;
+use crate::generate::perplexity::Perplexity;
 use crate::generate::verdict::LogitAgreement;
 use crate::generate::{CaptureAsk, DecoderSpec, GraphCapture, KvLayout, Sampling, Stop, TokenChoice};
 use crate::runtime::engine::{DeviceReport, GpuMemory};
@@ -46,6 +47,9 @@ pub struct GenerateReport {
     /// With --compare-ep: the reference EP's greedy tokens against these.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<TokenComparison>,
+    /// With --perplexity: the text's perplexity (no prompts are generated then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub perplexity: Option<PerplexityResult>,
     /// With --decompose or --gemm-zero-bias: what the decoder had rewritten.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<crate::runtime::engine::RewriteReport>,
@@ -84,6 +88,48 @@ pub struct PromptResult {
     pub generated_text: Option<String>,
     pub stop: Stop,
     pub figures: GenerationFigures,
+}
+
+/// `--perplexity`: a text scored on this EP and, with `--compare-ep`, on the reference.
+#[derive(Debug, Clone, Serialize)]
+pub struct PerplexityResult {
+    pub text: PathBuf,
+    pub measured: Perplexity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_ep: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Perplexity>,
+    /// This EP's perplexity over the reference's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+}
+
+impl PerplexityResult {
+    /// The lines a person reads.
+    pub fn describe(&self) -> String {
+        let m = &self.measured;
+        let mut out = format!(
+            "perplexity: {:.4} on {} ({} tokens, {} scored, in {} window(s) of {} with stride {}; mean NLL {:.4} nats; {:.1} s)",
+            m.perplexity,
+            self.text.display(),
+            m.tokens,
+            m.scored,
+            m.windows,
+            m.window,
+            m.stride,
+            m.mean_nll,
+            m.ms / 1000.0
+        );
+        if let (Some(ep), Some(r), Some(ratio)) = (&self.reference_ep, &self.reference, self.ratio) {
+            let _ = write!(
+                out,
+                "\n  reference  {:.4} on {ep}; ratio {ratio:.5} ({:+.3}%)",
+                r.perplexity,
+                (ratio - 1.0) * 100.0
+            );
+        }
+        out
+    }
 }
 
 /// Token ids from two EPs, greedy, compared prompt by prompt.
@@ -221,6 +267,9 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
             let _ = writeln!(out, "  token ids: {:?}", p.token_ids);
             let _ = writeln!(out, "  decode ms by position: {}", by_position(&f.per_position_ms));
         }
+    }
+    if let Some(p) = &report.perplexity {
+        let _ = writeln!(out, "{}", p.describe());
     }
     if let Some(rss) = report.peak_rss_bytes {
         let _ = writeln!(out, "memory:    peak RSS {:.1} MiB", rss as f64 / (1024.0 * 1024.0));

@@ -15,6 +15,21 @@ pub enum PromptSource {
     File(PathBuf),
 }
 
+/// What `generate` is asked to do.
+#[derive(Debug, Clone)]
+pub enum Task {
+    /// Generate from each prompt.
+    Generate(PromptSource),
+    /// `--perplexity FILE`: score a text, generating nothing.
+    Perplexity { text: PathBuf, window: Option<usize>, stride: Option<usize> },
+}
+
+/// `--chat`: each text prompt wrapped in the model's chat template.
+#[derive(Debug, Clone)]
+pub struct Chat {
+    pub system: Option<String>,
+}
+
 /// `dmlrun generate`'s flags, resolved once: what the loop, the session and the report read.
 #[derive(Debug, Clone)]
 pub struct GenerateSettings {
@@ -23,7 +38,8 @@ pub struct GenerateSettings {
     pub context_length: Option<usize>,
     /// `--kv-layout`, where given (else the model's genai_config.json says).
     pub kv_layout: Option<crate::generate::KvLayout>,
-    pub prompt: PromptSource,
+    pub task: Task,
+    pub chat: Option<Chat>,
     pub seed: u64,
     pub max_new_tokens: usize,
     pub max_length: Option<usize>,
@@ -56,20 +72,33 @@ impl GenerateSettings {
         }
         let exports = report_files(&args.exports);
         let prompt = match (&args.prompt_tokens, &args.prompt_ids, &args.prompt, &args.prompt_file) {
-            (Some(n), ..) => PromptSource::Synthetic(*n as usize),
-            (None, Some(ids), ..) => PromptSource::Ids(ids.clone()),
-            (None, None, Some(text), _) => PromptSource::Text(text.clone()),
-            (None, None, None, Some(file)) => PromptSource::File(file.clone()),
-            (None, None, None, None) => {
-                bail!("no prompt: give --prompt TEXT, --prompt-file FILE, --prompt-tokens N or --prompt-ids IDS")
-            }
+            (Some(n), ..) => Some(PromptSource::Synthetic(*n as usize)),
+            (None, Some(ids), ..) => Some(PromptSource::Ids(ids.clone())),
+            (None, None, Some(text), _) => Some(PromptSource::Text(text.clone())),
+            (None, None, None, Some(file)) => Some(PromptSource::File(file.clone())),
+            (None, None, None, None) => None,
         };
+        let task = match (prompt, &args.perplexity) {
+            (Some(prompt), _) => Task::Generate(prompt),
+            (None, Some(text)) => Task::Perplexity {
+                text: text.clone(),
+                window: args.window.map(|n| n as usize),
+                stride: args.stride.map(|n| n as usize),
+            },
+            (None, None) => bail!(
+                "no prompt: give --prompt TEXT, --prompt-file FILE, --prompt-tokens N or --prompt-ids IDS (or --perplexity FILE)"
+            ),
+        };
+        if args.chat && !matches!(task, Task::Generate(PromptSource::Text(_) | PromptSource::File(_))) {
+            bail!("--chat wraps a text prompt in the model's chat template: give --prompt TEXT or --prompt-file FILE");
+        }
         Ok(GenerateSettings {
             model: args.model.clone(),
             tokenizer: args.tokenizer.clone(),
             context_length: args.context_length,
             kv_layout: args.kv_layout,
-            prompt,
+            task,
+            chat: args.chat.then(|| Chat { system: args.system.clone() }),
             seed: args.seed,
             max_new_tokens: args.max_new_tokens as usize,
             max_length: args.max_length,

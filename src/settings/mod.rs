@@ -41,7 +41,7 @@ use crate::suites::shard::{Shard, ShardRequest};
 
 pub use bench::BenchSettings;
 pub use fix::FixSettings;
-pub use generate::{GenerateSettings, PromptSource};
+pub use generate::{GenerateSettings, PromptSource, Task};
 pub use inspect::{InfoSettings, LookSettings};
 pub use merge::MergeSettings;
 pub use reduce::ReduceSettings;
