@@ -79,12 +79,12 @@ pub fn measure(decoder: &mut dyn Decoder, ids: &[i64], window: usize, stride: us
         crate::stage::step(format!("perplexity window {} of {} (tokens {}..{})", i + 1, plan.len(), w.begin, w.end));
         let logits = decoder.forward_all(&ids[w.begin..w.end])?;
         let vocab = logits.len() / (w.end - w.begin);
-        for at in w.scored_from..w.end {
+        for (at, &id) in ids.iter().enumerate().take(w.end).skip(w.scored_from) {
             // The logits at position p predict the token at p + 1.
             let row = at - 1 - w.begin;
-            let target = usize::try_from(ids[at]).unwrap_or(usize::MAX);
+            let target = usize::try_from(id).unwrap_or(usize::MAX);
             if target >= vocab {
-                bail!("token {} at position {at} is past the model's vocabulary of {vocab}", ids[at]);
+                bail!("token {id} at position {at} is past the model's vocabulary of {vocab}");
             }
             total += nll(&logits[row * vocab..(row + 1) * vocab], target);
             scored += 1;
