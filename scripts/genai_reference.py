@@ -2,7 +2,7 @@
 """onnxruntime-genai's own generation on a model folder: the independent reference for
 `dmlrun generate` (token ids) and its side-by-side speed measurement.
 
-    genai_reference.py MODEL_DIR (--prompt TEXT | --prompt-ids 1,2,3) --max-new-tokens N
+    genai_reference.py MODEL_DIR (--prompt TEXT [--chat] | --prompt-ids 1,2,3) --max-new-tokens N
                        [--repetitions R] [--warmup W] [--threads T] [--ignore-eos]
 
 Prints one JSON object: the prompt's ids (from genai's own tokenizer with --prompt), the greedy
@@ -26,6 +26,7 @@ def parse_args():
     p.add_argument("model_dir")
     p.add_argument("--prompt")
     p.add_argument("--prompt-ids")
+    p.add_argument("--chat", action="store_true", help="the prompt as one user message through the model's chat template")
     p.add_argument("--max-new-tokens", type=int, required=True)
     p.add_argument("--repetitions", type=int, default=1)
     p.add_argument("--warmup", type=int, default=0)
@@ -57,7 +58,11 @@ def main():
     try:
         model = og.Model(folder)
         if args.prompt is not None:
-            ids = [int(i) for i in og.Tokenizer(model).encode(args.prompt)]
+            tokenizer = og.Tokenizer(model)
+            text = args.prompt
+            if args.chat:
+                text = tokenizer.apply_chat_template(json.dumps([{"role": "user", "content": text}]), add_generation_prompt=True)
+            ids = [int(i) for i in tokenizer.encode(text)]
         else:
             ids = [int(i) for i in args.prompt_ids.split(",")]
         runs = []

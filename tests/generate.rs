@@ -173,7 +173,130 @@ fn compare_ep_compares_the_generated_token_ids() {
     assert_eq!(compared["first_difference"], serde_json::Value::Null);
     assert_eq!(compared["matching"], 16);
     assert_eq!(compared["reference_token_ids"], report["prompts"][0]["token_ids"]);
-    assert!(String::from_utf8_lossy(&output.stderr).contains("generates the same 16 tokens"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("generates the same 16 tokens"), "{stderr}");
+    // The same model on the same EP at another optimisation level: the logits agree at every
+    // step, each step compared (the prefill and the 15 decode steps fed the reference's tokens).
+    let logits = &compared["logits"];
+    assert_eq!(logits["verdict"], "agree", "{logits}");
+    assert_eq!(logits["steps"].as_array().unwrap().len(), 16);
+    assert!(logits["worst_cosine"].as_f64().unwrap() > 0.99999, "{logits}");
+    assert!(logits["worst_max_abs_diff"].as_f64().unwrap() < 1e-3, "{logits}");
+    assert_eq!(logits["worst_top5_shared"], 5);
+    for (step, s) in logits["steps"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(s["step"], step);
+        assert_eq!(s["token"], s["reference_token"]);
+        assert_eq!(s["reference_token"], compared["reference_token_ids"][step]);
+    }
+    assert!(stderr.contains("logits:  agree: logits agree at every step"), "{stderr}");
+}
+
+/// The tiny decoder's folder copied, with a chat template in its tokenizer_config.json.
+fn tiny_with_chat_template(dir: &std::path::Path) -> PathBuf {
+    let folder = dir.join("chatty");
+    std::fs::create_dir(&folder).unwrap();
+    for entry in std::fs::read_dir(tiny()).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), folder.join(entry.file_name())).unwrap();
+    }
+    let config = serde_json::json!({
+        "tokenizer_class": "GPT2Tokenizer",
+        "bos_token": "<|endoftext|>",
+        "eos_token": "<|endoftext|>",
+        "chat_template": "{% for m in messages %}<|endoftext|>{{ m.role }}: {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}assistant:{% endif %}"
+    });
+    std::fs::write(folder.join("tokenizer_config.json"), config.to_string()).unwrap();
+    folder
+}
+
+#[test]
+fn chat_wraps_the_prompt_in_the_models_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = tiny_with_chat_template(dir.path());
+    let json = |args: &[&str]| -> serde_json::Value {
+        let output =
+            dmlrun().arg("generate").arg(&folder).args(args).args(["-n", "4", "--json", "-"]).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let chat = json(&["--chat", "--system", "Be brief.", "--prompt", "Hello world"]);
+    let by_hand = json(&["--prompt", "<|endoftext|>system: Be brief.\n<|endoftext|>user: Hello world\nassistant:"]);
+    let plain = json(&["--prompt", "Hello world"]);
+    let chat_ids = ids(&chat["prompts"][0]["prompt_token_ids"]);
+    assert_eq!(chat_ids, ids(&by_hand["prompts"][0]["prompt_token_ids"]));
+    assert_eq!(chat["prompts"][0]["token_ids"], by_hand["prompts"][0]["token_ids"]);
+    assert!(chat_ids.len() > ids(&plain["prompts"][0]["prompt_token_ids"]).len());
+    // The template's special token is one id, as Hugging Face's tokenizers match added tokens.
+    assert_eq!(chat_ids.iter().filter(|&&id| id == 0).count(), 2, "{chat_ids:?}");
+    // The report keeps the prompt as given.
+    assert_eq!(chat["prompts"][0]["text"], "Hello world");
+}
+
+#[test]
+fn chat_refuses_what_it_cannot_wrap() {
+    let no_text = dmlrun().arg("generate").arg(tiny()).args(["--chat", "--prompt-ids", "5"]).output().unwrap();
+    assert_one_line_error(&no_text, "--chat wraps a text prompt");
+    // The committed tiny decoder's tokenizer_config.json has no template.
+    let no_template = dmlrun().arg("generate").arg(tiny()).args(["--chat", "--prompt", "hi"]).output().unwrap();
+    assert_one_line_error(&no_template, "has no chat template");
+}
+
+#[test]
+fn perplexity_scores_every_token_after_the_first_and_equals_its_reference_on_the_same_ep() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("text.txt");
+    std::fs::write(&text, "Hello world, dmlrun generates text. The tokens of this sentence are scored one by one.\n")
+        .unwrap();
+    let report = generate_json(&[
+        "--perplexity",
+        text.to_str().unwrap(),
+        "--window",
+        "8",
+        "--stride",
+        "4",
+        "--compare-ep",
+        "cpu",
+        "--compare-opt-level",
+        "disable",
+    ]);
+    let p = &report["perplexity"];
+    let measured = &p["measured"];
+    let tokens = measured["tokens"].as_u64().unwrap();
+    assert!(tokens > 8, "{p}");
+    assert_eq!(measured["scored"].as_u64().unwrap(), tokens - 1);
+    assert_eq!(measured["windows"].as_u64().unwrap(), (tokens - 8).div_ceil(4) + 1);
+    let ppl = measured["perplexity"].as_f64().unwrap();
+    // Random weights over a 384-token vocabulary: worse than knowing, better than infinite.
+    assert!(ppl.is_finite() && ppl > 1.0, "{p}");
+    assert!((measured["mean_nll"].as_f64().unwrap().exp() - ppl).abs() < 1e-9 * ppl);
+    assert!((p["ratio"].as_f64().unwrap() - 1.0).abs() < 1e-4, "{p}");
+    assert_eq!(report["prompts"].as_array().unwrap().len(), 0);
+    // One window over the whole text scores the same tokens with more context: another figure.
+    let whole = generate_json(&["--perplexity", text.to_str().unwrap(), "--window", "128"]);
+    assert_eq!(whole["perplexity"]["measured"]["windows"], 1);
+    assert_eq!(whole["perplexity"]["measured"]["scored"].as_u64().unwrap(), tokens - 1);
+}
+
+#[test]
+fn perplexity_refuses_what_it_cannot_score() {
+    let missing = dmlrun().arg("generate").arg(tiny()).args(["--perplexity", "no-such-text.txt"]).output().unwrap();
+    assert_one_line_error(&missing, "--perplexity no-such-text.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("t.txt");
+    std::fs::write(&text, "Some text to score.").unwrap();
+    let long = dmlrun().arg("generate").arg(tiny()).arg("--perplexity").arg(&text).args(["--window", "4096"]).output();
+    assert_one_line_error(&long.unwrap(), "--window 4096 is longer than the model's context of 128 tokens");
+    let stride = dmlrun()
+        .arg("generate")
+        .arg(tiny())
+        .arg("--perplexity")
+        .arg(&text)
+        .args(["--window", "4", "--stride", "8"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&stride, "the stride 1 to the window's length");
+    let both = dmlrun().arg("generate").arg(tiny()).arg("--perplexity").arg(&text).args(["--prompt", "hi"]).output();
+    assert_eq!(both.unwrap().status.code(), Some(2));
 }
 
 #[test]

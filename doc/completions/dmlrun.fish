@@ -577,6 +577,10 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s p -l prompt -
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-file -d 'A file of prompts, one per line (empty lines skipped); each is generated and reported on its own' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-tokens -d 'A synthetic prompt of exactly N tokens (ids drawn from --seed), as LLM benchmark scripts use; needs no tokenizer' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-ids -d 'The prompt as token ids, comma-separated (to reproduce another tool\'s run exactly); needs no tokenizer' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l system -d 'The system message of --chat (default: whatever the template puts there, often nothing)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l perplexity -d 'Instead of generating, the teacher-forced perplexity of this text file (UTF-8): its tokens in windows of --window, each --stride after the last, every token after the first scored once (Hugging Face\'s recipe for fixed-length models). With --compare-ep, on both EPs and their ratio. Runs the prefill path only' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l window -d 'Tokens in one window of --perplexity (default: the model\'s context, at most 2048)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l stride -d 'Tokens from one window\'s start to the next\'s, with --perplexity (default: half the window)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l tokenizer -d 'The tokenizer.json to use (default: the one in the model\'s folder)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
@@ -639,6 +643,7 @@ fatal\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l chat -d 'Wrap each prompt (--prompt, or each line of --prompt-file) in the model\'s chat template as one user message, ending where the assistant\'s answer begins, as chat applications and onnxruntime-genai\'s apply_chat_template do. The template is tokenizer_config.json\'s "chat_template" (or chat_template.jinja) beside the tokenizer'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'

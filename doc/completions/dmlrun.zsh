@@ -502,6 +502,10 @@ _arguments "${_arguments_options[@]}" : \
 '--prompt-file=[A file of prompts, one per line (empty lines skipped); each is generated and reported on its own]:FILE:_files' \
 '--prompt-tokens=[A synthetic prompt of exactly N tokens (ids drawn from --seed), as LLM benchmark scripts use; needs no tokenizer]:N:_default' \
 '*--prompt-ids=[The prompt as token ids, comma-separated (to reproduce another tool'\''s run exactly); needs no tokenizer]:IDS:_default' \
+'--system=[The system message of --chat (default\: whatever the template puts there, often nothing)]:TEXT:_default' \
+'--perplexity=[Instead of generating, the teacher-forced perplexity of this text file (UTF-8)\: its tokens in windows of --window, each --stride after the last, every token after the first scored once (Hugging Face'\''s recipe for fixed-length models). With --compare-ep, on both EPs and their ratio. Runs the prefill path only]:FILE:_files' \
+'--window=[Tokens in one window of --perplexity (default\: the model'\''s context, at most 2048)]:N:_default' \
+'--stride=[Tokens from one window'\''s start to the next'\''s, with --perplexity (default\: half the window)]:N:_default' \
 '--tokenizer=[The tokenizer.json to use (default\: the one in the model'\''s folder)]:FILE:_files' \
 '*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
 '*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
@@ -547,6 +551,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--chat[Wrap each prompt (--prompt, or each line of --prompt-file) in the model'\''s chat template as one user message, ending where the assistant'\''s answer begins, as chat applications and onnxruntime-genai'\''s apply_chat_template do. The template is tokenizer_config.json'\''s "chat_template" (or chat_template.jinja) beside the tokenizer]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \

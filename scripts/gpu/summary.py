@@ -480,8 +480,9 @@ if any(name.startswith("gen-") or name.startswith("builder-") for name in STEPS)
     if compared and compared.get("comparison"):
         c = compared["comparison"]["prompts"][0]
         where = "the same tokens" if c["first_difference"] is None else f"parts at token {c['first_difference']}"
-        margin = c.get("reference_logit_margin")
-        logits = f"; the CPU EP's logits there: its token {margin['chosen_logit']:.4f}, DirectML's {margin['other_logit']:.4f}" if margin else ""
+        verdict = c.get("logits")
+        logits = (f"; logits: {verdict['verdict']} (max |diff| {verdict['worst_max_abs_diff']:.3g}, cosine >= "
+                  f"{verdict['worst_cosine']:.6f}, noise {verdict['noise']:.3g})") if verdict else ""
         print(f"\nDirectML's greedy tokens against the CPU EP's on the same float16 model `{compared['model']}` "
               f"({len(compared['prompts'][0]['token_ids'])} tokens after a {compared['prompts'][0]['figures']['prompt_tokens']}-token "
               f"prompt): {where} ({c['matching']} equal before it){logits}; DirectML's first tokens "
