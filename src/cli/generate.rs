@@ -190,8 +190,10 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = parse_warmup)]
     pub warmup: u64,
 
-    /// Also generate greedily on this execution provider and compare the token ids (exit 1
-    /// where they part); takes what --ep takes.
+    /// Also generate greedily on this execution provider, then feed this EP the same tokens and
+    /// compare the logits at every step (max |diff|, cosine, top-5 shared): a part where the
+    /// reference was sure exits 1; a near-tie (its margin within the two EPs' noise) or logits
+    /// that drift without a part warn. Takes what --ep takes.
     ///
     /// Example: --ep dml --compare-ep cpu
     #[arg(long, value_name = "EP", value_parser = parse_ep)]

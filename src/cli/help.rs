@@ -20,6 +20,11 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "prompt-tokens",
             "prompt-ids",
             "tokenizer",
+            "chat",
+            "system",
+            "perplexity",
+            "window",
+            "stride",
         ],
     ),
     (
