@@ -425,6 +425,42 @@ def transformers_tables():
     print()
 
 
+def smollm2_tables():
+    """GPU_STEPS=smollm2: SmolLM2-135M-Instruct's DirectML forms on DirectML (norms decomposed)."""
+    print("## SmolLM2-135M-Instruct (real weights) on DirectML, `dmlrun generate`\n")
+    print("| form | chat answer | logits vs the CPU EP | TTFT p50 (ms) @128 / @1024 | decode tokens/s @128 / @1024 | "
+          "perplexity (DirectML / CPU EP, ratio) | peak RSS (MiB) |")
+    print("|---|---|---|---|---|---|---|")
+    for form in ("dml-fp16", "dml-int4"):
+        chat = report(f"smollm2-{form}-chat")
+        answer, verdict = "-", error_line(f"smollm2-{form}-chat")[:160] or "-"
+        if chat:
+            answer = repr(chat["prompts"][0].get("generated_text", ""))
+            c = chat["comparison"]["prompts"][0]["logits"]
+            verdict = (f"{c['verdict']} (max diff {c['worst_max_abs_diff']:.3g}, cosine >= {c['worst_cosine']:.5f}, "
+                       f"top-5 >= {c['worst_top5_shared']}/5, noise {c['noise']:.3g})")
+        ttft, tps = [], []
+        for p in (128, 1024):
+            r = report(f"smollm2-{form}-p{p}")
+            f = r and r["prompts"][0]["figures"]
+            ttft.append(fmt(f["ttft_ms"]["p50"], 1) if f else "-")
+            tps.append(fmt(f["generation_tokens_per_s"], 1) if f else "-")
+        ppl = report(f"smollm2-{form}-perplexity")
+        pp = ppl and ppl["perplexity"]
+        ppl_cell = (f"{pp['measured']['perplexity']:.4f} / {pp['reference']['perplexity']:.4f}, {pp['ratio']:.5f}" if pp
+                    else error_line(f"smollm2-{form}-perplexity")[:120] or "-")
+        rss = chat and chat.get("peak_rss_bytes")
+        print(f"| {form} | {answer} | {verdict} | {' / '.join(ttft)} | {' / '.join(tps)} | {ppl_cell} | "
+              f"{fmt(rss / 2**20, 0) if rss else '-'} |")
+    cpu = report("smollm2-cpu-fp32-perplexity")
+    if cpu:
+        print(f"\nThe float32 CPU form on the CPU EP: perplexity {cpu['perplexity']['measured']['perplexity']:.4f} "
+              f"({cpu['perplexity']['measured']['tokens']} tokens, windows of 1024, stride 512).")
+    print()
+
+
+if any(name.startswith("smollm2-") for name in STEPS):
+    smollm2_tables()
 if any(name.startswith("tt-") or name.startswith("bert-base-") for name in STEPS):
     transformers_tables()
 if any(name.startswith("gen-") or name.startswith("builder-") for name in STEPS):

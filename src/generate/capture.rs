@@ -65,6 +65,8 @@ pub enum Choice {
     Greedy,
     /// The highest logit, found on the host (`--choose-on-host`).
     GreedyOnHost,
+    /// The highest logit, found on the host because `--compare-ep` compares every step's logits.
+    GreedyLogitsCompared,
     /// Drawn from the logits (`--sample`).
     Sampled,
 }
@@ -88,6 +90,9 @@ impl TokenChoice {
         let (on_device, why) = match (choice, captured, device) {
             (Choice::Sampled, ..) => (false, "sampling (--sample) draws from the whole vocabulary's logits".to_string()),
             (Choice::GreedyOnHost, ..) => (false, "--choose-on-host".into()),
+            (Choice::GreedyLogitsCompared, ..) => {
+                (false, "--compare-ep compares every step's logits, so they come back to the host".into())
+            }
             (Choice::Greedy, false, _) => {
                 (false, "the decode step is not captured; its logits come back with each run".into())
             }
@@ -133,6 +138,7 @@ mod tests {
     fn the_token_is_chosen_on_the_device_only_when_greedy_over_a_captured_step_that_replayed() {
         assert!(TokenChoice::wanted(Choice::Greedy, true));
         assert!(!TokenChoice::wanted(Choice::Sampled, true) && !TokenChoice::wanted(Choice::GreedyOnHost, true));
+        assert!(!TokenChoice::wanted(Choice::GreedyLogitsCompared, true), "--compare-ep reads every step's logits");
         assert!(!TokenChoice::wanted(Choice::Greedy, false));
         assert!(TokenChoice::after(Choice::Greedy, true, Ok(true)).on_device);
         let sampled = TokenChoice::after(Choice::Sampled, true, Ok(false));

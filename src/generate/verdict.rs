@@ -11,9 +11,10 @@
 
 use serde::Serialize;
 
-/// The cosine below which two sets of logits no longer agree. Float16 against float32 on a real
-/// model stays above 0.9999 (docs/guide.md); a kernel computing wrong falls far below.
-pub const MIN_COSINE: f64 = 0.999;
+/// The cosine below which two sets of logits no longer agree. Measured on SmolLM2-135M under Wine
+/// on lavapipe (docs/guide.md): its float16 form on DirectML against the CPU EP stays at 0.998 or
+/// above over 8 steps, while DirectML's fused RMS norms there, computing wrong, give 0.06 to 0.13.
+pub const MIN_COSINE: f64 = 0.99;
 /// Of the two top-5 sets, how many ids must be shared for the logits to agree: one near-tie at
 /// the fifth place may swap in a sixth.
 pub const MIN_TOP5_SHARED: usize = 4;

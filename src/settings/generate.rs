@@ -112,10 +112,11 @@ impl GenerateSettings {
                 },
                 false => Sampling::Greedy,
             },
-            choice: match (args.sample, args.choose_on_host) {
-                (true, _) => Choice::Sampled,
-                (false, true) => Choice::GreedyOnHost,
-                (false, false) => Choice::Greedy,
+            choice: match (args.sample, args.choose_on_host, args.compare_ep.is_some()) {
+                (true, ..) => Choice::Sampled,
+                (false, true, _) => Choice::GreedyOnHost,
+                (false, false, true) => Choice::GreedyLogitsCompared,
+                (false, false, false) => Choice::Greedy,
             },
             capture: match (args.device_io.dml_graph_capture, args.no_dml_graph_capture) {
                 (true, _) => CaptureAsk::DmlGraphCapture,
