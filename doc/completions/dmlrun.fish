@@ -619,7 +619,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l top-p -d 'Sam
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l seed -d 'Seed for --sample and for --prompt-tokens' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s i -l iterations -d 'Measured repetitions of each prompt (the figures are over these)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l warmup -d 'Unmeasured repetitions first' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l compare-ep -d 'Also generate greedily on this execution provider and compare the token ids (exit 1 where they part); takes what --ep takes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l compare-ep -d 'Judge this EP\'s logits at every step against this execution provider\'s (exit 1 where their choices part where the reference was sure)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l compare-opt-level -d 'Graph optimisation level of the --compare-ep session (default: the same as --opt-level)' -r -f -a "disable\t''
 basic\t''
 extended\t''

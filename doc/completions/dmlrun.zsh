@@ -538,7 +538,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '-i+[Measured repetitions of each prompt (the figures are over these)]:N:_default' \
 '--iterations=[Measured repetitions of each prompt (the figures are over these)]:N:_default' \
 '--warmup=[Unmeasured repetitions first]:N:_default' \
-'--compare-ep=[Also generate greedily on this execution provider and compare the token ids (exit 1 where they part); takes what --ep takes]:EP:_default' \
+'--compare-ep=[Judge this EP'\''s logits at every step against this execution provider'\''s (exit 1 where their choices part where the reference was sure)]:EP:_default' \
 '--compare-opt-level=[Graph optimisation level of the --compare-ep session (default\: the same as --opt-level)]:LEVEL:(disable basic extended all)' \
 '--timeout=[Stop the whole generation after this long (default 10m; 0 for no limit) and say which step it was in\: session creation, the prefill, or decode step k. Exit 2]:TIME:_default' \
 '--json=[Write the report as JSON to FILE ("-" for stdout instead of the summary)]:FILE:_files' \

@@ -60,7 +60,7 @@ pub struct GenerateArgs {
     /// The system message of --chat (default: whatever the template puts there, often nothing).
     ///
     /// Example: --system "Answer in one sentence."
-    #[arg(long, value_name = "TEXT", requires = "chat")]
+    #[arg(long, value_name = "TEXT", requires = "chat", hide_short_help = true)]
     pub system: Option<String>,
 
     /// Instead of generating, the teacher-forced perplexity of this text file (UTF-8): its tokens
@@ -75,13 +75,13 @@ pub struct GenerateArgs {
     /// Tokens in one window of --perplexity (default: the model's context, at most 2048).
     ///
     /// Example: --window 512
-    #[arg(long, value_name = "N", requires = "perplexity", value_parser = parse_at_least_1)]
+    #[arg(long, value_name = "N", requires = "perplexity", value_parser = parse_at_least_1, hide_short_help = true)]
     pub window: Option<u64>,
 
     /// Tokens from one window's start to the next's, with --perplexity (default: half the window).
     ///
     /// Example: --stride 256
-    #[arg(long, value_name = "N", requires = "perplexity", value_parser = parse_at_least_1)]
+    #[arg(long, value_name = "N", requires = "perplexity", value_parser = parse_at_least_1, hide_short_help = true)]
     pub stride: Option<u64>,
 
     /// The tokenizer.json to use (default: the one in the model's folder).
@@ -190,10 +190,12 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = parse_warmup)]
     pub warmup: u64,
 
-    /// Also generate greedily on this execution provider, then feed this EP the same tokens and
-    /// compare the logits at every step (max |diff|, cosine, top-5 shared): a part where the
-    /// reference was sure exits 1; a near-tie (its margin within the two EPs' noise) or logits
-    /// that drift without a part warn. Takes what --ep takes.
+    /// Judge this EP's logits at every step against this execution provider's (exit 1 where
+    /// their choices part where the reference was sure).
+    ///
+    /// The reference generates greedily; this EP is fed the same tokens and each step's logits
+    /// are compared (max |diff|, cosine, top-5 shared): a near-tie (the reference's margin within
+    /// the two EPs' noise) or logits that drift without a part warn. Takes what --ep takes.
     ///
     /// Example: --ep dml --compare-ep cpu
     #[arg(long, value_name = "EP", value_parser = parse_ep)]
