@@ -5,10 +5,71 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-/// Writes `bytes` to a temporary file in `path`'s directory, then renames it into place, so
-/// readers see either the old file or the complete new one, and a failure leaves nothing.
+/// Where a write to a path lands, as a shell's `>` would put it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// A regular file or a new path (a symbolic link followed to its target, so the link stays):
+    /// written beside it and renamed over it.
+    Replace(PathBuf),
+    /// Something that is not a regular file (a device such as `/dev/null`, a FIFO, `/dev/stdout`):
+    /// opened and written as it is, never replaced.
+    InPlace(PathBuf),
+}
+
+/// Where a write to `path` lands: symbolic links followed to their target (created where a link
+/// dangles), and what is not a regular file written in place.
+pub fn destination(path: &Path) -> Result<Destination> {
+    // /dev/stdout and /proc/self/fd/N name an open file of this process, whatever it is (a
+    // regular file a shell redirected there would be replaced by a rename, its output lost).
+    if path.starts_with("/dev") || path.starts_with("/proc") {
+        if path.exists() && !path.is_dir() {
+            return Ok(Destination::InPlace(path.to_path_buf()));
+        }
+    }
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        let Ok(own) = std::fs::symlink_metadata(&at) else {
+            return Ok(Destination::Replace(at));
+        };
+        if !own.file_type().is_symlink() {
+            return Ok(if own.is_file() || own.is_dir() { Destination::Replace(at) } else { Destination::InPlace(at) });
+        }
+        match std::fs::metadata(&at) {
+            Ok(target) if !target.is_file() && !target.is_dir() => return Ok(Destination::InPlace(at)),
+            Ok(_) => {
+                let resolved = std::fs::canonicalize(&at)
+                    .map_err(|e| anyhow::anyhow!("{}: cannot follow the link: {}", path.display(), os_words(&e)))?;
+                return Ok(Destination::Replace(resolved));
+            }
+            // A dangling link: the file it names is made.
+            Err(_) => {
+                let target = std::fs::read_link(&at)
+                    .map_err(|e| anyhow::anyhow!("{}: cannot read the link: {}", path.display(), os_words(&e)))?;
+                at = if target.is_absolute() { target } else { folder_of(&at).join(target) };
+            }
+        }
+    }
+    anyhow::bail!("{}: too many levels of symbolic links", path.display())
+}
+
+/// Writes `bytes` to `path` as every file dmlrun writes is written (see [`destination`]): a
+/// regular file through a temporary file beside it renamed into place, so readers see either the
+/// old file or the complete new one and a failure leaves nothing; a device, FIFO or terminal in
+/// place.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = folder_of(path);
+    match destination(path)? {
+        Destination::InPlace(at) => {
+            let written = |e: std::io::Error| anyhow::anyhow!("writing {}: {}", path.display(), os_words(&e));
+            let mut file = std::fs::OpenOptions::new().write(true).open(&at).map_err(written)?;
+            file.write_all(bytes).and_then(|()| file.flush()).map_err(written)
+        }
+        Destination::Replace(at) => replace(path, &at, bytes),
+    }
+}
+
+/// Writes `bytes` beside `at` and renames them over it; `path` (as given) names it in errors.
+fn replace(path: &Path, at: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = folder_of(at);
     let mut builder = tempfile::Builder::new();
     builder.prefix(".dmlrun-").suffix(".partial");
     // A temporary file is private (0600) by default; the written file is an ordinary output, so it
@@ -21,7 +82,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let written = |e: std::io::Error| anyhow::anyhow!("writing {}: {}", path.display(), os_words(&e));
     tmp.write_all(bytes).map_err(written)?;
     tmp.as_file().sync_all().map_err(written)?;
-    tmp.persist(path).map_err(|e| written(e.error))?;
+    tmp.persist(at).map_err(|e| written(e.error))?;
     Ok(())
 }
 
@@ -342,6 +403,56 @@ mod tests {
         // An older report's exact form still reads.
         let old: Reported = serde_json::from_str(r#"{"path":{"unix":[110,117]}}"#).unwrap();
         assert_eq!(old.path, PathBuf::from("nu"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_to_its_target_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.json");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("target.json", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // A dangling link: its target is made.
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink("sub/../made.json", &dangling).unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        write_atomic(&dangling, b"made").unwrap();
+        assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(dir.path().join("made.json")).unwrap(), "made");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_written_in_place_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        assert_eq!(destination(&fifo).unwrap(), Destination::InPlace(fifo.clone()));
+        write_atomic(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dev_null_and_stdout_are_written_in_place() {
+        assert_eq!(destination(Path::new("/dev/null")).unwrap(), Destination::InPlace("/dev/null".into()));
+        assert_eq!(destination(Path::new("/dev/stdout")).unwrap(), Destination::InPlace("/dev/stdout".into()));
+        write_atomic(Path::new("/dev/null"), b"gone").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.json");
+        assert_eq!(destination(&new).unwrap(), Destination::Replace(new.clone()));
     }
 
     #[test]

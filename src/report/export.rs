@@ -117,13 +117,27 @@ impl<'a, R> Exports<'a, R> {
     }
 }
 
-/// Whether a file can be written at `path`: its folder exists, is a folder, and takes a new
-/// file (tried with a hidden one, removed at once). Says which in one line.
+/// Whether a file can be written at `path` as [`crate::fsutil::write_atomic`] writes it: a
+/// device, FIFO or terminal opens for writing; otherwise (a link followed to its target) the
+/// folder exists, is a folder, and takes a new file (tried with a hidden one, removed at once).
+/// Says which in one line.
 pub fn check_writable(path: &Path) -> Result<()> {
-    let folder = crate::fsutil::folder_of(path);
     if path.is_dir() {
         bail!("is a folder; give a file name");
     }
+    let path = match crate::fsutil::destination(path)? {
+        crate::fsutil::Destination::InPlace(at) => {
+            // Opened without truncating: a regular file behind /dev/stdout keeps what it has.
+            return std::fs::OpenOptions::new()
+                .write(true)
+                .open(&at)
+                .map(drop)
+                .map_err(|e| anyhow::anyhow!("cannot write to it: {}", crate::fsutil::os_words(&e)));
+        }
+        crate::fsutil::Destination::Replace(at) => at,
+    };
+    let path = path.as_path();
+    let folder = crate::fsutil::folder_of(path);
     if !folder.exists() {
         bail!("the folder {} does not exist", folder.display());
     }

@@ -1,0 +1,89 @@
+//! Every file dmlrun writes goes through one writer: a regular file or a new path atomically (a
+//! temporary file renamed into place), a symbolic link through to its target, and what is not a
+//! regular file (a device, a FIFO, /dev/stdout) in place, never replaced. Device nodes are made
+//! in a temporary folder (as root, which CI is), never the system's own.
+#![cfg(unix)]
+
+mod common;
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+
+use common::{dmlrun, test_model};
+
+fn run_with_json(json: &Path) -> std::process::Output {
+    dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .args(["--generate", "ones", "--iterations", "1", "-q", "--json"])
+        .arg(json)
+        .output()
+        .unwrap()
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A character device node like /dev/null (1, 3) or /dev/full (1, 7), made at `path`.
+fn char_device(path: &Path, minor: u32) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mknod only creates the node.
+    let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, minor)) };
+    assert_eq!(made, 0, "mknod {}: {}", path.display(), std::io::Error::last_os_error());
+}
+
+#[test]
+fn a_report_to_a_device_node_is_written_into_it_and_the_node_stays() {
+    if !is_root() {
+        eprintln!("skipped: making a device node needs root (CI runs as root)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let null = dir.path().join("null");
+    char_device(&null, 3);
+    let output = run_with_json(&null);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(std::fs::symlink_metadata(&null).unwrap().file_type().is_char_device(), "the node was replaced");
+    // A full device refuses the bytes: an error naming the flag, and the node is still a node.
+    let full = dir.path().join("full");
+    char_device(&full, 7);
+    let output = run_with_json(&full);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--json") && stderr.contains(&*full.to_string_lossy()), "{stderr}");
+    assert!(std::fs::symlink_metadata(&full).unwrap().file_type().is_char_device(), "the node was replaced");
+}
+
+#[test]
+fn dev_null_takes_a_report_as_root_and_as_another_user() {
+    let output = run_with_json(Path::new("/dev/null"));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    if is_root() {
+        // As nobody, who cannot create a file in /dev: the check must not ask for one.
+        use std::os::unix::process::CommandExt;
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"));
+        cmd.arg(test_model("add_mul.onnx"))
+            .args(["--generate", "ones", "--iterations", "1", "-q", "--json", "/dev/null"])
+            .env("HOME", "/tmp")
+            .uid(65534)
+            .gid(65534);
+        let output = cmd.output().unwrap();
+        assert!(output.status.success(), "as nobody: {}", String::from_utf8_lossy(&output.stderr));
+    }
+}
+
+#[test]
+fn a_report_through_a_link_lands_in_its_target_and_the_link_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("real.json");
+    std::fs::write(&target, "{}").unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let output = run_with_json(&link);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&target).unwrap()).unwrap();
+    assert!(report["iterations"].is_object(), "{report}");
+}
