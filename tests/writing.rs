@@ -31,6 +31,9 @@ fn char_device(path: &Path, minor: u32) {
     // SAFETY: a valid NUL-terminated path; mknod only creates the node.
     let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, minor)) };
     assert_eq!(made, 0, "mknod {}: {}", path.display(), std::io::Error::last_os_error());
+    // Writable by all, as /dev/null is (mknod's mode passed through the umask).
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666)).unwrap();
 }
 
 #[test]
@@ -56,22 +59,32 @@ fn a_report_to_a_device_node_is_written_into_it_and_the_node_stays() {
 }
 
 #[test]
-fn dev_null_takes_a_report_as_root_and_as_another_user() {
-    let output = run_with_json(Path::new("/dev/null"));
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
-    if is_root() {
-        // As nobody, who cannot create a file in /dev: the check must not ask for one.
-        use std::os::unix::process::CommandExt;
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"));
-        cmd.arg(test_model("add_mul.onnx"))
-            .args(["--generate", "ones", "--iterations", "1", "-q", "--json", "/dev/null"])
-            .env("HOME", "/tmp")
-            .uid(65534)
-            .gid(65534);
-        let output = cmd.output().unwrap();
-        assert!(output.status.success(), "as nobody: {}", String::from_utf8_lossy(&output.stderr));
+fn a_device_in_a_folder_nobody_may_write_takes_a_report_from_nobody() {
+    if !is_root() {
+        // Not root, the system's /dev/null is safe to use: nobody but root can replace it.
+        let output = run_with_json(Path::new("/dev/null"));
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        return;
     }
+    // As root a broken writer would replace the system's /dev/null, so a node of its own, in a
+    // folder only root may write (as /dev is), written to as nobody: the check must not ask for a
+    // new file in the folder.
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let null = dir.path().join("null");
+    char_device(&null, 3);
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"));
+    cmd.arg(test_model("add_mul.onnx"))
+        .args(["--generate", "ones", "--iterations", "1", "-q", "--json"])
+        .arg(&null)
+        .env("HOME", "/tmp")
+        .uid(65534)
+        .gid(65534);
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "as nobody: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(std::fs::symlink_metadata(&null).unwrap().file_type().is_char_device(), "the node was replaced");
 }
 
 #[test]
