@@ -567,6 +567,10 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
         BadInput { args: "{sq} --device luid:12", code: 2, needle: "luid:HIGH-LOW" },
         BadInput { args: "{sq} --device ''", code: 2, needle: "--device" },
         BadInput { args: "bench {sq} --max-regression lots", code: 2, needle: "--max-regression" },
+        // A bare 5 would be 500%, the gate silently off: refused, with both spellings offered.
+        BadInput { args: "bench {sq} --max-regression 5", code: 2, needle: "ambiguous: write a percentage (5%)" },
+        // An .onnx given to --baseline: not a report, and the flag it was meant for named.
+        BadInput { args: "bench {sq} --baseline {sq}", code: 2, needle: "give it with --baseline-model" },
         // Usage errors in dmlrun's one line: no '--' tip, no usage lines.
         BadInput { args: "{sq} --iterations -1", code: 2, needle: "'-1' is not a whole number from 1 to 1000000000" },
         BadInput { args: "bench {am} --iterations -1", code: 2, needle: "'-1' is not a whole number from 1" },

@@ -454,13 +454,32 @@ fn a_model_without_kv_inputs_is_one_line() {
 
 #[test]
 fn a_text_prompt_without_a_tokenizer_asks_for_one() {
+    // The decoder alone in a folder: nothing to tokenize with.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["model.onnx", "model.onnx.data"] {
+        std::fs::copy(tiny().join(name), dir.path().join(name)).unwrap();
+    }
     let output = dmlrun()
         .arg("generate")
-        .arg(tiny().join("model.onnx"))
+        .arg(dir.path().join("model.onnx"))
         .args(["--prompt", "hi", "--context-length", "128"])
         .output()
         .unwrap();
     assert_one_line_error(&output, "--prompt needs a tokenizer");
+}
+
+#[test]
+fn a_bare_decoder_takes_the_tokenizer_json_beside_it() {
+    let output = dmlrun()
+        .arg("generate")
+        .arg(tiny().join("model.onnx"))
+        .args(["--prompt", "hi", "--context-length", "128", "-n", "2", "--json", "-", "-q"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(report["tokenizer"].as_str().unwrap().ends_with("tokenizer.json"), "{}", report["tokenizer"]);
+    assert!(!report["prompts"][0]["prompt_token_ids"].as_array().unwrap().is_empty());
 }
 
 #[test]

@@ -305,7 +305,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--atol=[Absolute tolerance for --compare-ep]:A:_default' \
 '--baseline=[Judge each model'\''s runs against an earlier --json report'\''s\: regression, improvement, no change or inconclusive; exit 1 on a regression]:OLD.json:_files' \
 '(--baseline --sweep --sweep-shape --sessions)*--baseline-model=[Time an older version of the model in the same session, in alternating rounds (A B B A ...) on the same device with the same session options, and judge the new one against it as --baseline does\: a slow spell of the machine then falls on both]:OLD.onnx:_files' \
-'--max-regression=[Largest slowdown taken as none against --baseline or --baseline-model, e.g. 5% or 0.05\: a significant change within it both ways is '\''no change'\'']:PERCENT:_default' \
+'--max-regression=[Largest slowdown taken as none against --baseline or --baseline-model, e.g. 5% or 0.05\: a significant change within it both ways is '\''no change'\''. A bare number of 1 or more (5) is refused as ambiguous\: write 5%]:PERCENT:_default' \
 '--rounds=[Time each model'\''s runs in N rounds\: consecutive blocks (alternating with the baseline model'\''s under --baseline-model), kept in the JSON report, so a slow spell shows as a slow round and the verdict weighs the spread between rounds]:N:_default' \
 '--shard=[Benchmark only shard K of N of the models\: count mode (K/N) deals them round-robin in the order given, hash mode (hash\:K/N) by a hash of each model'\''s name. \`dmlrun merge\` puts the N JSON reports back together]:K/N|auto:_default' \
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
@@ -570,7 +570,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--quiet[No generated text on stdout and no progress on stderr (the figures are still printed)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-':model -- An onnxruntime-genai model folder (genai_config.json, the decoder .onnx, tokenizer.json), or a decoder .onnx with input_ids, past_key_values.N.key|value inputs and logits, present.N.key|value outputs (give its tokenizer with --tokenizer):_files' \
+':model -- An onnxruntime-genai model folder (genai_config.json, the decoder .onnx, tokenizer.json), or a decoder .onnx with input_ids, past_key_values.N.key|value inputs and logits, present.N.key|value outputs (the tokenizer.json beside it, or --tokenizer):_files' \
 && ret=0
 ;;
 (merge)

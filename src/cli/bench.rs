@@ -145,7 +145,8 @@ pub struct BenchArgs {
     pub baseline_model: Vec<PathBuf>,
 
     /// Largest slowdown taken as none against --baseline or --baseline-model, e.g. 5% or 0.05:
-    /// a significant change within it both ways is 'no change'.
+    /// a significant change within it both ways is 'no change'. A bare number of 1 or more (5)
+    /// is refused as ambiguous: write 5%.
     ///
     /// Example: --max-regression 10%
     #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_fraction)]

@@ -15,7 +15,7 @@ use crate::runtime::plan::{EpRequest, OptimizationLevel};
 pub struct GenerateArgs {
     /// An onnxruntime-genai model folder (genai_config.json, the decoder .onnx, tokenizer.json),
     /// or a decoder .onnx with input_ids, past_key_values.N.key|value inputs and logits,
-    /// present.N.key|value outputs (give its tokenizer with --tokenizer).
+    /// present.N.key|value outputs (the tokenizer.json beside it, or --tokenizer).
     ///
     /// Example: dmlrun generate phi-3-mini-dml/ --prompt "Why is the sky blue?"
     #[arg(value_name = "MODEL")]

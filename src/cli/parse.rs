@@ -266,11 +266,17 @@ pub(super) fn parse_on_off(text: &str) -> Result<bool, String> {
 
 /// Parses `5%` or `0.05`.
 pub fn parse_fraction(text: &str) -> Result<f64, String> {
+    let bare = text.trim().strip_suffix('%').is_none();
     let value = match text.trim().strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
         None => text.trim().parse::<f64>(),
     }
     .map_err(|_| format!("'{text}' is not a percentage like 5% or a fraction like 0.05"))?;
+    // A bare 5 is 500% read as a fraction, but 5% as people mean it: ambiguous, so refused, as a
+    // gate silently off is the worst reading of it.
+    if bare && value >= 1.0 {
+        return Err(format!("'{text}' is ambiguous: write a percentage ({text}%) or a fraction below 1 ({})", value / 100.0));
+    }
     if !(0.0..=10.0).contains(&value) {
         return Err(format!("'{text}' is out of range"));
     }
@@ -345,6 +351,11 @@ mod tests {
         assert_eq!(parse_fraction("5%"), Ok(0.05));
         assert_eq!(parse_fraction("0.1"), Ok(0.1));
         assert!(parse_fraction("five").is_err());
+        // A bare number of 1 or more is a percentage without its sign, never 100 times it.
+        let e = parse_fraction("5").unwrap_err();
+        assert!(e.contains("ambiguous") && e.contains("5%") && e.contains("0.05"), "{e}");
+        assert!(parse_fraction("1").is_err());
+        assert_eq!(parse_fraction("150%"), Ok(1.5));
     }
 
     #[test]

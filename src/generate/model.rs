@@ -38,7 +38,9 @@ impl DecoderModel {
                 spec.context_length = context;
                 spec.max_length = context;
             }
-            (spec, tokenizer.map(Path::to_path_buf))
+            // The tokenizer.json beside a bare model, as a folder's is taken from the folder.
+            let beside = model.parent().map(|p| p.join("tokenizer.json")).filter(|p| p.is_file());
+            (spec, tokenizer.map(Path::to_path_buf).or(beside))
         } else {
             bail!("model {}: no such file or folder", model.display());
         };

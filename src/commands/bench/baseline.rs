@@ -55,7 +55,14 @@ pub(super) fn pair_baseline_models(targets: &[BenchTarget], models: &[PathBuf]) 
 }
 
 pub(super) fn read_baseline(path: &Path) -> Result<StoredReport> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("--baseline {}", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("--baseline {}", path.display()))?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        // An .onnx here is one slip from --baseline-model.
+        bail!(
+            "--baseline {}: not a dmlrun bench JSON report (it is not text); to time an old model beside the new one, give it with --baseline-model",
+            path.display()
+        );
+    };
     let stored: StoredReport = serde_json::from_str(&text)
         .map_err(|e| anyhow::anyhow!("--baseline {}: not a dmlrun bench JSON report ({e})", path.display()))?;
     if stored.schema != bench::BENCH_SCHEMA {
