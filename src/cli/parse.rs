@@ -275,7 +275,10 @@ pub fn parse_fraction(text: &str) -> Result<f64, String> {
     // A bare 5 is 500% read as a fraction, but 5% as people mean it: ambiguous, so refused, as a
     // gate silently off is the worst reading of it.
     if bare && value >= 1.0 {
-        return Err(format!("'{text}' is ambiguous: write a percentage ({text}%) or a fraction below 1 ({})", value / 100.0));
+        return Err(format!(
+            "'{text}' is ambiguous: write a percentage ({text}%) or a fraction below 1 ({})",
+            value / 100.0
+        ));
     }
     if !(0.0..=10.0).contains(&value) {
         return Err(format!("'{text}' is out of range"));
