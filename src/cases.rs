@@ -271,7 +271,8 @@ fn check_case(
     let mut mismatches = Vec::new();
     let mut max_abs_diff: Option<f64> = None;
     for (set, set_name, inputs) in &sets {
-        crate::stage::step(set_name.clone());
+        // The step a hang is named by: the run, on which inputs (not the inputs themselves).
+        crate::stage::step(format!("the run on {set_name}"));
         let prepared = PreparedInputs::from_values(runtime, inputs, &model.info)?;
         let actual = engine::run_to_host_values(&mut model.session, &prepared)
             .map_err(|e| explain(&model.plan, Stage::Run, &prepared, e))?;
@@ -280,7 +281,10 @@ fn check_case(
             result.precision = Some(f.report(&actual));
         }
         let expected = match (&mut reference, set) {
-            (Some(r), _) => engine::run_to_host_values(&mut r.session, &prepared).context("reference run")?,
+            (Some(r), _) => {
+                crate::stage::step(format!("the reference run on {set_name}"));
+                engine::run_to_host_values(&mut r.session, &prepared).context("reference run")?
+            }
             (None, None) => bail!("generated inputs need a reference run (--compare-ep)"),
             (None, Some(set)) => {
                 let files = testdata::read_values(set, "output", &output_kinds, check.load.max_tensor_bytes)?;

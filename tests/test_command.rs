@@ -352,7 +352,10 @@ fn isolation_records_a_hanging_case_as_a_timeout_and_runs_the_others() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["schema"], "dmlrun.test/2");
     assert_eq!(case_status(&report, "good"), ("pass", ""));
-    assert_eq!(case_status(&report, "hangs"), ("timeout", "ran past --timeout 2s in test_data_set_0: killed"));
+    assert_eq!(
+        case_status(&report, "hangs"),
+        ("timeout", "ran past --timeout 2s in the run on test_data_set_0: killed")
+    );
     assert_eq!(report["summary"]["timed_out"], 1);
     assert!(stderr.contains("1 timed out"), "{stderr}");
 }
@@ -367,7 +370,10 @@ fn a_time_limit_holds_without_isolation_flags_and_the_default_one_is_reported() 
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(case_status(&report, "good"), ("pass", ""));
-    assert_eq!(case_status(&report, "hangs"), ("timeout", "ran past --timeout 2s in test_data_set_0: killed"));
+    assert_eq!(
+        case_status(&report, "hangs"),
+        ("timeout", "ran past --timeout 2s in the run on test_data_set_0: killed")
+    );
     assert_eq!(report["isolation"], serde_json::json!({"in_children": true, "time_limit_s": 2.0}));
 
     // The default limit, and no limit where the cases stay in this process.
@@ -495,4 +501,19 @@ fn the_html_page_lists_cases_by_status_with_where_outputs_part() {
     assert!(detail.contains(r#"<td>product</td><td class="n">1</td><td class="n">0.600000"#), "{detail}");
     assert!(detail.contains("1 of 4") && detail.contains("passes with") && detail.contains("atol "), "{detail}");
     assert!(page.contains(r#"id="only-failing""#), "filter by status");
+}
+
+#[test]
+fn a_hang_on_generated_inputs_is_named_as_the_run_not_the_inputs() {
+    let out = dmlrun()
+        .arg("test")
+        .arg(test_model("endless_loop.onnx"))
+        .args(["--compare-ep", "cpu", "--timeout", "2s", "--json", "-"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let case = &report["cases"][0];
+    assert_eq!(case["status"], "timeout", "{case}");
+    assert_eq!(case["reason"], "ran past --timeout 2s in the run on generated inputs: killed", "{case}");
 }
