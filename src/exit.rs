@@ -1,6 +1,7 @@
-//! The exit status contract, in one place: 0 success, 1 a check failed (a test case, a
-//! comparison, a regression gate), 2 an error stopped the command (bad input, usage, ONNX
-//! Runtime), 130 interrupted by Ctrl-C (128 + SIGINT, as shells report it).
+//! The exit status contract, in one place: 0 success, 1 a check failed (a test case that fails
+//! or errors, a bench model that fails, a comparison, a regression gate), 2 an error stopped the
+//! command (bad input, usage, ONNX Runtime, nothing to test), 130 interrupted by Ctrl-C (128 +
+//! SIGINT, as shells report it).
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

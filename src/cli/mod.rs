@@ -64,7 +64,8 @@ Typical uses:
 
 `dmlrun MODEL` takes every flag of `dmlrun run`: dmlrun run --help lists them.
 More: dmlrun info MODEL, dmlrun devices, dmlrun doctor, dmlrun <command> --help.
-Exit codes: 0 success, 1 a check failed (test, --compare-ep, --baseline), 2 error.";
+Exit codes: 0 success, 1 a check failed (test, --compare-ep, --baseline) or a model of a bench
+failed, 2 an error stopped the command.";
 
 /// Run, inspect and time ONNX models on ONNX Runtime, with DirectML as the first-class backend.
 #[derive(Debug, Parser)]
@@ -98,12 +99,14 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb).
     ///
-    /// Exit code 0 when every case passes (or fails only as --expect says), 1 when a case
-    /// fails, 2 when the tests could not run.
+    /// Exit code 0 when every case passes (or fails only as --expect says), 1 when a case fails or
+    /// is an error (a model that does not load, a folder without model.onnx), 2 when the tests
+    /// could not run at all (bad input, nothing to test).
     Test(Box<TestArgs>),
     /// Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest.
     ///
-    /// Exit code 1 when --baseline finds a regression beyond --max-regression.
+    /// Exit code 1 when a model fails or --baseline finds a regression beyond --max-regression;
+    /// 2 when the bench could not run.
     Bench(Box<BenchArgs>),
     /// When an execution provider rejects a model (or its outputs differ): bisect to the
     /// smallest run of nodes that still fails, written as an ONNX test case.
