@@ -89,6 +89,8 @@ fn synthetic_prompts_and_ignore_eos_fix_the_token_counts_benchmarks_need() {
     assert_eq!(report["kv_cache"]["length"], 70);
     assert_eq!(report["warmup"], 1);
     assert_eq!(report["schema"], "dmlrun.generate/1");
+    // Its source is the flag, as --prompt's is: the count is said once, beside it.
+    assert_eq!(prompt["source"], "--prompt-tokens");
     // The same seed draws the same synthetic prompt.
     let again = generate_json(&["--prompt-tokens", "40", "-n", "2"]);
     assert_eq!(again["prompts"][0]["prompt_token_ids"], prompt["prompt_token_ids"]);

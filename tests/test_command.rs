@@ -82,7 +82,7 @@ fn golden_round_trip_passes_and_a_changed_output_fails() {
     assert!(case.join("model.onnx").is_file() && case.join("test_data_set_0/output_1.pb").is_file());
     let out = dmlrun().arg("test").arg(&case).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 cases: 1 passed, 0 failed, 0 errors"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 case: 1 passed, 0 failed, 0 errors"));
 
     // Change one expected value beyond the tolerance.
     let product = case.join("test_data_set_0/output_1.pb");

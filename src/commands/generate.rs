@@ -408,7 +408,7 @@ fn prompts(
         PromptSource::Synthetic(n) => {
             let vocab = tokenizer.map_or(vocab, |t| t.vocab_size().min(vocab));
             let ids = generate::synthetic_prompt(*n, vocab, &spec.eos_token_ids, settings.seed);
-            Ok(vec![Prompt { source: format!("{n} synthetic tokens"), text: None, ids }])
+            Ok(vec![Prompt { source: "--prompt-tokens".into(), text: None, ids }])
         }
         PromptSource::Ids(ids) => {
             if let Some(bad) = ids.iter().find(|&&id| id < 0 || id as usize >= vocab) {

@@ -109,6 +109,11 @@ pub struct Iterations {
     pub batch_size: Option<usize>,
 }
 
+/// A count and its noun, singular for one: "1 case", "2 cases".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 pub fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }

@@ -143,7 +143,7 @@ pub fn judge(old: Timed, new: Timed, threshold: f64) -> Option<Change> {
         Verdict::Inconclusive
     };
     let noise = (ci_high - ci_low) / 2.0 / ratio;
-    let change = format!("{} (95% CI {} to {}, p={})", signed(ratio), signed(ci_low), signed(ci_high), p(p_value));
+    let change = format!("{} (95% CI {} to {}, p{})", signed(ratio), signed(ci_low), signed(ci_high), p(p_value));
     let limit = format!("{:.1}%", threshold * 100.0);
     let reason = match verdict {
         Verdict::Regression => format!("slower by {change}: significant, the interval beyond the {limit} threshold"),
@@ -179,11 +179,12 @@ fn signed(ratio: f64) -> String {
     format!("{:+.1}%", (ratio - 1.0) * 100.0)
 }
 
+/// A p-value with its relation: `<0.0001`, `=0.0123` (so "p<0.0001", never "p=<0.0001").
 fn p(value: f64) -> String {
     if value < 1e-4 {
         "<0.0001".to_string()
     } else {
-        format!("{value:.4}")
+        format!("={value:.4}")
     }
 }
 
@@ -281,6 +282,12 @@ mod tests {
 
     fn judged(old: &[f64], old_rounds: &[usize], new: &[f64], new_rounds: &[usize]) -> Change {
         judge(Timed { samples: old, rounds: old_rounds }, Timed { samples: new, rounds: new_rounds }, 0.05).unwrap()
+    }
+
+    #[test]
+    fn a_p_value_reads_with_its_relation() {
+        assert_eq!(format!("p{}", p(0.00001)), "p<0.0001");
+        assert_eq!(format!("p{}", p(0.0123)), "p=0.0123");
     }
 
     #[test]

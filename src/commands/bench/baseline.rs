@@ -42,10 +42,10 @@ pub(super) fn pair_baseline_models(targets: &[BenchTarget], models: &[PathBuf]) 
         targets.iter().map(|t| models.iter().find(|m| m.file_name() == t.path.file_name()).cloned()).collect();
     if let Some((target, _)) = targets.iter().zip(&pairs).find(|(_, p)| p.is_none()) {
         bail!(
-            "--baseline-model: none for {} ({} models, {} baseline models): give one per model in the same order, or files of the same names",
+            "--baseline-model: none for {} ({}, {}): give one per model in the same order, or files of the same names",
             target.path.display(),
-            targets.len(),
-            models.len()
+            crate::report::count(targets.len(), "model", "models"),
+            crate::report::count(models.len(), "baseline model", "baseline models")
         );
     }
     if let Some(unused) = models.iter().find(|m| !pairs.iter().flatten().any(|p| p == *m)) {

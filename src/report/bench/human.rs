@@ -67,7 +67,7 @@ pub fn render(report: &BenchReport) -> String {
         }
         if let Some(p) = &m.precision {
             let float32 = match (&p.float32_latency_ms, &p.float32_error) {
-                (Some(f), _) => format!("float32 p50 {:.3} ms, float16 {:.2}x of it", f.p50, s.p50 / f.p50),
+                (Some(f), _) => format!("float32 p50 {:.3} ms; float16 takes {:.2}x as long", f.p50, s.p50 / f.p50),
                 (None, Some(e)) => format!("float32 could not run here: {e}"),
                 (None, None) => "float32 not timed".to_string(),
             };

@@ -67,11 +67,11 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
         if report.skipped.is_empty() { String::new() } else { format!(", {} folders skipped", report.skipped.len()) };
     let shard = report.shard.as_ref().map(|s| crate::report::shard_said(s, "cases")).unwrap_or_default();
     out.push_str(&format!(
-        "{} cases{shard}: {} passed, {} failed, {} errors{died}{skipped} ({:.1} s)\n",
-        s.total,
+        "{}{shard}: {} passed, {} failed, {}{died}{skipped} ({:.1} s)\n",
+        crate::report::count(s.total, "case", "cases"),
         s.passed,
         s.failed,
-        s.errors,
+        crate::report::count(s.errors, "error", "errors"),
         s.duration_ms / 1000.0
     ));
     out
