@@ -13,6 +13,22 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
+/// A figure to at most 6 decimals (a nanosecond, in milliseconds), trailing zeros dropped: 0.030727,
+/// never the float's 0.030726999999999997.
+fn num(v: f64) -> String {
+    let text = format!("{v:.6}");
+    let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.') } else { &text };
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+fn opt_num(v: Option<f64>) -> String {
+    v.map(num).unwrap_or_default()
+}
+
 impl Exporter<BenchReport> for CsvExporter {
     fn render(&self, report: &BenchReport) -> Result<String> {
         let mut out = String::from(HEADER);
@@ -26,29 +42,29 @@ impl Exporter<BenchReport> for CsvExporter {
                 m.device.execution_provider.clone(),
                 opt(m.device.device_id),
                 s.count.to_string(),
-                s.min.to_string(),
-                s.mean.to_string(),
-                s.p50.to_string(),
-                s.p90.to_string(),
-                s.p95.to_string(),
-                s.p99.to_string(),
-                s.max.to_string(),
-                s.stddev.to_string(),
-                s.cov.to_string(),
-                s.throughput_per_s.to_string(),
-                opt(m.items_per_s),
-                m.session_create_ms.to_string(),
-                m.first_run_ms.to_string(),
+                num(s.min),
+                num(s.mean),
+                num(s.p50),
+                num(s.p90),
+                num(s.p95),
+                num(s.p99),
+                num(s.max),
+                num(s.stddev),
+                num(s.cov),
+                num(s.throughput_per_s),
+                opt_num(m.items_per_s),
+                num(m.session_create_ms),
+                num(m.first_run_ms),
                 opt(m.peak_rss_bytes),
                 opt(m.gpu_memory_bytes),
-                opt(m.device_io.as_ref().map(|io| io.upload_ms)),
-                opt(m.device_io.as_ref().and_then(|io| io.download_ms)),
+                opt_num(m.device_io.as_ref().map(|io| io.upload_ms)),
+                opt_num(m.device_io.as_ref().and_then(|io| io.download_ms)),
                 opt(m.sessions.as_ref().map(|c| c.sessions)),
-                opt(m.sessions.as_ref().map(|c| c.throughput_per_s)),
+                opt_num(m.sessions.as_ref().map(|c| c.throughput_per_s)),
                 opt(m.generation.as_ref().map(|g| g.prompt_tokens)),
                 opt(m.generation.as_ref().map(|g| g.new_tokens)),
-                opt(m.generation.as_ref().and_then(|g| g.ttft_ms.as_ref()).map(|t| t.p50)),
-                opt(m.generation.as_ref().map(|g| g.generation_tokens_per_s)),
+                opt_num(m.generation.as_ref().and_then(|g| g.ttft_ms.as_ref()).map(|t| t.p50)),
+                opt_num(m.generation.as_ref().map(|g| g.generation_tokens_per_s)),
             ]
             .into_iter()
             .chain(sweep_fields(m.sweep.as_ref()))
@@ -88,9 +104,9 @@ fn verdict_fields(report: &BenchReport, name: &str) -> [String; 6] {
     match &row.change {
         Some(c) => [
             c.verdict.word().to_string(),
-            c.ratio.to_string(),
-            c.ci_low.to_string(),
-            c.ci_high.to_string(),
+            num(c.ratio),
+            num(c.ci_low),
+            num(c.ci_high),
             format!("{:e}", c.p_value),
             c.test.to_string(),
         ],
@@ -102,6 +118,15 @@ fn verdict_fields(report: &BenchReport, name: &str) -> [String; 6] {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn figures_have_at_most_six_decimals() {
+        assert_eq!(super::num(0.030726999999999997), "0.030727");
+        assert_eq!(
+            (super::num(4.5), super::num(12.0), super::num(0.0), super::num(-0.0000001)),
+            ("4.5".into(), "12".into(), "0".into(), "0".into())
+        );
+    }
+
     use super::super::tests::sample_report;
     use super::*;
 
