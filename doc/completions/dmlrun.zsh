@@ -217,7 +217,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
-'--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it]:A:_default' \
+'--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it. The default, 1e-7 with rtol 1e-3, is ONNX'\''s own for its test data (its backend test runner'\''s), so conformance results compare with ONNX Runtime'\''s; run and bench compare two EPs at 1e-5]:A:_default' \
 '*--tol=[Tolerance for one output, overriding everything else\: --tol NAME=ATOL,RTOL. Repeatable]:OUTPUT=ATOL,RTOL:_default' \
 '--compare-ep=[Also run every case on this execution provider and compare the two runs with the same rules (instead of the expected outputs)\: the DirectML-vs-CPU check]:EP:_default' \
 '--compare-opt-level=[Optimisation level of the reference run of --compare-ep (default\: as the main run)]:LEVEL:(disable basic extended all)' \
@@ -414,7 +414,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--quiet[No progress bar or per-candidate lines on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-':model -- The ONNX model that fails on the execution provider --ep names (DirectML by default) and runs on the reference (--compare-ep, the CPU by default):_files' \
+':model -- The ONNX model that fails on the execution provider --ep names (auto by default\: DirectML where the loaded ONNX Runtime has it) and runs on the reference (--compare-ep, the CPU by default):_files' \
 && ret=0
 ;;
 (fix)
@@ -492,7 +492,7 @@ none\:"In this process"))' \
 '--quiet[No progress lines, only the record]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-':model -- The ONNX model to get through the execution provider --ep names (DirectML by default), checked against the reference (--compare-ep, the CPU by default) on the original model:_files' \
+':model -- The ONNX model to get through the execution provider --ep names (auto by default\: DirectML where the loaded ONNX Runtime has it), checked against the reference (--compare-ep, the CPU by default) on the original model:_files' \
 && ret=0
 ;;
 (generate)

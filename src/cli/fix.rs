@@ -9,7 +9,7 @@ use super::{InputArgs, IsolationArgs, OrtArgs, PreprocessArgs, ReferenceArgs, Se
 /// `dmlrun fix`.
 #[derive(Debug, Clone, Args)]
 pub struct FixArgs {
-    /// The ONNX model to get through the execution provider --ep names (DirectML by default),
+    /// The ONNX model to get through the execution provider --ep names (auto by default: DirectML where the loaded ONNX Runtime has it),
     /// checked against the reference (--compare-ep, the CPU by default) on the original model.
     ///
     /// Example: dmlrun fix bert.onnx --device 0 -o bert-dml.onnx

@@ -10,7 +10,7 @@ use super::{ChildArgs, InputArgs, OrtArgs, PreprocessArgs, ReferenceArgs, Sessio
 /// `dmlrun reduce`.
 #[derive(Debug, Clone, Args)]
 pub struct ReduceArgs {
-    /// The ONNX model that fails on the execution provider --ep names (DirectML by default) and
+    /// The ONNX model that fails on the execution provider --ep names (auto by default: DirectML where the loaded ONNX Runtime has it) and
     /// runs on the reference (--compare-ep, the CPU by default).
     ///
     /// Example: dmlrun reduce det.onnx --device 0 --shape x=1,3,736,736

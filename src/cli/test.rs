@@ -31,7 +31,9 @@ pub struct TestArgs {
     #[arg(long, value_name = "R", default_value_t = crate::compare::ONNX_TEST_DATA.rtol)]
     pub rtol: f64,
 
-    /// Absolute tolerance (see --rtol). A case's data.json overrides it.
+    /// Absolute tolerance (see --rtol). A case's data.json overrides it. The default, 1e-7 with
+    /// rtol 1e-3, is ONNX's own for its test data (its backend test runner's), so conformance
+    /// results compare with ONNX Runtime's; run and bench compare two EPs at 1e-5.
     ///
     /// Example: --atol 1e-5
     #[arg(long, value_name = "A", default_value_t = crate::compare::ONNX_TEST_DATA.atol)]
