@@ -155,6 +155,9 @@ fn compare_puts_runs_side_by_side_with_disagreements_first() {
     test_json(&zoo, &["--shard", "1/2"], &shard);
     let out = dmlrun().args(["merge", "--compare"]).args([&strict, &shard]).output().unwrap();
     assert_one_line_error(&out, "merge the shards of each run first");
+    // One run is nothing to compare ("across 1 runs" was printed).
+    let out = dmlrun().args(["merge", "--compare"]).arg(&strict).output().unwrap();
+    assert_one_line_error(&out, "--compare puts two runs or more side by side");
 }
 
 #[test]

@@ -299,6 +299,9 @@ pub struct Comparison {
 /// Puts whole runs (no shards: merge those first) of one kind side by side.
 pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
     let (first_path, first) = reports.first().context("no report to compare")?;
+    if reports.len() < 2 {
+        bail!("--compare puts two runs or more side by side; {} is one (give another report)", first_path.display());
+    }
     for (path, report) in &reports {
         same_kind(path, report, first_path, first)?;
         if let Some(s) = report.shard() {
