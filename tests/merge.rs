@@ -309,6 +309,8 @@ fn on_github_actions_a_summary_and_annotations_and_stdout_unchanged() {
     );
     let text = std::fs::read_to_string(&summary).unwrap();
     assert!(text.starts_with("earlier step\n### dmlrun test: FAILED\n"), "appended: {text}");
+    // Where it ran, not only what was asked ("Ran on ep auto" said nothing).
+    assert!(text.contains("Ran on CPUExecutionProvider (asked: "), "{text}");
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| case")).collect();
     assert_eq!(rows.len(), 7, "{text}");
     assert!(rows[0].starts_with("| case3 | fail | output"), "the failed first: {text}");

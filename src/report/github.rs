@@ -191,7 +191,16 @@ pub fn of_test(
     Outcome {
         command: "dmlrun test".into(),
         totals,
-        ran_on: format!("{} (onnxruntime {})", report.plan_request, report.onnxruntime.version),
+        ran_on: ran_on(
+            report
+                .cases
+                .iter()
+                .flat_map(|c| &c.placement)
+                .filter(|p| p.nodes > 0)
+                .map(|p| p.execution_provider.as_str()),
+            &report.plan_request,
+            &report.onnxruntime.version,
+        ),
         items,
     }
 }
@@ -244,7 +253,11 @@ pub fn of_bench(report: &super::bench::BenchReport, workspace: Option<&Path>) ->
     Outcome {
         command: "dmlrun bench".into(),
         totals,
-        ran_on: format!("{} (onnxruntime {})", report.requested, report.onnxruntime.version),
+        ran_on: ran_on(
+            report.models.iter().map(|m| m.device.execution_provider.as_str()),
+            &report.requested,
+            &report.onnxruntime.version,
+        ),
         items,
     }
 }
@@ -275,6 +288,17 @@ pub fn of_generate(report: &super::generate::GenerateReport, workspace: Option<&
     }
 }
 
+/// The execution providers the items ran on, with what was asked beside them: "ep auto" alone
+/// says nothing of where a run went.
+fn ran_on<'a>(used: impl Iterator<Item = &'a str>, requested: &str, version: &str) -> String {
+    let used: std::collections::BTreeSet<&str> = used.collect();
+    if used.is_empty() {
+        return format!("{requested} (onnxruntime {version})");
+    }
+    let used: Vec<&str> = used.into_iter().collect();
+    format!("{} (asked: {requested}; onnxruntime {version})", used.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,6 +317,16 @@ mod tests {
             ran_on: "--ep cpu (onnxruntime 1.31.1)".into(),
             items: (0..passed).map(|i| item(i, false)).chain((0..failed).map(|i| item(1000 + i, true))).collect(),
         }
+    }
+
+    #[test]
+    fn ran_on_names_the_eps_used_with_what_was_asked() {
+        let eps = ["CPUExecutionProvider", "DmlExecutionProvider", "CPUExecutionProvider"];
+        assert_eq!(
+            ran_on(eps.into_iter(), "--ep auto", "1.24.4"),
+            "CPUExecutionProvider, DmlExecutionProvider (asked: --ep auto; onnxruntime 1.24.4)"
+        );
+        assert_eq!(ran_on(std::iter::empty(), "--ep cpu", "1.31.1"), "--ep cpu (onnxruntime 1.31.1)");
     }
 
     #[test]
