@@ -101,34 +101,48 @@ fn baseline_gate_fails_on_a_synthetic_regression_and_passes_otherwise() {
 
 #[test]
 fn baseline_model_times_old_and_new_in_one_session_and_judges_them() {
-    let heavy = sample("squeezenet1.1.onnx");
-    let light = test_model("add_mul.onnx");
+    // Two versions of "the same model" (the same input) with very different work: a convolution
+    // and an identity over one image.
+    let heavy = test_model("conv_free_hw.onnx");
+    let light = test_model("identity_image.onnx");
     let judged = |model: &std::path::Path, baseline: &std::path::Path| {
         let out = dmlrun()
             .arg("bench")
             .arg(model)
             .arg("--baseline-model")
             .arg(baseline)
-            .args(["--iterations", "20", "--warmup", "1", "--json", "-", "-q"])
+            .args([
+                "--iterations",
+                "20",
+                "--warmup",
+                "1",
+                "--json",
+                "-",
+                "-q",
+                "--dim",
+                "height=224",
+                "--dim",
+                "width=224",
+            ])
             .output()
             .unwrap();
         let report: serde_json::Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
         (out.status.code(), report)
     };
-    // SqueezeNet judged against a two-node model: thousands of times slower, a regression.
+    // The convolution judged against the identity: many times slower, a regression.
     let (code, report) = judged(&heavy, &light);
     assert_eq!(code, Some(1), "{report}");
     let m = &report["models"][0];
     assert_eq!(m["rounds"], serde_json::json!(vec![2; 10]), "20 runs in 10 rounds");
     let old = &m["baseline_model"];
-    assert!(old["model"].as_str().unwrap().ends_with("add_mul.onnx"), "{old}");
+    assert!(old["model"].as_str().unwrap().ends_with("identity_image.onnx"), "{old}");
     assert_eq!((old["samples_ms"].as_array().unwrap().len(), &old["rounds"]), (20, &serde_json::json!(vec![2; 10])));
     let b = &report["baseline"];
     assert_eq!((&b["source"], b["regressions"].as_u64()), (&serde_json::json!("same session"), Some(1)));
     let row = &b["models"][0];
     assert_eq!(row["verdict"], "regression");
-    assert!(row["change"]["ci_low"].as_f64().unwrap() > 10.0, "{row}");
+    assert!(row["change"]["ci_low"].as_f64().unwrap() > 2.0, "{row}");
     assert!(row["change"]["p_value"].as_f64().unwrap() < 0.05, "{row}");
     assert!(row["change"]["test"].as_str().unwrap().starts_with("Mann-Whitney U"), "{row}");
     // The other way round: an improvement, and no failure.
@@ -140,7 +154,23 @@ fn baseline_model_times_old_and_new_in_one_session_and_judges_them() {
     assert_one_line_error(&out, "--baseline-model: none for");
     // Paired by file name: only the model of the same name.
     let out = dmlrun().arg("bench").arg(&heavy).arg(&light).arg("--baseline-model").arg(&light).output().unwrap();
-    assert_one_line_error(&out, "squeezenet1.1.onnx");
+    assert_one_line_error(&out, "conv_free_hw.onnx");
+    // Another model altogether (other inputs) is no baseline: the model fails saying so, and no
+    // verdict is given ("improvement, faster by -98.5%" was).
+    let out = dmlrun()
+        .arg("bench")
+        .arg(sample("squeezenet1.1.onnx"))
+        .arg("--baseline-model")
+        .arg(test_model("add_mul.onnx"))
+        .args(["--iterations", "2", "--json", "-", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = report["failed"][0]["error"].as_str().unwrap();
+    assert!(error.contains("are not the measured model's") && error.contains("x [batch, 4]"), "{error}");
+    assert_eq!(report["baseline"]["regressions"], 0);
+    assert_eq!(report["baseline"]["improvements"], 0);
 }
 
 #[test]

@@ -73,8 +73,14 @@ pub(super) fn read_baseline(path: &Path) -> Result<StoredReport> {
 
 /// The baseline model under the measured one's request, as it is: the rewrites, the float16
 /// conversion, the profile and the cache are the measured model's alone.
-pub(super) fn baseline_preflight(runtime: &Runtime, request: &PlanRequest, path: &Path) -> Result<Preflight> {
+pub(super) fn baseline_preflight(
+    runtime: &Runtime,
+    request: &PlanRequest,
+    path: &Path,
+    measured: &crate::formats::model::ModelInfo,
+) -> Result<Preflight> {
     let file = ModelFile::read(path).with_context(|| format!("--baseline-model {}", path.display()))?;
+    same_inputs(measured, &file.info).with_context(|| format!("--baseline-model {}", path.display()))?;
     let (mut request, not_applied) = request.fitted_to(&file.info);
     request.precision = crate::runtime::plan::Precision::Fp32;
     request.keep_fp32.clear();
@@ -83,6 +89,37 @@ pub(super) fn baseline_preflight(runtime: &Runtime, request: &PlanRequest, path:
     request.optimized_model_path = None;
     Preflight::resolve(runtime, path, file, request, not_applied)
         .with_context(|| format!("--baseline-model {}", path.display()))
+}
+
+/// A baseline model is the measured one in another version: the same inputs by name and rank. A
+/// model with other inputs is another model, and a verdict against its timing says nothing.
+fn same_inputs(measured: &crate::formats::model::ModelInfo, baseline: &crate::formats::model::ModelInfo) -> Result<()> {
+    let signature = |info: &crate::formats::model::ModelInfo| {
+        info.inputs.iter().map(|i| (i.name.clone(), i.dims.len())).collect::<std::collections::BTreeSet<_>>()
+    };
+    let said = |info: &crate::formats::model::ModelInfo| {
+        let inputs: Vec<String> = info
+            .inputs
+            .iter()
+            .map(|i| {
+                let dims: Vec<String> = i
+                    .dims
+                    .iter()
+                    .map(|d| d.value.map(|v| v.to_string()).or(d.param.clone()).unwrap_or_else(|| "?".into()))
+                    .collect();
+                format!("{} [{}]", i.name, dims.join(", "))
+            })
+            .collect();
+        inputs.join(", ")
+    };
+    if signature(measured) != signature(baseline) {
+        bail!(
+            "its inputs ({}) are not the measured model's ({}): another model, not a version of this one, so no verdict",
+            said(baseline),
+            said(measured)
+        );
+    }
+    Ok(())
 }
 
 /// What a timing depends on besides the model's speed, for a later verdict to compare.

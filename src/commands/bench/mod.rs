@@ -336,7 +336,7 @@ fn prepare(
         }
     }
     let baseline = match baseline_model {
-        Some(path) => Some(baseline_preflight(runtime, &request, &path)?),
+        Some(path) => Some(baseline_preflight(runtime, &request, &path, &file.info)?),
         None => None,
     };
     let preflight = Preflight::resolve(runtime, &model_path, file, request, not_applied)?;
