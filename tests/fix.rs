@@ -24,7 +24,7 @@ fn fix(model: &str, extra: &[&str], output: &std::path::Path) -> (std::process::
 }
 
 #[test]
-fn a_model_that_already_passes_is_said_to_and_nothing_is_written() {
+fn a_model_that_already_passes_is_said_to_and_written_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("fixed.onnx");
     let (out, record) = fix("add_mul.onnx", &["--ep", "cpu", "--generate", "random", "--dim", "batch=2"], &output);
@@ -33,8 +33,12 @@ fn a_model_that_already_passes_is_said_to_and_nothing_is_written() {
     assert_eq!(record["verdict"], "passes");
     assert_eq!(record["attempts"].as_array().unwrap().len(), 1, "{record}");
     assert_eq!(record["attempts"][0]["outcome"], "passes");
-    assert!(!output.exists(), "nothing is written unless asked");
-    // Asked: the model with dmlrun's record.
+    // Written unchanged (with dmlrun's record), so `fix ... -o out && use out` holds: exit 0
+    // always leaves a model that passes at --output.
+    assert_eq!(record["written"], output.to_str().unwrap());
+    assert!(output.is_file());
+    // --write-unchanged, once needed for that, is still accepted.
+    std::fs::remove_file(&output).unwrap();
     let (out, record) =
         fix("add_mul.onnx", &["--ep", "cpu", "--generate", "random", "--dim", "batch=2", "--write-unchanged"], &output);
     assert_eq!(out.status.code(), Some(0));

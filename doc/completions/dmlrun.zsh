@@ -486,7 +486,7 @@ none\:"In this process"))' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
-'--write-unchanged[Write the model to --output even where it passes as it is (with dmlrun'\''s record added)]' \
+'--write-unchanged[Accepted as before, and now the default\: a model that passes as it is is written to --output unchanged (with dmlrun'\''s record added), so \`fix ... -o out.onnx && use out.onnx\` holds whatever fix found]' \
 '--save-fixed-dims[With --output\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
 '-q[No progress lines, only the record]' \
 '--quiet[No progress lines, only the record]' \

@@ -44,10 +44,10 @@ pub struct FixArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
 
-    /// Write the model to --output even where it passes as it is (with dmlrun's record added).
-    ///
-    /// Example: --write-unchanged
-    #[arg(long)]
+    /// Accepted as before, and now the default: a model that passes as it is is written to
+    /// --output unchanged (with dmlrun's record added), so `fix ... -o out.onnx && use out.onnx`
+    /// holds whatever fix found.
+    #[arg(long, hide = true)]
     pub write_unchanged: bool,
 
     /// With --output: write the free dimensions as this run fixed them (--dim, --shape, or the sizes

@@ -121,7 +121,7 @@ pub enum Command {
     /// The remedies are the verified rewrites, then float16, in a fixed order; the record of
     /// every attempt is printed (and written with --json).
     ///
-    /// Exit code 0 when it passes as it is or was fixed (the fixed model written), 1 when no
+    /// Exit code 0 when it passes as it is or was fixed (the model written either way), 1 when no
     /// remedy made it pass, 2 on error (the reference cannot run it either, say).
     Fix(Box<FixArgs>),
     /// Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx)

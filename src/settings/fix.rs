@@ -59,7 +59,9 @@ impl FixSettings {
             model,
             decoder,
             output: args.output.clone(),
-            write_unchanged: args.write_unchanged,
+            // Always: exit 0 means --output holds a model that passes (--write-unchanged, once
+            // needed for that, is the default).
+            write_unchanged: true,
             save_fixed_dims: args.save_fixed_dims,
             json: args.json.clone(),
             quiet: args.quiet,
