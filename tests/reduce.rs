@@ -369,3 +369,19 @@ fn a_json_file_that_cannot_be_written_is_refused_before_any_candidate() {
     assert_one_line_error(&output, "--json");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing written, no staging folder left");
 }
+
+#[test]
+fn without_output_the_minimal_model_goes_to_the_working_folder_not_beside_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dmlrun()
+        .current_dir(dir.path())
+        .arg("reduce")
+        .arg(test_model("gelu_chain.onnx"))
+        .args(["--generate", "ones", "--dim", "N=2", "--ep", "cpu"])
+        .args(["--session-config", "optimization.enable_gelu_approximation=1", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.path().join("gelu_chain-reduced").join("model.onnx").is_file());
+    assert!(!test_model("gelu_chain-reduced").exists(), "written into the models' folder");
+}

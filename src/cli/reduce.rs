@@ -54,7 +54,7 @@ pub struct ReduceArgs {
 
     /// The folder to write the minimal model into, as an ONNX test case: model.onnx,
     /// test_data_set_0/ (the reference's inputs and outputs) and reduce.json (what was tried).
-    /// It must not exist or be empty. Default: MODEL's name with `-reduced`, beside it.
+    /// It must not exist or be empty. Default: MODEL's name with `-reduced`, in the current folder.
     ///
     /// Example: -o mul-bug/
     #[arg(short, long, value_name = "DIR")]

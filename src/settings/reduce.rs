@@ -7,7 +7,7 @@ use super::*;
 #[derive(Debug, Clone)]
 pub struct ReduceSettings {
     pub model: PathBuf,
-    /// `--output`, or `MODEL-reduced/` beside the model.
+    /// `--output`, or `MODEL-reduced/` in the working folder.
     pub output: PathBuf,
     /// `--each-op`: every operator type alone, no reduction.
     pub each_op: bool,
@@ -45,7 +45,9 @@ impl ReduceSettings {
         }
         let output = args.output.clone().unwrap_or_else(|| {
             let stem = model.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
-            model.with_file_name(format!("{stem}-reduced"))
+            // In the working folder, as a compiler's output: never into the model's own folder (a
+            // source tree, a read-only model zoo).
+            PathBuf::from(format!("{stem}-reduced"))
         });
         check_json(args.json.as_deref())?;
         Ok(ReduceSettings {
