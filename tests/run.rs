@@ -372,6 +372,22 @@ fn info_lists_symbolic_dims_and_denotations() {
 }
 
 #[test]
+fn info_keeps_its_columns_in_line_with_long_names() {
+    // The test decoder's names run to 23 characters ("past_key_values.0.value"): the type column
+    // starts at one place for every input and output.
+    let out = dmlrun().arg("info").arg(test_model("tiny_decoder").join("model.onnx")).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let starts: Vec<usize> = stdout
+        .lines()
+        .filter(|l| l.starts_with("  ") && (l.contains(" int64 [") || l.contains(" float32 [")))
+        .map(|l| l.find(" int64 [").or_else(|| l.find(" float32 [")).unwrap())
+        .collect();
+    assert!(starts.len() >= 10, "{stdout}");
+    assert!(starts.iter().all(|&s| s == starts[0]), "columns out of line: {starts:?}\n{stdout}");
+}
+
+#[test]
 fn ort_library_can_be_given_explicitly_and_a_wrong_one_is_reported() {
     let out = dmlrun().arg("doctor").arg("--ort-lib").arg("/nonexistent/libonnxruntime.so").output().unwrap();
     assert_one_line_error(&out, "--ort-lib /nonexistent/libonnxruntime.so: no such file");

@@ -32,13 +32,16 @@ fn info(settings: &InfoSettings) -> Result<ExitStatus> {
     if let Some(doc) = &info.doc_string {
         crate::outln!("doc        {}", doc.lines().next().unwrap_or(""));
     }
+    // One name column for inputs and outputs, as wide as the longest name (at least 20), so a
+    // long name never pushes its type out of line.
+    let width = info.inputs.iter().chain(&info.outputs).map(|io| io.name.chars().count()).max().unwrap_or(0).max(20);
     crate::outln!("inputs:");
     for io in &info.inputs {
-        print_io(io);
+        print_io(io, width);
     }
     crate::outln!("outputs:");
     for io in &info.outputs {
-        print_io(io);
+        print_io(io, width);
     }
     let symbolic = info.symbolic_dims();
     if !symbolic.is_empty() {
@@ -95,7 +98,7 @@ fn shortened(value: &str) -> String {
     )
 }
 
-fn print_io(io: &IoInfo) {
+fn print_io(io: &IoInfo, width: usize) {
     let dims: Vec<String> = io
         .dims
         .iter()
@@ -105,9 +108,9 @@ fn print_io(io: &IoInfo) {
         })
         .collect();
     match &io.type_name {
-        Some(type_name) => crate::outln!("  {:<20} {type_name}", io.name),
+        Some(type_name) => crate::outln!("  {:<width$} {type_name}", io.name),
         None => {
-            crate::outln!("  {:<20} {} [{}]", io.name, io.dtype.as_deref().unwrap_or("non-tensor"), dims.join(", "))
+            crate::outln!("  {:<width$} {} [{}]", io.name, io.dtype.as_deref().unwrap_or("non-tensor"), dims.join(", "))
         }
     }
 }
