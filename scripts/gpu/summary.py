@@ -452,6 +452,14 @@ def smollm2_tables():
         rss = chat and chat.get("peak_rss_bytes")
         print(f"| {form} | {answer} | {verdict} | {' / '.join(ttft)} | {' / '.join(tps)} | {ppl_cell} | "
               f"{fmt(rss / 2**20, 0) if rss else '-'} |")
+    written = report("smollm2-dml-fp16-as-written")
+    if written:
+        c = written["comparison"]["prompts"][0]["logits"]
+        print(f"\nThe float16 form as written (fused RMS norms) on DirectML: {written['prompts'][0].get('generated_text', '')!r}; "
+              f"logits against the CPU EP's: {c['verdict']} (cosine >= {c['worst_cosine'] if c['worst_cosine'] is not None else 'NaN'}, "
+              f"max diff {c['worst_max_abs_diff']}).")
+    elif "smollm2-dml-fp16-as-written" in STEPS:
+        print(f"\nThe float16 form as written (fused RMS norms) on DirectML: {error_line('smollm2-dml-fp16-as-written')[:300] or 'no report'}")
     cpu = report("smollm2-cpu-fp32-perplexity")
     if cpu:
         print(f"\nThe float32 CPU form on the CPU EP: perplexity {cpu['perplexity']['measured']['perplexity']:.4f} "
