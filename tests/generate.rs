@@ -152,6 +152,8 @@ fn the_report_says_whether_the_decode_step_was_captured_and_why() {
 
 #[test]
 fn compare_ep_compares_the_generated_token_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let (html, md, junit) = (dir.path().join("g.html"), dir.path().join("g.md"), dir.path().join("g.xml"));
     let output = dmlrun()
         .arg("generate")
         .arg(tiny())
@@ -167,8 +169,19 @@ fn compare_ep_compares_the_generated_token_ids() {
             "--json",
             "-",
         ])
+        .arg("--html")
+        .arg(&html)
+        .arg("--markdown")
+        .arg(&md)
+        .arg("--junit")
+        .arg(&junit)
         .output()
         .unwrap();
+    // Every export says the verdict.
+    for file in [&html, &md, &junit] {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(text.contains("logits agree at every step"), "{}: {text}", file.display());
+    }
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let compared = &report["comparison"]["prompts"][0];

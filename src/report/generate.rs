@@ -422,7 +422,23 @@ pub fn csv(report: &GenerateReport) -> String {
 
 pub fn markdown(report: &GenerateReport) -> String {
     let rows: Vec<Vec<String>> = report.prompts.iter().map(|p| row(report, p)).collect();
-    super::markdown_table(LABELS, &(1..LABELS.len()).collect::<Vec<_>>(), &rows)
+    let mut out = super::markdown_table(LABELS, &(1..LABELS.len()).collect::<Vec<_>>(), &rows);
+    if let Some(p) = &report.perplexity {
+        let _ = write!(out, "\n{}\n", p.describe().replace('\n', "\n\n"));
+    }
+    if let Some(c) = &report.comparison {
+        for p in &c.prompts {
+            let _ = write!(
+                out,
+                "\n{}: against {}: {}: {}\n",
+                p.source,
+                c.reference_ep,
+                p.logits.verdict_word(),
+                p.logits.summary()
+            );
+        }
+    }
+    out
 }
 
 /// The HTML page: the figures and, per prompt, the decode latency at each position.
@@ -443,6 +459,33 @@ pub fn html(report: &GenerateReport) -> String {
     let rows: Vec<(String, Vec<String>)> =
         report.prompts.iter().map(|p| (String::new(), row(report, p).iter().map(|c| esc(c)).collect())).collect();
     page.table("figures", LABELS, &(1..LABELS.len()).collect::<Vec<_>>(), &rows);
+    if let Some(p) = &report.perplexity {
+        page.heading(2, "Perplexity");
+        page.push(&format!("<pre>{}</pre>", esc(&p.describe())));
+    }
+    if let Some(c) = &report.comparison {
+        page.heading(2, &format!("Against {} (--compare-ep): logits at every step", c.reference_ep));
+        for p in &c.prompts {
+            let tokens = match p.first_difference {
+                None => format!("the same {} tokens", p.matching),
+                Some(at) => format!("tokens part at {at} ({} equal before it)", p.matching),
+            };
+            page.push(&format!(
+                "<p class=\"verdict {}\"><b>{}</b>: {}; {}: {}</p>",
+                if p.logits.verdict.failed() {
+                    "bad"
+                } else if p.logits.verdict.warns() {
+                    "warn"
+                } else {
+                    "good"
+                },
+                esc(&p.source),
+                esc(&tokens),
+                esc(p.logits.verdict_word()),
+                esc(&p.logits.summary())
+            ));
+        }
+    }
     for p in &report.prompts {
         page.heading(2, &format!("{}: decode latency per token", p.source));
         page.push(&position_plot(&p.figures.per_position_ms));
