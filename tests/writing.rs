@@ -75,8 +75,21 @@ fn a_device_in_a_folder_nobody_may_write_takes_a_report_from_nobody() {
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let null = dir.path().join("null");
     char_device(&null, 3);
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("dmlrun"));
-    cmd.arg(test_model("add_mul.onnx"))
+    // The binary, its ONNX Runtime and the model copied into that folder: CI's clone may sit in a
+    // folder nobody cannot enter.
+    let exe = assert_cmd::cargo::cargo_bin("dmlrun");
+    let bin = dir.path().join("dmlrun");
+    std::fs::copy(&exe, &bin).unwrap();
+    for entry in std::fs::read_dir(exe.parent().unwrap()).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name().to_string_lossy().starts_with("libonnxruntime") {
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+        }
+    }
+    let model = dir.path().join("add_mul.onnx");
+    std::fs::copy(test_model("add_mul.onnx"), &model).unwrap();
+    let mut cmd = std::process::Command::new(&bin);
+    cmd.arg(&model)
         .args(["--generate", "ones", "--iterations", "1", "-q", "--json"])
         .arg(&null)
         .env("HOME", "/tmp")
