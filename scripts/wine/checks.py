@@ -248,14 +248,16 @@ def generation(folder, expected_json):
     # The builder's DirectML form runs on DirectML end to end: Wine 8's vkd3d has its 64-bit
     # integer shader ops hidden from DirectML (the mask's Cast), and the shared KV cache lives in
     # DirectML's memory (its GroupQueryAttention reads the past there). The prompt's token must be
-    # the CPU EP's; where a later one parts, the report gives the CPU EP's two logits.
+    # the CPU EP's; a later part is judged by the logit verdict below.
     form = load(f"{folder}/dml-form.json")
     assert form["device"]["execution_provider"] == "DmlExecutionProvider", form["device"]
     assert "64-bit integer shader ops" in (form["device"].get("direct3d12") or ""), form["device"]
     assert form["kv_cache"]["on_device"], form["kv_cache"]
     generated = form["prompts"][0]["token_ids"]
     assert len(generated) == 40, generated
-    parted = form["comparison"]["prompts"][0]
+    compared = load(f"{folder}/dml-form-compare.json")
+    assert compared["prompts"][0]["token_ids"] == generated, "the --compare-ep run made other tokens than the default"
+    parted = compared["comparison"]["prompts"][0]
     at = parted["first_difference"]
     assert at is None or at >= 1, f"DirectML's first token is not the CPU EP's: {parted}"
     # Every step's logits against the CPU EP's (fed the same tokens): a part is allowed only where
