@@ -225,21 +225,6 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
     };
 
     let report = GenerateReport {
-        schema: report::GENERATE_SCHEMA,
-        dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: settings.model.clone(),
-        decoder: spec.clone(),
-        tokenizer: tokenizer.as_ref().map(|t| t.path.clone()),
-        onnxruntime: runtime.library.clone(),
-        device: decoder.model.device.clone(),
-        plan: decoder.model.plan.clone(),
-        session_create_ms: crate::report::ms(decoder.model.session_time),
-        kv_cache: KvCache {
-            layout: if spec.past_present_share_buffer { KvLayout::Shared } else { KvLayout::Growing },
-            length: spec.past_present_share_buffer.then_some(kv_length),
-            bytes: decoder.kv_bytes,
-            on_device: decoder.kv_on_device(),
-        },
         decode_step_captured: decoder.decode_step_captured(),
         token_choice: TokenChoice::after(settings.choice, decoder.decode_step_captured(), decoder.greedy_on_device()),
         graph_capture: capture,
@@ -247,19 +232,11 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         max_new_tokens,
         warmup: settings.warmup,
         prompts: results,
-        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
-        gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
         comparison,
-        perplexity: None,
-        rewrite: decoder.rewrite.clone(),
         interrupted,
+        ..report_of_session(settings, &spec, tokenizer.as_ref().map(|t| t.path.clone()), &runtime, &decoder, kv_length)
     };
-    exports.finish(&report)?;
-    crate::err!("{}", report::human(&report, settings.verbose));
-    if let Some(target) = &settings.github {
-        let outcome = crate::report::github::of_generate(&report, target.workspace.as_deref());
-        crate::report::github::publish(&outcome, target)?;
-    }
+    publish(settings, &mut exports, &report)?;
     if interrupted {
         crate::errln!("dmlrun: interrupted: the figures are over what was generated");
         return Ok(ExitStatus::Interrupted);
@@ -273,6 +250,63 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         Some(c) if c.failed() => ExitStatus::Failed,
         _ => ExitStatus::Success,
     })
+}
+
+/// The report's fields every generating run fills alike (the model, its session, the KV cache,
+/// memory), with nothing generated yet: each command sets what it did over it.
+fn report_of_session(
+    settings: &GenerateSettings,
+    spec: &DecoderSpec,
+    tokenizer: Option<std::path::PathBuf>,
+    runtime: &Runtime,
+    decoder: &DecoderSession,
+    kv_length: usize,
+) -> GenerateReport {
+    GenerateReport {
+        schema: report::GENERATE_SCHEMA,
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        model: settings.model.clone(),
+        decoder: spec.clone(),
+        tokenizer,
+        onnxruntime: runtime.library.clone(),
+        device: decoder.model.device.clone(),
+        plan: decoder.model.plan.clone(),
+        session_create_ms: crate::report::ms(decoder.model.session_time),
+        kv_cache: KvCache {
+            layout: if spec.past_present_share_buffer { KvLayout::Shared } else { KvLayout::Growing },
+            length: spec.past_present_share_buffer.then_some(kv_length),
+            bytes: decoder.kv_bytes,
+            on_device: decoder.kv_on_device(),
+        },
+        decode_step_captured: false,
+        token_choice: TokenChoice { on_device: false, why: String::new() },
+        graph_capture: GraphCapture { asked: settings.capture, captured: false, why: String::new() },
+        sampling: Sampling::Greedy,
+        max_new_tokens: 0,
+        warmup: 0,
+        prompts: Vec::new(),
+        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
+        gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
+        comparison: None,
+        perplexity: None,
+        rewrite: decoder.rewrite.clone(),
+        interrupted: false,
+    }
+}
+
+/// Every export written, the figures printed, the CI summary published.
+fn publish(
+    settings: &GenerateSettings,
+    exports: &mut Exports<'static, GenerateReport>,
+    report: &GenerateReport,
+) -> Result<()> {
+    exports.finish(report)?;
+    crate::err!("{}", report::human(report, settings.verbose));
+    if let Some(target) = &settings.github {
+        let outcome = crate::report::github::of_generate(report, target.workspace.as_deref());
+        crate::report::github::publish(&outcome, target)?;
+    }
+    Ok(())
 }
 
 /// Tokens in a --perplexity window when --window is not given: the model's context, at most this.
@@ -343,41 +377,12 @@ fn perplexity(
         why: "--perplexity runs the prefill path only".into(),
     };
     let report = GenerateReport {
-        schema: report::GENERATE_SCHEMA,
-        dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: settings.model.clone(),
-        decoder: spec.clone(),
-        tokenizer: Some(tokenizer.path.clone()),
-        onnxruntime: runtime.library.clone(),
-        device: decoder.model.device.clone(),
-        plan: decoder.model.plan.clone(),
-        session_create_ms: crate::report::ms(decoder.model.session_time),
-        kv_cache: KvCache {
-            layout: if spec.past_present_share_buffer { KvLayout::Shared } else { KvLayout::Growing },
-            length: spec.past_present_share_buffer.then_some(window),
-            bytes: decoder.kv_bytes,
-            on_device: decoder.kv_on_device(),
-        },
-        decode_step_captured: false,
         token_choice: TokenChoice { on_device: false, why: "--perplexity reads every position's logits".into() },
         graph_capture: capture,
-        sampling: Sampling::Greedy,
-        max_new_tokens: 0,
-        warmup: 0,
-        prompts: Vec::new(),
-        peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
-        gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
-        comparison: None,
         perplexity: Some(result),
-        rewrite: decoder.rewrite.clone(),
-        interrupted: false,
+        ..report_of_session(settings, &spec, Some(tokenizer.path.clone()), &runtime, &decoder, window)
     };
-    exports.finish(&report)?;
-    crate::err!("{}", report::human(&report, settings.verbose));
-    if let Some(target) = &settings.github {
-        let outcome = crate::report::github::of_generate(&report, target.workspace.as_deref());
-        crate::report::github::publish(&outcome, target)?;
-    }
+    publish(settings, &mut exports, &report)?;
     Ok(ExitStatus::Success)
 }
 
