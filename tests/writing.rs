@@ -36,6 +36,23 @@ fn char_device(path: &Path, minor: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666)).unwrap();
 }
 
+/// The binary, its ONNX Runtime and add_mul.onnx copied into `dir`, for a run as nobody: CI's
+/// clone may sit in a folder nobody cannot enter.
+fn copied_for_nobody(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let exe = assert_cmd::cargo::cargo_bin("dmlrun");
+    let bin = dir.join("dmlrun");
+    std::fs::copy(&exe, &bin).unwrap();
+    for entry in std::fs::read_dir(exe.parent().unwrap()).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name().to_string_lossy().starts_with("libonnxruntime") {
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+    }
+    let model = dir.join("add_mul.onnx");
+    std::fs::copy(test_model("add_mul.onnx"), &model).unwrap();
+    (bin, model)
+}
+
 #[test]
 fn a_report_to_a_device_node_is_written_into_it_and_the_node_stays() {
     if !is_root() {
@@ -75,19 +92,7 @@ fn a_device_in_a_folder_nobody_may_write_takes_a_report_from_nobody() {
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let null = dir.path().join("null");
     char_device(&null, 3);
-    // The binary, its ONNX Runtime and the model copied into that folder: CI's clone may sit in a
-    // folder nobody cannot enter.
-    let exe = assert_cmd::cargo::cargo_bin("dmlrun");
-    let bin = dir.path().join("dmlrun");
-    std::fs::copy(&exe, &bin).unwrap();
-    for entry in std::fs::read_dir(exe.parent().unwrap()).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_name().to_string_lossy().starts_with("libonnxruntime") {
-            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
-        }
-    }
-    let model = dir.path().join("add_mul.onnx");
-    std::fs::copy(test_model("add_mul.onnx"), &model).unwrap();
+    let (bin, model) = copied_for_nobody(dir.path());
     let mut cmd = std::process::Command::new(&bin);
     cmd.arg(&model)
         .args(["--generate", "ones", "--iterations", "1", "-q", "--json"])
@@ -112,4 +117,33 @@ fn a_report_through_a_link_lands_in_its_target_and_the_link_stays() {
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&target).unwrap()).unwrap();
     assert!(report["iterations"].is_object(), "{report}");
+}
+
+#[test]
+fn a_read_only_home_brings_no_telemetry_warning() {
+    if !is_root() {
+        eprintln!("skipped: running as another user needs root (CI runs as root)");
+        return;
+    }
+    // As nobody with a HOME it cannot write, ONNX Runtime warns that its telemetry device ID
+    // cannot be saved, on every run: dmlrun keeps that from the user.
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (bin, model) = copied_for_nobody(dir.path());
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::set_permissions(&home, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let output = std::process::Command::new(&bin)
+        .arg(&model)
+        .args(["--generate", "ones", "--iterations", "1", "-q"])
+        .env("HOME", &home)
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("telemetry"), "{stderr}");
 }

@@ -83,7 +83,11 @@ impl Runtime {
             if location.contains(placement::LOG_LOCATION) {
                 PLACEMENTS.lock().unwrap_or_else(|e| e.into_inner()).entry(id.to_string()).or_default().feed(message);
             }
-            if level_rank(level) >= LOG_THRESHOLD.load(Ordering::Relaxed) {
+            let threshold = LOG_THRESHOLD.load(Ordering::Relaxed);
+            // ONNX Runtime warns on every run where HOME is not writable (its telemetry device ID
+            // goes unsaved): nothing a user can act on, so said only from --ort-log-level info.
+            let noise = location.contains("telemetry") && threshold > OrtLogLevel::Info as u8;
+            if level_rank(level) >= threshold && !noise {
                 crate::errln!("onnxruntime: [{level:?}] {category} {location}: {message}");
             }
         });
