@@ -9,18 +9,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 
-/// A chat template and the special tokens it may name.
+/// A chat template, compiled once (a prompt file renders it for every line), and the special
+/// tokens it may name.
 pub struct ChatTemplate {
     source: PathBuf,
-    template: String,
+    env: minijinja::Environment<'static>,
     bos_token: String,
     eos_token: String,
 }
 
-struct Message<'a> {
-    role: &'a str,
-    content: &'a str,
-}
+const NAME: &str = "chat_template";
 
 impl ChatTemplate {
     /// The template of the tokenizer at `tokenizer` (a tokenizer.json; the config beside it).
@@ -47,28 +45,28 @@ impl ChatTemplate {
                 folder.display()
             ),
         };
-        Ok(ChatTemplate { source, template, bos_token: token("bos_token"), eos_token: token("eos_token") })
-    }
-
-    /// The text of a conversation of one user message (after `system`, where given), ending
-    /// where the assistant's answer begins.
-    pub fn render(&self, system: Option<&str>, user: &str) -> Result<String> {
         let mut env = minijinja::Environment::new();
         minijinja_contrib::add_to_environment(&mut env);
         env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
         env.add_function("raise_exception", |message: String| -> Result<String, minijinja::Error> {
             Err(minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, message))
         });
-        let mut messages = Vec::new();
-        if let Some(system) = system {
-            messages.push(Message { role: "system", content: system });
-        }
-        messages.push(Message { role: "user", content: user });
+        env.add_template_owned(NAME, template)
+            .map_err(|e| anyhow!("--chat: the chat template of {}: {e}", source.display()))?;
+        Ok(ChatTemplate { source, env, bos_token: token("bos_token"), eos_token: token("eos_token") })
+    }
+
+    /// The text of a conversation of one user message (after `system`, where given), ending
+    /// where the assistant's answer begins.
+    pub fn render(&self, system: Option<&str>, user: &str) -> Result<String> {
+        let turns = system.map(|s| ("system", s)).into_iter().chain([("user", user)]);
+        let messages: Vec<minijinja::Value> =
+            turns.map(|(role, content)| minijinja::context! { role => role, content => content }).collect();
         let failed = |e: minijinja::Error| anyhow!("--chat: the chat template of {}: {e}", self.source.display());
-        let template = env.template_from_str(&self.template).map_err(failed)?;
+        let template = self.env.get_template(NAME).map_err(failed)?;
         template
             .render(minijinja::context! {
-                messages => messages.iter().map(|m| minijinja::context! { role => m.role, content => m.content }).collect::<Vec<_>>(),
+                messages => messages,
                 add_generation_prompt => true,
                 bos_token => self.bos_token.as_str(),
                 eos_token => self.eos_token.as_str(),

@@ -79,6 +79,12 @@ impl StepAgreement {
     pub fn parts(&self) -> bool {
         self.token != self.reference_token
     }
+
+    /// Whether a part here would be a near-tie: the logits agree and the reference's margin is
+    /// within what `noise` can move (each of its two logits by the noise, opposite ways).
+    pub fn within_noise(&self, noise: f32) -> bool {
+        self.agrees() && self.reference_margin <= NEAR_TIE_NOISE_MULTIPLE * noise
+    }
 }
 
 /// The ids of the `k` largest values, largest first (NaN never among them; ties to the lower id,
@@ -148,9 +154,8 @@ pub struct LogitAgreement {
 impl LogitAgreement {
     pub fn judge(steps: Vec<StepAgreement>) -> LogitAgreement {
         let noise = median(steps.iter().map(|s| s.max_abs_diff).collect());
-        let near_tie = |s: &StepAgreement| s.agrees() && s.reference_margin <= NEAR_TIE_NOISE_MULTIPLE * noise;
-        let near_tie_parts = steps.iter().filter(|s| s.parts() && near_tie(s)).count();
-        let sure_parts = steps.iter().filter(|s| s.parts() && !near_tie(s)).count();
+        let near_tie_parts = steps.iter().filter(|s| s.parts() && s.within_noise(noise)).count();
+        let sure_parts = steps.iter().filter(|s| s.parts() && !s.within_noise(noise)).count();
         let first_disagreeing_step = steps.iter().find(|s| !s.agrees()).map(|s| s.step);
         let verdict = match (sure_parts, near_tie_parts, first_disagreeing_step) {
             (1.., _, _) => Verdict::Parts,
@@ -202,12 +207,12 @@ impl LogitAgreement {
                 self.first_disagreeing_step.unwrap_or_default()
             ),
             Verdict::NearTie => format!(
-                "a near-tie: the choices part at step {} where the reference's margin was {}, within 2 x the noise ({figures})",
+                "a near-tie: the choices part at step {} where the reference's margin was {}, within {NEAR_TIE_NOISE_MULTIPLE} x the noise ({figures})",
                 self.first_part.unwrap_or_default(),
                 g3(margin_at(self.first_part).unwrap_or(f32::NAN))
             ),
             Verdict::Parts => {
-                let sure = self.steps.iter().find(|s| s.parts() && !(s.agrees() && s.reference_margin <= NEAR_TIE_NOISE_MULTIPLE * self.noise));
+                let sure = self.steps.iter().find(|s| s.parts() && !s.within_noise(self.noise));
                 format!(
                     "the choices part at step {} where the reference was sure (margin {}, noise {}{}); {} such step(s) ({figures})",
                     sure.map_or(0, |s| s.step),

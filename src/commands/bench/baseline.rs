@@ -101,14 +101,7 @@ fn same_inputs(measured: &crate::formats::model::ModelInfo, baseline: &crate::fo
         let inputs: Vec<String> = info
             .inputs
             .iter()
-            .map(|i| {
-                let dims: Vec<String> = i
-                    .dims
-                    .iter()
-                    .map(|d| d.value.map(|v| v.to_string()).or(d.param.clone()).unwrap_or_else(|| "?".into()))
-                    .collect();
-                format!("{} [{}]", i.name, dims.join(", "))
-            })
+            .map(|i| format!("{} [{}]", i.name, i.dims.iter().map(|d| d.label()).collect::<Vec<_>>().join(", ")))
             .collect();
         inputs.join(", ")
     };

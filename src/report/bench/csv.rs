@@ -118,17 +118,17 @@ fn verdict_fields(report: &BenchReport, name: &str) -> [String; 6] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::sample_report;
+    use super::*;
+
     #[test]
     fn figures_have_at_most_six_decimals() {
-        assert_eq!(super::num(0.030726999999999997), "0.030727");
+        assert_eq!(num(0.030726999999999997), "0.030727");
         assert_eq!(
-            (super::num(4.5), super::num(12.0), super::num(0.0), super::num(-0.0000001)),
+            (num(4.5), num(12.0), num(0.0), num(-0.0000001)),
             ("4.5".into(), "12".into(), "0".into(), "0".into())
         );
     }
-
-    use super::super::tests::sample_report;
-    use super::*;
 
     #[test]
     fn csv_has_one_quoted_row_per_model() {
