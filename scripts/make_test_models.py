@@ -519,7 +519,48 @@ def beyond_float16():
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "beyond_float16.onnx")
 
 
+def matmul_weights():
+    """Five MatMuls, one of each kind `--precision int4|int8` treats apart: `whole` (a float32
+    weight [64, 48], whole 32-blocks: converted), `partial` ([48, 32], K 48 is 1.5 blocks of 32:
+    converted on the CPU as ONNX Runtime's quantizer pads it, left on DirectML), `computed` (its
+    weight a Transpose's output: left), `batched` (a weight [2, 32, 32]: left) and `head` ([32, 10],
+    the one a test keeps with --keep-fp32 'head*')."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    rng = np.random.default_rng(65)
+    # Scaled by 1/sqrt(K), so values keep their size through the chain (as a trained model's do).
+    def weight(name, *shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) / np.sqrt(shape[-2])).astype(np.float32), name)
+
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "W_whole"], ["a"], name="whole"),
+            helper.make_node("MatMul", ["a", "W_partial"], ["b"], name="partial"),
+            helper.make_node("Transpose", ["W_square"], ["W_computed"], name="transposed", perm=[1, 0]),
+            helper.make_node("MatMul", ["b", "W_computed"], ["c"], name="computed"),
+            helper.make_node("Unsqueeze", ["c", "axis0"], ["c3"], name="unsqueezed"),
+            helper.make_node("MatMul", ["c3", "W_batched"], ["d3"], name="batched"),
+            helper.make_node("ReduceSum", ["d3", "axis0"], ["d"], name="summed", keepdims=0),
+            helper.make_node("MatMul", ["d", "W_head"], ["y"], name="head"),
+        ],
+        "matmul_weights",
+        [dim_value_info("x", TensorProto.FLOAT, ["N", 64])],
+        [dim_value_info("y", TensorProto.FLOAT, ["N", 10])],
+        initializer=[
+            weight("W_whole", 64, 48),
+            weight("W_partial", 48, 32),
+            weight("W_square", 32, 32),
+            weight("W_batched", 2, 32, 32),
+            weight("W_head", 32, 10),
+            numpy_helper.from_array(np.array([0], dtype=np.int64), "axis0"),
+        ],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "matmul_weights.onnx")
+
+
 ALL = [
+    "matmul_weights",
     "add_mul",
     "int64_ids",
     "nhwc_channel_mean",

@@ -9,7 +9,12 @@ each figure checked against an independent one:
    name Paris;
 3. perplexity: `generate --perplexity` on each folder against perplexity_reference.py (Python
    ONNX Runtime, numpy) on the same folder, within 0.5%; the float16 folder within 1% of the
-   float32 one's, the int4 one within 60% (its figure is printed: quantizing costs quality).
+   float32 one's, the int4 one within 60% (its figure is printed: quantizing costs quality);
+4. --precision int4: the float32 folder quantized by `dmlrun generate --precision int4
+   --save-model` against the same model quantized by ONNX Runtime's Python quantizer
+   (MatMulNBitsQuantizer, block 32, symmetric): every initializer equal, byte for byte; dmlrun's
+   tokens on the fly equal its tokens on Python's folder and onnxruntime-genai's on the saved
+   folder; the saved folder's perplexity against the float32 and float16 forms'.
 
     smollm2_check.py FOLDERS   (DMLRUN names the binary)
 
@@ -17,6 +22,7 @@ Writes FOLDERS/summary.json with the figures. Exit 1 on any failure.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -55,6 +61,66 @@ def dmlrun_perplexity(folder):
     cmd = [os.environ["DMLRUN"], "generate", folder, "--perplexity", TEXT, "--window", str(WINDOW), "--stride",
            str(STRIDE), "--json", "-", "-q"]
     return json.loads(run(cmd))["perplexity"]["measured"]
+
+
+def python_int4(source_folder, folder):
+    """The float32 folder quantized by ONNX Runtime's own quantizer, as a model folder."""
+    import onnx
+    from onnxruntime.quantization.matmul_nbits_quantizer import DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer
+
+    config = DefaultWeightOnlyQuantConfig(block_size=32, is_symmetric=True, bits=4)
+    quantizer = MatMulNBitsQuantizer(onnx.load(os.path.join(source_folder, "model.onnx")), algo_config=config)
+    quantizer.process()
+    os.makedirs(folder)
+    for name in os.listdir(source_folder):
+        if name.endswith(".json"):
+            shutil.copy(os.path.join(source_folder, name), folder)
+    quantizer.model.save_model_to_file(os.path.join(folder, "model.onnx"), use_external_data_format=True)
+
+
+def initializers(folder):
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(os.path.join(folder, "model.onnx"))
+    return {t.name: (t.data_type, list(t.dims), numpy_helper.to_array(t).tobytes()) for t in model.graph.initializer}
+
+
+def int4_from_float32(out, failures, summary):
+    cpu = os.path.join(out, "smollm2-cpu-fp32")
+    ours, theirs = os.path.join(out, "smollm2-int4-dmlrun"), os.path.join(out, "smollm2-int4-python")
+    for folder in (ours, theirs):
+        shutil.rmtree(folder, ignore_errors=True)
+    case = PROMPTS[0]
+    cmd = [os.environ["DMLRUN"], "generate", cpu, "--precision", "int4", "--prompt", case["prompt"], "-n",
+           str(case["max_new_tokens"]), "--json", "-", "-q", "--save-model", ours]
+    report = json.loads(run(cmd))
+    python_int4(cpu, theirs)
+    a, b = initializers(theirs), initializers(ours)
+    differ = sorted(n for n in set(a) | set(b) if a.get(n) != b.get(n))
+    quantized = sum(len(v[2]) for n, v in b.items() if n.endswith(("_Q4", "_scales")))
+    print(f"int4: {len(b)} initializers, {quantized} bytes quantized: "
+          f"{'byte-exact with' if not differ else f'{len(differ)} DIFFER from'} ONNX Runtime's quantizer"
+          f"{': ' + ', '.join(differ[:3]) if differ else ''}")
+    if differ:
+        failures.append("--precision int4's weights against ONNX Runtime's quantizer")
+    on_the_fly = report["prompts"][0]["token_ids"]
+    on_python = dmlrun_generate(theirs, case)["token_ids"]
+    genai = genai_tokens(ours, case)["tokens"]
+    same = on_the_fly == on_python == genai
+    print(f"int4: tokens {'equal' if same else 'DIFFER'}: dmlrun --precision int4, dmlrun on Python's folder, "
+          f"onnxruntime-genai on the saved folder ({len(on_the_fly)} tokens): {report['prompts'][0].get('generated_text')!r}")
+    if not same:
+        print(f"  on the fly {on_the_fly}\n  python's   {on_python}\n  genai      {genai}")
+        failures.append("--precision int4's tokens")
+    perplexity = dmlrun_perplexity(ours)["perplexity"]
+    forms = summary["perplexity"]
+    print(f"int4: perplexity {perplexity:.4f}: {perplexity / forms['cpu-fp32']['dmlrun']:.4f} x float32's, "
+          f"{perplexity / forms['dml-fp16']['dmlrun']:.4f} x float16's (the builder-style int4 form: "
+          f"{forms['dml-int4']['dmlrun']:.4f})")
+    if perplexity / forms["cpu-fp32"]["dmlrun"] > BOUNDS["dml-int4"]:
+        failures.append("--precision int4's perplexity")
+    summary["int4_from_float32"] = {"byte_exact": not differ, "tokens_equal": same, "perplexity": perplexity}
 
 
 def main():
@@ -103,6 +169,7 @@ def main():
         print(f"perplexity: {form} over cpu-fp32: {ratio:.4f} ({'within' if within else 'BEYOND'} {BOUNDS[form]})")
         if not within:
             failures.append(f"{form}'s perplexity beyond {BOUNDS[form]} x the float32 form's")
+    int4_from_float32(out, failures, summary)
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print("smollm2-check:", "all checks pass" if not failures else "FAILED: " + "; ".join(failures))

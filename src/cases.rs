@@ -211,7 +211,7 @@ fn check_case(
     engine::finish_plan(runtime, &mut plan, info, &preflight.request, &shapes, false)?;
     let reference_request = check.reference_request(&preflight.request);
     // The case's model rewritten (--decompose, --gemm-zero-bias), then converted (--precision
-    // fp16), each checked on the reference EP with its first data set.
+    // fp16, int4, int8), each checked on the reference EP with its first data set.
     let first_inputs = match sets.first() {
         Some((_, _, inputs)) => Some(PreparedInputs::from_values(runtime, inputs, info)?),
         None => None,
@@ -230,6 +230,10 @@ fn check_case(
         (Precision::Fp16, Some(prepared)) => {
             crate::stage::step("the float16 conversion");
             Some(engine::to_float16(runtime, source_model, preflight, &check_on, prepared)?)
+        }
+        (Precision::Int4 | Precision::Int8, Some(prepared)) => {
+            crate::stage::step("the weight quantization");
+            Some(engine::quantize_weights(runtime, source_model, preflight, &plan, (&check_on, prepared))?)
         }
         _ => None,
     };

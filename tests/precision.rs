@@ -93,7 +93,199 @@ fn test_and_reduce_run_the_float16_model() {
 fn what_float16_does_not_apply_to_is_refused_in_one_line() {
     let model = test_model("add_mul.onnx");
     let out = dmlrun().arg(&model).args(["--generate", "ones", "--keep-fp32", "Add"]).output().unwrap();
-    assert_one_line_error(&out, "--keep-fp32 names what --precision fp16 leaves in float32");
+    assert_one_line_error(&out, "--keep-fp32 names what --precision fp16 (or int4, int8) leaves as written");
     let out = dmlrun().arg("generate").arg(test_model("tiny_decoder")).args(["--precision", "fp16"]).output().unwrap();
     assert_one_line_error(&out, "--precision fp16 converts a model for run, test, bench and reduce");
+}
+
+/// `tests/models/matmul_weights.onnx`'s five MatMuls, quantized with `extra` flags; the report.
+fn quantized(precision: &str, extra: &[&str]) -> serde_json::Value {
+    let model = test_model("matmul_weights.onnx");
+    let args = [
+        model.to_str().unwrap(),
+        "--generate",
+        "random",
+        "--dim",
+        "N=2",
+        "--iterations",
+        "1",
+        "--precision",
+        precision,
+    ];
+    run_json(&[&args[..], extra].concat())
+}
+
+#[test]
+fn int4_converts_each_matmul_with_a_constant_2d_weight_and_says_why_it_left_the_others() {
+    let report = quantized("int4", &[]);
+    let q = &report["precision"]["quantization"];
+    assert_eq!(
+        (q["bits"].as_u64(), q["block_size"].as_u64(), q["symmetric"].as_bool()),
+        (Some(4), Some(32), Some(true))
+    );
+    assert_eq!((q["matmuls"].as_u64(), q["converted"].as_u64()), (Some(5), Some(3)), "{q}");
+    let left: Vec<(String, String)> = q["left"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["node"].as_str().unwrap().to_string(), l["why"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        left,
+        [
+            ("computed".to_string(), "its weight is computed, not an initializer".to_string()),
+            ("batched".to_string(), "its weight has 3 dimensions, not 2".to_string()),
+        ]
+    );
+    // [64,48] + [48,32] + [32,10] float32 weights; 4 bits a value, a float32 scale a 32-block.
+    assert_eq!(q["bytes_before"], (64 * 48 + 48 * 32 + 32 * 10) * 4);
+    assert_eq!(q["bytes_after"], 48 * 2 * 16 + 48 * 2 * 4 + 32 * 2 * 16 + 32 * 2 * 4 + 10 * 16 + 10 * 4);
+    let y = &report["precision"]["outputs"][0];
+    let max_abs = y["max_abs"].as_f64().unwrap();
+    assert!(max_abs > 0.0 && max_abs < 1.0, "int4 moves the outputs, a little: {max_abs}");
+    assert_eq!(report["plan"]["precision"], "int4");
+    // int8: the same MatMuls, a quarter of the error or less.
+    let int8 = quantized("int8", &[]);
+    assert_eq!(int8["precision"]["quantization"]["converted"], 3);
+    assert!(int8["precision"]["outputs"][0]["max_abs"].as_f64().unwrap() < max_abs / 4.0);
+}
+
+#[test]
+fn keep_fp32_leaves_a_matmul_named_by_a_pattern_and_asymmetric_adds_zero_points() {
+    let report = quantized("int4", &["--keep-fp32", "he*d", "--asymmetric", "--block-size", "16"]);
+    let q = &report["precision"]["quantization"];
+    assert_eq!(
+        (q["converted"].as_u64(), q["symmetric"].as_bool(), q["block_size"].as_u64()),
+        (Some(2), Some(false), Some(16))
+    );
+    assert!(
+        q["left"].as_array().unwrap().iter().any(|l| l["node"] == "head" && l["why"] == "kept by --keep-fp32"),
+        "{q}"
+    );
+    // 16-blocks: [64,48] has 4 a column, [48,32] 3 (zero points two a byte: 2 and 2 bytes a column).
+    let scales = 48 * 4 * 4 + 32 * 3 * 4;
+    let zero_points = 48 * 2 + 32 * 2;
+    assert_eq!(q["bytes_after"], 48 * 4 * 8 + 32 * 3 * 8 + scales + zero_points);
+}
+
+#[test]
+fn the_saved_int4_model_alone_gives_the_runs_outputs_and_says_what_was_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("int4.onnx");
+    let report = quantized("int4", &["--seed", "7", "--save-model", saved.to_str().unwrap()]);
+    let alone = run_json(&[
+        saved.to_str().unwrap(),
+        "--generate",
+        "random",
+        "--dim",
+        "N=2",
+        "--iterations",
+        "1",
+        "--seed",
+        "7",
+    ]);
+    assert_eq!(alone["outputs"], report["outputs"]);
+    let info = dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(&saved).unwrap()).unwrap();
+    assert_eq!(info.op_types.get("MatMulNBits"), Some(&3));
+    let record: std::collections::HashMap<_, _> = info.metadata.iter().cloned().collect();
+    assert_eq!(record.get("dmlrun.precision").map(String::as_str), Some("int4"));
+    let what = record.get("dmlrun.quantization").unwrap();
+    assert!(what.starts_with("int4, block 32, symmetric: 3 of 5 MatMuls now MatMulNBits"), "{what}");
+}
+
+#[test]
+fn test_and_bench_run_the_quantized_model_beside_the_original() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("matmul_weights");
+    dmlrun()
+        .arg(test_model("matmul_weights.onnx"))
+        .args(["--generate", "random", "--dim", "N=2", "-q", "--as-test-data", "--save-outputs"])
+        .arg(&case)
+        .assert()
+        .success();
+    let out =
+        dmlrun().arg("test").arg(&case).args(["--precision", "int8", "--atol", "0.1", "--json", "-"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["cases"][0]["precision"]["quantization"]["converted"], 3, "{report}");
+    let bench = dmlrun()
+        .arg("bench")
+        .arg(test_model("matmul_weights.onnx"))
+        .args(["--dim", "N=2", "--iterations", "5", "--precision", "int4", "-q"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&bench.stdout);
+    assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
+    assert!(
+        table.contains("int4: int4, block 32, symmetric: 3 of 5 MatMuls") && table.contains("the original p50 "),
+        "{table}"
+    );
+}
+
+#[test]
+fn what_int4_does_not_take_is_refused_in_one_line() {
+    let model = test_model("matmul_weights.onnx");
+    let out = dmlrun()
+        .arg(&model)
+        .args(["--generate", "ones", "--dim", "N=1", "--precision", "int4", "--block-size", "48"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "'48' is not a block size ONNX Runtime's quantizer takes: 16, 32, 64, 128 or 256");
+    let out = dmlrun().arg(&model).args(["--generate", "ones", "--dim", "N=1", "--block-size", "64"]).output().unwrap();
+    assert_one_line_error(&out, "--block-size and --asymmetric say how --precision int4 or int8 quantizes the weights");
+    let decoder = test_model("tiny_decoder");
+    let out =
+        dmlrun().arg("generate").arg(&decoder).args(["--prompt-tokens", "4", "--save-model", "x"]).output().unwrap();
+    assert_one_line_error(
+        &out,
+        "--save-model x: generate writes a decoder it quantized; give --precision int4 or int8",
+    );
+}
+
+#[test]
+fn generate_quantizes_a_decoder_and_saves_it_as_a_folder_that_gives_the_same_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("tiny-int4");
+    let decoder = test_model("tiny_decoder");
+    let args = ["--prompt-tokens", "6", "-n", "6", "--json", "-", "-q"];
+    let out = dmlrun()
+        .arg("generate")
+        .arg(&decoder)
+        .args(args)
+        .args(["--precision", "int4", "--save-model"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let on_the_fly: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(on_the_fly["quantization"]["converted"], 15, "{}", on_the_fly["quantization"]);
+    let mut files: Vec<String> =
+        std::fs::read_dir(&saved).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "genai_config.json",
+            "genai_expected.json",
+            "model.onnx",
+            "model.onnx.data",
+            "tokenizer.json",
+            "tokenizer_config.json"
+        ]
+    );
+    let out = dmlrun().arg("generate").arg(&saved).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let from_saved: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(from_saved["prompts"][0]["token_ids"], on_the_fly["prompts"][0]["token_ids"]);
+    assert!(from_saved.get("quantization").is_none(), "the saved folder runs as it is");
+    // A folder that is not empty is refused before anything runs.
+    let out = dmlrun()
+        .arg("generate")
+        .arg(&decoder)
+        .args(args)
+        .args(["--precision", "int4", "--save-model"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "not an empty folder; give a new one");
 }

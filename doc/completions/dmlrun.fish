@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= decompose= gemm-zero-bias reshape-allowzero-off print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-model= save-fixed-dims save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= block-size= asymmetric decompose= gemm-zero-bias reshape-allowzero-off print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-model= save-fixed-dims save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -79,8 +79,11 @@ parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
-fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
+int4\t''
+int8\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
@@ -110,6 +113,7 @@ error\t''
 fatal\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
@@ -185,8 +189,11 @@ parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
-fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
+int4\t''
+int8\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
@@ -219,6 +226,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
@@ -259,8 +267,11 @@ parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
-fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
+int4\t''
+int8\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it. The default, 1e-7 with rtol 1e-3, is ONNX\'s own for its test data (its backend test runner\'s), so conformance results compare with ONNX Runtime\'s; run and bench compare two EPs at 1e-5' -r
@@ -303,6 +314,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
@@ -342,8 +354,11 @@ parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
-fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
+int4\t''
+int8\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)' -r
@@ -395,6 +410,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
@@ -456,8 +472,11 @@ parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
-fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
+int4\t''
+int8\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l compare-ep -d 'The reference execution provider, which must run the original model: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt\'s outputs to its outputs on the original. Takes what --ep takes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ' -r
@@ -481,6 +500,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
@@ -539,8 +559,11 @@ parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
-fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
+int4\t''
+int8\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l compare-ep -d 'The reference execution provider, which must run the original model: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt\'s outputs to its outputs on the original. Takes what --ep takes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ' -r
@@ -566,6 +589,7 @@ always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
@@ -605,8 +629,11 @@ parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
-fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable' -r
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
+int4\t''
+int8\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s n -l max-new-tokens -d 'Stop after this many new tokens (or at an end-of-sequence token)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l max-length -d 'The KV buffer\'s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default: the prompt plus --max-new-tokens' -r
@@ -625,6 +652,7 @@ basic\t''
 extended\t''
 all\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l timeout -d 'Stop the whole generation after this long (default 10m; 0 for no limit) and say which step it was in: session creation, the prefill, or decode step k. Exit 2' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l save-model -d 'With --precision int4 or int8: write the decoder as its session ran it, as a model folder DIR (new, or empty): the model under its own file name with its data, its folder\'s genai_config.json and tokenizer files beside it, and dmlrun.* metadata_props saying what was quantized, what was left and why. Written whole or not at all' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l json -d 'Write the report as JSON to FILE ("-" for stdout instead of the summary)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l csv -d 'Write a CSV table to FILE ("-" for stdout): a row per case (test), model (bench) or prompt (generate), with its status and figures' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l markdown -d 'Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README (merge --compare: the comparison)' -r -F
@@ -646,6 +674,7 @@ never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l chat -d 'Wrap each prompt (--prompt, or each line of --prompt-file) in the model\'s chat template as one user message, ending where the assistant\'s answer begins, as chat applications and onnxruntime-genai\'s apply_chat_template do. The template is tokenizer_config.json\'s "chat_template" (or chat_template.jinja) beside the tokenizer'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'

@@ -58,8 +58,11 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
-fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
-'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
+int4\:""
+int8\:""))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
+'--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
@@ -82,6 +85,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
@@ -149,8 +153,11 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
-fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
-'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
+int4\:""
+int8\:""))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
+'--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
@@ -174,6 +181,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
@@ -213,8 +221,11 @@ ones\:""))' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
-fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
-'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
+int4\:""
+int8\:""))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
+'--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it. The default, 1e-7 with rtol 1e-3, is ONNX'\''s own for its test data (its backend test runner'\''s), so conformance results compare with ONNX Runtime'\''s; run and bench compare two EPs at 1e-5]:A:_default' \
@@ -247,6 +258,7 @@ none\:"In this process"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
@@ -286,8 +298,11 @@ ones\:""))' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
-fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
-'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
+int4\:""
+int8\:""))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
+'--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '(--duration)--iterations=[Timed runs per model (default 100, unless --duration is given)]:N:_default' \
 '--duration=[Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)]:TIME:_default' \
@@ -328,6 +343,7 @@ none\:"In this process"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
@@ -386,8 +402,11 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
-fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
-'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
+int4\:""
+int8\:""))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
+'--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--compare-ep=[The reference execution provider, which must run the original model\: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt'\''s outputs to its outputs on the original. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ]:R:_default' \
@@ -406,6 +425,7 @@ fp16\:"Float32 initializers and computation converted to float16, inputs and out
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
@@ -461,8 +481,11 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
-fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
-'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
+int4\:""
+int8\:""))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
+'--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--compare-ep=[The reference execution provider, which must run the original model\: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt'\''s outputs to its outputs on the original. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ]:R:_default' \
@@ -483,6 +506,7 @@ none\:"In this process"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
@@ -522,8 +546,11 @@ _arguments "${_arguments_options[@]}" : \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
 '--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
-fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"))' \
-'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it. Repeatable]:OP|NODE:_default' \
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
+int4\:""
+int8\:""))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
+'--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '-n+[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
 '--max-new-tokens=[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
@@ -541,6 +568,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--compare-ep=[Judge this EP'\''s logits at every step against this execution provider'\''s (exit 1 where their choices part where the reference was sure)]:EP:_default' \
 '--compare-opt-level=[Graph optimisation level of the --compare-ep session (default\: the same as --opt-level)]:LEVEL:(disable basic extended all)' \
 '--timeout=[Stop the whole generation after this long (default 10m; 0 for no limit) and say which step it was in\: session creation, the prefill, or decode step k. Exit 2]:TIME:_default' \
+'--save-model=[With --precision int4 or int8\: write the decoder as its session ran it, as a model folder DIR (new, or empty)\: the model under its own file name with its data, its folder'\''s genai_config.json and tokenizer files beside it, and dmlrun.* metadata_props saying what was quantized, what was left and why. Written whole or not at all]:DIR:_files' \
 '--json=[Write the report as JSON to FILE ("-" for stdout instead of the summary)]:FILE:_files' \
 '--csv=[Write a CSV table to FILE ("-" for stdout)\: a row per case (test), model (bench) or prompt (generate), with its status and figures]:FILE:_files' \
 '--markdown=[Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README (merge --compare\: the comparison)]:FILE:_files' \
@@ -554,6 +582,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--chat[Wrap each prompt (--prompt, or each line of --prompt-file) in the model'\''s chat template as one user message, ending where the assistant'\''s answer begins, as chat applications and onnxruntime-genai'\''s apply_chat_template do. The template is tokenizer_config.json'\''s "chat_template" (or chat_template.jinja) beside the tokenizer]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \

@@ -224,6 +224,15 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_limit, default_value = "10m")]
     pub timeout: std::time::Duration,
 
+    /// With --precision int4 or int8: write the decoder as its session ran it, as a model folder
+    /// DIR (new, or empty): the model under its own file name with its data, its folder's
+    /// genai_config.json and tokenizer files beside it, and dmlrun.* metadata_props saying what
+    /// was quantized, what was left and why. Written whole or not at all.
+    ///
+    /// Example: dmlrun generate qwen-fp16/ --precision int4 --prompt "Hi" --save-model qwen-int4/
+    #[arg(long, value_name = "DIR")]
+    pub save_model: Option<PathBuf>,
+
     #[command(flatten)]
     pub exports: super::ExportArgs,
 

@@ -63,6 +63,8 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
         &[
             "precision",
             "keep-fp32",
+            "block-size",
+            "asymmetric",
             "decompose",
             "gemm-zero-bias",
             "reshape-allowzero-off",

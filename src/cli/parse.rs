@@ -256,6 +256,13 @@ pub fn parse_tol(text: &str) -> Result<(String, f64, f64), String> {
     }
 }
 
+pub(super) fn parse_block_size(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(n) if [16, 32, 64, 128, 256].contains(&n) => Ok(n),
+        _ => Err(format!("'{text}' is not a block size ONNX Runtime's quantizer takes: 16, 32, 64, 128 or 256")),
+    }
+}
+
 pub(super) fn parse_on_off(text: &str) -> Result<bool, String> {
     match text {
         "on" | "true" | "1" => Ok(true),

@@ -166,16 +166,38 @@ pub struct SessionArgs {
     /// quantization, control flow (If, Loop, Scan) and classic-ML operators; --keep-fp32 adds to
     /// them.
     ///
+    /// int4 and int8: weight-only, as ONNX Runtime's MatMulNBitsQuantizer writes it, byte for
+    /// byte (the form of onnxruntime-genai's DirectML models): every MatMul whose weight is a
+    /// float32 or float16 initializer of 2 dimensions becomes a MatMulNBits, the rest of the
+    /// graph unchanged (--block-size, --asymmetric). The report lists each MatMul left and why;
+    /// on DirectML a K that is not a whole number of blocks is left (its kernel takes whole
+    /// blocks; ONNX Runtime's quantizer pads it for the CPU).
+    ///
     /// Example: dmlrun model.onnx --device 0 --precision fp16
     #[arg(long, value_name = "PRECISION", default_value = "fp32")]
     pub precision: Precision,
 
     /// With --precision fp16: leave this operator type (Softmax) or node (by name) in float32,
-    /// with Casts around it. Repeatable.
+    /// with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of
+    /// characters) as written. Repeatable.
     ///
     /// Example: --precision fp16 --keep-fp32 Softmax --keep-fp32 /head/MatMul
     #[arg(long = "keep-fp32", value_name = "OP|NODE")]
     pub keep_fp32: Vec<String>,
+
+    /// With --precision int4 or int8: the rows of a weight's column quantized together
+    /// (16, 32, 64, 128 or 256).
+    ///
+    /// Example: --precision int4 --block-size 128
+    #[arg(long = "block-size", value_name = "N", default_value = "32", value_parser = parse_block_size)]
+    pub block_size: u32,
+
+    /// With --precision int4 or int8: a zero point a block (uint8), mapping each block's range
+    /// [min, max]; by default symmetric, as the model builder writes DirectML models.
+    ///
+    /// Example: --precision int4 --asymmetric
+    #[arg(long)]
+    pub asymmetric: bool,
 
     /// Write every node of this operator as primitive ONNX ops with the same meaning before the
     /// session (a comma list, or repeated): LayerNormalization, RMSNormalization,

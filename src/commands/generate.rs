@@ -237,6 +237,7 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         ..report_of_session(settings, &spec, tokenizer.as_ref().map(|t| t.path.clone()), &runtime, &decoder, kv_length)
     };
     publish(settings, &mut exports, &report)?;
+    save_model(settings, &decoder, &preflight)?;
     if interrupted {
         crate::errln!("dmlrun: interrupted: the figures are over what was generated");
         return Ok(ExitStatus::Interrupted);
@@ -290,8 +291,25 @@ fn report_of_session(
         comparison: None,
         perplexity: None,
         rewrite: decoder.rewrite.clone(),
+        quantization: decoder.quantized.as_ref().map(|q| q.quantization.clone()),
         interrupted: false,
     }
+}
+
+/// `--save-model DIR`: the quantized decoder written as a model folder.
+fn save_model(settings: &GenerateSettings, decoder: &DecoderSession, preflight: &Preflight) -> Result<()> {
+    let (Some(dir), Some(made)) = (&settings.save_model, &decoder.quantized) else { return Ok(()) };
+    if !made.quantization.converted_anything() {
+        bail!(
+            "--save-model {}: nothing was quantized (no MatMul with a constant 2-D weight); the model is as it was",
+            dir.display()
+        );
+    }
+    let files = engine::save_decoder(made, &preflight.model_path, preflight, dir)?;
+    for file in files {
+        crate::errln!("saved {}", file.display());
+    }
+    Ok(())
 }
 
 /// Every export written, the figures printed, the CI summary published.
@@ -383,6 +401,7 @@ fn perplexity(
         ..report_of_session(settings, &spec, Some(tokenizer.path.clone()), &runtime, &decoder, window)
     };
     publish(settings, &mut exports, &report)?;
+    save_model(settings, &decoder, &preflight)?;
     Ok(ExitStatus::Success)
 }
 

@@ -100,7 +100,9 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
     let float16 = match (&prepared, preflight.plan.precision) {
         (Some(prepared), Precision::Fp16) => {
             let converted = engine::to_float16(&runtime, source_model, &preflight, &reference, prepared)?;
-            crate::errln!("reduce: --precision fp16: {}", converted.conversion.describe());
+            if let engine::Converted::Float16(conversion) = &converted.conversion {
+                crate::errln!("reduce: --precision fp16: {}", conversion.describe());
+            }
             Some(converted)
         }
         _ => None,

@@ -113,8 +113,8 @@ fn describe_request(r: &PlanRequest) -> String {
     if let Some(n) = r.intra_op_threads {
         parts.push(format!("intra-threads {n}"));
     }
-    if r.precision == Precision::Fp16 {
-        parts.push("precision fp16".to_string());
+    if r.precision != Precision::Fp32 {
+        parts.push(format!("precision {}", r.precision));
     }
     parts.join(", ")
 }

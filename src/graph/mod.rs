@@ -10,9 +10,11 @@
 //!   into the new model, which stands alone in any folder.
 
 mod float16;
+pub mod quantize;
 mod rewrite;
 
 pub use float16::Conversion;
+pub use quantize::{quantize_model, Blockwise, Quantization, WeightOnly};
 pub use rewrite::{Decomposable, Rewrite, RewriteSummary};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};

@@ -53,6 +53,9 @@ pub struct GenerateReport {
     /// With --decompose or --gemm-zero-bias: what the decoder had rewritten.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<crate::runtime::engine::RewriteReport>,
+    /// With --precision int4 or int8: what was quantized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quantization: Option<crate::graph::Quantization>,
     /// Ctrl-C stopped the run; the figures are over what was done.
     pub interrupted: bool,
 }
@@ -194,6 +197,9 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
     let _ = writeln!(out, "model:     {} ({})", report.model.display(), report.device.describe());
     if let Some(changed) = &report.device.direct3d12 {
         let _ = writeln!(out, "direct3d12: {changed}");
+    }
+    if let Some(q) = &report.quantization {
+        let _ = writeln!(out, "weights:   {}", q.describe());
     }
     let _ = writeln!(
         out,

@@ -176,8 +176,8 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
     }
     if let Some(p) = &report.precision {
         let _ = writeln!(w);
-        let _ = writeln!(w, "float16     : {}", p.conversion.describe());
-        if p.conversion.converted_anything() {
+        let _ = writeln!(w, "{:<12}: {}", p.label(), p.describe_conversion());
+        if p.converted_anything() {
             let _ = writeln!(w, "              {}", p.describe_accuracy());
         }
     }

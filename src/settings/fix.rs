@@ -44,8 +44,8 @@ impl FixSettings {
             bail!("model {}: no such file", model.display());
         }
         let request = plan_request(&args.session, args.ort.ort_log_level)?;
-        if decoder && request.precision != crate::runtime::plan::Precision::Fp32 {
-            bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one");
+        if decoder && request.precision == crate::runtime::plan::Precision::Fp16 {
+            bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one (it takes int4 and int8)");
         }
         let child = child_handoff(&args.isolation.child);
         if child.is_none() {

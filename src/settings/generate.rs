@@ -58,6 +58,8 @@ pub struct GenerateSettings {
     pub request: PlanRequest,
     pub print_plan: bool,
     pub exports: ReportFiles,
+    /// `--save-model DIR`: the quantized decoder written as a model folder.
+    pub save_model: Option<PathBuf>,
     pub verbose: bool,
     pub quiet: bool,
     pub github: Option<github::Target>,
@@ -67,10 +69,21 @@ impl GenerateSettings {
     pub fn resolve(args: &GenerateArgs) -> Result<GenerateSettings> {
         use crate::generate::{CaptureAsk, Choice, Sampling};
         use anyhow::bail;
-        if args.session.precision != crate::runtime::plan::Precision::Fp32 {
-            bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16)");
+        if args.session.precision == crate::runtime::plan::Precision::Fp16 {
+            bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); generate takes int4 and int8");
         }
         let exports = report_files(&args.exports);
+        if let Some(dir) = &args.save_model {
+            if args.session.precision.weight_bits().is_none() {
+                bail!(
+                    "--save-model {}: generate writes a decoder it quantized; give --precision int4 or int8",
+                    dir.display()
+                );
+            }
+            if dir.is_file() || dir.read_dir().is_ok_and(|mut d| d.next().is_some()) {
+                bail!("--save-model {}: not an empty folder; give a new one", dir.display());
+            }
+        }
         let prompt = match (&args.prompt_tokens, &args.prompt_ids, &args.prompt, &args.prompt_file) {
             (Some(n), ..) => Some(PromptSource::Synthetic(*n as usize)),
             (None, Some(ids), ..) => Some(PromptSource::Ids(ids.clone())),
@@ -132,6 +145,7 @@ impl GenerateSettings {
             request: run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?,
             print_plan: args.session.print_plan,
             exports,
+            save_model: args.save_model.clone(),
             verbose: args.verbose,
             quiet: args.quiet,
             github: github_target(&args.ci),

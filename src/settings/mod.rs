@@ -76,6 +76,10 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
         io_on_device: false,
         precision: args.precision,
         keep_fp32: args.keep_fp32.clone(),
+        quantization: crate::runtime::plan::WeightQuantization {
+            block_size: args.block_size,
+            asymmetric: args.asymmetric,
+        },
         rewrites: args
             .decompose
             .iter()

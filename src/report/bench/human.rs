@@ -67,13 +67,19 @@ pub fn render(report: &BenchReport) -> String {
         }
         if let Some(p) = &m.precision {
             let float32 = match (&p.float32_latency_ms, &p.float32_error) {
-                (Some(f), _) => format!("float32 p50 {:.3} ms; float16 takes {:.2}x as long", f.p50, s.p50 / f.p50),
-                (None, Some(e)) => format!("float32 could not run here: {e}"),
-                (None, None) => "float32 not timed".to_string(),
+                (Some(f), _) => format!(
+                    "{} p50 {:.3} ms; {} takes {:.2}x as long",
+                    p.original_label(),
+                    f.p50,
+                    p.label(),
+                    s.p50 / f.p50
+                ),
+                (None, Some(e)) => format!("{} could not run here: {e}", p.original_label()),
+                (None, None) => format!("{} not timed", p.original_label()),
             };
-            let float32 = if p.conversion.converted_anything() { format!("; {float32}") } else { String::new() };
-            let _ = writeln!(w, "{:<width$} float16: {}{float32}", "", p.conversion.describe());
-            if p.conversion.converted_anything() {
+            let float32 = if p.converted_anything() { format!("; {float32}") } else { String::new() };
+            let _ = writeln!(w, "{:<width$} {}: {}{float32}", "", p.label(), p.describe_conversion());
+            if p.converted_anything() {
                 let _ = writeln!(w, "{:<width$} {}", "", p.describe_accuracy());
             }
         }

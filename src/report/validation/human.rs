@@ -35,8 +35,8 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
                 out.push_str(&format!("      rewritten: {}\n", r.describe()));
             }
             if let Some(p) = &c.precision {
-                out.push_str(&format!("      float16: {}\n", p.conversion.describe()));
-                if p.conversion.converted_anything() {
+                out.push_str(&format!("      {}: {}\n", p.label(), p.describe_conversion()));
+                if p.converted_anything() {
                     out.push_str(&format!("      {}\n", p.describe_accuracy()));
                 }
             }

@@ -10,7 +10,7 @@ use super::device_io::{measure_on_device, DeviceIo};
 use super::diagnose::{self, Stage};
 use super::open::{load, open, DeviceReport, LoadedModel};
 use super::paired::{alternate, PairedRuns, Pairing};
-use super::precision::{to_float16, PrecisionReport};
+use super::precision::{quantize_weights, to_float16, Converted, PrecisionReport};
 use super::preflight::{bound_shapes, finish_plan, Preflight};
 use super::rewrite::{rewrite, RewriteReport};
 use super::runs::{run_to_host_values, timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
@@ -146,19 +146,26 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     };
     let source_model = rewritten.as_ref().map_or(preflight.model_path.as_path(), |r| r.path.as_path());
     // --precision fp16: the session runs the model converted, with what a float32 run of the same
-    // inputs on the reference EP says of its tensors.
+    // inputs on the reference EP says of its tensors; int4, int8: its weights quantized.
     let float16 = match plan.precision {
         Precision::Fp32 => None,
         Precision::Fp16 => {
             crate::stage::step("the float16 conversion");
             let converted = to_float16(runtime, source_model, preflight, &reference, &prepared)?;
-            warn_conversion(&converted.conversion, &mut warn);
+            if let Converted::Float16(conversion) = &converted.conversion {
+                warn_conversion(conversion, &mut warn);
+            }
             Some(converted)
+        }
+        Precision::Int4 | Precision::Int8 => {
+            crate::stage::step("the weight quantization");
+            Some(quantize_weights(runtime, source_model, preflight, &plan, (&reference, &prepared))?)
         }
     };
     let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
     let made_model = match request.keep_made_model && session_model != preflight.model_path {
-        true => Some(std::fs::read(session_model).with_context(|| format!("reading {}", session_model.display()))?),
+        // A model made with external data (weights quantized from one) is saved whole.
+        true => Some(crate::graph::Graph::read(session_model)?.with_outputs(&[])?),
         false => None,
     };
     let made = made_label(&plan);
@@ -252,7 +259,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     };
     let mut precision = float16.as_ref().map(|f| f.report(&outputs));
     // Timed beside it only where something was converted: the same model twice is no comparison.
-    let converted = precision.as_ref().is_some_and(|p| p.conversion.converted_anything());
+    let converted = precision.as_ref().is_some_and(PrecisionReport::converted_anything);
     if let (Some(report), true) = (&mut precision, request.time_float32 && converted) {
         crate::stage::step("the float32 model's timed runs");
         let float32 = SessionPlan { precision: Precision::Fp32, ..model.plan.clone() };
@@ -298,8 +305,12 @@ pub fn made_label(plan: &SessionPlan) -> String {
         let flags: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
         steps.push(format!("rewritten by {}", flags.join(" ")));
     }
-    if plan.precision == Precision::Fp16 {
-        steps.push("converted to float16 by --precision fp16".to_string());
+    match plan.precision {
+        Precision::Fp32 => {}
+        Precision::Fp16 => steps.push("converted to float16 by --precision fp16".to_string()),
+        Precision::Int4 | Precision::Int8 => {
+            steps.push(format!("its weights quantized to {0} by --precision {0}", plan.precision))
+        }
     }
     steps.join(", then ")
 }

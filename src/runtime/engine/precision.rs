@@ -1,9 +1,12 @@
-//! `--precision fp16`: the model converted to float16 before its session, and what it is held to.
+//! `--precision fp16`, `int4`, `int8`: the model converted before its session, and what it is
+//! held to.
 //!
-//! One run of the float32 model on the reference EP (the CPU EP, or `--compare-ep`), with every
-//! tensor a node reads exposed, on the inputs about to be bound, does two things: its tensors'
-//! element types tell the conversion where a value is a float (`graph::Graph::to_float16`), and
-//! its outputs are the float32 model's, which the float16 outputs are compared with.
+//! fp16: one run of the float32 model on the reference EP (the CPU EP, or `--compare-ep`), with
+//! every tensor a node reads exposed, on the inputs about to be bound, does two things: its
+//! tensors' element types tell the conversion where a value is a float
+//! (`graph::Graph::to_float16`), and its outputs are the float32 model's, which the float16
+//! outputs are compared with. int4 and int8 (`graph::quantize_model`) need no types: the original
+//! runs on the reference EP for its outputs alone.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,23 +19,96 @@ use super::open::DeviceReport;
 use super::preflight::Preflight;
 use super::runs::PreparedInputs;
 use crate::compare::Agreement;
-use crate::graph::{Conversion, Graph};
-use crate::runtime::plan::PlanRequest;
+use crate::graph::{Conversion, Graph, Quantization};
+use crate::runtime::plan::{PlanRequest, SessionPlan};
 use crate::runtime::Runtime;
 use crate::stats::LatencyStats;
 use crate::tensor::{DType, HostValue};
 
-/// A model converted to float16 for one run, and the float32 outputs it is held to.
-pub struct Float16Model {
+/// A model converted for one run (to float16, or its weights quantized), and the original's
+/// outputs it is held to.
+pub struct ConvertedModel {
     /// The converted model, in a temporary folder that lives as long as this value; the model
     /// itself where nothing was converted.
     pub path: PathBuf,
     _folder: Option<tempfile::TempDir>,
-    pub conversion: Conversion,
-    /// The float32 model's outputs on the same inputs.
+    pub conversion: Converted,
+    /// The original model's outputs on the same inputs.
     pub float32_outputs: Vec<(String, HostValue)>,
     /// Where they were computed.
     pub float32_on: DeviceReport,
+}
+
+/// What a conversion did.
+#[derive(Debug, Clone)]
+pub enum Converted {
+    Float16(Conversion),
+    Weights(Quantization),
+}
+
+impl Converted {
+    pub fn converted_anything(&self) -> bool {
+        match self {
+            Converted::Float16(c) => c.converted_anything(),
+            Converted::Weights(q) => q.converted_anything(),
+        }
+    }
+}
+
+/// A model whose weights were quantized for one session, in a temporary folder that lives as
+/// long as this value.
+pub struct QuantizedModel {
+    /// The model itself where nothing was quantized.
+    pub path: PathBuf,
+    /// What was written: the model and its data file, if any.
+    pub files: Vec<PathBuf>,
+    _folder: tempfile::TempDir,
+    pub quantization: Quantization,
+}
+
+/// Quantizes the weights of the model at `model_path` as `plan` asks (`--precision int4|int8`).
+pub fn quantize_for(model_path: &Path, plan: &SessionPlan) -> Result<QuantizedModel> {
+    let bits = plan.precision.weight_bits().context("a weight-only precision")?;
+    let options = crate::graph::WeightOnly {
+        blockwise: crate::graph::Blockwise {
+            bits,
+            block_size: plan.quantization.block_size as usize,
+            symmetric: !plan.quantization.asymmetric,
+        },
+        keep: plan.keep_fp32.clone(),
+        whole_blocks_only: plan.uses_directml(),
+    };
+    let folder = tempfile::tempdir().context("a temporary folder for the quantized model")?;
+    // The model's own file name, so that what ONNX Runtime says of it names the model, and a saved
+    // copy is what the model's folder (genai_config.json) names.
+    let name = model_path.file_name().map_or_else(|| "model.onnx".into(), |s| s.to_os_string());
+    let path = folder.path().join(name);
+    let (files, quantization) = crate::graph::quantize_model(model_path, &path, &options)
+        .with_context(|| format!("--precision {}: quantizing model {}", plan.precision, model_path.display()))?;
+    let path = if quantization.converted_anything() { path } else { model_path.to_path_buf() };
+    Ok(QuantizedModel { path, files, _folder: folder, quantization })
+}
+
+/// [`quantize_for`], and the original run on `reference` with `prepared` inputs for the outputs
+/// the quantized model is held to.
+pub fn quantize_weights(
+    runtime: &Runtime,
+    model_path: &Path,
+    preflight: &Preflight,
+    plan: &SessionPlan,
+    (reference, prepared): (&PlanRequest, &PreparedInputs),
+) -> Result<ConvertedModel> {
+    let quantized = quantize_for(model_path, plan)?;
+    let what = format!("--precision {}: the original model on the reference EP", plan.precision);
+    let mut original = super::open::load(runtime, model_path, preflight.info(), reference).context(what.clone())?;
+    let float32_outputs = super::runs::run_to_host_values(&mut original.session, prepared).context(what)?;
+    Ok(ConvertedModel {
+        path: quantized.path,
+        _folder: Some(quantized._folder),
+        conversion: Converted::Weights(quantized.quantization),
+        float32_outputs,
+        float32_on: original.device,
+    })
 }
 
 /// Converts `preflight`'s model to float16, with the types and outputs of a float32 run on
@@ -43,7 +119,7 @@ pub fn to_float16(
     preflight: &Preflight,
     reference: &PlanRequest,
     prepared: &PreparedInputs,
-) -> Result<Float16Model> {
+) -> Result<ConvertedModel> {
     let graph = Graph::read(model_path)?;
     let (values, float32_on) = run_exposed(runtime, &graph, reference, prepared, &graph.intermediate_tensors())
         .context("--precision fp16: the float32 run that finds which tensors are floats")?;
@@ -65,10 +141,10 @@ pub fn to_float16(
     if !conversion.converted_anything() {
         // Nothing to convert: the model runs as it is, and the report says why, once.
         conversion.nothing_converted = Some(nothing_to_convert(&types));
-        return Ok(Float16Model {
+        return Ok(ConvertedModel {
             path: model_path.to_path_buf(),
             _folder: None,
-            conversion,
+            conversion: Converted::Float16(conversion),
             float32_outputs,
             float32_on,
         });
@@ -78,7 +154,13 @@ pub fn to_float16(
     let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let path = folder.path().join(format!("{stem}.fp16.onnx"));
     crate::formats::onnx_proto::write_model(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
-    Ok(Float16Model { path, _folder: Some(folder), conversion, float32_outputs, float32_on })
+    Ok(ConvertedModel {
+        path,
+        _folder: Some(folder),
+        conversion: Converted::Float16(conversion),
+        float32_outputs,
+        float32_on,
+    })
 }
 
 /// Why a model has nothing to convert, from the element types a float32 run saw in it.
@@ -93,12 +175,17 @@ fn nothing_to_convert(types: &HashMap<String, DType>) -> String {
     }
 }
 
-impl Float16Model {
-    /// How far `outputs` (the float16 model's) are from the float32 model's.
+impl ConvertedModel {
+    /// How far `outputs` (the converted model's) are from the original's.
     pub fn report(&self, outputs: &[(String, HostValue)]) -> PrecisionReport {
         let converted = self.conversion.converted_anything();
+        let (conversion, quantization) = match &self.conversion {
+            Converted::Float16(c) => (Some(c.clone()), None),
+            Converted::Weights(q) => (None, Some(q.clone())),
+        };
         PrecisionReport {
-            conversion: self.conversion.clone(),
+            conversion,
+            quantization,
             float32_on: self.float32_on.clone(),
             outputs: if converted { accuracy(&self.float32_outputs, outputs) } else { Vec::new() },
             float32_latency_ms: None,
@@ -151,10 +238,15 @@ pub struct ExactMatch {
     pub equal: bool,
 }
 
-/// What `--precision fp16` did and cost in accuracy, in the reports.
+/// What `--precision` did and cost in accuracy, in the reports.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PrecisionReport {
-    pub conversion: Conversion,
+    /// fp16's conversion.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub conversion: Option<Conversion>,
+    /// int4's and int8's quantization.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub quantization: Option<Quantization>,
     /// Where the float32 model ran for the comparison.
     pub float32_on: DeviceReport,
     /// Each float output against the float32 model's.
@@ -201,13 +293,48 @@ impl OutputAccuracy {
 }
 
 impl PrecisionReport {
+    /// `float16`, `int4`, `int8`: what the reports call the converted model.
+    pub fn label(&self) -> String {
+        match &self.quantization {
+            Some(q) => format!("int{}", q.bits),
+            None => "float16".to_string(),
+        }
+    }
+
+    /// What the original is called beside it: `float32` for float16's, `the original` else.
+    pub fn original_label(&self) -> &'static str {
+        if self.quantization.is_some() {
+            "the original"
+        } else {
+            "float32"
+        }
+    }
+
+    pub fn converted_anything(&self) -> bool {
+        self.conversion.as_ref().is_some_and(Conversion::converted_anything)
+            || self.quantization.as_ref().is_some_and(Quantization::converted_anything)
+    }
+
+    /// What the conversion did, in one line.
+    pub fn describe_conversion(&self) -> String {
+        match (&self.conversion, &self.quantization) {
+            (_, Some(q)) => q.describe(),
+            (Some(c), None) => c.describe(),
+            (None, None) => String::new(),
+        }
+    }
+
     /// `prob: max |diff| 3.1e-4, top-1 1/1, top-5 1/1`, per output.
     pub fn describe_accuracy(&self) -> String {
-        if let Some(why) = &self.conversion.nothing_converted {
+        if let Some(why) = self.conversion.as_ref().and_then(|c| c.nothing_converted.as_ref()) {
             return format!("the model ran as it is: {why}");
+        }
+        if !self.converted_anything() {
+            return "the model ran as it is: no MatMul to quantize".to_string();
         }
         let outputs: Vec<String> = self.outputs.iter().map(OutputAccuracy::describe).collect();
         let outputs = if outputs.is_empty() { "no outputs to compare".to_string() } else { outputs.join("; ") };
-        format!("against float32 on {}: {outputs}", self.float32_on.describe())
+        let original = if self.quantization.is_some() { "the original" } else { "float32" };
+        format!("against {original} on {}: {outputs}", self.float32_on.describe())
     }
 }

@@ -5,7 +5,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
+use super::precision::QuantizedModel;
 use super::{PrecisionReport, Preflight, RewriteReport};
+use crate::graph::Quantization;
 
 /// The model a run's session ran, as a file to ship: the one dmlrun made (rewritten, converted to
 /// float16) or the user's own, with `dmlrun.*` metadata_props saying what was done and how far
@@ -29,16 +31,8 @@ pub fn saved_model(
         ),
         None => std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?,
     };
-    let sha: String = preflight.model.sha256.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let name = model_path.file_name().map_or_else(String::new, crate::fsutil::escaped);
     let plan = &preflight.plan;
-    let rewrites: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
-    let mut entries = vec![
-        ("dmlrun.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
-        ("dmlrun.source".to_string(), format!("{name} (sha256 {sha}...)")),
-        ("dmlrun.rewrites".to_string(), if rewrites.is_empty() { "none".into() } else { rewrites.join(" ") }),
-        ("dmlrun.precision".to_string(), format!("{:?}", plan.precision).to_lowercase()),
-    ];
+    let mut entries = record(model_path, preflight, precision.and_then(|p| p.quantization.as_ref()));
     // The largest difference from the original's outputs, where dmlrun measured one: the
     // conversion's (which includes the rewrites before it), else the rewrites'.
     let measured = match (precision, rewrite) {
@@ -80,6 +74,83 @@ pub fn saved_model(
     };
     crate::formats::onnx_proto::with_metadata(&bytes, "dmlrun.", &entries)
         .with_context(|| format!("{}", model_path.display()))
+}
+
+/// The `dmlrun.*` metadata_props of a model dmlrun wrote: its version, the source model, the
+/// rewrites and the precision, and (int4, int8) what was quantized and what left, and why.
+fn record(model_path: &Path, preflight: &Preflight, quantization: Option<&Quantization>) -> Vec<(String, String)> {
+    let sha: String = preflight.model.sha256.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let name = model_path.file_name().map_or_else(String::new, crate::fsutil::escaped);
+    let plan = &preflight.plan;
+    let rewrites: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
+    let mut entries = vec![
+        ("dmlrun.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+        ("dmlrun.source".to_string(), format!("{name} (sha256 {sha}...)")),
+        ("dmlrun.rewrites".to_string(), if rewrites.is_empty() { "none".into() } else { rewrites.join(" ") }),
+        ("dmlrun.precision".to_string(), plan.precision.to_string()),
+    ];
+    if let Some(q) = quantization {
+        entries.push(("dmlrun.quantization".to_string(), q.describe()));
+    }
+    entries
+}
+
+/// The files of a model folder (onnxruntime-genai's) that travel with a decoder written anew:
+/// its configuration, tokenizer and chat template; never another model or data file.
+fn travels_with_decoder(file: &Path) -> bool {
+    let extension = file.extension().and_then(|e| e.to_str()).unwrap_or_default();
+    matches!(extension, "json" | "jinja" | "txt" | "model" | "tiktoken")
+}
+
+/// `generate --save-model DIR`: the decoder its session ran (its weights quantized) written as a
+/// model folder beside nothing else: the model under the source's file name with its data, the
+/// source folder's configuration and tokenizer files, and the `dmlrun.*` record in the model.
+/// Written into a temporary folder beside DIR and renamed to it whole. Returns the files.
+pub fn save_decoder(
+    made: &QuantizedModel,
+    model_path: &Path,
+    preflight: &Preflight,
+    dir: &Path,
+) -> Result<Vec<std::path::PathBuf>> {
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let staging = tempfile::Builder::new()
+        .prefix(".dmlrun-")
+        .tempdir_in(parent)
+        .with_context(|| format!("--save-model {}: a folder beside it", dir.display()))?;
+    let source_folder = model_path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(source_folder).with_context(|| format!("reading {}", source_folder.display()))? {
+        let path = entry?.path();
+        if path.is_file() && travels_with_decoder(&path) {
+            let name = path.file_name().context("a file name")?.to_owned();
+            std::fs::copy(&path, staging.path().join(&name)).with_context(|| format!("copying {}", path.display()))?;
+            names.push(name);
+        }
+    }
+    for file in &made.files {
+        let name = file.file_name().context("a file name")?.to_owned();
+        let to = staging.path().join(&name);
+        if file == &made.path {
+            let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+            let bytes = crate::formats::onnx_proto::with_metadata(
+                &bytes,
+                "dmlrun.",
+                &record(model_path, preflight, Some(&made.quantization)),
+            )?;
+            std::fs::write(&to, bytes).with_context(|| format!("writing {}", to.display()))?;
+        } else {
+            std::fs::copy(file, &to).with_context(|| format!("copying {}", file.display()))?;
+        }
+        names.push(name);
+    }
+    if dir.exists() {
+        // Only an empty folder is replaced (settings refuse any other).
+        std::fs::remove_dir(dir).with_context(|| format!("--save-model {}", dir.display()))?;
+    }
+    let staged = staging.keep();
+    std::fs::rename(&staged, dir).with_context(|| format!("--save-model {}", dir.display()))?;
+    names.sort();
+    Ok(names.into_iter().map(|n| dir.join(n)).collect())
 }
 
 /// `--save-models DIR` and `--save-fixed-dims` (test's and bench's): each item's model written to

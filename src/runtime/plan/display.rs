@@ -44,6 +44,18 @@ impl fmt::Display for SessionPlan {
                     "precision           : float16, inputs and outputs float32 (kept in float32: the defaults{kept})"
                 )?
             }
+            super::Precision::Int4 | super::Precision::Int8 => {
+                let kept = match self.keep_fp32.is_empty() {
+                    true => String::new(),
+                    false => format!(", kept as written: {}", self.keep_fp32.join(", ")),
+                };
+                let zero_points = if self.quantization.asymmetric { "asymmetric" } else { "symmetric" };
+                writeln!(
+                    f,
+                    "precision           : {}, weight-only: MatMul weights as MatMulNBits, block {}, {zero_points}{kept}",
+                    self.precision, self.quantization.block_size
+                )?
+            }
         }
         if !self.rewrites.is_empty() {
             let flags: Vec<String> = self.rewrites.iter().map(|r| r.flag()).collect();

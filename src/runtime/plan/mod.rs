@@ -32,7 +32,7 @@ pub use providers::{
 use providers::{dml_only_flags, ep_options_allowed, find_ep_device, is_true, resolve_options};
 pub use request::{
     DeviceFilter, DevicePolicy, EpRequest, ExecutionMode, OptimizationLevel, OrtLogLevel, PerformancePreference,
-    PlanRequest, Precision, ReferenceRequest,
+    PlanRequest, Precision, ReferenceRequest, WeightQuantization,
 };
 
 use crate::formats::model::ModelInfo;
@@ -101,6 +101,9 @@ pub struct SessionPlan {
     /// Operator types or node names left in float32 beside the defaults.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub keep_fp32: Vec<String>,
+    /// `--block-size`, `--asymmetric` under `--precision int4|int8`.
+    #[serde(default)]
+    pub quantization: WeightQuantization,
     /// `--decompose`, `--gemm-zero-bias`: the session runs the model rewritten so
     /// (graph::Graph::rewrite), checked against the original on the reference EP.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -228,7 +231,10 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         bail!("{}: {}", rewrite.flag(), fitting::nothing_to_rewrite(*rewrite, "the model"));
     }
     if request.precision == Precision::Fp32 && !request.keep_fp32.is_empty() {
-        bail!("--keep-fp32 names what --precision fp16 leaves in float32; the model runs as written without it");
+        bail!("--keep-fp32 names what --precision fp16 (or int4, int8) leaves as written; the model runs as written without it");
+    }
+    if request.precision.weight_bits().is_none() && request.quantization != WeightQuantization::default() {
+        bail!("--block-size and --asymmetric say how --precision int4 or int8 quantizes the weights; give one of them");
     }
     let (provider_options, session_config) = resolve_options(request, use_dml)?;
     let graph_capture = session_config.get(DML_GRAPH_CAPTURE).is_some_and(|v| is_true(v));
@@ -260,6 +266,7 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         io_on_device: use_dml && (request.io_on_device || graph_capture),
         precision: request.precision,
         keep_fp32: request.keep_fp32.clone(),
+        quantization: request.quantization,
         rewrites: request.rewrites.clone(),
         greedy_head: None,
     })

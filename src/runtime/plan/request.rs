@@ -131,7 +131,7 @@ impl fmt::Display for DevicePolicy {
     }
 }
 
-flag_values!(Precision { Fp32 => "fp32", Fp16 => "fp16" });
+flag_values!(Precision { Fp32 => "fp32", Fp16 => "fp16", Int4 => "int4", Int8 => "int8" });
 flag_values!(PerformancePreference {
     Default => "default",
     HighPerformance => "high-performance",
@@ -152,6 +152,35 @@ pub enum Precision {
     Fp32,
     /// Float32 initializers and computation converted to float16, inputs and outputs float32.
     Fp16,
+    /// Weight-only: MatMul weights quantized block-wise to 4 bits (MatMulNBits).
+    Int4,
+    /// The same with 8 bits.
+    Int8,
+}
+
+impl Precision {
+    /// The bits of a weight-only precision.
+    pub fn weight_bits(self) -> Option<u8> {
+        match self {
+            Precision::Int4 => Some(4),
+            Precision::Int8 => Some(8),
+            Precision::Fp32 | Precision::Fp16 => None,
+        }
+    }
+}
+
+/// `--block-size` and `--asymmetric`: how `--precision int4|int8` quantizes a weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WeightQuantization {
+    pub block_size: u32,
+    pub asymmetric: bool,
+}
+
+impl Default for WeightQuantization {
+    fn default() -> Self {
+        // The model builder's and genai's DirectML models: block 32, symmetric.
+        WeightQuantization { block_size: 32, asymmetric: false }
+    }
 }
 
 /// DirectML's `performance_preference` (DXGI GPU preference when no `device_id` is given).
@@ -243,6 +272,9 @@ pub struct PlanRequest {
     /// `--keep-fp32 OP|NODE`: left in float32 under `--precision fp16`, beside the defaults.
     #[serde(default)]
     pub keep_fp32: Vec<String>,
+    /// `--block-size`, `--asymmetric` under `--precision int4|int8`.
+    #[serde(default)]
+    pub quantization: WeightQuantization,
     /// `--decompose OP`, `--gemm-zero-bias`: the model rewritten before its session.
     #[serde(default)]
     pub rewrites: Vec<crate::graph::Rewrite>,
@@ -282,6 +314,7 @@ impl PlanRequest {
             // The reference runs the model as written: what a float16 or rewritten model is held to.
             precision: Precision::Fp32,
             keep_fp32: Vec::new(),
+            quantization: WeightQuantization::default(),
             rewrites: Vec::new(),
             ..self.clone()
         }
@@ -332,6 +365,7 @@ impl Default for PlanRequest {
             io_on_device: false,
             precision: Precision::Fp32,
             keep_fp32: Vec::new(),
+            quantization: WeightQuantization::default(),
             rewrites: Vec::new(),
         }
     }

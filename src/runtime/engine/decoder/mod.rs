@@ -61,6 +61,9 @@ pub struct DecoderSession {
     full_length_decode_mask: bool,
     /// `--decompose`, `--gemm-zero-bias`: what the session's model had rewritten.
     pub rewrite: Option<super::rewrite::RewriteReport>,
+    /// `--precision int4|int8`: the session's model with its weights quantized (its temporary
+    /// files kept as long as the session, for `--save-model`).
+    pub quantized: Option<super::precision::QuantizedModel>,
     /// The vocabulary's size: the logits output's fixed last dimension, else what the prefill's
     /// logits said.
     vocab: usize,
@@ -144,6 +147,12 @@ impl DecoderSession {
             false => Some(super::rewrite::rewrite(runtime, model_path, preflight.info(), &plan.rewrites, None)?),
         };
         let session_path = rewritten.as_ref().map_or(model_path, |r| r.path.as_path());
+        // --precision int4|int8: the weights quantized after the rewrites, as run's are.
+        let quantized = match plan.precision.weight_bits() {
+            Some(_) => Some(super::precision::quantize_for(session_path, &plan)?),
+            None => None,
+        };
+        let session_path = quantized.as_ref().map_or(session_path, |q| q.path.as_path());
         // Greedy over a captured step: the token chosen in the session (see the module's text);
         // where the head cannot be added, the session as it is, the host choosing.
         let mut head_failure = None;
@@ -269,6 +278,7 @@ impl DecoderSession {
             past: 0,
             logits: Vec::new(),
             rewrite,
+            quantized,
             kv_bytes,
             full_length_decode_mask,
             vocab,

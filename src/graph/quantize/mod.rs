@@ -1,0 +1,638 @@
+//! `--precision int4` / `int8`: weight-only quantization, as ONNX Runtime's
+//! `MatMulNBitsQuantizer` does it by default (QOperator, no accuracy level): every `MatMul` of the
+//! main graph whose second input is a float32 or float16 initializer of two dimensions becomes a
+//! `com.microsoft` `MatMulNBits` (attributes K, N, bits, block_size) reading the weight quantized
+//! block-wise ([`blockwise`]), named as that quantizer names them (`NODE_Q4`, `W_Q4`, `W_scales`,
+//! `W_zero_points`); the rest of the graph is copied as it is, byte for byte.
+//!
+//! The pass streams: each weight is read (from the model, or from its external data file at its
+//! offset), quantized and written before the next is read, so a model of gigabytes needs about
+//! one weight's memory, not the model's. A model with external data is written with external
+//! data (its own `NAME.data`, each tensor at a 4 KiB-aligned offset); one without stays one file.
+
+mod blockwise;
+
+pub use blockwise::Blockwise;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use half::f16;
+use prost::Message;
+use serde::{Deserialize, Serialize};
+
+use crate::formats::onnx_proto::header::StringStringEntryProto;
+use crate::formats::onnx_proto::lossless::{
+    EditAttribute, EditNode, EditTensor, NodeView, OpsetView, RawGraph, RawModel, TensorName, ValueName,
+};
+
+const FLOAT: i32 = 1;
+const UINT8: i32 = 2;
+const FLOAT16: i32 = 10;
+const INT_ATTRIBUTE: i32 = 2;
+const EXTERNAL: i32 = 1;
+/// External data offsets are aligned so a reader may map each tensor.
+const ALIGN: u64 = 4096;
+/// Smaller tensors stay in the model file, as ONNX's own writer keeps them.
+const INLINE_BELOW: usize = 1024;
+
+/// What `--precision int4` asks of the pass.
+#[derive(Debug, Clone)]
+pub struct WeightOnly {
+    pub blockwise: Blockwise,
+    /// Node names (or `*` patterns, or operator types) left as they are: `--keep-fp32`.
+    pub keep: Vec<String>,
+    /// DirectML's `MatMulNBits` takes whole blocks only: a weight whose K is not a multiple of
+    /// the block size is left as it is (it would run on the CPU), not padded as ONNX Runtime's
+    /// quantizer pads it for its CPU kernel.
+    pub whole_blocks_only: bool,
+}
+
+/// A `MatMul` left as written, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftMatMul {
+    pub node: String,
+    pub why: String,
+}
+
+/// What the quantization did, for the reports and the saved model's record.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Quantization {
+    pub bits: u8,
+    pub block_size: usize,
+    pub symmetric: bool,
+    /// `MatMul` nodes in the main graph.
+    pub matmuls: usize,
+    /// Of them, now `MatMulNBits`.
+    pub converted: usize,
+    /// Those left as written, each with why.
+    #[serde(default)]
+    pub left: Vec<LeftMatMul>,
+    /// The converted weights' bytes before, and the bytes of what replaced them.
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+impl Quantization {
+    pub fn converted_anything(&self) -> bool {
+        self.converted > 0
+    }
+
+    /// `int4, block 32, symmetric: 30 of 31 MatMuls now MatMulNBits, their weights 512.0 MiB
+    /// now 72.0 MiB; left: '/lm_head/MatMul' (kept by --keep-fp32)`.
+    pub fn describe(&self) -> String {
+        let kind = if self.symmetric { "symmetric" } else { "asymmetric (zero points)" };
+        let mut text = format!(
+            "int{}, block {}, {kind}: {} of {} MatMuls now MatMulNBits",
+            self.bits, self.block_size, self.converted, self.matmuls
+        );
+        if self.converted > 0 {
+            text += &format!(", their weights {} now {}", size(self.bytes_before), size(self.bytes_after));
+        }
+        if !self.left.is_empty() {
+            let mut by_why: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+            for left in &self.left {
+                by_why.entry(&left.why).or_default().push(&left.node);
+            }
+            let parts: Vec<String> = by_why
+                .into_iter()
+                .map(|(why, nodes)| {
+                    let shown: Vec<String> = nodes.iter().take(3).map(|n| format!("'{n}'")).collect();
+                    let more = if nodes.len() > 3 { format!(" and {} more", nodes.len() - 3) } else { String::new() };
+                    format!("{}{more} ({why})", shown.join(", "))
+                })
+                .collect();
+            text += &format!("; left as written: {}", parts.join("; "));
+        }
+        text
+    }
+}
+
+/// `512.0 MiB`, `20.5 KiB`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),
+        b => format!("{:.1} KiB", b as f64 / 1024.0),
+    }
+}
+
+/// A weight as the model stores it: its header, and where its bytes are.
+struct Weight {
+    dims: Vec<i64>,
+    data_type: i32,
+    /// In the model (`raw_data` or `float_data`), or in an external file.
+    external: Option<ExternalRef>,
+}
+
+#[derive(Clone)]
+struct ExternalRef {
+    path: PathBuf,
+    offset: u64,
+    length: Option<u64>,
+}
+
+/// Quantizes the model at `source` into `dest` (and `dest.data` where the source keeps its
+/// weights in external data). Returns the files written and what was done.
+pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Result<(Vec<PathBuf>, Quantization)> {
+    let bytes = crate::formats::model::read_model_bytes(source)?;
+    let folder = source.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut model = RawModel::decode(bytes.as_slice()).context("not an ONNX model (protobuf)")?;
+    let graph_bytes = model.graph.take().context("the model has no graph")?;
+    drop(bytes);
+    let mut graph = RawGraph::decode(graph_bytes.as_slice()).context("the model's graph is not valid protobuf")?;
+    drop(graph_bytes);
+    let mut plan = Plan::of(&graph, &folder, options)?;
+    let data_name = format!("{}.data", dest.file_name().context("a model file needs a name")?.to_string_lossy());
+    let mut writer = TensorWriter::new(plan.external.then(|| dest.with_file_name(&data_name)), data_name)?;
+    let mut reader = ExternalReader { folder: folder.clone(), files: HashMap::new() };
+
+    // The originals, but the weights only converted nodes read; then the new tensors.
+    let mut initializers = Vec::with_capacity(graph.initializer.len());
+    for raw in std::mem::take(&mut graph.initializer) {
+        let name = TensorName::decode(raw.as_slice())?.name.unwrap_or_default();
+        if plan.dropped.contains(&name) {
+            continue;
+        }
+        initializers.push(writer.copy(raw, &mut reader)?);
+    }
+    let mut report = plan.report.clone();
+    let mut made: HashMap<String, Vec<String>> = HashMap::new();
+    let mut nodes = Vec::with_capacity(graph.node.len());
+    for raw in std::mem::take(&mut graph.node) {
+        let Some(convert) = plan.converted.remove(&nodes.len()) else {
+            nodes.push(raw);
+            continue;
+        };
+        if !made.contains_key(&convert.weight) {
+            let (names, tensors) = quantize_weight(&plan, &convert.weight, options, &mut reader, &mut report)?;
+            for (name, data_type, dims, data) in tensors {
+                initializers.push(writer.write_new(&name, data_type, &dims, data)?);
+            }
+            made.insert(convert.weight.clone(), names);
+        }
+        let view = NodeView::decode(raw.as_slice())?;
+        let weight = &plan.weights[&convert.weight];
+        nodes.push(matmul_nbits(&view, &made[&convert.weight], options, weight).encode_to_vec());
+    }
+    graph.node = nodes;
+    graph.initializer = initializers;
+    if !model
+        .opset_import
+        .iter()
+        .any(|o| OpsetView::decode(o.as_slice()).is_ok_and(|o| o.domain.as_deref() == Some("com.microsoft")))
+    {
+        let opset = OpsetView { domain: Some("com.microsoft".into()), version: Some(1) };
+        model.opset_import.push(opset.encode_to_vec());
+    }
+    model.graph = Some(graph.encode_to_vec());
+    let mut files = writer.finish()?;
+    let bytes = model.encode_to_vec();
+    if bytes.len() >= (2usize << 30) {
+        bail!("the quantized model would be {} bytes, over protobuf's 2 GiB", bytes.len());
+    }
+    std::fs::write(dest, &bytes).with_context(|| format!("writing {}", dest.display()))?;
+    files.insert(0, dest.to_path_buf());
+    plan.report = report;
+    Ok((files, plan.report))
+}
+
+/// A new tensor: name, ONNX element type, dims, bytes.
+type NewTensor = (String, i32, Vec<usize>, Vec<u8>);
+
+/// One weight read and quantized: the names of what replaces it, and those tensors.
+fn quantize_weight(
+    plan: &Plan,
+    name: &str,
+    options: &WeightOnly,
+    reader: &mut ExternalReader,
+    report: &mut Quantization,
+) -> Result<(Vec<String>, Vec<NewTensor>)> {
+    let weight = &plan.weights[name];
+    let values = reader.values(name, weight, raw_initializer(&plan.raw, name))?;
+    let (k, n) = (weight.dims[0] as usize, weight.dims[1] as usize);
+    let quantized = match values {
+        Values::F32(v) => options.blockwise.quantize(&v, k, n),
+        Values::F16(v) => options.blockwise.quantize(&v, k, n),
+    };
+    report.bytes_before += (k * n * if weight.data_type == FLOAT16 { 2 } else { 4 }) as u64;
+    let names = new_tensors(name, options.blockwise.bits);
+    let mut tensors = vec![
+        (names[0].clone(), UINT8, vec![n, quantized.blocks, quantized.blob], quantized.packed),
+        (names[1].clone(), weight.data_type, vec![n, quantized.blocks], quantized.scales),
+    ];
+    if let Some(zero_points) = quantized.zero_points {
+        tensors.push((names[2].clone(), UINT8, vec![n, quantized.zero_point_bytes], zero_points));
+    }
+    report.bytes_after += tensors.iter().map(|t| t.3.len() as u64).sum::<u64>();
+    Ok((names, tensors))
+}
+
+fn raw_initializer<'a>(raw: &'a HashMap<String, Vec<u8>>, name: &str) -> &'a [u8] {
+    raw.get(name).map_or(&[], Vec::as_slice)
+}
+
+/// `W_Q4`, `W_scales`, `W_zero_points`: ONNX Runtime's quantizer's names.
+fn new_tensors(weight: &str, bits: u8) -> Vec<String> {
+    vec![format!("{weight}_Q{bits}"), format!("{weight}_scales"), format!("{weight}_zero_points")]
+}
+
+fn matmul_nbits(view: &NodeView, names: &[String], options: &WeightOnly, weight: &Weight) -> EditNode {
+    let int = |name: &str, value: i64| EditAttribute {
+        name: Some(name.into()),
+        i: Some(value),
+        r#type: Some(INT_ATTRIBUTE),
+        ..EditAttribute::default()
+    };
+    let mut inputs = vec![view.input[0].clone(), names[0].clone(), names[1].clone()];
+    if !options.blockwise.symmetric {
+        inputs.push(names[2].clone());
+    }
+    let name = view.name.as_deref().filter(|n| !n.is_empty());
+    EditNode {
+        input: inputs,
+        output: view.output.clone(),
+        name: Some(name.map_or_else(String::new, |n| format!("{n}_Q{}", options.blockwise.bits))),
+        op_type: Some("MatMulNBits".into()),
+        domain: Some("com.microsoft".into()),
+        // As onnx.helper.make_node writes them: sorted by name.
+        attribute: vec![
+            int("K", weight.dims[0]),
+            int("N", weight.dims[1]),
+            int("bits", options.blockwise.bits as i64),
+            int("block_size", options.blockwise.block_size as i64),
+        ],
+        ..EditNode::default()
+    }
+}
+
+/// A `MatMul` to convert: its weight's name.
+struct Convert {
+    weight: String,
+}
+
+/// What the pass will do, decided from the graph before any weight is read.
+struct Plan {
+    /// By node index.
+    converted: HashMap<usize, Convert>,
+    /// Weights only converted nodes read.
+    dropped: HashSet<String>,
+    weights: HashMap<String, Weight>,
+    /// The encoded initializers of the weights to convert (their data, when in the model).
+    raw: HashMap<String, Vec<u8>>,
+    /// Whether the output keeps its weights in external data.
+    external: bool,
+    report: Quantization,
+}
+
+impl Plan {
+    fn of(graph: &RawGraph, folder: &Path, options: &WeightOnly) -> Result<Plan> {
+        let graph_inputs: HashSet<String> =
+            graph.input.iter().filter_map(|v| ValueName::decode(v.as_slice()).ok()?.name).collect();
+        let mut weights = HashMap::new();
+        let mut external = false;
+        let mut raw_by_name = HashMap::new();
+        for raw in &graph.initializer {
+            let header = TensorHeader::decode(raw.as_slice()).context("an initializer")?;
+            let name = header.name.clone().unwrap_or_default();
+            let external_ref = header.external_ref(folder)?;
+            external |= external_ref.is_some();
+            weights.insert(
+                name.clone(),
+                Weight { dims: header.dims.clone(), data_type: header.data_type.unwrap_or(0), external: external_ref },
+            );
+            raw_by_name.insert(name, raw);
+        }
+        let mut report = Quantization {
+            bits: options.blockwise.bits,
+            block_size: options.blockwise.block_size,
+            symmetric: options.blockwise.symmetric,
+            ..Quantization::default()
+        };
+        let mut converted = HashMap::new();
+        let mut readers: HashMap<String, usize> = HashMap::new();
+        let mut converted_readers: HashMap<String, usize> = HashMap::new();
+        for (index, raw) in graph.node.iter().enumerate() {
+            let view = NodeView::decode(raw.as_slice()).context("a node")?;
+            let node = super::node_from_view(index, view.clone(), Vec::new());
+            for read in node.reads() {
+                *readers.entry(read.to_string()).or_default() += 1;
+            }
+            let default_domain = matches!(view.domain.as_deref(), None | Some("") | Some("ai.onnx"));
+            if node.op_type != "MatMul" || !default_domain || node.inputs.len() != 2 {
+                continue;
+            }
+            report.matmuls += 1;
+            let weight_name = &node.inputs[1];
+            match why_left(&node, weights.get(weight_name), graph_inputs.contains(weight_name), options) {
+                Some(why) => report.left.push(LeftMatMul { node: node.name.clone(), why }),
+                None => {
+                    report.converted += 1;
+                    *converted_readers.entry(weight_name.clone()).or_default() += 1;
+                    converted.insert(index, Convert { weight: weight_name.clone() });
+                }
+            }
+        }
+        let dropped: HashSet<String> = converted_readers
+            .iter()
+            .filter(|(name, n)| readers.get(*name) == Some(n))
+            .map(|(n, _)| n.clone())
+            .collect();
+        let raw = converted
+            .values()
+            .map(|c| (c.weight.clone(), raw_by_name[&c.weight].clone()))
+            .filter(|(_, raw)| !raw.is_empty())
+            .collect();
+        Ok(Plan { converted, dropped, weights, raw, external, report })
+    }
+}
+
+/// Why a `MatMul` is left as written, or `None` where it is converted.
+fn why_left(node: &super::Node, weight: Option<&Weight>, overridable: bool, options: &WeightOnly) -> Option<String> {
+    if options.keep.iter().any(|k| k == &node.op_type || matches_pattern(k, &node.name)) {
+        return Some("kept by --keep-fp32".into());
+    }
+    let Some(weight) = weight else { return Some("its weight is computed, not an initializer".into()) };
+    if overridable {
+        return Some("its weight is also a graph input, which a run may replace".into());
+    }
+    if weight.dims.len() != 2 {
+        return Some(format!("its weight has {} dimensions, not 2", weight.dims.len()));
+    }
+    if !matches!(weight.data_type, FLOAT | FLOAT16) {
+        return Some("its weight is neither float32 nor float16".into());
+    }
+    let k = weight.dims[0] as usize;
+    if options.whole_blocks_only && k % options.blockwise.block_size != 0 {
+        return Some(format!(
+            "K {k} is not a whole number of {}-blocks, which DirectML's MatMulNBits needs",
+            options.blockwise.block_size
+        ));
+    }
+    None
+}
+
+/// `name` against `pattern`, where `*` stands for any run of characters.
+pub fn matches_pattern(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !name.starts_with(first) || name.len() < first.len() + last.len() || !name.ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// A `TensorProto` read for its header: the data (`raw_data`, `float_data`) skipped.
+#[derive(Clone, PartialEq, Message)]
+struct TensorHeader {
+    #[prost(int64, repeated, packed = "false", tag = "1")]
+    dims: Vec<i64>,
+    #[prost(int32, optional, tag = "2")]
+    data_type: Option<i32>,
+    #[prost(string, optional, tag = "8")]
+    name: Option<String>,
+    #[prost(message, repeated, tag = "13")]
+    external_data: Vec<StringStringEntryProto>,
+    #[prost(int32, optional, tag = "14")]
+    data_location: Option<i32>,
+}
+
+impl TensorHeader {
+    fn external_ref(&self, folder: &Path) -> Result<Option<ExternalRef>> {
+        if self.data_location != Some(EXTERNAL) {
+            return Ok(None);
+        }
+        let name = self.name.as_deref().unwrap_or_default();
+        let field = |key: &str| self.external_data.iter().find(|e| e.key.as_deref() == Some(key))?.value.clone();
+        let location =
+            field("location").with_context(|| format!("initializer '{name}': external data without a location"))?;
+        let number = |key: &str| -> Result<Option<u64>> {
+            field(key).map(|v| v.parse::<u64>()).transpose().with_context(|| format!("initializer '{name}': {key}"))
+        };
+        Ok(Some(ExternalRef {
+            path: folder.join(location),
+            offset: number("offset")?.unwrap_or(0),
+            length: number("length")?,
+        }))
+    }
+}
+
+enum Values {
+    F32(Vec<f32>),
+    F16(Vec<f16>),
+}
+
+/// External data files (named relative to the source model's folder), opened once each, read a
+/// tensor at a time.
+struct ExternalReader {
+    folder: PathBuf,
+    files: HashMap<PathBuf, File>,
+}
+
+impl ExternalReader {
+    fn read(&mut self, name: &str, at: &ExternalRef) -> Result<Vec<u8>> {
+        let file = match self.files.get_mut(&at.path) {
+            Some(file) => file,
+            None => {
+                let file = File::open(&at.path)
+                    .with_context(|| format!("initializer '{name}': reading external data {}", at.path.display()))?;
+                self.files.entry(at.path.clone()).or_insert(file)
+            }
+        };
+        let size = file.metadata()?.len();
+        let length = at.length.unwrap_or(size.saturating_sub(at.offset));
+        if at.offset.checked_add(length).is_none_or(|end| end > size) {
+            bail!("initializer '{name}': {} holds {size} bytes, not {}+{length}", at.path.display(), at.offset);
+        }
+        let mut bytes = vec![0u8; length as usize];
+        file.seek(SeekFrom::Start(at.offset))?;
+        file.read_exact(&mut bytes).with_context(|| format!("initializer '{name}': reading {}", at.path.display()))?;
+        Ok(bytes)
+    }
+
+    /// A weight's values, from the model or its external file.
+    fn values(&mut self, name: &str, weight: &Weight, raw: &[u8]) -> Result<Values> {
+        let count: usize = weight.dims.iter().map(|&d| d as usize).product();
+        let bytes = match &weight.external {
+            Some(at) => self.read(name, at)?,
+            None => {
+                let tensor = EditTensor::decode(raw).context("an initializer")?;
+                match tensor.raw_data {
+                    Some(bytes) => bytes,
+                    None if weight.data_type == FLOAT => {
+                        tensor.float_data.iter().flat_map(|v| v.to_le_bytes()).collect()
+                    }
+                    // float16 without raw_data: its bit patterns in int32_data.
+                    None => tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
+                }
+            }
+        };
+        let width = if weight.data_type == FLOAT16 { 2 } else { 4 };
+        if bytes.len() != count * width {
+            bail!("initializer '{name}': {} bytes for {count} values", bytes.len());
+        }
+        Ok(match weight.data_type {
+            FLOAT16 => Values::F16(bytes.chunks_exact(2).map(|b| f16::from_le_bytes([b[0], b[1]])).collect()),
+            _ => Values::F32(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()),
+        })
+    }
+}
+
+/// Where tensors go: into the model, or (external) into its data file, each at an aligned
+/// offset, as they come.
+struct TensorWriter {
+    data: Option<(PathBuf, BufWriter<File>, u64)>,
+    location: String,
+}
+
+impl TensorWriter {
+    fn new(data_path: Option<PathBuf>, location: String) -> Result<TensorWriter> {
+        let data = match data_path {
+            Some(path) => {
+                let file = File::create(&path).with_context(|| format!("writing {}", path.display()))?;
+                Some((path, BufWriter::new(file), 0))
+            }
+            None => None,
+        };
+        Ok(TensorWriter { data, location })
+    }
+
+    /// An original initializer: as it is where the output is one file; else its data (from the
+    /// model or the source's data file) moved to the output's data file.
+    fn copy(&mut self, raw: Vec<u8>, reader: &mut ExternalReader) -> Result<Vec<u8>> {
+        if self.data.is_none() {
+            return Ok(raw);
+        }
+        let mut tensor = EditTensor::decode(raw.as_slice()).context("an initializer")?;
+        let header = TensorHeader::decode(raw.as_slice())?;
+        let name = tensor.name.clone().unwrap_or_default();
+        let bytes = match header.external_ref(&reader.folder)? {
+            Some(at) => reader.read(&name, &at)?,
+            None => match tensor.raw_data.take() {
+                Some(bytes) if bytes.len() >= INLINE_BELOW => bytes,
+                other => {
+                    tensor.raw_data = other;
+                    return Ok(tensor.encode_to_vec());
+                }
+            },
+        };
+        self.place(&mut tensor, bytes)?;
+        Ok(tensor.encode_to_vec())
+    }
+
+    fn write_new(&mut self, name: &str, data_type: i32, dims: &[usize], data: Vec<u8>) -> Result<Vec<u8>> {
+        let mut tensor = EditTensor {
+            dims: dims.iter().map(|&d| d as i64).collect(),
+            data_type: Some(data_type),
+            name: Some(name.to_string()),
+            ..EditTensor::default()
+        };
+        match &self.data {
+            Some(_) if data.len() >= INLINE_BELOW => self.place(&mut tensor, data)?,
+            _ => tensor.raw_data = Some(data),
+        }
+        Ok(tensor.encode_to_vec())
+    }
+
+    fn place(&mut self, tensor: &mut EditTensor, bytes: Vec<u8>) -> Result<()> {
+        let (path, file, offset) = self.data.as_mut().expect("external output");
+        let start = offset.div_ceil(ALIGN) * ALIGN;
+        let written =
+            |e: std::io::Error| anyhow::anyhow!("writing {}: {}", path.display(), crate::fsutil::os_words(&e));
+        file.write_all(&vec![0u8; (start - *offset) as usize]).map_err(written)?;
+        file.write_all(&bytes).map_err(written)?;
+        *offset = start + bytes.len() as u64;
+        let entry = |key: &str, value: String| {
+            StringStringEntryProto { key: Some(key.into()), value: Some(value) }.encode_to_vec()
+        };
+        tensor.external_data = vec![
+            entry("location", self.location.clone()),
+            entry("offset", start.to_string()),
+            entry("length", bytes.len().to_string()),
+        ];
+        tensor.data_location = Some(EXTERNAL);
+        tensor.raw_data = None;
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<PathBuf>> {
+        match self.data {
+            Some((path, mut file, _)) => {
+                file.flush().with_context(|| format!("writing {}", path.display()))?;
+                Ok(vec![path])
+            }
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(whole_blocks_only: bool) -> WeightOnly {
+        WeightOnly {
+            blockwise: Blockwise { bits: 4, block_size: 32, symmetric: true },
+            keep: Vec::new(),
+            whole_blocks_only,
+        }
+    }
+
+    #[test]
+    fn directml_leaves_a_weight_that_is_not_whole_blocks_and_the_cpu_takes_it_padded() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = Path::new("tests/models/matmul_weights.onnx");
+        let (_, cpu) = quantize_model(source, &dir.path().join("cpu.onnx"), &options(false)).unwrap();
+        let (_, dml) = quantize_model(source, &dir.path().join("dml.onnx"), &options(true)).unwrap();
+        assert_eq!((cpu.converted, dml.converted), (3, 2));
+        let partial = dml.left.iter().find(|l| l.node == "partial").unwrap();
+        assert_eq!(partial.why, "K 48 is not a whole number of 32-blocks, which DirectML's MatMulNBits needs");
+    }
+
+    #[test]
+    fn a_model_with_external_data_is_written_with_its_own_aligned_data_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("model.onnx");
+        let (files, q) =
+            quantize_model(Path::new("tests/models/tiny_decoder/model.onnx"), &dest, &options(false)).unwrap();
+        assert_eq!(files, [dest.clone(), dir.path().join("model.onnx.data")]);
+        assert_eq!(q.converted, 15);
+        let graph = crate::graph::Graph::read(&dest).unwrap();
+        let model = RawModel::decode(std::fs::read(&dest).unwrap().as_slice()).unwrap();
+        let raw = RawGraph::decode(model.graph.unwrap().as_slice()).unwrap();
+        let mut external = 0;
+        for tensor in &raw.initializer {
+            let header = TensorHeader::decode(tensor.as_slice()).unwrap();
+            if let Some(at) = header.external_ref(dir.path()).unwrap() {
+                assert_eq!(at.offset % ALIGN, 0, "{:?}", header.name);
+                external += 1;
+            }
+        }
+        assert!(external >= 15, "each quantized weight in the data file: {external}");
+        assert_eq!(graph.nodes().iter().filter(|n| n.op_type == "MatMulNBits").count(), 15);
+        assert!(graph.nodes().iter().all(|n| n.op_type != "MatMul"));
+    }
+
+    #[test]
+    fn a_pattern_matches_any_run_of_characters_where_it_says_star() {
+        assert!(matches_pattern("/lm_head/MatMul", "/lm_head/MatMul"));
+        assert!(matches_pattern("*lm_head*", "/model/lm_head/MatMul"));
+        assert!(matches_pattern("head*", "head"));
+        assert!(matches_pattern("/layers.*/attn/*", "/layers.3/attn/q_proj/MatMul"));
+        assert!(!matches_pattern("head*", "lm_head"));
+        assert!(!matches_pattern("a*b*c", "a-c-b"));
+        assert!(!matches_pattern("ab*ba", "aba"));
+    }
+}
