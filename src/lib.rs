@@ -45,6 +45,9 @@ pub(crate) mod fsutil;
 pub mod fuzzing;
 pub mod generate;
 pub(crate) mod graph;
+/// Weight-only quantization (`--precision int4|int8`), for the quantizing benchmark
+/// (benches/quantize.rs).
+pub use graph::quantize;
 pub(crate) mod inputs;
 pub mod interrupt;
 pub(crate) mod isolation;

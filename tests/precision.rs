@@ -137,6 +137,7 @@ fn int4_converts_each_matmul_with_a_constant_2d_weight_and_says_why_it_left_the_
             ("batched".to_string(), "its weight has 3 dimensions, not 2".to_string()),
         ]
     );
+    assert_eq!(q["padded"], serde_json::json!(["partial"]), "K 48 is 1.5 blocks of 32: padded as ONNX Runtime pads it");
     // [64,48] + [48,32] + [32,10] float32 weights; 4 bits a value, a float32 scale a 32-block.
     assert_eq!(q["bytes_before"], (64 * 48 + 48 * 32 + 32 * 10) * 4);
     assert_eq!(q["bytes_after"], 48 * 2 * 16 + 48 * 2 * 4 + 32 * 2 * 16 + 32 * 2 * 4 + 10 * 16 + 10 * 4);
@@ -288,4 +289,21 @@ fn generate_quantizes_a_decoder_and_saves_it_as_a_folder_that_gives_the_same_tok
         .output()
         .unwrap();
     assert_one_line_error(&out, "not an empty folder; give a new one");
+}
+
+#[test]
+fn fix_writes_the_quantized_model_when_it_passes_at_the_tolerance_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = dir.path().join("fixed.onnx");
+    let out = dmlrun()
+        .arg("fix")
+        .arg(test_model("matmul_weights.onnx"))
+        .args(["--precision", "int4", "--dim", "N=2", "--generate", "random", "--atol", "0.5", "-q", "-o"])
+        .arg(&fixed)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info = dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(&fixed).unwrap()).unwrap();
+    assert_eq!(info.op_types.get("MatMulNBits"), Some(&3));
+    assert!(info.metadata.iter().any(|(k, v)| k == "dmlrun.precision" && v == "int4"), "{:?}", info.metadata);
 }

@@ -35,16 +35,18 @@ pub struct Blockwise {
 /// The block sizes MLAS's quantizer takes (any other leaves its output untouched).
 pub const BLOCK_SIZES: &[usize] = &[16, 32, 64, 128, 256];
 
-/// A weight's element type, as it is read and as its scales are stored.
-pub trait Element: Copy {
-    fn to_f32(self) -> f32;
-    /// The scale as the weight's type stores it, and its value as used.
+/// A weight's element type, as it is read (little-endian bytes) and as its scales are stored.
+pub trait Element: Copy + Send + Sync {
+    const SIZE: usize;
+    fn read(bytes: &[u8]) -> f32;
+    /// The scale as the weight's type stores it (appended to `out`), and its value as used.
     fn store_scale(scale: f32, out: &mut Vec<u8>) -> f32;
 }
 
 impl Element for f32 {
-    fn to_f32(self) -> f32 {
-        self
+    const SIZE: usize = 4;
+    fn read(bytes: &[u8]) -> f32 {
+        f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
     }
     fn store_scale(scale: f32, out: &mut Vec<u8>) -> f32 {
         out.extend_from_slice(&scale.to_le_bytes());
@@ -53,8 +55,9 @@ impl Element for f32 {
 }
 
 impl Element for f16 {
-    fn to_f32(self) -> f32 {
-        f16::to_f32(self)
+    const SIZE: usize = 2;
+    fn read(bytes: &[u8]) -> f32 {
+        f16::from_le_bytes([bytes[0], bytes[1]]).to_f32()
     }
     fn store_scale(scale: f32, out: &mut Vec<u8>) -> f32 {
         let stored = f16::from_f32(scale);
@@ -79,6 +82,17 @@ pub struct Quantized {
     pub zero_point_bytes: usize,
 }
 
+/// The sizes of one weight's quantized form.
+#[derive(Clone, Copy)]
+struct Layout {
+    k: usize,
+    n: usize,
+    blocks: usize,
+    per_byte: usize,
+    column_bytes: usize,
+    zero_point_bytes: usize,
+}
+
 impl Blockwise {
     fn max_q(self) -> f32 {
         ((1u32 << self.bits) - 1) as f32
@@ -88,31 +102,68 @@ impl Blockwise {
         (1u32 << (self.bits - 1)) as u8
     }
 
-    /// Quantizes `weight`, a row-major `[k, n]` matrix.
-    pub fn quantize<T: Element>(self, weight: &[T], k: usize, n: usize) -> Quantized {
-        assert_eq!(weight.len(), k * n, "a [K, N] weight");
+    /// Quantizes `weight`, a row-major `[k, n]` matrix of `T` as little-endian bytes. Columns are
+    /// quantized apart, so they are shared out among the machine's cores.
+    pub fn quantize<T: Element>(self, weight: &[u8], k: usize, n: usize) -> Quantized {
+        assert_eq!(weight.len(), k * n * T::SIZE, "a [K, N] weight");
         assert!(matches!(self.bits, 4 | 8) && BLOCK_SIZES.contains(&self.block_size));
-        let bs = self.block_size;
-        let blocks = k.div_ceil(bs);
+        let blocks = k.div_ceil(self.block_size);
         let per_byte = 8 / self.bits as usize;
-        let blob = bs / per_byte;
-        let column_bytes = blocks * blob;
-        let zero_point_bytes = blocks.div_ceil(per_byte);
-        let mut packed = vec![0u8; n * column_bytes];
-        let mut scale_bytes = Vec::with_capacity(n * blocks * std::mem::size_of::<T>());
-        // Scales and zero points are made block-row by block-row (each row of blocks read
-        // row-major, as the weight lies), then laid out column-major.
-        let mut scales = vec![0f32; n * blocks];
-        let mut stored_scales: Vec<Vec<u8>> = vec![Vec::new(); n];
+        let layout = Layout {
+            k,
+            n,
+            blocks,
+            per_byte,
+            column_bytes: blocks * (self.block_size / per_byte),
+            zero_point_bytes: blocks.div_ceil(per_byte),
+        };
+        let mut packed = vec![0u8; n * layout.column_bytes];
         let mut zeros = vec![self.mid(); n * blocks];
-        let (mut low, mut high) = (vec![0f32; n], vec![0f32; n]);
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n.max(1));
+        let per_thread = n.div_ceil(threads.max(1)).max(1);
+        let scales: Vec<Vec<u8>> = std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            let chunks = packed.chunks_mut(per_thread * layout.column_bytes).zip(zeros.chunks_mut(per_thread * blocks));
+            for (index, (packed, zeros)) in chunks.enumerate() {
+                let first = index * per_thread;
+                handles.push(scope.spawn(move || self.columns::<T>(weight, layout, first, packed, zeros)));
+            }
+            handles.into_iter().map(|h| h.join().expect("a quantizing thread")).collect()
+        });
+        let zero_points = (!self.symmetric).then(|| self.pack_zero_points(&zeros, layout));
+        Quantized {
+            packed,
+            scales: scales.concat(),
+            zero_points,
+            blocks,
+            blob: self.block_size / per_byte,
+            zero_point_bytes: layout.zero_point_bytes,
+        }
+    }
+
+    /// Columns `first..` (as many as `packed` holds) quantized into `packed` and `zeros`;
+    /// returns their scales, column by column.
+    fn columns<T: Element>(
+        self,
+        weight: &[u8],
+        layout: Layout,
+        first: usize,
+        packed: &mut [u8],
+        zeros: &mut [u8],
+    ) -> Vec<u8> {
+        let Layout { k, n, blocks, per_byte, column_bytes, .. } = layout;
+        let width = packed.len() / column_bytes;
+        let mut scale_of = vec![Vec::with_capacity(blocks * T::SIZE); width];
+        let (mut low, mut high) = (vec![0f32; width], vec![0f32; width]);
+        let (mut reciprocal, mut zero) = (vec![0f32; width], vec![0f32; width]);
+        let row = |i: usize| &weight[(i * n + first) * T::SIZE..(i * n + first + width) * T::SIZE];
         for block in 0..blocks {
-            let rows = block * bs..((block + 1) * bs).min(k);
+            let rows = block * self.block_size..((block + 1) * self.block_size).min(k);
             low.fill(f32::MAX);
             high.fill(-f32::MAX);
             for i in rows.clone() {
-                for (j, v) in weight[i * n..(i + 1) * n].iter().enumerate() {
-                    let v = v.to_f32();
+                for (j, v) in row(i).chunks_exact(T::SIZE).enumerate() {
+                    let v = T::read(v);
                     if v < low[j] {
                         low[j] = v;
                     }
@@ -121,19 +172,18 @@ impl Blockwise {
                     }
                 }
             }
-            for j in 0..n {
-                let (scale, zero) = self.scale_and_zero(low[j], high[j]);
-                scales[j * blocks + block] = T::store_scale(scale, &mut stored_scales[j]);
-                if let Some(zero) = zero {
-                    zeros[j * blocks + block] = zero;
+            for j in 0..width {
+                let (scale, z) = self.scale_and_zero(low[j], high[j]);
+                let scale = T::store_scale(scale, &mut scale_of[j]);
+                if let Some(z) = z {
+                    zeros[j * blocks + block] = z;
                 }
+                reciprocal[j] = if scale != 0.0 { 1.0 / scale } else { 0.0 };
+                zero[j] = zeros[j * blocks + block] as f32;
             }
             for i in rows {
-                for (j, v) in weight[i * n..(i + 1) * n].iter().enumerate() {
-                    let scale = scales[j * blocks + block];
-                    let reciprocal = if scale != 0.0 { 1.0 / scale } else { 0.0 };
-                    let zero = zeros[j * blocks + block] as f32;
-                    let q = (v.to_f32() * reciprocal + zero).round().clamp(0.0, self.max_q()) as u8;
+                for (j, v) in row(i).chunks_exact(T::SIZE).enumerate() {
+                    let q = (T::read(v) * reciprocal[j] + zero[j]).round().clamp(0.0, self.max_q()) as u8;
                     let at = j * column_bytes + i / per_byte;
                     match self.bits {
                         8 => packed[at] = q,
@@ -142,34 +192,34 @@ impl Blockwise {
                 }
             }
         }
-        if self.bits == 4 && k % 2 == 1 && (k - 1) % (2 * bs) != 0 {
+        if self.bits == 4 && k % 2 == 1 && (k - 1) % (2 * self.block_size) != 0 {
             // MLAS's leftover nibble (see the module's text): row K-2's value.
-            for j in 0..n {
+            for j in 0..width {
                 let previous = packed[j * column_bytes + (k - 2) / 2] >> 4;
                 packed[j * column_bytes + (k - 1) / 2] |= previous << 4;
             }
         }
-        for column in stored_scales {
-            scale_bytes.extend_from_slice(&column);
-        }
-        let zero_points = (!self.symmetric).then(|| {
-            let mut out = vec![0u8; n * zero_point_bytes];
-            for j in 0..n {
-                for block in 0..blocks {
-                    let zero = zeros[j * blocks + block];
-                    let at = j * zero_point_bytes + block / per_byte;
-                    match self.bits {
-                        8 => out[at] = zero,
-                        _ => out[at] |= zero << (4 * (block % 2)),
-                    }
-                }
-                if self.bits == 4 && blocks % 2 == 1 {
-                    out[j * zero_point_bytes + blocks / 2] |= self.mid() << 4;
+        scale_of.concat()
+    }
+
+    /// Zero points column by column, two a byte for 4 bits (a column's odd last block paired
+    /// with the middle value).
+    fn pack_zero_points(self, zeros: &[u8], layout: Layout) -> Vec<u8> {
+        let Layout { n, blocks, per_byte, zero_point_bytes, .. } = layout;
+        let mut out = vec![0u8; n * zero_point_bytes];
+        for j in 0..n {
+            for block in 0..blocks {
+                let at = j * zero_point_bytes + block / per_byte;
+                match self.bits {
+                    8 => out[at] = zeros[j * blocks + block],
+                    _ => out[at] |= zeros[j * blocks + block] << (4 * (block % 2)),
                 }
             }
-            out
-        });
-        Quantized { packed, scales: scale_bytes, zero_points, blocks, blob, zero_point_bytes }
+            if self.bits == 4 && blocks % 2 == 1 {
+                out[j * zero_point_bytes + blocks / 2] |= self.mid() << 4;
+            }
+        }
+        out
     }
 
     /// A block's scale (before it is rounded to the weight's type) and, asymmetric, its zero
@@ -199,11 +249,15 @@ mod tests {
 
     const SYMMETRIC_4: Blockwise = Blockwise { bits: 4, block_size: 16, symmetric: true };
 
+    fn f32s(values: &[f32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
     #[test]
     fn the_largest_magnitude_maps_to_the_end_of_the_range_and_back() {
         // One column, one block: 16 rows, the largest magnitude 2.0 (positive) maps to 0 (-8).
         let w: Vec<f32> = (0..16).map(|i| (i as f32 - 7.0) / 4.0).collect();
-        let q = SYMMETRIC_4.quantize(&w, 16, 1);
+        let q = SYMMETRIC_4.quantize::<f32>(&f32s(&w), 16, 1);
         let scale = f32::from_le_bytes(q.scales[..4].try_into().unwrap());
         assert_eq!(scale, -0.25);
         let values: Vec<u8> = q.packed.iter().flat_map(|b| [b & 15, b >> 4]).collect();
@@ -216,10 +270,10 @@ mod tests {
 
     #[test]
     fn an_all_zero_block_has_a_negative_zero_scale_and_the_middle_value() {
-        let q = SYMMETRIC_4.quantize(&[0f32; 16], 16, 1);
+        let q = SYMMETRIC_4.quantize::<f32>(&f32s(&[0f32; 16]), 16, 1);
         assert_eq!(q.scales, (-0.0f32).to_le_bytes());
         assert!(q.packed.iter().all(|&b| b == 0x88));
-        let asymmetric = Blockwise { symmetric: false, ..SYMMETRIC_4 }.quantize(&[0f32; 16], 16, 1);
+        let asymmetric = Blockwise { symmetric: false, ..SYMMETRIC_4 }.quantize::<f32>(&f32s(&[0f32; 16]), 16, 1);
         assert_eq!(asymmetric.scales, 0f32.to_le_bytes());
         assert_eq!(asymmetric.zero_points, Some(vec![0x80]), "zero, and the odd block's pair the middle");
     }
@@ -227,7 +281,8 @@ mod tests {
     #[test]
     fn a_float16_weight_uses_its_scale_rounded_to_float16() {
         let w: Vec<f16> = (0..16).map(|i| f16::from_f32(0.1 * i as f32 - 0.7)).collect();
-        let q = SYMMETRIC_4.quantize(&w, 16, 1);
+        let bytes: Vec<u8> = w.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let q = SYMMETRIC_4.quantize::<f16>(&bytes, 16, 1);
         assert_eq!(q.scales.len(), 2);
         let stored = f16::from_le_bytes([q.scales[0], q.scales[1]]).to_f32();
         // The largest magnitude is the last value, 0.8 as float16 holds it.
@@ -239,7 +294,7 @@ mod tests {
         // K = 19 (one block of 16, one of 3), N = 2: the last value (row 18) shares its byte
         // with row 17's value, as MLAS packs it.
         let w: Vec<f32> = (0..38).map(|i| ((i * 7 % 11) as f32) - 5.0).collect();
-        let q = SYMMETRIC_4.quantize(&w, 19, 2);
+        let q = SYMMETRIC_4.quantize::<f32>(&f32s(&w), 19, 2);
         assert_eq!((q.blocks, q.blob), (2, 8));
         let column0 = &q.packed[..16];
         assert_eq!(column0[9] >> 4, column0[8] >> 4, "row 18's byte carries row 17's value");
@@ -249,7 +304,7 @@ mod tests {
     #[test]
     fn eight_bits_store_a_byte_a_value_and_a_zero_point_a_block() {
         let w: Vec<f32> = (0..32).map(|i| i as f32 / 31.0).collect();
-        let q = Blockwise { bits: 8, block_size: 16, symmetric: false }.quantize(&w, 32, 1);
+        let q = Blockwise { bits: 8, block_size: 16, symmetric: false }.quantize::<f32>(&f32s(&w), 32, 1);
         assert_eq!((q.packed.len(), q.zero_point_bytes), (32, 2));
         assert_eq!(q.zero_points, Some(vec![0, 0]), "no negative value: the zero point is 0");
         assert_eq!(q.packed[15], 255);

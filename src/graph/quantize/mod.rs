@@ -71,6 +71,11 @@ pub struct Quantization {
     /// Those left as written, each with why.
     #[serde(default)]
     pub left: Vec<LeftMatMul>,
+    /// Converted MatMuls whose K is not a whole number of blocks: their last block padded with
+    /// zeros, as ONNX Runtime's quantizer pads it (its CPU kernel takes it; DirectML's does not,
+    /// and there they are left instead).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub padded: Vec<String>,
     /// The converted weights' bytes before, and the bytes of what replaced them.
     pub bytes_before: u64,
     pub bytes_after: u64,
@@ -106,6 +111,17 @@ impl Quantization {
                 })
                 .collect();
             text += &format!("; left as written: {}", parts.join("; "));
+        }
+        if !self.padded.is_empty() {
+            let nodes: Vec<String> = self.padded.iter().take(3).map(|n| format!("'{n}'")).collect();
+            let more = match self.padded.len() {
+                n if n > 3 => format!(" and {} more", n - 3),
+                _ => String::new(),
+            };
+            text += &format!(
+                "; {}{more} with K not a whole number of blocks, the last block padded with zeros",
+                nodes.join(", ")
+            );
         }
         text
     }
@@ -211,11 +227,11 @@ fn quantize_weight(
     report: &mut Quantization,
 ) -> Result<(Vec<String>, Vec<NewTensor>)> {
     let weight = &plan.weights[name];
-    let values = reader.values(name, weight, raw_initializer(&plan.raw, name))?;
+    let bytes = reader.values(name, weight, raw_initializer(&plan.raw, name))?;
     let (k, n) = (weight.dims[0] as usize, weight.dims[1] as usize);
-    let quantized = match values {
-        Values::F32(v) => options.blockwise.quantize(&v, k, n),
-        Values::F16(v) => options.blockwise.quantize(&v, k, n),
+    let quantized = match weight.data_type {
+        FLOAT16 => options.blockwise.quantize::<f16>(&bytes, k, n),
+        _ => options.blockwise.quantize::<f32>(&bytes, k, n),
     };
     report.bytes_before += (k * n * if weight.data_type == FLOAT16 { 2 } else { 4 }) as u64;
     let names = new_tensors(name, options.blockwise.bits);
@@ -329,6 +345,10 @@ impl Plan {
             match why_left(&node, weights.get(weight_name), graph_inputs.contains(weight_name), options) {
                 Some(why) => report.left.push(LeftMatMul { node: node.name.clone(), why }),
                 None => {
+                    let k = weights[weight_name].dims[0] as usize;
+                    if k % options.blockwise.block_size != 0 {
+                        report.padded.push(node.name.clone());
+                    }
                     report.converted += 1;
                     *converted_readers.entry(weight_name.clone()).or_default() += 1;
                     converted.insert(index, Convert { weight: weight_name.clone() });
@@ -429,11 +449,6 @@ impl TensorHeader {
     }
 }
 
-enum Values {
-    F32(Vec<f32>),
-    F16(Vec<f16>),
-}
-
 /// External data files (named relative to the source model's folder), opened once each, read a
 /// tensor at a time.
 struct ExternalReader {
@@ -462,8 +477,8 @@ impl ExternalReader {
         Ok(bytes)
     }
 
-    /// A weight's values, from the model or its external file.
-    fn values(&mut self, name: &str, weight: &Weight, raw: &[u8]) -> Result<Values> {
+    /// A weight's values as little-endian bytes, from the model or its external file.
+    fn values(&mut self, name: &str, weight: &Weight, raw: &[u8]) -> Result<Vec<u8>> {
         let count: usize = weight.dims.iter().map(|&d| d as usize).product();
         let bytes = match &weight.external {
             Some(at) => self.read(name, at)?,
@@ -483,10 +498,7 @@ impl ExternalReader {
         if bytes.len() != count * width {
             bail!("initializer '{name}': {} bytes for {count} values", bytes.len());
         }
-        Ok(match weight.data_type {
-            FLOAT16 => Values::F16(bytes.chunks_exact(2).map(|b| f16::from_le_bytes([b[0], b[1]])).collect()),
-            _ => Values::F32(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()),
-        })
+        Ok(bytes)
     }
 }
 
@@ -597,6 +609,7 @@ mod tests {
         let (_, cpu) = quantize_model(source, &dir.path().join("cpu.onnx"), &options(false)).unwrap();
         let (_, dml) = quantize_model(source, &dir.path().join("dml.onnx"), &options(true)).unwrap();
         assert_eq!((cpu.converted, dml.converted), (3, 2));
+        assert_eq!((cpu.padded.as_slice(), dml.padded.as_slice()), (&["partial".to_string()][..], &[][..]));
         let partial = dml.left.iter().find(|l| l.node == "partial").unwrap();
         assert_eq!(partial.why, "K 48 is not a whole number of 32-blocks, which DirectML's MatMulNBits needs");
     }
