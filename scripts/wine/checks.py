@@ -459,11 +459,13 @@ def smollm2(folder):
     on the same folder (no part where the CPU EP was sure, cosine at least 0.99) and the excerpt's
     perplexity be within 1% of the CPU EP's and within 1.01 x the float32 form's. Writes
     FOLDER/summary.json."""
-    as_written = load(f"{folder}/as-written.json")["comparison"]["prompts"][0]["logits"]
-    assert as_written["verdict"] == "parts" and as_written["worst_cosine"] < 0.9, \
-        f"SmolLM2 as written on DirectML no longer fails on this stack: {as_written['verdict']}, cosine {as_written['worst_cosine']}"
-    print(f"SmolLM2 dml-fp16 as written on DirectML: logits against the CPU EP's: {as_written['verdict']} (cosine "
-          f"{as_written['worst_cosine']:.3f}, max |diff| {as_written['worst_max_abs_diff']:.3g}): this stack's fused RMS norms")
+    as_written = None
+    if os.path.exists(f"{folder}/as-written.json"):  # scripts/wine-check --smollm2; not in CI's run
+        as_written = load(f"{folder}/as-written.json")["comparison"]["prompts"][0]["logits"]
+        assert as_written["verdict"] == "parts" and as_written["worst_cosine"] < 0.9, \
+            f"SmolLM2 as written on DirectML no longer fails on this stack: {as_written['verdict']}, cosine {as_written['worst_cosine']}"
+        print(f"SmolLM2 dml-fp16 as written on DirectML: logits against the CPU EP's: {as_written['verdict']} (cosine "
+              f"{as_written['worst_cosine']:.3f}, max |diff| {as_written['worst_max_abs_diff']:.3g}): this stack's fused RMS norms")
     int4 = load(f"{folder}/dml-int4.json")["comparison"]["prompts"][0]["logits"]
     finite = int4["worst_max_abs_diff"] is not None and int4["worst_cosine"] is not None
     assert int4["verdict"] == "parts" and not finite, \
@@ -484,7 +486,7 @@ def smollm2(folder):
     assert abs(ratio_cpu - 1) <= 0.01, f"dml-fp16: DirectML's perplexity {ratio_cpu:.4f} x the CPU EP's on the same folder"
     assert ratio_fp32 <= 1.01, f"dml-fp16: perplexity {ratio_fp32:.4f} x the float32 form's, beyond 1.01"
     summary = {
-        "as_written": {k: as_written[k] for k in ("verdict", "worst_cosine", "worst_max_abs_diff")},
+        "as_written": as_written and {k: as_written[k] for k in ("verdict", "worst_cosine", "worst_max_abs_diff")},
         "int4": {"verdict": int4["verdict"], "finite": finite},
         "cpu_fp32_perplexity": base,
         "dml-fp16": {"verdict": logits["verdict"], "first_difference": compared["first_difference"],
