@@ -59,6 +59,10 @@ pub struct Placement {
     /// Per item; `None` for no limit.
     #[serde(rename = "time_limit_s", with = "seconds")]
     pub limit: Option<Duration>,
+    /// The limit is the command's default, not a --timeout given: an item that runs long is
+    /// said to, so that minutes of waiting are never silent.
+    #[serde(skip)]
+    pub default_limit: bool,
 }
 
 /// A time limit in the reports: seconds, or null for none.
@@ -112,10 +116,11 @@ impl PlacementRequest {
                 humantime::format_duration(t)
             );
         }
+        let default_limit = self.timeout.is_none();
         Ok(match self.isolation {
-            _ if stays_here => Placement { in_children: false, limit: None },
-            Isolation::Process => Placement { in_children: true, limit },
-            _ => Placement { in_children: self.directml || limit.is_some(), limit },
+            _ if stays_here => Placement { in_children: false, limit: None, default_limit: false },
+            Isolation::Process => Placement { in_children: true, limit, default_limit },
+            _ => Placement { in_children: self.directml || limit.is_some(), limit, default_limit },
         })
     }
 }
@@ -229,6 +234,22 @@ pub fn child_args(extra: &[OsString]) -> Vec<OsString> {
     args
 }
 
+/// How long an item runs under a default time limit before it is said to.
+const LONG_RUN_NOTICE: Duration = Duration::from_secs(60);
+
+/// What to say of an item that has run `elapsed` under `limit`: something once it has run
+/// [`LONG_RUN_NOTICE`] under the command's default limit (a --timeout given is the user's own
+/// choice, said in the report).
+fn long_run_note(item: &str, elapsed: Duration, limit: Option<Duration>, default_limit: bool) -> Option<String> {
+    let limit = limit.filter(|l| default_limit && *l > LONG_RUN_NOTICE && elapsed >= LONG_RUN_NOTICE)?;
+    let item = if item.is_empty() { "an item" } else { item };
+    Some(format!(
+        "dmlrun: note: {item} has run {} s; it is stopped at {} (the default --timeout; --timeout sets another, 0 none)",
+        LONG_RUN_NOTICE.as_secs(),
+        humantime::format_duration(limit)
+    ))
+}
+
 /// Runs this executable with `args` (which must make it use `files`), handing each whole line
 /// it adds to its results file to `on_line` as it comes; kills it when an item runs past
 /// `limit` (from the start of each item its progress file names), or when it has not stopped
@@ -236,7 +257,7 @@ pub fn child_args(extra: &[OsString]) -> Vec<OsString> {
 pub fn run_child(
     args: &[OsString],
     files: &ChildFiles,
-    limit: Option<Duration>,
+    (limit, default_limit): (Option<Duration>, bool),
     on_line: &mut dyn FnMut(&str),
 ) -> Result<ChildEnd> {
     let exe = std::env::current_exe().context("finding dmlrun's own executable for --isolation")?;
@@ -262,6 +283,7 @@ pub fn run_child(
     let mut item_started = Instant::now();
     let mut last_read = Instant::now();
     let mut interrupted_at = None;
+    let mut noted = false;
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break Ok(status);
@@ -272,11 +294,16 @@ pub fn run_child(
             if let Some(now) = crate::stage::read(&files.progress) {
                 if now.item != stage.item {
                     item_started = Instant::now();
+                    noted = false;
                 }
                 stage = now;
             }
         }
         let over_time = limit.is_some_and(|l| item_started.elapsed() >= l);
+        if let (Some(note), false) = (long_run_note(&stage.item, item_started.elapsed(), limit, default_limit), noted) {
+            noted = true;
+            crate::errln!("{note}");
+        }
         // Ctrl-C: the child is asked to stop as this process was (it reports the item it was on,
         // as an item in this process would); one that has not ended after a grace period is
         // stopped where it is.
@@ -391,6 +418,17 @@ fn describe_exit_code(code: i32) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_item_long_under_the_default_limit_is_said_to_and_one_under_a_given_limit_is_not() {
+        use std::time::Duration;
+        let (minute, ten) = (Duration::from_secs(60), Some(Duration::from_secs(600)));
+        let note = super::long_run_note("zoo/resnet50", minute, ten, true).unwrap();
+        assert_eq!(note, "dmlrun: note: zoo/resnet50 has run 60 s; it is stopped at 10m (the default --timeout; --timeout sets another, 0 none)");
+        assert_eq!(super::long_run_note("m", Duration::from_secs(59), ten, true), None, "not yet");
+        assert_eq!(super::long_run_note("m", minute, ten, false), None, "--timeout given");
+        assert_eq!(super::long_run_note("m", minute, None, true), None, "no limit");
+    }
+
     use super::*;
 
     #[test]

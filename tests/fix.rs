@@ -37,6 +37,10 @@ fn a_model_that_already_passes_is_said_to_and_written_unchanged() {
     // always leaves a model that passes at --output.
     assert_eq!(record["written"], output.to_str().unwrap());
     assert!(output.is_file());
+    // The CPU EP judged against itself passes by construction: the warning says so, once.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warned = "dmlrun: warning: fix: --ep cpu chooses cpu here, the same EP as --compare-ep cpu";
+    assert_eq!(stderr.matches(warned).count(), 1, "{stderr}");
     // --write-unchanged, once needed for that, is still accepted.
     std::fs::remove_file(&output).unwrap();
     let (out, record) =
@@ -219,4 +223,16 @@ fn a_genai_folder_is_checked_by_its_tokens_and_written_as_a_folder() {
     let plain =
         dmlrun().arg("fix").arg(dir.path()).args(["--ep", "cpu", "-o"]).arg(dir.path().join("x")).output().unwrap();
     assert_one_line_error(&plain, "is a folder without genai_config.json");
+}
+
+#[test]
+fn a_cpu_judged_against_another_cpu_configuration_or_a_precision_is_not_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    for extra in [&APPROXIMATE[..], &["--ep", "cpu", "--precision", "int8", "--atol", "0.5"][..]] {
+        let args = [extra, &["--generate", "random", "--dim", "N=2"][..]].concat();
+        let (out, _) = fix("matmul_weights.onnx", &args, &dir.path().join("fixed.onnx"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("the same EP as --compare-ep"), "{extra:?}: {stderr}");
+        let _ = std::fs::remove_file(dir.path().join("fixed.onnx"));
+    }
 }

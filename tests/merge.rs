@@ -375,3 +375,37 @@ fn junit_says_where_and_how_the_cases_ran() {
         assert!(xml.contains(property), "{property} in {xml}");
     }
 }
+
+#[test]
+fn compare_tells_apart_runs_that_differ_only_in_their_session_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ["--session-config", "session.intra_op.allow_spinning=0"];
+    let mut files = Vec::new();
+    for (name, extra) in [("plain", &[][..]), ("configured", &config[..])] {
+        let json = dir.path().join(format!("{name}.json"));
+        let out = dmlrun()
+            .arg("bench")
+            .arg(test_model("add_mul.onnx"))
+            .args(["--dim", "batch=2", "--iterations", "5", "-q", "--json"])
+            .arg(&json)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        files.push(json);
+    }
+    let out = dmlrun().arg("merge").arg("--compare").args(&files).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let runs: Vec<&str> = text.lines().filter(|l| l.starts_with("- **")).collect();
+    assert_eq!(runs.len(), 2, "{text}");
+    assert!(!runs[0].contains("session-config"), "{}", runs[0]);
+    assert!(runs[1].contains("session-config session.intra_op.allow_spinning=0"), "{}", runs[1]);
+    // test's runs too.
+    let zoo = zoo(dir.path());
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    test_json(&zoo, &[], &a);
+    test_json(&zoo, &config, &b);
+    let out = dmlrun().arg("merge").arg("--compare").args([&a, &b]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("opt-level all, session-config session.intra_op.allow_spinning=0 (onnxruntime"), "{text}");
+}

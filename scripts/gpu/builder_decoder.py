@@ -10,7 +10,7 @@ library, so the package itself is not installed (its version is then missing fro
 metadata, nothing else).
 
     builder_decoder.py OUT_DIR --builder DIR [--arch qwen2|llama|mistral] [--layers N]
-                       [--precision fp16|fp32] [--ep dml|cpu]
+                       [--precision fp16|fp32|int4] [--ep dml|cpu]
 """
 
 import argparse
@@ -70,7 +70,7 @@ def main():
     parser.add_argument("--builder", required=True, help="the folder holding onnxruntime-genai's builder.py")
     parser.add_argument("--arch", choices=sorted(ARCHS), default="qwen2")
     parser.add_argument("--layers", type=int, default=0, help="fewer layers than the published shape")
-    parser.add_argument("--precision", choices=["fp16", "fp32"], default="fp16")
+    parser.add_argument("--precision", choices=["fp16", "fp32", "int4"], default="fp16")
     parser.add_argument("--ep", choices=["dml", "cpu"], default="dml")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:

@@ -174,9 +174,15 @@ pub fn run<B: Batch>(
                             if crate::interrupt::interrupted() || stop.load(Ordering::SeqCst) {
                                 break;
                             }
-                            run_in_children(batch, chunk, &files, options.placement.limit, &mut |i, o| {
-                                let _ = sender.send((i, o, false));
-                            })?;
+                            run_in_children(
+                                batch,
+                                chunk,
+                                &files,
+                                (options.placement.limit, options.placement.default_limit),
+                                &mut |i, o| {
+                                    let _ = sender.send((i, o, false));
+                                },
+                            )?;
                         }
                         Ok(())
                     })
@@ -240,7 +246,7 @@ fn run_in_children<B: Batch>(
     batch: &B,
     chunk: &[&(usize, B::Item)],
     files: &ChildFiles,
-    limit: Option<Duration>,
+    limit: (Option<Duration>, bool),
     deliver: &mut dyn FnMut(usize, B::Outcome),
 ) -> Result<()> {
     let mut pending: Vec<&(usize, B::Item)> = chunk.to_vec();

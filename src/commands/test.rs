@@ -116,5 +116,9 @@ fn describe_request(r: &PlanRequest) -> String {
     if r.precision != Precision::Fp32 {
         parts.push(format!("precision {}", r.precision));
     }
+    // What tells two runs apart where nothing above does (merge --compare labels runs by it).
+    parts.extend(r.rewrites.iter().map(|rw| rw.flag()));
+    parts.extend(r.session_config.iter().map(|(k, v)| format!("session-config {k}={v}")));
+    parts.extend(r.ep_options.iter().map(|(k, v)| format!("ep-option {k}={v}")));
     parts.join(", ")
 }

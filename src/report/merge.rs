@@ -360,7 +360,8 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
                 let device =
                     r.models.first().map(|m| m.device.describe()).unwrap_or_else(|| "no model measured".into());
                 let cpu = r.machine.cpu.as_deref().unwrap_or("?");
-                format!("{device}, {} {cpu} (onnxruntime {})", r.machine.os, r.onnxruntime.version)
+                let plan = r.models.first().map(|m| plan_words(&m.plan)).unwrap_or_default();
+                format!("{device}{plan}, {} {cpu} (onnxruntime {})", r.machine.os, r.onnxruntime.version)
             }
         };
         runs.push(Run { label, file: path.clone(), ran_on });
@@ -389,6 +390,19 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
 /// The run with the lowest p50 where the test finds every other one slower; else that run and
 /// those the test cannot tell from it, as a tie. Runs without their timed runs (a report from
 /// before dmlrun kept them) are never called faster or slower.
+/// What of a session's plan tells two runs on one device apart: `, opt-level basic, precision
+/// fp16, --decompose LayerNormalization, session-config KEY=VALUE`.
+fn plan_words(plan: &crate::runtime::plan::SessionPlan) -> String {
+    let mut words = vec![format!("opt-level {}", plan.optimization_level)];
+    if plan.precision != crate::runtime::plan::Precision::Fp32 {
+        words.push(format!("precision {}", plan.precision));
+    }
+    words.extend(plan.rewrites.iter().map(|r| r.flag()));
+    words.extend(plan.session_config.iter().map(|(k, v)| format!("session-config {k}={v}")));
+    words.extend(plan.provider_options.iter().map(|(k, v)| format!("ep-option {k}={v}")));
+    format!(", {}", words.join(", "))
+}
+
 fn fastest_of(results: &[Option<Cell>]) -> (Option<usize>, Vec<usize>) {
     use crate::stats::change::{judge, Timed, Verdict};
     let timed: Vec<(usize, &Cell)> =

@@ -59,6 +59,24 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
     fix(&FixSettings::resolve(args)?)
 }
 
+/// Where the EP under test is the reference itself, as written (`--ep auto` on a machine without
+/// DirectML, with no option, rewrite or precision of its own), every attempt is the reference's
+/// own run: what to say of it. Not refused, as reduce refuses: fix's remedies and precisions are
+/// still checked against the original there.
+fn judged_against_itself(settings: &FixSettings, runtime: &crate::runtime::Runtime) -> Option<String> {
+    let request = &settings.request;
+    let dml = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
+    let (tested, reference) = (request.ep.as_chosen(dml), settings.compare_ep.as_chosen(dml));
+    let own = !request.session_config.is_empty() || !request.ep_options.is_empty();
+    let asked = request.precision != Precision::Fp32 || !request.rewrites.is_empty();
+    (tested.eq_ignore_ascii_case(&reference) && !own && !asked).then(|| {
+        format!(
+            "--ep {} chooses {tested} here, the same EP as --compare-ep {}: the model is judged against its own runs, so it passes as it is; fix finds what DirectML needs where DirectML runs (--ep dml)",
+            request.ep, settings.compare_ep
+        )
+    })
+}
+
 fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     if let Some(child) = &settings.child {
         return attempt_as_child(settings, child);
@@ -87,6 +105,9 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
         print_plan: false,
     }
     .resolve()?;
+    if let Some(why) = judged_against_itself(settings, &runtime) {
+        crate::errln!("dmlrun: warning: fix: {why}");
+    }
     let tolerance = settings.tolerance;
     let graph = match decoder {
         true => Graph::read(&decoder::decoder_file(model_path)?)?,
