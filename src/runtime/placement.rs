@@ -87,6 +87,35 @@ pub fn nodes_elsewhere(placement: &[EpNodes], provider: &str) -> (usize, usize) 
     (elsewhere, total)
 }
 
+const DML: &str = crate::runtime::plan::DML_PROVIDER;
+
+/// What ONNX Runtime placed off DirectML, by operator, and what to do of an operator DirectML is
+/// known to have no kernel for: `on CPUExecutionProvider: GatherBlockQuantized 1, Shape 4 (...)`.
+/// `None` where every node is on DirectML.
+pub fn off_directml(placement: &[EpNodes]) -> Option<String> {
+    let off: Vec<&EpNodes> = placement.iter().filter(|p| p.execution_provider != DML).collect();
+    if off.is_empty() || off.iter().all(|p| p.nodes == 0) {
+        return None;
+    }
+    let parts: Vec<String> = off
+        .iter()
+        .map(|p| {
+            let ops: Vec<String> = p.op_types.iter().map(|o| format!("{} {}", o.op_type, o.count)).collect();
+            match ops.is_empty() {
+                true => format!("{} nodes on {}", p.nodes, p.execution_provider),
+                false => format!("on {}: {}", p.execution_provider, ops.join(", ")),
+            }
+        })
+        .collect();
+    let mut text = parts.join("; ");
+    let has = |op: &str| off.iter().any(|p| p.op_types.iter().any(|o| o.op_type == op));
+    if has("GatherBlockQuantized") {
+        text += " (GatherBlockQuantized, the model builder's quantized embedding, has no DirectML kernel: quantize \
+                 the float16 model with --precision int4 instead, which leaves the embedding a float16 Gather)";
+    }
+    Some(text)
+}
+
 /// One line: `66 nodes on DmlExecutionProvider` or
 /// `60 nodes on DmlExecutionProvider, 6 on CPUExecutionProvider (Shape 3, Gather 2, Unsqueeze 1)`.
 pub fn describe(placement: &[EpNodes]) -> String {
@@ -114,6 +143,32 @@ pub fn describe(placement: &[EpNodes]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn what_is_off_directml_is_named_by_operator_with_the_remedy_for_the_builders_embedding() {
+        use super::{off_directml, EpNodes, OpCount};
+        let nodes = |ep: &str, ops: &[(&str, usize)]| EpNodes {
+            execution_provider: ep.into(),
+            nodes: ops.iter().map(|o| o.1).sum(),
+            op_types: ops.iter().map(|(op, count)| OpCount { op_type: op.to_string(), count: *count }).collect(),
+        };
+        let all_on_dml = [nodes("DmlExecutionProvider", &[])];
+        assert_eq!(off_directml(&all_on_dml), None);
+        let builder = [
+            nodes("DmlExecutionProvider", &[("MatMulNBits", 169)]),
+            nodes("CPUExecutionProvider", &[("GatherBlockQuantized", 1), ("Shape", 4)]),
+        ];
+        let text = off_directml(&builder).unwrap();
+        assert!(
+            text.starts_with(
+                "on CPUExecutionProvider: GatherBlockQuantized 1, Shape 4 (GatherBlockQuantized, the model builder's"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("--precision int4"), "{text}");
+        let shapes = [nodes("DmlExecutionProvider", &[]), nodes("CPUExecutionProvider", &[("Shape", 2)])];
+        assert_eq!(off_directml(&shapes).unwrap(), "on CPUExecutionProvider: Shape 2");
+    }
+
     use super::*;
 
     #[test]

@@ -27,18 +27,28 @@ pub struct Generating<'a> {
 pub fn open_generating(runtime: &Runtime, how: &Generating) -> Result<(DecoderSession, Preflight, GraphCapture)> {
     let (preflight, asked) = (how.preflight, how.capture);
     let mut capture = GraphCapture::choose(asked, preflight.plan.uses_directml(), how.spec.past_present_share_buffer);
+    let mut refused = None;
     if capture.captured && asked == CaptureAsk::Default {
         let request = PlanRequest { dml_graph_capture: true, io_on_device: true, ..preflight.request.clone() };
         let captured = preflight.with_request(runtime, &request)?;
         match DecoderSession::open(runtime, &how.options(&captured, true)) {
             Ok(session) => return Ok((session, captured, capture)),
             Err(e) => {
-                capture.fell_back(&crate::exit::one_line(&e));
-                crate::errln!("dmlrun: warning: {}", capture.why);
+                refused = Some(crate::exit::one_line(&e));
+                capture.captured = false;
             }
         }
     }
     let session = DecoderSession::open(runtime, &how.options(preflight, capture.captured))?;
+    if let Some(error) = refused {
+        // ONNX Runtime's sentence names no node: what it left off DirectML does.
+        let off = crate::runtime::placement::off_directml(&session.model.device.placement);
+        capture.fell_back(&match off {
+            Some(off) => format!("{error}; {off}"),
+            None => error,
+        });
+        crate::errln!("dmlrun: warning: {}", capture.why);
+    }
     Ok((session, preflight.clone(), capture))
 }
 
