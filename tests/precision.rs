@@ -52,16 +52,23 @@ fn bench_times_the_float32_model_beside_the_float16_one() {
     assert!(table.contains("float16: 69 of 69 nodes in float16") && table.contains("float32 p50 "), "{table}");
 }
 
-#[test]
-fn test_and_reduce_run_the_float16_model() {
-    let dir = tempfile::tempdir().unwrap();
-    let case = dir.path().join("add_mul");
+/// tests/models/NAME.onnx's outputs on random inputs (its free dimension `dim`), frozen as a
+/// test case in `dir`.
+fn frozen_case(name: &str, dim: &str, dir: &std::path::Path) -> std::path::PathBuf {
+    let case = dir.join(name);
     dmlrun()
-        .arg(test_model("add_mul.onnx"))
-        .args(["--generate", "random", "--dim", "batch=2", "-q", "--as-test-data", "--save-outputs"])
+        .arg(test_model(&format!("{name}.onnx")))
+        .args(["--generate", "random", "--dim", dim, "-q", "--as-test-data", "--save-outputs"])
         .arg(&case)
         .assert()
         .success();
+    case
+}
+
+#[test]
+fn test_and_reduce_run_the_float16_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = frozen_case("add_mul", "batch=2", dir.path());
     for isolation in ["none", "process"] {
         let out = dmlrun()
             .arg("test")
@@ -197,13 +204,7 @@ fn the_saved_int4_model_alone_gives_the_runs_outputs_and_says_what_was_done() {
 #[test]
 fn test_and_bench_run_the_quantized_model_beside_the_original() {
     let dir = tempfile::tempdir().unwrap();
-    let case = dir.path().join("matmul_weights");
-    dmlrun()
-        .arg(test_model("matmul_weights.onnx"))
-        .args(["--generate", "random", "--dim", "N=2", "-q", "--as-test-data", "--save-outputs"])
-        .arg(&case)
-        .assert()
-        .success();
+    let case = frozen_case("matmul_weights", "N=2", dir.path());
     let out =
         dmlrun().arg("test").arg(&case).args(["--precision", "int8", "--atol", "0.1", "--json", "-"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
@@ -249,14 +250,11 @@ fn generate_quantizes_a_decoder_and_saves_it_as_a_folder_that_gives_the_same_tok
     let saved = dir.path().join("tiny-int4");
     let decoder = test_model("tiny_decoder");
     let args = ["--prompt-tokens", "6", "-n", "6", "--json", "-", "-q"];
-    let out = dmlrun()
-        .arg("generate")
-        .arg(&decoder)
-        .args(args)
-        .args(["--precision", "int4", "--save-model"])
-        .arg(&saved)
-        .output()
-        .unwrap();
+    let quantize_and_save = || {
+        let int4 = ["--precision", "int4", "--save-model"];
+        dmlrun().arg("generate").arg(&decoder).args(args).args(int4).arg(&saved).output().unwrap()
+    };
+    let out = quantize_and_save();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let on_the_fly: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(on_the_fly["quantization"]["converted"], 15, "{}", on_the_fly["quantization"]);
@@ -280,14 +278,7 @@ fn generate_quantizes_a_decoder_and_saves_it_as_a_folder_that_gives_the_same_tok
     assert_eq!(from_saved["prompts"][0]["token_ids"], on_the_fly["prompts"][0]["token_ids"]);
     assert!(from_saved.get("quantization").is_none(), "the saved folder runs as it is");
     // A folder that is not empty is refused before anything runs.
-    let out = dmlrun()
-        .arg("generate")
-        .arg(&decoder)
-        .args(args)
-        .args(["--precision", "int4", "--save-model"])
-        .arg(&saved)
-        .output()
-        .unwrap();
+    let out = quantize_and_save();
     assert_one_line_error(&out, "not an empty folder; give a new one");
 }
 
