@@ -385,3 +385,33 @@ fn without_output_the_minimal_model_goes_to_the_working_folder_not_beside_the_mo
     assert!(dir.path().join("gelu_chain-reduced").join("model.onnx").is_file());
     assert!(!test_model("gelu_chain-reduced").exists(), "written into the models' folder");
 }
+
+#[test]
+fn with_no_input_given_the_inputs_are_generated_and_said_to_be() {
+    // A missing input is no failure of the model's: fix and reduce generate it, seeded, as
+    // `run --generate random` does, and say so once.
+    let dir = tempfile::tempdir().unwrap();
+    let note = "dmlrun: note: reduce: no --input given: the inputs are generated as --generate random does";
+    let output = dmlrun()
+        .arg("reduce")
+        .arg(test_model("gelu_chain.onnx"))
+        .args(["--dim", "N=2"])
+        .args(APPROXIMATE)
+        .arg("-o")
+        .arg(dir.path().join("reduced"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stderr.matches(note).count(), 1, "{stderr}");
+    let output = dmlrun()
+        .arg("fix")
+        .arg(test_model("matmul_weights.onnx"))
+        .args(["--dim", "N=2", "--precision", "int8", "--atol", "0.5", "-o"])
+        .arg(dir.path().join("fixed.onnx"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("dmlrun: note: fix: no --input given"), "{stderr}");
+}

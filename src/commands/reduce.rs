@@ -140,6 +140,10 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
                 "model {named}: the reference EP (--compare-ep {compare_ep}) cannot run it with these inputs, so there is nothing to compare a candidate with"
             )
         })?;
+    // Said once the inputs ran: a model that fails anyway fails in one line.
+    if settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
+        crate::errln!("{}", crate::inputs::synthetic::GENERATED_BY_DEFAULT.replace("COMMAND", "reduce"));
+    }
     let mut values: HashMap<_, _> = reference_run.values.into_iter().collect();
     for (name, tensor) in &reference_run.bound.tensors {
         values.insert(name.clone(), crate::tensor::HostValue::Tensor(tensor.clone()));

@@ -7,6 +7,11 @@ use serde::Serialize;
 
 use crate::tensor::{DType, HostTensor};
 
+/// What `fix` and `reduce` say when no --input and no --generate was given (COMMAND their name):
+/// the search needs inputs, so they are generated as `run --generate random` would.
+pub const GENERATED_BY_DEFAULT: &str =
+    "dmlrun: note: COMMAND: no --input given: the inputs are generated as --generate random does (seeded by --seed, 0 by default); --input or --generate choose others";
+
 /// What `--generate` fills missing inputs with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -22,6 +22,8 @@ pub struct FixSettings {
     pub tolerance: Tolerance,
     pub inputs: Vec<crate::inputs::InputSpec>,
     pub load: LoadOptions,
+    /// No --generate was given: inputs no --input gives are generated (random, from --seed).
+    pub generated_by_default: bool,
     /// `--isolation` and `--timeout`, an attempt's limit.
     pub isolation: crate::isolation::Isolation,
     pub timeout: Option<Duration>,
@@ -55,6 +57,7 @@ impl FixSettings {
             }
             check_json(args.json.as_deref())?;
         }
+        let (load, generated_by_default) = search_load_options(&args.input, &args.preprocess);
         Ok(FixSettings {
             model,
             decoder,
@@ -70,7 +73,8 @@ impl FixSettings {
             compare_ep: args.reference.compare_ep.clone(),
             tolerance: args.reference.tolerance(),
             inputs: args.input.inputs.clone(),
-            load: load_options(&args.input, &args.preprocess),
+            load,
+            generated_by_default,
             isolation: args.isolation.isolation,
             timeout: args.isolation.timeout,
             child,

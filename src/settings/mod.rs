@@ -111,6 +111,17 @@ pub fn load_options(input: &InputArgs, preprocess: &PreprocessArgs) -> LoadOptio
     }
 }
 
+/// How `fix` and `reduce` load a model's inputs: as `run` does, but an input no --input gives is
+/// generated (random, from --seed) rather than refused, since the search needs inputs and a
+/// missing one is no failure of the model's. The flag says whether that default was taken, for
+/// the command to say so.
+pub fn search_load_options(input: &InputArgs, preprocess: &PreprocessArgs) -> (LoadOptions, bool) {
+    let mut load = load_options(input, preprocess);
+    let by_default = load.generate.is_none();
+    load.generate = load.generate.or(Some(Fill::Random));
+    (load, by_default)
+}
+
 /// What the generated-input flags say alike for a model's inputs and a batch's.
 fn generated_load_options(args: &GeneratedInputArgs) -> LoadOptions {
     LoadOptions {

@@ -22,6 +22,8 @@ pub struct ReduceSettings {
     pub own_options: bool,
     pub inputs: Vec<crate::inputs::InputSpec>,
     pub load: LoadOptions,
+    /// No --generate was given: inputs no --input gives are generated (random, from --seed).
+    pub generated_by_default: bool,
     pub time_limit: Option<Duration>,
     pub candidate_timeout: Duration,
     pub json: Option<PathBuf>,
@@ -50,6 +52,7 @@ impl ReduceSettings {
             PathBuf::from(format!("{stem}-reduced"))
         });
         check_json(args.json.as_deref())?;
+        let (load, generated_by_default) = search_load_options(&args.input, &args.preprocess);
         Ok(ReduceSettings {
             output,
             each_op: args.each_op,
@@ -59,7 +62,8 @@ impl ReduceSettings {
             tolerance: args.reference.tolerance(),
             own_options: !args.session.session_config.is_empty() || !args.session.ep_options.is_empty(),
             inputs: args.input.inputs.clone(),
-            load: load_options(&args.input, &args.preprocess),
+            load,
+            generated_by_default,
             time_limit: args.time_limit,
             candidate_timeout: args.candidate_timeout,
             json: args.json.clone(),

@@ -137,6 +137,10 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
             request.ep,
         );
     }
+    // Said once the inputs ran: a model that fails anyway fails in one line.
+    if !decoder && settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
+        crate::errln!("{}", crate::inputs::synthetic::GENERATED_BY_DEFAULT.replace("COMMAND", "fix"));
+    }
 
     // The remedies the user gave stay in every attempt; those that fit the model are tried after.
     let fit: Vec<Remedy> = graph

@@ -165,12 +165,18 @@ pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Resul
     let mut writer = TensorWriter::new(plan.external.then(|| dest.with_file_name(&data_name)), data_name)?;
     let mut reader = ExternalReader { folder: folder.clone(), files: HashMap::new() };
 
-    // The originals, but the weights only converted nodes read; then the new tensors.
+    // The originals, but the weights only converted nodes read (kept aside, each until it is
+    // quantized: a model's data is held once); then the new tensors.
+    let to_quantize: HashSet<String> = plan.converted.values().map(|c| c.weight.clone()).collect();
     let mut initializers = Vec::with_capacity(graph.initializer.len());
     for raw in std::mem::take(&mut graph.initializer) {
         let name = TensorName::decode(raw.as_slice())?.name.unwrap_or_default();
         if plan.dropped.contains(&name) {
+            plan.raw.insert(name, raw);
             continue;
+        }
+        if to_quantize.contains(&name) {
+            plan.raw.insert(name, raw.clone());
         }
         initializers.push(writer.copy(raw, &mut reader)?);
     }
@@ -183,7 +189,7 @@ pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Resul
             continue;
         };
         if !made.contains_key(&convert.weight) {
-            let (names, tensors) = quantize_weight(&plan, &convert.weight, options, &mut reader, &mut report)?;
+            let (names, tensors) = quantize_weight(&mut plan, &convert.weight, options, &mut reader, &mut report)?;
             for (name, data_type, dims, data) in tensors {
                 initializers.push(writer.write_new(&name, data_type, &dims, data)?);
             }
@@ -220,14 +226,16 @@ type NewTensor = (String, i32, Vec<usize>, Vec<u8>);
 
 /// One weight read and quantized: the names of what replaces it, and those tensors.
 fn quantize_weight(
-    plan: &Plan,
+    plan: &mut Plan,
     name: &str,
     options: &WeightOnly,
     reader: &mut ExternalReader,
     report: &mut Quantization,
 ) -> Result<(Vec<String>, Vec<NewTensor>)> {
+    let raw = plan.raw.remove(name).unwrap_or_default();
     let weight = &plan.weights[name];
-    let bytes = reader.values(name, weight, raw_initializer(&plan.raw, name))?;
+    let bytes = reader.values(name, weight, &raw)?;
+    drop(raw);
     let (k, n) = (weight.dims[0] as usize, weight.dims[1] as usize);
     let quantized = match weight.data_type {
         FLOAT16 => options.blockwise.quantize::<f16>(&bytes, k, n),
@@ -244,10 +252,6 @@ fn quantize_weight(
     }
     report.bytes_after += tensors.iter().map(|t| t.3.len() as u64).sum::<u64>();
     Ok((names, tensors))
-}
-
-fn raw_initializer<'a>(raw: &'a HashMap<String, Vec<u8>>, name: &str) -> &'a [u8] {
-    raw.get(name).map_or(&[], Vec::as_slice)
 }
 
 /// `W_Q4`, `W_scales`, `W_zero_points`: ONNX Runtime's quantizer's names.
@@ -296,7 +300,8 @@ struct Plan {
     /// Weights only converted nodes read.
     dropped: HashSet<String>,
     weights: HashMap<String, Weight>,
-    /// The encoded initializers of the weights to convert (their data, when in the model).
+    /// The encoded initializers of the weights to convert (their data, when in the model), from
+    /// when the initializers are copied until each is quantized.
     raw: HashMap<String, Vec<u8>>,
     /// Whether the output keeps its weights in external data.
     external: bool,
@@ -309,7 +314,6 @@ impl Plan {
             graph.input.iter().filter_map(|v| ValueName::decode(v.as_slice()).ok()?.name).collect();
         let mut weights = HashMap::new();
         let mut external = false;
-        let mut raw_by_name = HashMap::new();
         for raw in &graph.initializer {
             let header = TensorHeader::decode(raw.as_slice()).context("an initializer")?;
             let name = header.name.clone().unwrap_or_default();
@@ -319,7 +323,6 @@ impl Plan {
                 name.clone(),
                 Weight { dims: header.dims.clone(), data_type: header.data_type.unwrap_or(0), external: external_ref },
             );
-            raw_by_name.insert(name, raw);
         }
         let mut report = Quantization {
             bits: options.blockwise.bits,
@@ -360,12 +363,7 @@ impl Plan {
             .filter(|(name, n)| readers.get(*name) == Some(n))
             .map(|(n, _)| n.clone())
             .collect();
-        let raw = converted
-            .values()
-            .map(|c| (c.weight.clone(), raw_by_name[&c.weight].clone()))
-            .filter(|(_, raw)| !raw.is_empty())
-            .collect();
-        Ok(Plan { converted, dropped, weights, raw, external, report })
+        Ok(Plan { converted, dropped, weights, raw: HashMap::new(), external, report })
     }
 }
 
