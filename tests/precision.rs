@@ -105,21 +105,15 @@ fn what_float16_does_not_apply_to_is_refused_in_one_line() {
     assert_one_line_error(&out, "--precision fp16 converts a model for run, test, bench and reduce");
 }
 
+/// One run of `model` on random inputs (N=2), with `extra` flags; the report.
+fn run_on(model: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let args = [model.to_str().unwrap(), "--generate", "random", "--dim", "N=2", "--iterations", "1"];
+    run_json(&[&args[..], extra].concat())
+}
+
 /// `tests/models/matmul_weights.onnx`'s five MatMuls, quantized with `extra` flags; the report.
 fn quantized(precision: &str, extra: &[&str]) -> serde_json::Value {
-    let model = test_model("matmul_weights.onnx");
-    let args = [
-        model.to_str().unwrap(),
-        "--generate",
-        "random",
-        "--dim",
-        "N=2",
-        "--iterations",
-        "1",
-        "--precision",
-        precision,
-    ];
-    run_json(&[&args[..], extra].concat())
+    run_on(&test_model("matmul_weights.onnx"), &[&["--precision", precision][..], extra].concat())
 }
 
 #[test]
@@ -181,17 +175,7 @@ fn the_saved_int4_model_alone_gives_the_runs_outputs_and_says_what_was_done() {
     let dir = tempfile::tempdir().unwrap();
     let saved = dir.path().join("int4.onnx");
     let report = quantized("int4", &["--seed", "7", "--save-model", saved.to_str().unwrap()]);
-    let alone = run_json(&[
-        saved.to_str().unwrap(),
-        "--generate",
-        "random",
-        "--dim",
-        "N=2",
-        "--iterations",
-        "1",
-        "--seed",
-        "7",
-    ]);
+    let alone = run_on(&saved, &["--seed", "7"]);
     assert_eq!(alone["outputs"], report["outputs"]);
     let info = dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(&saved).unwrap()).unwrap();
     assert_eq!(info.op_types.get("MatMulNBits"), Some(&3));

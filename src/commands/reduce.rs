@@ -21,7 +21,6 @@ use crate::reduce::{Reducer, Tried};
 use crate::report::reduce::{self as report, ReduceReport};
 use crate::runtime::engine::{self, diagnose, Preflight, Scope};
 use crate::runtime::plan::{PlanRequest, Precision};
-use crate::runtime::Runtime;
 use crate::settings::ReduceSettings;
 use crate::suites::testdata;
 
@@ -59,7 +58,8 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
     let started = Instant::now();
     let request = &settings.request;
     let compare_ep = &settings.compare_ep;
-    if engine_name(&request.ep, &runtime) == engine_name(compare_ep, &runtime) && !settings.own_options {
+    let directml_offered = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
+    if request.ep.lands_as(compare_ep, directml_offered) && !settings.own_options {
         bail!(
             "--ep {} and --compare-ep {compare_ep} are the same execution provider here, with the same options: reduce needs one that fails the model and one that runs it",
             request.ep,
@@ -142,7 +142,7 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         })?;
     // Said once the inputs ran: a model that fails anyway fails in one line.
     if settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
-        crate::errln!("{}", crate::inputs::synthetic::GENERATED_BY_DEFAULT.replace("COMMAND", "reduce"));
+        crate::errln!("{}", crate::inputs::synthetic::generated_by_default("reduce"));
     }
     let mut values: HashMap<_, _> = reference_run.values.into_iter().collect();
     for (name, tensor) in &reference_run.bound.tensors {
@@ -310,11 +310,6 @@ fn install(case: &Path, output: &Path) -> Result<()> {
     }
     std::fs::rename(case, output)
         .with_context(|| format!("--output {}: moving the minimal model there", output.display()))
-}
-
-/// The EP a request lands on here, to refuse comparing an EP with itself.
-fn engine_name(ep: &crate::runtime::plan::EpRequest, runtime: &Runtime) -> String {
-    ep.as_chosen(runtime.has_provider(crate::runtime::plan::DML_PROVIDER)).to_ascii_lowercase()
 }
 
 /// The `dmlrun test` arguments that reproduce a candidate's check with `request` (the EP under

@@ -293,13 +293,7 @@ impl Graph {
             return Ok(raw.to_vec());
         }
         let name = tensor.name.clone().unwrap_or_default();
-        let field = |key: &str| {
-            tensor.external_data.iter().find(|e| e.key.as_deref() == Some(key)).and_then(|e| e.value.clone())
-        };
-        let location =
-            field("location").with_context(|| format!("initializer '{name}': external data without a location"))?;
-        let offset: u64 =
-            field("offset").map_or(Ok(0), |v| v.parse()).with_context(|| format!("initializer '{name}': offset"))?;
+        let (location, offset, length) = crate::formats::onnx_proto::external_location(&tensor.external_data, &name)?;
         let path = self.folder.join(&location);
         let mut files = self.external_files.borrow_mut();
         if !files.contains_key(&path) {
@@ -308,10 +302,7 @@ impl Graph {
             files.insert(path.clone(), bytes);
         }
         let bytes = &files[&path];
-        let length = match field("length") {
-            Some(v) => v.parse::<u64>().with_context(|| format!("initializer '{name}': length"))?,
-            None => bytes.len() as u64 - offset.min(bytes.len() as u64),
-        };
+        let length = length.unwrap_or(bytes.len() as u64 - offset.min(bytes.len() as u64));
         let end = offset.checked_add(length).filter(|&e| e <= bytes.len() as u64).with_context(|| {
             format!("initializer '{name}': {} holds {} bytes, not {offset}+{length}", path.display(), bytes.len())
         })?;

@@ -7,10 +7,13 @@ use serde::Serialize;
 
 use crate::tensor::{DType, HostTensor};
 
-/// What `fix` and `reduce` say when no --input and no --generate was given (COMMAND their name):
-/// the search needs inputs, so they are generated as `run --generate random` would.
-pub const GENERATED_BY_DEFAULT: &str =
-    "dmlrun: note: COMMAND: no --input given: the inputs are generated as --generate random does (seeded by --seed, 0 by default); --input or --generate choose others";
+/// What `fix` and `reduce` (`command`) say when no --input and no --generate was given: the
+/// search needs inputs, so they are generated as `run --generate random` would.
+pub fn generated_by_default(command: &str) -> String {
+    format!(
+        "dmlrun: note: {command}: no --input given: the inputs are generated as --generate random does (seeded by --seed, 0 by default); --input or --generate choose others"
+    )
+}
 
 /// What `--generate` fills missing inputs with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]

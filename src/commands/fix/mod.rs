@@ -66,10 +66,10 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
 fn judged_against_itself(settings: &FixSettings, runtime: &crate::runtime::Runtime) -> Option<String> {
     let request = &settings.request;
     let dml = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
-    let (tested, reference) = (request.ep.as_chosen(dml), settings.compare_ep.as_chosen(dml));
+    let tested = request.ep.as_chosen(dml);
     let own = !request.session_config.is_empty() || !request.ep_options.is_empty();
     let asked = request.precision != Precision::Fp32 || !request.rewrites.is_empty();
-    (tested.eq_ignore_ascii_case(&reference) && !own && !asked).then(|| {
+    (request.ep.lands_as(&settings.compare_ep, dml) && !own && !asked).then(|| {
         format!(
             "--ep {} chooses {tested} here, the same EP as --compare-ep {}: the model is judged against its own runs, so it passes as it is; fix finds what DirectML needs where DirectML runs (--ep dml)",
             request.ep, settings.compare_ep
@@ -139,7 +139,7 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     }
     // Said once the inputs ran: a model that fails anyway fails in one line.
     if !decoder && settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
-        crate::errln!("{}", crate::inputs::synthetic::GENERATED_BY_DEFAULT.replace("COMMAND", "fix"));
+        crate::errln!("{}", crate::inputs::synthetic::generated_by_default("fix"));
     }
 
     // The remedies the user gave stay in every attempt; those that fit the model are tried after.

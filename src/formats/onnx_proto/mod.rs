@@ -117,13 +117,49 @@ fn write_model_within(path: &std::path::Path, model: &[u8], limit: usize) -> any
     Ok(vec![path.to_path_buf(), data_path])
 }
 
+/// Where dmlrun puts each tensor in a data file it writes: at an offset aligned to 4 KiB, so a
+/// reader may map it.
+pub const EXTERNAL_DATA_ALIGN: u64 = 4096;
+
+/// `tensor` pointed at `length` bytes at `offset` of the data file `location` (ONNX's external
+/// data: its `raw_data` gone, `data_location` EXTERNAL).
+pub fn point_to_external(tensor: &mut lossless::EditTensor, location: &str, offset: u64, length: usize) {
+    use prost::Message;
+    let entry = |key: &str, value: String| {
+        header::StringStringEntryProto { key: Some(key.into()), value: Some(value) }.encode_to_vec()
+    };
+    tensor.external_data = vec![
+        entry("location", location.to_string()),
+        entry("offset", offset.to_string()),
+        entry("length", length.to_string()),
+    ];
+    tensor.data_location = Some(1);
+    tensor.raw_data = None;
+}
+
+/// Where an initializer named `name` keeps its data, from its `external_data` entries: the file
+/// (relative to the model's folder), the offset (0 if not given) and the length (the rest of the
+/// file if not given).
+pub fn external_location(
+    entries: &[header::StringStringEntryProto],
+    name: &str,
+) -> anyhow::Result<(String, u64, Option<u64>)> {
+    use anyhow::Context;
+    let field = |key: &str| entries.iter().find(|e| e.key.as_deref() == Some(key))?.value.clone();
+    let location =
+        field("location").with_context(|| format!("initializer '{name}': external data without a location"))?;
+    let number = |key: &str| -> anyhow::Result<Option<u64>> {
+        field(key).map(|v| v.parse::<u64>()).transpose().with_context(|| format!("initializer '{name}': {key}"))
+    };
+    Ok((location, number("offset")?.unwrap_or(0), number("length")?))
+}
+
 /// `model` with every main-graph initializer held in `raw_data` moved to one data blob, each at
-/// an offset aligned to 4 KiB (so a reader may map it) and named by `location`. Returns the model
-/// and the blob.
+/// an offset aligned to [`EXTERNAL_DATA_ALIGN`] and named by `location`. Returns the model and the
+/// blob.
 pub fn with_external_data(model: &[u8], location: &str) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     use prost::Message;
-    const ALIGN: usize = 4096;
-    const EXTERNAL: i32 = 1;
+    const ALIGN: usize = EXTERNAL_DATA_ALIGN as usize;
     let mut raw = lossless::RawModel::decode(model).map_err(|e| anyhow::anyhow!("not an ONNX model: {e}"))?;
     let graph_bytes = raw.graph.take().ok_or_else(|| anyhow::anyhow!("the model has no graph"))?;
     let mut graph =
@@ -134,15 +170,7 @@ pub fn with_external_data(model: &[u8], location: &str) -> anyhow::Result<(Vec<u
             lossless::EditTensor::decode(initializer.as_slice()).map_err(|e| anyhow::anyhow!("an initializer: {e}"))?;
         let Some(bytes) = tensor.raw_data.take().filter(|b| !b.is_empty()) else { continue };
         data.resize(data.len().div_ceil(ALIGN) * ALIGN, 0);
-        let entry = |key: &str, value: String| {
-            header::StringStringEntryProto { key: Some(key.into()), value: Some(value) }.encode_to_vec()
-        };
-        tensor.external_data = vec![
-            entry("location", location.to_string()),
-            entry("offset", data.len().to_string()),
-            entry("length", bytes.len().to_string()),
-        ];
-        tensor.data_location = Some(EXTERNAL);
+        point_to_external(&mut tensor, location, data.len() as u64, bytes.len());
         data.extend_from_slice(&bytes);
         *initializer = tensor.encode_to_vec();
     }

@@ -28,14 +28,13 @@ use crate::formats::onnx_proto::header::StringStringEntryProto;
 use crate::formats::onnx_proto::lossless::{
     EditAttribute, EditNode, EditTensor, NodeView, OpsetView, RawGraph, RawModel, TensorName, ValueName,
 };
+use crate::formats::onnx_proto::{external_location, point_to_external, EXTERNAL_DATA_ALIGN};
 
 const FLOAT: i32 = 1;
 const UINT8: i32 = 2;
 const FLOAT16: i32 = 10;
 const INT_ATTRIBUTE: i32 = 2;
 const EXTERNAL: i32 = 1;
-/// External data offsets are aligned so a reader may map each tensor.
-const ALIGN: u64 = 4096;
 /// Smaller tensors stay in the model file, as ONNX's own writer keeps them.
 const INLINE_BELOW: usize = 1024;
 
@@ -180,7 +179,7 @@ pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Resul
         }
         initializers.push(writer.copy(raw, &mut reader)?);
     }
-    let mut report = plan.report.clone();
+    let mut report = std::mem::take(&mut plan.report);
     let mut made: HashMap<String, Vec<String>> = HashMap::new();
     let mut nodes = Vec::with_capacity(graph.node.len());
     for raw in std::mem::take(&mut graph.node) {
@@ -217,8 +216,7 @@ pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Resul
     }
     std::fs::write(dest, &bytes).with_context(|| format!("writing {}", dest.display()))?;
     files.insert(0, dest.to_path_buf());
-    plan.report = report;
-    Ok((files, plan.report))
+    Ok((files, report))
 }
 
 /// A new tensor: name, ONNX element type, dims, bytes.
@@ -335,12 +333,11 @@ impl Plan {
         let mut converted_readers: HashMap<String, usize> = HashMap::new();
         for (index, raw) in graph.node.iter().enumerate() {
             let view = NodeView::decode(raw.as_slice()).context("a node")?;
-            let node = super::node_from_view(index, view.clone(), Vec::new());
+            let node = super::node_from_view(index, view, Vec::new());
             for read in node.reads() {
                 *readers.entry(read.to_string()).or_default() += 1;
             }
-            let default_domain = matches!(view.domain.as_deref(), None | Some("") | Some("ai.onnx"));
-            if node.op_type != "MatMul" || !default_domain || node.inputs.len() != 2 {
+            if node.op_type != "MatMul" || node.domain != "ai.onnx" || node.inputs.len() != 2 {
                 continue;
             }
             report.matmuls += 1;
@@ -433,17 +430,8 @@ impl TensorHeader {
             return Ok(None);
         }
         let name = self.name.as_deref().unwrap_or_default();
-        let field = |key: &str| self.external_data.iter().find(|e| e.key.as_deref() == Some(key))?.value.clone();
-        let location =
-            field("location").with_context(|| format!("initializer '{name}': external data without a location"))?;
-        let number = |key: &str| -> Result<Option<u64>> {
-            field(key).map(|v| v.parse::<u64>()).transpose().with_context(|| format!("initializer '{name}': {key}"))
-        };
-        Ok(Some(ExternalRef {
-            path: folder.join(location),
-            offset: number("offset")?.unwrap_or(0),
-            length: number("length")?,
-        }))
+        let (location, offset, length) = external_location(&self.external_data, name)?;
+        Ok(Some(ExternalRef { path: folder.join(location), offset, length }))
     }
 }
 
@@ -558,22 +546,13 @@ impl TensorWriter {
 
     fn place(&mut self, tensor: &mut EditTensor, bytes: Vec<u8>) -> Result<()> {
         let (path, file, offset) = self.data.as_mut().expect("external output");
-        let start = offset.div_ceil(ALIGN) * ALIGN;
+        let start = offset.div_ceil(EXTERNAL_DATA_ALIGN) * EXTERNAL_DATA_ALIGN;
         let written =
             |e: std::io::Error| anyhow::anyhow!("writing {}: {}", path.display(), crate::fsutil::os_words(&e));
         file.write_all(&vec![0u8; (start - *offset) as usize]).map_err(written)?;
         file.write_all(&bytes).map_err(written)?;
         *offset = start + bytes.len() as u64;
-        let entry = |key: &str, value: String| {
-            StringStringEntryProto { key: Some(key.into()), value: Some(value) }.encode_to_vec()
-        };
-        tensor.external_data = vec![
-            entry("location", self.location.clone()),
-            entry("offset", start.to_string()),
-            entry("length", bytes.len().to_string()),
-        ];
-        tensor.data_location = Some(EXTERNAL);
-        tensor.raw_data = None;
+        point_to_external(tensor, &self.location, start, bytes.len());
         Ok(())
     }
 
@@ -627,7 +606,7 @@ mod tests {
         for tensor in &raw.initializer {
             let header = TensorHeader::decode(tensor.as_slice()).unwrap();
             if let Some(at) = header.external_ref(dir.path()).unwrap() {
-                assert_eq!(at.offset % ALIGN, 0, "{:?}", header.name);
+                assert_eq!(at.offset % EXTERNAL_DATA_ALIGN, 0, "{:?}", header.name);
                 external += 1;
             }
         }

@@ -164,8 +164,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     };
     let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
     let made_model = match request.keep_made_model && session_model != preflight.model_path {
-        // A model made with external data (weights quantized from one) is saved whole.
-        true => Some(crate::graph::Graph::read(session_model)?.with_outputs(&[])?),
+        true => Some(made_model_bytes(session_model)?),
         false => None,
     };
     let made = made_label(&plan);
@@ -313,6 +312,16 @@ pub fn made_label(plan: &SessionPlan) -> String {
         }
     }
     steps.join(", then ")
+}
+
+/// The bytes of a model dmlrun made, to save: the file as written, or, where its weights are in a
+/// data file beside it (weights quantized from a model with external data), read in.
+fn made_model_bytes(path: &std::path::Path) -> Result<Vec<u8>> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    match crate::formats::model::ModelInfo::from_bytes(&bytes)?.external_data.is_empty() {
+        true => Ok(bytes),
+        false => crate::graph::Graph::read(path)?.with_outputs(&[]),
+    }
 }
 
 /// What the float16 conversion did that a reader of any report must know: values float16

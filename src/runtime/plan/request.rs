@@ -35,6 +35,12 @@ impl EpRequest {
         }
     }
 
+    /// Whether `self` and `other` land on the same execution provider here (`auto` and `cpu` do
+    /// where DirectML is not offered): what reduce refuses and fix warns of as the reference.
+    pub fn lands_as(&self, other: &EpRequest, directml_offered: bool) -> bool {
+        self.as_chosen(directml_offered).eq_ignore_ascii_case(&other.as_chosen(directml_offered))
+    }
+
     /// `auto`, `dml`, `cpu`, `policy:POLICY`, or an EP name. ONNX Runtime's own names for
     /// DirectML and the CPU mean `dml` and `cpu`, which carry DirectML's rules.
     pub fn parse(text: &str) -> Result<EpRequest, String> {
