@@ -171,6 +171,62 @@ fn a_rewrite_with_nothing_to_rewrite_is_refused_alone_and_not_applied_in_a_folde
     assert_one_line_error(&out, "--gemm-zero-bias: none of the 2 models has a Gemm without a bias");
 }
 
+/// Quantized one-node models (scripts/make_quantized_models.py) and their list.
+fn quantized_models(dir: &Path) -> Vec<serde_json::Value> {
+    let python = python_with("onnx, numpy", &["onnx", "numpy"]);
+    let status = std::process::Command::new(python)
+        .arg(root().join("scripts/make_quantized_models.py"))
+        .arg(dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let cases = std::fs::read_to_string(dir.join("cases.json")).unwrap();
+    serde_json::from_str::<serde_json::Value>(&cases).unwrap().as_array().unwrap().clone()
+}
+
+/// `--dequantize-gather`: every GatherBlockQuantized form ONNX Runtime's CPU kernel reads (uint8
+/// of 2, 4 and 8 bits, uint4, int4, zero points or none, float and float16 scales, a partial last
+/// block, gathered on either axis) as a Gather over the dequantized table, equal to the kernel's
+/// output bit for bit; the quantized table is not carried in the saved model.
+#[test]
+fn dequantize_gather_equals_onnx_runtimes_kernel_bit_for_bit_in_every_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = quantized_models(dir.path());
+    let gathers: Vec<&serde_json::Value> = cases.iter().filter(|c| c["kind"] == "gather_block_quantized").collect();
+    assert_eq!(gathers.len(), 8);
+    for case in gathers {
+        let model = dir.path().join(case["file"].as_str().unwrap());
+        let saved = dir.path().join("saved.onnx");
+        let report =
+            run_json(&model, &["--dequantize-gather", "--generate-range=0,7", "--save-model", saved.to_str().unwrap()]);
+        let rewrite = &report["rewrite"];
+        assert_eq!(rewrite["summary"]["rewritten"]["--dequantize-gather"], serde_json::json!(["embed"]), "{case}");
+        assert_eq!(rewrite["outputs"][0]["max_abs"].as_f64(), Some(0.0), "{case}: {rewrite}");
+        let ops = serde_json::to_string(&info_json(&saved)["op_types"]).unwrap();
+        assert!(ops.contains("Gather") && !ops.contains("GatherBlockQuantized"), "{case}: {ops}");
+        let bytes = std::fs::read(&saved).unwrap();
+        assert!(!contains(&bytes, b"table"), "{case}: the quantized table is still in the saved model");
+        assert!(!contains(&bytes, b"zero_points"), "{case}: the zero points are still in the saved model");
+    }
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .args(["--generate", "random", "--dequantize-gather"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--dequantize-gather: the model has no GatherBlockQuantized node");
+}
+
+fn info_json(model: &Path) -> serde_json::Value {
+    let out = dmlrun().arg("info").arg(model).args(["--json", "-"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
 /// `--save-model`: the model the session ran, written to ship. Loaded alone, with no flag, it
 /// gives the outputs the run that wrote it gave, and its metadata says what dmlrun did.
 #[test]

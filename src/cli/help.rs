@@ -66,8 +66,6 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "block-size",
             "asymmetric",
             "decompose",
-            "gemm-zero-bias",
-            "reshape-allowzero-off",
             "opt-level",
             "intra-threads",
             "inter-threads",
@@ -197,7 +195,11 @@ pub fn help_group(command: &str, long: &str) -> Option<&'static str> {
         .find(|(c, l, _)| *c == command && *l == long)
         .map(|(_, _, group)| *group)
         .or_else(|| HELP_GROUPS.iter().find(|(_, flags)| flags.contains(&long)).map(|(group, _)| *group))
+        .or_else(|| super::rules::is_rule_flag(long).then_some(SESSION_OPTIONS))
 }
+
+/// The group the rewrite rules' flags are listed in, after `--decompose`.
+const SESSION_OPTIONS: &str = "Session options";
 
 /// The command as `main` parses with it. `dmlrun --help` lists the commands, the examples and
 /// the global flags, and leaves the flags of `dmlrun MODEL` to `dmlrun run --help` (they are

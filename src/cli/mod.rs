@@ -16,6 +16,7 @@ mod line;
 mod merge;
 mod parse;
 mod reduce;
+mod rules;
 mod run;
 mod shared;
 mod test;
@@ -35,6 +36,7 @@ pub use line::{parse, usage_error_line};
 pub use merge::MergeArgs;
 pub use parse::*;
 pub use reduce::ReduceArgs;
+pub use rules::RuleFlags;
 pub use run::RunArgs;
 pub use shared::{
     BatchInputArgs, CompareArgs, DeviceIoArgs, GeneratedInputArgs, InputArgs, PreprocessArgs, ReferenceArgs,

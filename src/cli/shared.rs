@@ -217,28 +217,10 @@ pub struct SessionArgs {
     #[arg(long = "decompose", value_name = "OP[,OP...]", value_delimiter = ',', value_parser = parse_decompose)]
     pub decompose: Vec<crate::graph::Decomposable>,
 
-    /// Give every Gemm without its optional bias an explicit zero bias, of its output's width
-    /// and its weight's type, before the session.
-    ///
-    /// ONNX Runtime's DirectML fuses a Gemm with the activation after it and then rejects its
-    /// own fused node when the bias is absent ("DmlFusedGemm ... has input size 2 not in range
-    /// [min=3, max=3]"), which torch's exporter writes for a BERT pooler. Checked against the
-    /// original as --decompose is.
-    ///
-    /// Example: dmlrun bert.onnx --device 0 --gemm-zero-bias
-    #[arg(long)]
-    pub gemm_zero_bias: bool,
-
-    /// Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the
-    /// attribute changes nothing, before the session.
-    ///
-    /// torch's ONNX exporter writes allowzero=1 on every Reshape, and ONNX Runtime's DirectML
-    /// (1.24) rejects it at session creation (E_INVALIDARG in MLOperatorAuthorImpl.cpp). Checked
-    /// against the original as --decompose is.
-    ///
-    /// Example: dmlrun bert.onnx --device 0 --gemm-zero-bias --reshape-allowzero-off
-    #[arg(long)]
-    pub reshape_allowzero_off: bool,
+    /// The rewrite rules' flags (`--gemm-zero-bias`, `--reshape-allowzero-off`,
+    /// `--dequantize-gather`, ...), each declared by its rule in `graph/rewrite/`.
+    #[command(flatten)]
+    pub rules: super::rules::RuleFlags,
 
     /// Print the resolved session plan (providers, device, execution mode, memory pattern, dims,
     /// threads) to stderr before creating the session.

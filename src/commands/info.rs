@@ -15,7 +15,12 @@ pub fn execute(args: &InfoArgs) -> Result<ExitStatus> {
 fn info(settings: &InfoSettings) -> Result<ExitStatus> {
     let info = ModelInfo::read(&settings.model)?;
     if let Some(path) = &settings.json {
-        if crate::report::write_json(path, &info, "--json")? {
+        // The nodes' outline is what a rewrite asks of them, not what the file declares.
+        let mut json = serde_json::to_value(&info)?;
+        if let Some(fields) = json.as_object_mut() {
+            fields.remove("nodes");
+        }
+        if crate::report::write_json(path, &json, "--json")? {
             return Ok(ExitStatus::Success);
         }
     }
@@ -69,6 +74,9 @@ fn info(settings: &InfoSettings) -> Result<ExitStatus> {
             io.name,
             example.join(",")
         );
+    }
+    if let Some(form) = &info.quantized {
+        crate::outln!("quantized  {}", form.describe());
     }
     if !info.external_data.is_empty() {
         crate::outln!("external data: {}", info.external_data.join(", "));

@@ -8,5 +8,7 @@ pub mod jpeg;
 pub mod model;
 pub mod npy;
 pub mod onnx_proto;
+pub mod outline;
+pub mod quantized;
 pub mod resample;
 pub mod tensor_proto;

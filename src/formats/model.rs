@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
+pub use super::outline::NodeOutline;
 use crate::formats::onnx_proto::{ContainerTypeProto, ModelProto, TypeProto, ValueInfoProto};
 use crate::tensor::DType;
 
@@ -132,13 +133,13 @@ pub struct ModelInfo {
     /// How many nodes of each operator type the main graph has.
     #[serde(default)]
     pub op_types: BTreeMap<String, usize>,
-    /// `Gemm` nodes without their optional bias (what `--gemm-zero-bias` rewrites).
+    /// The main graph's nodes, in outline: what `graph::Rewrite::fits` asks of them. Carried to
+    /// an isolation child with the rest; `info --json` leaves it out.
     #[serde(default)]
-    pub gemms_without_bias: usize,
-    /// `Reshape` nodes with `allowzero=1` (what `--reshape-allowzero-off` rewrites, where their
-    /// shape holds no zero).
-    #[serde(default)]
-    pub reshapes_allowzero: usize,
+    pub nodes: Vec<NodeOutline>,
+    /// The quantized form the model holds, if any (`info` says it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantized: Option<super::quantized::QuantizedForm>,
     pub opsets: Vec<Opset>,
     pub inputs: Vec<IoInfo>,
     pub outputs: Vec<IoInfo>,
@@ -202,6 +203,13 @@ impl ModelInfo {
                 }
             }
         }
+        let nodes: Vec<NodeOutline> = graph.node.iter().map(NodeOutline::of_header).collect();
+        let initializers: super::quantized::Initializers = graph
+            .initializer
+            .iter()
+            .filter_map(|t| Some((t.name.clone()?, (t.data_type.unwrap_or(0), t.dims.clone()))))
+            .collect();
+        let quantized = super::quantized::QuantizedForm::of(&nodes, &initializers);
         Ok(ModelInfo {
             ir_version: model.ir_version,
             producer_name: model.producer_name.filter(|s| !s.is_empty()),
@@ -218,17 +226,8 @@ impl ModelInfo {
                 }
                 counts
             },
-            gemms_without_bias: graph
-                .node
-                .iter()
-                .filter(|n| n.op_type.as_deref() == Some("Gemm") && n.input.get(2).is_none_or(|c| c.is_empty()))
-                .count(),
-            reshapes_allowzero: graph
-                .node
-                .iter()
-                .filter(|n| n.op_type.as_deref() == Some("Reshape"))
-                .filter(|n| n.attribute.iter().any(|a| a.name.as_deref() == Some("allowzero") && a.i == Some(1)))
-                .count(),
+            nodes,
+            quantized,
             opsets: model
                 .opset_import
                 .iter()
@@ -395,7 +394,7 @@ mod tests {
             ir_version: Some(3),
             graph: Some(GraphProto {
                 input: vec![input("data"), input("conv_w")],
-                initializer: vec![InitializerName { name: Some("conv_w".into()), external_data: vec![] }],
+                initializer: vec![InitializerName { name: Some("conv_w".into()), ..Default::default() }],
                 ..GraphProto::default()
             }),
             ..ModelProto::default()

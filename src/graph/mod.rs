@@ -15,7 +15,7 @@ mod rewrite;
 
 pub use float16::Conversion;
 pub use quantize::{quantize_model, Blockwise, Quantization, WeightOnly};
-pub use rewrite::{Decomposable, Rewrite, RewriteSummary};
+pub use rewrite::{Decomposable, Rewrite, RewriteSummary, Rule, RuleId, RULES};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::RangeInclusive;

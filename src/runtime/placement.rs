@@ -110,8 +110,8 @@ pub fn off_directml(placement: &[EpNodes]) -> Option<String> {
     let mut text = parts.join("; ");
     let has = |op: &str| off.iter().any(|p| p.op_types.iter().any(|o| o.op_type == op));
     if has("GatherBlockQuantized") {
-        text += " (GatherBlockQuantized, the model builder's quantized embedding, has no DirectML kernel: quantize \
-                 the float16 model with --precision int4 instead, which leaves the embedding a float16 Gather)";
+        text += " (GatherBlockQuantized, the model builder's quantized embedding, has no DirectML kernel: \
+                 --dequantize-gather writes it as a Gather over its float16 table, and dmlrun fix finds that)";
     }
     Some(text)
 }
@@ -164,7 +164,7 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("--precision int4"), "{text}");
+        assert!(text.contains("--dequantize-gather"), "{text}");
         let shapes = [nodes("DmlExecutionProvider", &[]), nodes("CPUExecutionProvider", &[("Shape", 2)])];
         assert_eq!(off_directml(&shapes).unwrap(), "on CPUExecutionProvider: Shape 2");
     }

@@ -80,13 +80,7 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
             block_size: args.block_size,
             asymmetric: args.asymmetric,
         },
-        rewrites: args
-            .decompose
-            .iter()
-            .map(|op| Rewrite::Decompose(*op))
-            .chain(args.gemm_zero_bias.then_some(Rewrite::GemmZeroBias))
-            .chain(args.reshape_allowzero_off.then_some(Rewrite::ReshapeAllowzeroOff))
-            .collect(),
+        rewrites: args.decompose.iter().map(|op| Rewrite::Decompose(*op)).chain(args.rules.rewrites()).collect(),
     })
 }
 

@@ -226,6 +226,10 @@ pub struct GraphProto {
 /// allocated.
 #[derive(Clone, PartialEq, Message)]
 pub struct InitializerName {
+    #[prost(int64, repeated, packed = "false", tag = "1")]
+    pub dims: Vec<i64>,
+    #[prost(int32, optional, tag = "2")]
+    pub data_type: Option<i32>,
     #[prost(string, optional, tag = "8")]
     pub name: Option<String>,
     /// `location`, `offset`, `length` when the data is in an external file.

@@ -2,19 +2,23 @@
 //! that replace it; the engine runs the rewritten model beside the original on the reference EP
 //! and reports how far apart they are (`engine::rewrite`).
 //!
-//! - `decompose`: `--decompose OP`, a normalisation or Gelu as primitive ONNX ops;
-//! - `reshape_allowzero`: `--reshape-allowzero-off`;
-//! - `gemm_zero_bias`: `--gemm-zero-bias`.
+//! - `rule.rs`: what a rule is; [`RULES`] below lists them, one file each:
+//!   `gemm_zero_bias` (`--gemm-zero-bias`), `reshape_allowzero` (`--reshape-allowzero-off`),
+//!   `gather_dequantized` (`--dequantize-gather`);
+//! - `decompose`: `--decompose OP`, a normalisation or Gelu as primitive ONNX ops (a rule with a
+//!   value: the operator).
 //!
 //! This file holds what they share: the rewrite asked for and its summary, the walk over the
-//! graph that finds each node a rule matches (`Writer`), and the nodes written in its place
+//! graph that finds each node a rule fits (`Writer`), and the nodes written in its place
 //! (`Built`). Nodes in subgraphs (`If`, `Loop`, `Scan` bodies) are rewritten too. Constants are
 //! written as `Constant` nodes beside the nodes that read them, so a rewritten subgraph stands
 //! alone.
 
 mod decompose;
+mod gather_dequantized;
 mod gemm_zero_bias;
 mod reshape_allowzero;
+mod rule;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -23,9 +27,11 @@ use prost::Message;
 use serde::{Deserialize, Serialize};
 
 pub use decompose::Decomposable;
+pub use rule::Rule;
 
 use super::Graph;
-use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, OpsetView, RawGraph};
+use crate::formats::model::NodeOutline;
+use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, OpsetView, RawGraph, TensorName};
 use crate::formats::onnx_proto::ValueInfoProto;
 
 /// TensorProto.DataType values the rewrites write.
@@ -36,13 +42,77 @@ const ATTRIBUTE_INT: i32 = 2;
 const ATTRIBUTE_TENSOR: i32 = 4;
 const ATTRIBUTE_INTS: i32 = 7;
 
-/// One rewrite the user asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Every rule, in the order `fix` tries them (the exact ones first; `--decompose` comes after
+/// them all, since it replaces a kernel with primitives).
+pub static RULES: &[&dyn Rule] =
+    &[&gemm_zero_bias::GemmZeroBias, &reshape_allowzero::ReshapeAllowzeroOff, &gather_dequantized::GatherDequantized];
+
+/// A rule of [`RULES`], by its place in the list (which is the order `fix` tries them in).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RuleId(usize);
+
+impl RuleId {
+    pub fn rule(self) -> &'static dyn Rule {
+        RULES[self.0]
+    }
+
+    /// Every rule, in the list's order.
+    pub fn all() -> impl Iterator<Item = RuleId> {
+        (0..RULES.len()).map(RuleId)
+    }
+
+    /// The rule whose flag is `flag` (`gemm-zero-bias`).
+    pub fn of_flag(flag: &str) -> Option<RuleId> {
+        RULES.iter().position(|r| r.flag() == flag).map(RuleId)
+    }
+
+    /// Its name in JSON: the flag with `_` for `-`.
+    fn json_name(self) -> String {
+        self.rule().flag().replace('-', "_")
+    }
+}
+
+impl std::fmt::Debug for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "--{}", self.rule().flag())
+    }
+}
+
+/// One rewrite the user asked for. In JSON, a rule by its name (`"gemm_zero_bias"`), a
+/// decomposition as `{"decompose": "LayerNormalization"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rewrite {
+    Rule(RuleId),
     Decompose(Decomposable),
-    GemmZeroBias,
-    ReshapeAllowzeroOff,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum RewriteJson {
+    Rule(String),
+    Decompose { decompose: Decomposable },
+}
+
+impl Serialize for Rewrite {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match *self {
+            Rewrite::Rule(id) => RewriteJson::Rule(id.json_name()),
+            Rewrite::Decompose(decompose) => RewriteJson::Decompose { decompose },
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rewrite {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        match RewriteJson::deserialize(deserializer)? {
+            RewriteJson::Decompose { decompose } => Ok(Rewrite::Decompose(decompose)),
+            RewriteJson::Rule(name) => RuleId::all()
+                .find(|id| id.json_name() == name)
+                .map(Rewrite::Rule)
+                .ok_or_else(|| serde::de::Error::custom(format!("no rewrite is named '{name}'"))),
+        }
+    }
 }
 
 impl Rewrite {
@@ -73,8 +143,7 @@ impl Rewrite {
     pub fn args(self) -> Vec<String> {
         match self {
             Rewrite::Decompose(op) => vec!["--decompose".into(), op.to_string()],
-            Rewrite::GemmZeroBias => vec!["--gemm-zero-bias".into()],
-            Rewrite::ReshapeAllowzeroOff => vec!["--reshape-allowzero-off".into()],
+            Rewrite::Rule(id) => vec![format!("--{}", id.rule().flag())],
         }
     }
 
@@ -82,17 +151,36 @@ impl Rewrite {
     pub fn op_type(self) -> &'static str {
         match self {
             Rewrite::Decompose(op) => op.op_type(),
-            Rewrite::GemmZeroBias => "Gemm",
-            Rewrite::ReshapeAllowzeroOff => "Reshape",
+            Rewrite::Rule(id) => id.rule().op_type(),
         }
     }
 
-    fn matches(self, node: &EditNode) -> bool {
-        let op = node.op_type.as_deref().unwrap_or_default();
+    /// Whether it fits `node` (where it fits at all is what `info`, `reduce`, `fix` and the plan
+    /// ask).
+    pub fn fits(self, node: &NodeOutline) -> bool {
         match self {
-            Rewrite::GemmZeroBias => op == "Gemm" && node.input.get(2).is_none_or(|c| c.is_empty()),
-            Rewrite::ReshapeAllowzeroOff => op == "Reshape" && int_of(node, "allowzero") == Some(1),
-            Rewrite::Decompose(d) => op == d.op_type(),
+            Rewrite::Decompose(d) => node.op_type == d.op_type(),
+            Rewrite::Rule(id) => id.rule().fits(node),
+        }
+    }
+
+    /// What a model lacks that it fits nowhere: `Gemm without a bias`, `LayerNormalization node`.
+    pub fn what_it_fits(self) -> String {
+        match self {
+            Rewrite::Decompose(op) => format!("{op} node"),
+            Rewrite::Rule(id) => id.rule().what_it_fits().to_string(),
+        }
+    }
+
+    /// Every rewrite there is, in `fix`'s order: the rules, then the decompositions.
+    pub fn all() -> impl Iterator<Item = Rewrite> {
+        RuleId::all().map(Rewrite::Rule).chain(Decomposable::ALL.map(Rewrite::Decompose))
+    }
+
+    fn rewrites_in(self, node: &EditNode, graph: &RawGraph) -> bool {
+        match self {
+            Rewrite::Decompose(_) => true,
+            Rewrite::Rule(id) => id.rule().rewrites_in(node, graph),
         }
     }
 }
@@ -147,12 +235,12 @@ impl Graph {
     /// The rewrites that would find something to rewrite among `nodes` (a run of the model's
     /// nodes, as `reduce` keeps one), in the order of [`Graph::applicable_rewrites`].
     pub fn rewrites_fitting(nodes: &[super::Node]) -> Vec<Rewrite> {
-        let nodes: Vec<EditNode> = nodes.iter().filter_map(|node| EditNode::decode(node.raw.as_slice()).ok()).collect();
-        [Rewrite::GemmZeroBias, Rewrite::ReshapeAllowzeroOff]
-            .into_iter()
-            .chain(Decomposable::ALL.map(Rewrite::Decompose))
-            .filter(|rewrite| nodes.iter().any(|node| rewrite.matches(node)))
-            .collect()
+        let nodes: Vec<NodeOutline> = nodes
+            .iter()
+            .filter_map(|node| EditNode::decode(node.raw.as_slice()).ok())
+            .map(|node| NodeOutline::of(&node))
+            .collect();
+        Rewrite::all().filter(|rewrite| nodes.iter().any(|node| rewrite.fits(node))).collect()
     }
 
     /// The model with `rewrites` applied. A rewrite that finds nothing to rewrite is an error
@@ -174,13 +262,8 @@ impl Graph {
         for rewrite in rewrites {
             if !writer.summary.rewritten.contains_key(&rewrite.flag()) {
                 match rewrite {
-                    Rewrite::GemmZeroBias if self.op_types().contains("Gemm") => {
-                        bail!("--gemm-zero-bias: every Gemm of the model has its bias already")
-                    }
-                    Rewrite::ReshapeAllowzeroOff => bail!(
-                        "--reshape-allowzero-off: no Reshape of the model has allowzero=1 and a constant shape without a zero"
-                    ),
-                    _ => bail!("{}: the model has no {} node", rewrite.flag(), rewrite.op_type()),
+                    Rewrite::Rule(id) => bail!("{}: {}", rewrite.flag(), id.rule().nothing_rewritten(&self.op_types())),
+                    Rewrite::Decompose(op) => bail!("{}: the model has no {op} node", rewrite.flag()),
                 }
             }
         }
@@ -219,6 +302,23 @@ impl Graph {
     }
 }
 
+/// Every name the nodes read, their subgraphs' nodes included.
+fn names_read(nodes: &[Vec<u8>]) -> HashSet<String> {
+    let mut read = HashSet::new();
+    for raw in nodes {
+        let Ok(node) = EditNode::decode(raw.as_slice()) else { continue };
+        read.extend(node.input.iter().cloned());
+        for attribute in &node.attribute {
+            for g in attribute.g.iter().chain(&attribute.graphs) {
+                if let Ok(graph) = RawGraph::decode(g.as_slice()) {
+                    read.extend(names_read(&graph.node));
+                }
+            }
+        }
+    }
+    read
+}
+
 fn collect_subgraph_ops(node: &EditNode, found: &mut HashSet<String>) {
     for attribute in &node.attribute {
         for g in attribute.g.iter().chain(&attribute.graphs) {
@@ -247,6 +347,7 @@ struct Writer<'a> {
 impl Writer<'_> {
     fn graph(&mut self, mut graph: RawGraph) -> Result<RawGraph> {
         let mut nodes = Vec::with_capacity(graph.node.len());
+        let mut replaced_inputs: HashSet<String> = HashSet::new();
         for (index, raw) in graph.node.iter().enumerate() {
             let mut node = EditNode::decode(raw.as_slice()).with_context(|| format!("node {index}"))?;
             for attribute in &mut node.attribute {
@@ -257,11 +358,8 @@ impl Writer<'_> {
                     *g = self.subgraph(g)?;
                 }
             }
-            let rewrite = self.rewrites.iter().copied().find(|r| r.matches(&node));
-            // allowzero changes nothing where the shape holds no zero: only such a Reshape is
-            // rewritten, one whose shape is a constant of its graph.
-            let rewrite = rewrite
-                .filter(|r| *r != Rewrite::ReshapeAllowzeroOff || reshape_allowzero::shape_has_no_zero(&node, &graph));
+            let outline = NodeOutline::of(&node);
+            let rewrite = self.rewrites.iter().copied().find(|r| r.fits(&outline) && r.rewrites_in(&node, &graph));
             let Some(rewrite) = rewrite else {
                 nodes.push(node.encode_to_vec());
                 continue;
@@ -273,13 +371,13 @@ impl Writer<'_> {
             let written = {
                 let mut built = Built::new(self, &name);
                 match rewrite {
-                    Rewrite::GemmZeroBias => built.gemm_zero_bias(&node, &graph),
-                    Rewrite::ReshapeAllowzeroOff => built.reshape_allowzero_off(&node),
+                    Rewrite::Rule(id) => id.rule().apply(&mut built, &node, &graph),
                     Rewrite::Decompose(op) => built.decompose(op, &node),
                 }
                 .with_context(|| format!("{} '{name}'", rewrite.flag()))?;
                 built.nodes
             };
+            replaced_inputs.extend(node.input.iter().cloned());
             self.summary.nodes_added += written.len();
             nodes.extend(written.iter().map(Message::encode_to_vec));
             self.summary.rewritten.entry(rewrite.flag()).or_default().push(name);
@@ -288,6 +386,20 @@ impl Writer<'_> {
         // The value infos typed the nodes replaced; ONNX Runtime infers the new ones'.
         if !self.summary.rewritten.is_empty() {
             graph.value_info.clear();
+        }
+        // A constant only a replaced node read (a quantized table written out dequantized) is
+        // not carried as dead weight.
+        if !replaced_inputs.is_empty() {
+            let mut read = names_read(&graph.node);
+            read.extend(
+                graph.input.iter().chain(&graph.output).filter_map(|raw| {
+                    crate::formats::onnx_proto::lossless::ValueName::decode(raw.as_slice()).ok()?.name
+                }),
+            );
+            graph.initializer.retain(|raw| match TensorName::decode(raw.as_slice()).ok().and_then(|t| t.name) {
+                Some(name) => !replaced_inputs.contains(&name) || read.contains(&name),
+                None => true,
+            });
         }
         Ok(graph)
     }
@@ -309,7 +421,7 @@ impl Writer<'_> {
 }
 
 /// The nodes that replace one node.
-struct Built<'w, 'a> {
+pub struct Built<'w, 'a> {
     writer: &'w mut Writer<'a>,
     base: String,
     nodes: Vec<EditNode>,
@@ -357,6 +469,23 @@ impl<'w, 'a> Built<'w, 'a> {
     fn cast_to_float(&mut self, input: &str) -> String {
         self.op("Cast", &[input], None, vec![int_attribute("to", FLOAT as i64)])
     }
+}
+
+/// The initializer of `graph` named `name`, whole (the others read for their names alone).
+fn initializer(graph: &RawGraph, name: &str) -> Result<EditTensor> {
+    let raw = graph
+        .initializer
+        .iter()
+        .find(|raw| TensorName::decode(raw.as_slice()).is_ok_and(|t| t.name.as_deref() == Some(name)))
+        .with_context(|| format!("'{name}' is not an initializer of its graph"))?;
+    EditTensor::decode(raw.as_slice()).with_context(|| format!("initializer '{name}'"))
+}
+
+fn is_initializer(graph: &RawGraph, name: &str) -> bool {
+    graph
+        .initializer
+        .iter()
+        .any(|raw| TensorName::decode(raw.as_slice()).is_ok_and(|t| t.name.as_deref() == Some(name)))
 }
 
 fn int_attribute(name: &str, value: i64) -> EditAttribute {

@@ -5,22 +5,61 @@
 use anyhow::Result;
 use prost::Message;
 
+use super::rule::Rule;
 use super::Built;
+use crate::formats::model::NodeOutline;
 use crate::formats::onnx_proto::lossless::{EditNode, EditTensor, RawGraph};
 
-impl Built<'_, '_> {
+pub struct ReshapeAllowzeroOff;
+
+impl Rule for ReshapeAllowzeroOff {
+    fn flag(&self) -> &'static str {
+        "reshape-allowzero-off"
+    }
+
+    fn help(&self) -> &'static str {
+        "Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the \
+         attribute changes nothing, before the session.\n\n\
+         torch's ONNX exporter writes allowzero=1 on every Reshape, and ONNX Runtime's DirectML \
+         (1.24) rejects it at session creation (E_INVALIDARG in MLOperatorAuthorImpl.cpp). Checked \
+         against the original as --decompose is.\n\n\
+         Example: dmlrun bert.onnx --device 0 --gemm-zero-bias --reshape-allowzero-off"
+    }
+
+    fn op_type(&self) -> &'static str {
+        "Reshape"
+    }
+
+    fn what_it_fits(&self) -> &'static str {
+        "Reshape with allowzero=1"
+    }
+
+    fn fits(&self, node: &NodeOutline) -> bool {
+        node.op_type == "Reshape" && node.int("allowzero") == Some(1)
+    }
+
+    /// allowzero changes nothing where the shape holds no zero: only such a Reshape is rewritten,
+    /// one whose shape is a constant of its graph.
+    fn rewrites_in(&self, node: &EditNode, graph: &RawGraph) -> bool {
+        shape_has_no_zero(node, graph)
+    }
+
+    fn nothing_rewritten(&self, _ops: &std::collections::HashSet<String>) -> String {
+        "no Reshape of the model has allowzero=1 and a constant shape without a zero".into()
+    }
+
     /// The Reshape as it is, without its `allowzero`.
-    pub(super) fn reshape_allowzero_off(&mut self, node: &EditNode) -> Result<()> {
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &RawGraph) -> Result<()> {
         let mut reshape = node.clone();
         reshape.attribute.retain(|a| a.name.as_deref() != Some("allowzero"));
-        self.nodes.push(reshape);
+        built.nodes.push(reshape);
         Ok(())
     }
 }
 
 /// Whether the Reshape's shape input is an initializer of `graph` holding no zero (where
 /// `allowzero` changes nothing: only a 0 in the shape reads differently with it).
-pub(super) fn shape_has_no_zero(node: &EditNode, graph: &RawGraph) -> bool {
+fn shape_has_no_zero(node: &EditNode, graph: &RawGraph) -> bool {
     let Some(shape) = node.input.get(1) else { return false };
     graph
         .initializer

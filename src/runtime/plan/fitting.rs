@@ -118,21 +118,13 @@ pub fn check_flags_fit_some(request: &PlanRequest, models: &[&ModelInfo]) -> Res
 
 /// Whether `rewrite` finds something to rewrite in the model's main graph.
 pub fn rewritable(model: &ModelInfo, rewrite: Rewrite) -> bool {
-    match rewrite {
-        Rewrite::GemmZeroBias => model.gemms_without_bias > 0,
-        Rewrite::ReshapeAllowzeroOff => model.reshapes_allowzero > 0,
-        Rewrite::Decompose(op) => model.op_types.contains_key(op.op_type()),
-    }
+    model.nodes.iter().any(|node| rewrite.fits(node))
 }
 
 /// `the model has no LayerNormalization node`, `none of the 3 models has a Gemm without a bias`.
 pub fn nothing_to_rewrite(rewrite: Rewrite, which: &str) -> String {
     let has = if which.starts_with("none") { "has a" } else { "has no" };
-    match rewrite {
-        Rewrite::GemmZeroBias => format!("{which} {has} Gemm without a bias"),
-        Rewrite::ReshapeAllowzeroOff => format!("{which} {has} Reshape with allowzero=1"),
-        Rewrite::Decompose(op) => format!("{which} {has} {op} node"),
-    }
+    format!("{which} {has} {}", rewrite.what_it_fits())
 }
 
 #[cfg(test)]

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Writes small quantized models, for tests/quantized.rs and tests/rewrite.rs: the forms the
+models DirectML users deploy hold, made here with `onnx.helper` (each a few KB).
+
+- `gbq_*.onnx`: one `GatherBlockQuantized` (`com.microsoft`) over a constant table, as the model
+  builder's int4 decoders quantize their embedding: uint8 data of 2, 4 and 8 bits with and
+  without zero points, ONNX's uint4 and int4 types, float and float16 scales. Input `ids`
+  (int64, values 0..7), output `y`.
+
+- with `--int8` (needs onnxruntime): `convnet_fp32.onnx`, a small float32 classifier (two
+  Conv, Relu, GlobalAveragePool, Gemm, Softmax; input `image` [1, 3, 32, 32]), and it through
+  ONNX Runtime's `quantize_static` (calibrated on 8 seeded random images): `convnet_qdq_pc`
+  (QDQ, int8 weights per channel), `convnet_qdq_pt` (QDQ, per tensor) and `convnet_qop`
+  (QOperator: QLinearConv, QLinearMatMul...).
+
+Each is listed in `cases.json` with what it holds.
+
+    python3 scripts/make_quantized_models.py OUT_DIR [--seed N] [--int8]
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+IR_VERSION = 8
+ROWS = 8
+
+
+def packed(values, bits):
+    """Values of `bits` each, packed into bytes lowest bits first, along the last axis."""
+    per_byte = 8 // bits
+    rows = values.reshape(-1, values.shape[-1])
+    width = -(-rows.shape[1] // per_byte)
+    out = np.zeros((rows.shape[0], width), dtype=np.uint8)
+    for i in range(rows.shape[1]):
+        out[:, i // per_byte] |= (rows[:, i].astype(np.uint8) & ((1 << bits) - 1)) << ((i % per_byte) * bits)
+    return out.reshape(values.shape[:-1] + (width,))
+
+
+def gbq_model(rng, name, *, data_type, bits, block, k, zero_points, scale_type, quantize_axis=1, gather_axis=0):
+    """One GatherBlockQuantized over a [ROWS, k] table (or [k, ROWS] gathered on axis 1)."""
+    np_scale = np.float16 if scale_type == "float16" else np.float32
+    shape = (ROWS, k) if gather_axis == 0 else (k, ROWS)
+    blocks = -(-k // block)
+    scale_shape = list(shape)
+    scale_shape[quantize_axis] = blocks
+    scales = (rng.random(scale_shape) * 0.1 + 0.01).astype(np_scale)
+    inits = []
+    if data_type == "uint8":
+        q = rng.integers(0, 1 << bits, size=shape)
+        data = numpy_helper.from_array(packed(q, bits) if bits < 8 else q.astype(np.uint8), "table")
+    else:
+        low, high = (-8, 8) if data_type == "int4" else (0, 16)
+        q = rng.integers(low, high, size=shape)
+        elem = TensorProto.INT4 if data_type == "int4" else TensorProto.UINT4
+        data = helper.make_tensor("table", elem, list(shape), q.flatten().tolist())
+    inits += [data, numpy_helper.from_array(scales, "scales")]
+    inputs = ["table", "ids", "scales"]
+    if zero_points:
+        if data_type == "uint8":
+            zp = rng.integers(0, 1 << bits, size=scale_shape)
+            inits.append(numpy_helper.from_array(packed(zp, bits) if bits < 8 else zp.astype(np.uint8), "zero_points"))
+        else:
+            low, high = (-8, 8) if data_type == "int4" else (0, 16)
+            zp = rng.integers(low, high, size=scale_shape)
+            elem = TensorProto.INT4 if data_type == "int4" else TensorProto.UINT4
+            inits.append(helper.make_tensor("zero_points", elem, scale_shape, zp.flatten().tolist()))
+        inputs.append("zero_points")
+    node = helper.make_node(
+        "GatherBlockQuantized",
+        inputs,
+        ["y"],
+        name="embed",
+        domain="com.microsoft",
+        gather_axis=gather_axis,
+        quantize_axis=quantize_axis,
+        block_size=block,
+        bits=bits,
+    )
+    out_shape = [3, k] if gather_axis == 0 else [k, 3]
+    elem_out = TensorProto.FLOAT16 if scale_type == "float16" else TensorProto.FLOAT
+    graph = helper.make_graph(
+        [node],
+        name,
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [3])],
+        [helper.make_tensor_value_info("y", elem_out, out_shape)],
+        initializer=inits,
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+        producer_name="dmlrun-tests",
+    )
+    model.ir_version = 10 if data_type != "uint8" else IR_VERSION
+    return model
+
+
+GBQ_CASES = [
+    # The builder's embedding: uint8 holding int4, block 32, symmetric, float16 scales.
+    dict(data_type="uint8", bits=4, block=32, k=64, zero_points=False, scale_type="float16"),
+    dict(data_type="uint8", bits=4, block=16, k=48, zero_points=True, scale_type="float32"),
+    # K not a whole number of blocks, an odd count of zero points a row.
+    dict(data_type="uint8", bits=4, block=16, k=40, zero_points=True, scale_type="float16"),
+    dict(data_type="uint8", bits=8, block=16, k=32, zero_points=True, scale_type="float16"),
+    dict(data_type="uint8", bits=2, block=16, k=64, zero_points=True, scale_type="float32"),
+    dict(data_type="uint4", bits=4, block=16, k=32, zero_points=False, scale_type="float32"),
+    dict(data_type="int4", bits=4, block=16, k=32, zero_points=True, scale_type="float16"),
+    # Gathered along axis 1, quantized along axis 0 (ONNX's 4-bit types allow it).
+    dict(data_type="int4", bits=4, block=16, k=32, zero_points=True, scale_type="float32", quantize_axis=0, gather_axis=1),
+]
+
+
+def convnet(rng):
+    def weight(name, *shape):
+        return numpy_helper.from_array((rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:]))).astype(np.float32), name)
+
+    nodes = [
+        helper.make_node("Conv", ["image", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("GlobalAveragePool", ["r2"], ["pooled"], name="pool"),
+        helper.make_node("Flatten", ["pooled"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "w3", "b3"], ["logits"], name="fc", transB=1),
+        helper.make_node("Softmax", ["logits"], ["probabilities"], name="softmax", axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "convnet",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 32, 32])],
+        [helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [1, 10])],
+        initializer=[
+            weight("w1", 16, 3, 3, 3),
+            numpy_helper.from_array((rng.standard_normal(16) * 0.1).astype(np.float32), "b1"),
+            weight("w2", 32, 16, 3, 3),
+            numpy_helper.from_array((rng.standard_normal(32) * 0.1).astype(np.float32), "b2"),
+            weight("w3", 10, 32),
+            numpy_helper.from_array((rng.standard_normal(10) * 0.1).astype(np.float32), "b3"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="dmlrun-tests")
+    model.ir_version = IR_VERSION
+    return model
+
+
+def int8_models(rng, out):
+    """The float32 convnet and three int8 forms of it from ONNX Runtime's quantize_static."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Images(CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter([{"image": rng.random((1, 3, 32, 32)).astype(np.float32)} for _ in range(8)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    source = os.path.join(out, "convnet_fp32.onnx")
+    onnx.save(convnet(rng), source)
+    cases = [dict(file="convnet_fp32.onnx", kind="int8_source")]
+    forms = [
+        ("convnet_qdq_pc", QuantFormat.QDQ, True),
+        ("convnet_qdq_pt", QuantFormat.QDQ, False),
+        ("convnet_qop", QuantFormat.QOperator, False),
+    ]
+    for name, quant_format, per_channel in forms:
+        quantize_static(
+            source,
+            os.path.join(out, name + ".onnx"),
+            Images(),
+            quant_format=quant_format,
+            per_channel=per_channel,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+        )
+        cases.append(dict(file=name + ".onnx", kind="int8", format=quant_format.name, per_channel=per_channel))
+    return cases
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--seed", type=int, default=64)
+    parser.add_argument("--int8", action="store_true", help="also the int8 forms of a small classifier (needs onnxruntime)")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    rng = np.random.default_rng(args.seed)
+    cases = []
+    for i, case in enumerate(GBQ_CASES):
+        name = "gbq_{}_{}b_k{}_{}{}".format(
+            case["data_type"], case["bits"], case["k"], case["scale_type"], "_zp" if case["zero_points"] else ""
+        )
+        name += "_axis{}".format(case.get("gather_axis", 0)) if case.get("gather_axis") else ""
+        model = gbq_model(rng, name, **case)
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(args.out, name + ".onnx"))
+        cases.append(dict(file=name + ".onnx", kind="gather_block_quantized", **case))
+    if args.int8:
+        cases += int8_models(rng, args.out)
+    with open(os.path.join(args.out, "cases.json"), "w") as f:
+        json.dump(cases, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+//! A node in outline: what the rewrite rules and the quantized-form summary ask of a node (its
+//! operator, inputs and integer attributes), read from either of the model's decodings.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::onnx_proto::lossless::EditNode;
+use super::onnx_proto::NodeProto;
+
+/// A node as the rewrite rules read it to say whether they fit: its operator, inputs and integer
+/// attributes (no weights, no subgraph).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeOutline {
+    pub op_type: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub domain: String,
+    pub inputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub ints: BTreeMap<String, i64>,
+}
+
+impl NodeOutline {
+    pub fn of(node: &EditNode) -> NodeOutline {
+        NodeOutline {
+            op_type: node.op_type.clone().unwrap_or_default(),
+            domain: node.domain.clone().unwrap_or_default(),
+            inputs: node.input.clone(),
+            ints: node.attribute.iter().filter_map(|a| Some((a.name.clone()?, a.i?))).collect(),
+        }
+    }
+
+    pub fn of_header(node: &NodeProto) -> NodeOutline {
+        NodeOutline {
+            op_type: node.op_type.clone().unwrap_or_default(),
+            domain: node.domain.clone().unwrap_or_default(),
+            inputs: node.input.clone(),
+            ints: node.attribute.iter().filter_map(|a| Some((a.name.clone()?, a.i?))).collect(),
+        }
+    }
+
+    pub fn int(&self, name: &str) -> Option<i64> {
+        self.ints.get(name).copied()
+    }
+}

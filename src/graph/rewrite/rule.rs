@@ -1,0 +1,47 @@
+//! What a rewrite rule is. Each rule is one file of this folder: a unit struct that says its flag,
+//! its help, where it fits and what it writes instead, registered by one line in `RULES` (the folder's `mod.rs`). The
+//! command line builds its flags from the list (`cli::rules`), `info` counts where each fits,
+//! `reduce` offers those that fit a minimal model, `fix` tries those that fit the model, and the
+//! plan refuses a flag that fits nothing: all through [`Rule::fits`].
+
+use anyhow::Result;
+
+use super::Built;
+use crate::formats::model::NodeOutline;
+use crate::formats::onnx_proto::lossless::{EditNode, RawGraph};
+
+/// One rewrite dmlrun knows, switched on by a flag of its own.
+pub trait Rule: Sync {
+    /// The flag's long name (`gemm-zero-bias` for `--gemm-zero-bias`); with `_` for `-`, its name
+    /// in JSON.
+    fn flag(&self) -> &'static str;
+
+    /// The flag's help: a first paragraph (what `-h` shows), then what `--help` adds, ending with
+    /// an `Example:` line.
+    fn help(&self) -> &'static str;
+
+    /// The operator type it rewrites.
+    fn op_type(&self) -> &'static str;
+
+    /// What it rewrites, as `the model has no ...` ends: `Gemm without a bias`.
+    fn what_it_fits(&self) -> &'static str;
+
+    /// Whether it fits this node: the one predicate behind `info`'s counts, `reduce`'s offers,
+    /// `fix`'s remedies and the plan's refusal.
+    fn fits(&self, node: &NodeOutline) -> bool;
+
+    /// Whether a node it fits is rewritten in `graph`: false where what the rewrite needs of the
+    /// graph (a constant) is not there.
+    fn rewrites_in(&self, _node: &EditNode, _graph: &RawGraph) -> bool {
+        true
+    }
+
+    /// Why a model the flag was given for had nothing it rewrote (`ops`: every operator type of
+    /// the model).
+    fn nothing_rewritten(&self, _ops: &std::collections::HashSet<String>) -> String {
+        format!("the model has no {}", self.what_it_fits())
+    }
+
+    /// Writes the nodes that replace `node` (one of `graph`'s) into `built`.
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &RawGraph) -> Result<()>;
+}
