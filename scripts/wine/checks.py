@@ -303,6 +303,25 @@ def generation(folder, expected_json):
         json.dump(summary, f, indent=1)
 
 
+def gather_dequantized(folder):
+    """fix of the DirectML form whose embedding is a GatherBlockQuantized: the model as it is
+    fails (the reference's tokens, but uncaptured: the node is on the CPU), --dequantize-gather
+    is among what fix kept, and the written folder generates captured, with the tokens fix
+    checked against the CPU EP."""
+    fixed = load(f"{folder}/int4-embed.fix.json")
+    assert fixed["verdict"] == "fixed", fixed
+    assert "--dequantize-gather" in fixed["remedies"], fixed["remedies"]
+    first = fixed["attempts"][0]
+    assert first["remedies"] == [] and first["outcome"] in ("fails", "differs"), first
+    print(f"fix: as it is, {first['outcome']}: {str(first.get('detail', ''))[:200]}")
+    print(f"fix: kept {' '.join(fixed['remedies'])} after {len(fixed['attempts'])} attempts")
+    alone = load(f"{folder}/int4-embed-fixed.json")
+    assert alone["graph_capture"]["captured"] and alone["decode_step_captured"], alone["graph_capture"]
+    assert "GatherBlockQuantized" not in json.dumps(alone["device"]), alone["device"]
+    speed = alone["prompts"][0]["figures"]["generation_tokens_per_s"]
+    print(f"the written folder alone: captured, {speed:.1f} tokens/s")
+
+
 def diagnosis(folder, *names):
     """Each model DirectML rejects: the run's error blames DirectML with the CPU EP's word (never
     the inputs), and names the node where ONNX Runtime does; `dmlrun reduce` kept fewer nodes,

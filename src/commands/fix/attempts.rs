@@ -200,7 +200,7 @@ impl Attempts<'_> {
         if self.settings.decoder {
             let reference = self.reference_tokens.get().cloned().unwrap_or_default();
             let outcome = match decoder::greedy_tokens(self.runtime, &self.settings.model, &request) {
-                Ok(tokens) => decoder::judge(&tokens, &reference),
+                Ok(run) => decoder::judge(&run, &reference),
                 Err(e) => AttemptOutcome::Fails(crate::exit::one_line(&e)),
             };
             let attempt =
@@ -288,7 +288,7 @@ impl Attempts<'_> {
         let reference = reference_of(&self.settings.request, self.settings);
         let (outcome, tokens) = match self.settings.decoder {
             true => match decoder::greedy_tokens(self.runtime, &self.settings.model, &reference) {
-                Ok(tokens) => (AttemptOutcome::Passes, Some(tokens)),
+                Ok(run) => (AttemptOutcome::Passes, Some(run.tokens)),
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
             },
             false => match run_once(self.runtime, self.settings, &reference, None) {

@@ -20,9 +20,16 @@ const PROMPT_TOKENS: usize = 16;
 const NEW_TOKENS: usize = 16;
 const PROMPT_SEED: u64 = 0;
 
+/// A decoder's attempt: its greedy tokens, and where DirectML's decode capture was wanted and
+/// refused, why (a node off DirectML, as a rule).
+pub struct DecoderRun {
+    pub tokens: Vec<i64>,
+    pub uncaptured: Option<String>,
+}
+
 /// The greedy tokens of the folder's decoder with `request` (its EP, options and rewrites), as
 /// `generate` runs it by default.
-pub fn greedy_tokens(runtime: &Runtime, folder: &Path, request: &PlanRequest) -> Result<Vec<i64>> {
+pub fn greedy_tokens(runtime: &Runtime, folder: &Path, request: &PlanRequest) -> Result<DecoderRun> {
     let DecoderModel { spec, file, vocab, .. } = DecoderModel::read(folder, None, None)?;
     let prompt = generate::synthetic_prompt(PROMPT_TOKENS, vocab, &spec.eos_token_ids, PROMPT_SEED);
     let kv_length = generate::kv_length(PROMPT_TOKENS, NEW_TOKENS, None, spec.context_length)?;
@@ -36,18 +43,30 @@ pub fn greedy_tokens(runtime: &Runtime, folder: &Path, request: &PlanRequest) ->
         capture: CaptureAsk::Default,
         choice: generate::Choice::Greedy,
     };
-    let (mut decoder, _, _) = engine::open_generating(runtime, &generating)?;
+    let wanted = generate::GraphCapture::choose(
+        CaptureAsk::Default,
+        preflight.plan.uses_directml(),
+        spec.past_present_share_buffer,
+    );
+    let (mut decoder, _, capture) = engine::open_generating(runtime, &generating)?;
+    let uncaptured = (wanted.captured && !capture.captured).then_some(capture.why);
     // A fixed count of tokens, EOS or not: both sides make the same number.
     let settings = LoopSettings { max_new_tokens: NEW_TOKENS, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
     let generation =
         generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| Ok(()))?;
-    Ok(generation.tokens)
+    Ok(DecoderRun { tokens: generation.tokens, uncaptured })
 }
 
-/// An attempt's tokens against the reference's.
-pub fn judge(tokens: &[i64], reference: &[i64]) -> AttemptOutcome {
+/// An attempt's tokens against the reference's. Where the decode could not be captured on
+/// DirectML, the right tokens are not a pass: an uncaptured decode is 30-40 times slower a token
+/// on this project's stack, and a remedy (a node put back on DirectML) may mend it.
+pub fn judge(run: &DecoderRun, reference: &[i64]) -> AttemptOutcome {
+    let tokens = &run.tokens;
     match tokens.iter().zip(reference).position(|(a, b)| a != b) {
-        None if tokens.len() == reference.len() => AttemptOutcome::Passes,
+        None if tokens.len() == reference.len() => match &run.uncaptured {
+            None => AttemptOutcome::Passes,
+            Some(why) => AttemptOutcome::Fails(format!("the reference's tokens, but the decode ran uncaptured: {why}")),
+        },
         None => AttemptOutcome::Differs(format!("{} tokens, the reference made {}", tokens.len(), reference.len())),
         Some(k) => AttemptOutcome::Differs(format!(
             "token {} of {} is {}, the reference's is {} (greedy, from a {PROMPT_TOKENS}-token synthetic prompt)",
