@@ -13,6 +13,11 @@ models DirectML users deploy hold, made here with `onnx.helper` (each a few KB).
   (QDQ, int8 weights per channel), `convnet_qdq_pt` (QDQ, per tensor) and `convnet_qop`
   (QOperator: QLinearConv, QLinearMatMul...).
 
+- `gbq_tied.onnx`: the builder's tied int4 embedding: the lm_head's MatMulNBits weight
+  ([vocab, K/32, 16] uint8, symmetric) read by the MatMulNBits and, through a `Reshape` to
+  [vocab, K/2] (its shape a `Constant` node), by a GatherBlockQuantized. Inputs `ids` and
+  `hidden` [1, 64]; outputs `y` (the rows) and `logits`.
+
 Each is listed in `cases.json` with what it holds.
 
     python3 scripts/make_quantized_models.py OUT_DIR [--seed N] [--int8]
@@ -113,6 +118,68 @@ GBQ_CASES = [
 ]
 
 
+def tied(rng):
+    vocab, k, block = 8, 64, 32
+    q = rng.integers(0, 16, size=(vocab, k))
+    weight = packed(q, 4).reshape(vocab, k // block, block // 2)
+    scales = (rng.random((vocab, k // block)) * 0.1 + 0.01).astype(np.float16)
+    nodes = [
+        helper.make_node(
+            "Constant",
+            [],
+            ["shape"],
+            name="shape_constant",
+            value=numpy_helper.from_array(np.array([vocab, k // 2], dtype=np.int64)),
+        ),
+        helper.make_node("Reshape", ["lm_head.MatMul.weight_Q4", "shape"], ["table"], name="embed_reshape"),
+        helper.make_node(
+            "GatherBlockQuantized",
+            ["table", "ids", "lm_head.MatMul.weight_scales"],
+            ["y"],
+            name="embed",
+            domain="com.microsoft",
+            bits=4,
+            block_size=block,
+            gather_axis=0,
+            quantize_axis=1,
+        ),
+        helper.make_node(
+            "MatMulNBits",
+            ["hidden", "lm_head.MatMul.weight_Q4", "lm_head.MatMul.weight_scales"],
+            ["logits"],
+            name="lm_head",
+            domain="com.microsoft",
+            K=k,
+            N=vocab,
+            bits=4,
+            block_size=block,
+        ),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "gbq_tied",
+        [
+            helper.make_tensor_value_info("ids", TensorProto.INT64, [3]),
+            helper.make_tensor_value_info("hidden", TensorProto.FLOAT16, [1, k]),
+        ],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT16, [3, k]),
+            helper.make_tensor_value_info("logits", TensorProto.FLOAT16, [1, vocab]),
+        ],
+        initializer=[
+            numpy_helper.from_array(weight, "lm_head.MatMul.weight_Q4"),
+            numpy_helper.from_array(scales, "lm_head.MatMul.weight_scales"),
+        ],
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+        producer_name="dmlrun-tests",
+    )
+    model.ir_version = IR_VERSION
+    return model
+
+
 def convnet(rng):
     def weight(name, *shape):
         return numpy_helper.from_array((rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:]))).astype(np.float32), name)
@@ -197,6 +264,10 @@ def main():
         onnx.checker.check_model(model)
         onnx.save(model, os.path.join(args.out, name + ".onnx"))
         cases.append(dict(file=name + ".onnx", kind="gather_block_quantized", **case))
+    model = tied(rng)
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(args.out, "gbq_tied.onnx"))
+    cases.append(dict(file="gbq_tied.onnx", kind="gather_block_quantized_tied"))
     if args.int8:
         cases += int8_models(rng, args.out)
     with open(os.path.join(args.out, "cases.json"), "w") as f:

@@ -461,9 +461,7 @@ fn prompts(
     }
 }
 
-/// One prompt on the reference EP, greedy, its logits kept at every step; then this EP fed the
-/// reference's tokens (teacher forcing), so that every step's logits compare like with like,
-/// also after the greedy choices part.
+/// One prompt compared with the reference (`generate::against_reference`), as the report has it.
 fn compare_prompt(
     decoder: &mut DecoderSession,
     reference: &mut DecoderSession,
@@ -471,33 +469,14 @@ fn compare_prompt(
     ours: Vec<i64>,
     looping: &LoopSettings,
 ) -> Result<PromptComparison> {
-    use crate::generate::verdict::{LogitAgreement, StepAgreement};
-    use crate::generate::Decoder;
-    let mut reference_logits: Vec<Vec<f32>> = Vec::new();
-    let greedy =
-        generate::generate(reference, &prompt.ids, looping, &mut Sampler::new(Sampling::Greedy), &mut |_, logits| {
-            reference_logits.push(logits.to_vec());
-            Ok(())
-        })?;
-    let mut steps = Vec::with_capacity(reference_logits.len());
-    decoder.reset()?;
-    let mut feed = prompt.ids.clone();
-    for (step, expected) in reference_logits.iter().enumerate() {
-        crate::stage::step(format!("comparing step {step} with the reference"));
-        decoder.step(&feed)?;
-        if decoder.logits().is_empty() {
-            bail!("the decoder gave no logits to compare (its token was chosen on the device)");
-        }
-        steps.push(StepAgreement::of(step, decoder.logits(), expected));
-        feed = vec![greedy.tokens[step]];
-    }
-    let first_difference = report::first_difference(&ours, &greedy.tokens);
+    let compared = generate::against_reference(decoder, reference, &prompt.ids, looping)?;
+    let first_difference = report::first_difference(&ours, &compared.reference_tokens);
     Ok(PromptComparison {
         source: prompt.source.clone(),
         matching: first_difference.unwrap_or(ours.len()),
         first_difference,
-        logits: LogitAgreement::judge(steps),
-        reference_token_ids: greedy.tokens,
+        logits: compared.logits,
+        reference_token_ids: compared.reference_tokens,
     })
 }
 

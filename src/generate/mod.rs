@@ -5,6 +5,7 @@
 
 pub mod capture;
 pub mod chat;
+mod compare;
 pub mod config;
 pub mod figures;
 mod model;
@@ -19,6 +20,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 pub use capture::{CaptureAsk, Choice, GraphCapture, TokenChoice};
+pub use compare::{against_reference, AgainstReference};
 pub use config::{DecoderSpec, KvLayout};
 pub use model::DecoderModel;
 pub use sampling::{Sampler, Sampling};

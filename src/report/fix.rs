@@ -30,6 +30,10 @@ pub struct Attempt {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_abs_diff: Option<f64>,
     pub seconds: f64,
+    /// What the outcome rests on, where a pass is not plain (a decoder whose tokens part from the
+    /// reference's only at a near-tie).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Attempt {
@@ -41,7 +45,10 @@ impl Attempt {
             AttemptOutcome::Differs(d) => format!("differs: {d}"),
             AttemptOutcome::Fails(e) => format!("fails: {e}"),
         };
-        format!("{what}: {how}")
+        match &self.note {
+            Some(note) => format!("{what}: {how} ({note})"),
+            None => format!("{what}: {how}"),
+        }
     }
 }
 

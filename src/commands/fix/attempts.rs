@@ -104,7 +104,13 @@ impl Tried {
     /// An attempt that could not run: why.
     fn failed(why: String, seconds: f64) -> Tried {
         Tried {
-            attempt: Attempt { remedies: Vec::new(), outcome: AttemptOutcome::Fails(why), max_abs_diff: None, seconds },
+            attempt: Attempt {
+                remedies: Vec::new(),
+                outcome: AttemptOutcome::Fails(why),
+                max_abs_diff: None,
+                seconds,
+                note: None,
+            },
             model: None,
             tokens: None,
             overflowed: false,
@@ -199,12 +205,20 @@ impl Attempts<'_> {
         let flags = remedies.iter().map(|r| r.flag()).collect();
         if self.settings.decoder {
             let reference = self.reference_tokens.get().cloned().unwrap_or_default();
-            let outcome = match decoder::greedy_tokens(self.runtime, &self.settings.model, &request) {
-                Ok(run) => decoder::judge(&run, &reference),
-                Err(e) => AttemptOutcome::Fails(crate::exit::one_line(&e)),
+            let judged = reference_of(&self.settings.request, self.settings);
+            let against = decoder::Against { request: &judged, tokens: &reference };
+            let (outcome, note) =
+                match decoder::greedy_tokens(self.runtime, &self.settings.model, &request, Some(against)) {
+                    Ok(run) => decoder::judge(&run, &reference),
+                    Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
+                };
+            let attempt = Attempt {
+                remedies: flags,
+                outcome,
+                max_abs_diff: None,
+                seconds: started.elapsed().as_secs_f64(),
+                note,
             };
-            let attempt =
-                Attempt { remedies: flags, outcome, max_abs_diff: None, seconds: started.elapsed().as_secs_f64() };
             return Tried { attempt, model: None, tokens: None, overflowed: false };
         }
         let mut overflowed = false;
@@ -232,7 +246,8 @@ impl Attempts<'_> {
                 Ok(path)
             })
         });
-        let attempt = Attempt { remedies: flags, outcome, max_abs_diff, seconds: started.elapsed().as_secs_f64() };
+        let attempt =
+            Attempt { remedies: flags, outcome, max_abs_diff, seconds: started.elapsed().as_secs_f64(), note: None };
         Tried { attempt, model, tokens: None, overflowed }
     }
 
@@ -287,7 +302,7 @@ impl Attempts<'_> {
         let started = Instant::now();
         let reference = reference_of(&self.settings.request, self.settings);
         let (outcome, tokens) = match self.settings.decoder {
-            true => match decoder::greedy_tokens(self.runtime, &self.settings.model, &reference) {
+            true => match decoder::greedy_tokens(self.runtime, &self.settings.model, &reference, None) {
                 Ok(run) => (AttemptOutcome::Passes, Some(run.tokens)),
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
             },
@@ -296,8 +311,13 @@ impl Attempts<'_> {
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
             },
         };
-        let attempt =
-            Attempt { remedies: Vec::new(), outcome, max_abs_diff: None, seconds: started.elapsed().as_secs_f64() };
+        let attempt = Attempt {
+            remedies: Vec::new(),
+            outcome,
+            max_abs_diff: None,
+            seconds: started.elapsed().as_secs_f64(),
+            note: None,
+        };
         Tried { attempt, model: None, tokens, overflowed: false }
     }
 

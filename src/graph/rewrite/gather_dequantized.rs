@@ -9,6 +9,7 @@
 
 use anyhow::{bail, Context, Result};
 use half::f16;
+use prost::Message;
 
 use super::rule::Rule;
 use super::{initializer, int_attribute, int_of, Built};
@@ -53,11 +54,13 @@ impl Rule for GatherDequantized {
         node.op_type == "GatherBlockQuantized"
     }
 
-    /// The table, its scales and zero points must be constants of the node's graph.
+    /// The table, its scales and zero points must be constants of the node's graph (the table may
+    /// be a constant reshaped, as the builder's tied embedding reads the lm_head's weight).
     fn rewrites_in(&self, node: &EditNode, graph: &RawGraph) -> bool {
         let constant = |i: usize| node.input.get(i).is_some_and(|name| super::is_initializer(graph, name));
         let zero_points = node.input.get(3).is_none_or(|name| name.is_empty()) || constant(3);
-        constant(0) && constant(2) && zero_points
+        let table = constant(0) || node.input.first().is_some_and(|name| reshaped_constant(graph, name).is_some());
+        table && constant(2) && zero_points
     }
 
     fn nothing_rewritten(&self, ops: &std::collections::HashSet<String>) -> String {
@@ -74,7 +77,11 @@ impl Rule for GatherDequantized {
                 Some(name) => initializer(graph, name).map(Some).with_context(|| format!("its input '{name}'")),
             }
         };
-        let data = tensor(0)?.context("no table")?;
+        let table = node.input.first().context("no table")?;
+        let data = match super::is_initializer(graph, table) {
+            true => initializer(graph, table)?,
+            false => reshaped_constant(graph, table).with_context(|| format!("its table '{table}'"))??,
+        };
         let scales = tensor(2)?.context("no scales")?;
         let zero_points = tensor(3)?;
         let quantized = Quantized {
@@ -91,6 +98,39 @@ impl Rule for GatherDequantized {
         built.op("Gather", &[&table, indices], Some(output), vec![int_attribute("axis", axis)]);
         Ok(())
     }
+}
+
+/// The tensor `name` where a `Reshape` of its graph makes it from an initializer and a constant
+/// shape: the initializer with the shape's dimensions (a reshape moves no byte). `None` where
+/// `name` is not made so.
+fn reshaped_constant(graph: &RawGraph, name: &str) -> Option<Result<EditTensor>> {
+    let reshape = graph
+        .node
+        .iter()
+        .filter_map(|raw| EditNode::decode(raw.as_slice()).ok())
+        .find(|n| n.op_type.as_deref() == Some("Reshape") && n.output.first().is_some_and(|o| o == name))?;
+    let (source, shape) = (reshape.input.first()?, reshape.input.get(1)?);
+    if !super::is_initializer(graph, source) {
+        return None;
+    }
+    let shape = super::constant_ints(graph, shape)?;
+    Some(initializer(graph, source).and_then(|mut tensor| {
+        let count: i64 = tensor.dims.iter().product();
+        let mut dims: Vec<i64> = shape
+            .iter()
+            .enumerate()
+            .map(|(i, d)| if *d == 0 { tensor.dims.get(i).copied().unwrap_or(0) } else { *d })
+            .collect();
+        if let Some(at) = dims.iter().position(|d| *d == -1) {
+            let known: i64 = dims.iter().filter(|d| **d != -1).product();
+            dims[at] = if known == 0 { 0 } else { count / known };
+        }
+        if dims.iter().product::<i64>() != count {
+            bail!("the Reshape to {shape:?} does not keep its {count} elements");
+        }
+        tensor.dims = dims;
+        Ok(tensor)
+    }))
 }
 
 /// A GatherBlockQuantized's attributes.

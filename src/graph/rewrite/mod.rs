@@ -302,6 +302,38 @@ impl Graph {
     }
 }
 
+/// Drops from `graph` the nodes and initializers that made only `unread` values (the inputs of the
+/// nodes a rule replaced) which nothing reads now, and, in turn, what made only theirs.
+fn drop_unread(graph: &mut RawGraph, mut unread: HashSet<String>) {
+    let interface: HashSet<String> = graph
+        .input
+        .iter()
+        .chain(&graph.output)
+        .filter_map(|raw| crate::formats::onnx_proto::lossless::ValueName::decode(raw.as_slice()).ok()?.name)
+        .collect();
+    loop {
+        let read = names_read(&graph.node);
+        let dead = |name: &String| unread.contains(name) && !read.contains(name) && !interface.contains(name);
+        let mut dropped = Vec::new();
+        graph.node.retain(|raw| match EditNode::decode(raw.as_slice()) {
+            Ok(node) if !node.output.is_empty() && node.output.iter().all(|o| o.is_empty() || dead(o)) => {
+                dropped.extend(node.input);
+                false
+            }
+            _ => true,
+        });
+        if dropped.is_empty() {
+            break;
+        }
+        unread.extend(dropped);
+    }
+    let read = names_read(&graph.node);
+    graph.initializer.retain(|raw| match TensorName::decode(raw.as_slice()).ok().and_then(|t| t.name) {
+        Some(name) => !unread.contains(&name) || read.contains(&name) || interface.contains(&name),
+        None => true,
+    });
+}
+
 /// Every name the nodes read, their subgraphs' nodes included.
 fn names_read(nodes: &[Vec<u8>]) -> HashSet<String> {
     let mut read = HashSet::new();
@@ -387,19 +419,10 @@ impl Writer<'_> {
         if !self.summary.rewritten.is_empty() {
             graph.value_info.clear();
         }
-        // A constant only a replaced node read (a quantized table written out dequantized) is
-        // not carried as dead weight.
+        // What only a replaced node read (a quantized table written out dequantized, the Reshape
+        // that made it) is not carried as dead weight.
         if !replaced_inputs.is_empty() {
-            let mut read = names_read(&graph.node);
-            read.extend(
-                graph.input.iter().chain(&graph.output).filter_map(|raw| {
-                    crate::formats::onnx_proto::lossless::ValueName::decode(raw.as_slice()).ok()?.name
-                }),
-            );
-            graph.initializer.retain(|raw| match TensorName::decode(raw.as_slice()).ok().and_then(|t| t.name) {
-                Some(name) => !replaced_inputs.contains(&name) || read.contains(&name),
-                None => true,
-            });
+            drop_unread(&mut graph, replaced_inputs);
         }
         Ok(graph)
     }
@@ -479,6 +502,29 @@ fn initializer(graph: &RawGraph, name: &str) -> Result<EditTensor> {
         .find(|raw| TensorName::decode(raw.as_slice()).is_ok_and(|t| t.name.as_deref() == Some(name)))
         .with_context(|| format!("'{name}' is not an initializer of its graph"))?;
     EditTensor::decode(raw.as_slice()).with_context(|| format!("initializer '{name}'"))
+}
+
+/// The int64 values of `name` where it is an initializer of `graph` or a `Constant` node's output
+/// there (a shape).
+fn constant_ints(graph: &RawGraph, name: &str) -> Option<Vec<i64>> {
+    let tensor = match initializer(graph, name) {
+        Ok(tensor) => tensor,
+        Err(_) => {
+            let node =
+                graph.node.iter().filter_map(|raw| EditNode::decode(raw.as_slice()).ok()).find(|n| {
+                    n.op_type.as_deref() == Some("Constant") && n.output.first().is_some_and(|o| o == name)
+                })?;
+            let value = node.attribute.iter().find(|a| a.name.as_deref() == Some("value"))?;
+            EditTensor::decode(value.t.as_deref()?).ok()?
+        }
+    };
+    if tensor.data_type != Some(INT64) {
+        return None;
+    }
+    match &tensor.raw_data {
+        Some(raw) => Some(raw.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect()),
+        None => Some(tensor.int64_data.clone()),
+    }
 }
 
 fn is_initializer(graph: &RawGraph, name: &str) -> bool {
