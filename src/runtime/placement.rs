@@ -19,7 +19,40 @@ pub struct EpNodes {
     /// provider takes every node).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub op_types: Vec<OpCount>,
+    /// The listed nodes by name, `OpType 'name'`, on every provider but DirectML (where a run
+    /// asked for DirectML, these are what fell off it), the first [`NAMES_KEPT`].
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub names: Vec<String>,
 }
+
+const DML: &str = crate::runtime::plan::DML_PROVIDER;
+
+/// How many nodes of a provider other than DirectML are kept by name.
+pub const NAMES_KEPT: usize = 50;
+
+/// Operators ONNX Runtime keeps on the CPU on purpose where they compute shapes (its
+/// `GetCpuPreferredNodes`): their place says nothing of DirectML's kernels.
+const SHAPE_OPS: &[&str] = &[
+    "Shape",
+    "Gather",
+    "Cast",
+    "Unsqueeze",
+    "Squeeze",
+    "Concat",
+    "Slice",
+    "Reshape",
+    "ConstantOfShape",
+    "Range",
+    "Equal",
+    "Where",
+    "Expand",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Size",
+    "ReduceSum",
+];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpCount {
@@ -30,8 +63,11 @@ pub struct OpCount {
 /// Collects one session's placement lines as ONNX Runtime logs them.
 #[derive(Debug, Default)]
 pub struct PlacementLog {
-    providers: Vec<(String, usize, Vec<String>)>,
+    providers: Vec<(String, usize, Vec<ListedNode>)>,
 }
+
+/// A node as the placement log lists it: its operator type and name.
+type ListedNode = (String, String);
 
 impl PlacementLog {
     /// Takes one log message from [`LOG_LOCATION`] (which may hold several lines).
@@ -39,8 +75,8 @@ impl PlacementLog {
         for line in message.lines() {
             if let Some((provider, count)) = parse_header(line) {
                 self.providers.push((provider, count, Vec::new()));
-            } else if let (Some(op_type), Some((_, _, ops))) = (parse_node(line), self.providers.last_mut()) {
-                ops.push(op_type);
+            } else if let (Some(node), Some((_, _, ops))) = (parse_node(line), self.providers.last_mut()) {
+                ops.push(node);
             }
         }
     }
@@ -49,16 +85,20 @@ impl PlacementLog {
     pub fn finish(self) -> Vec<EpNodes> {
         self.providers
             .into_iter()
-            .map(|(execution_provider, nodes, ops)| {
+            .map(|(execution_provider, nodes, listed)| {
                 let mut counts: Vec<OpCount> = Vec::new();
-                for op in ops {
-                    match counts.iter_mut().find(|c| c.op_type == op) {
+                for (op, _) in &listed {
+                    match counts.iter_mut().find(|c| &c.op_type == op) {
                         Some(c) => c.count += 1,
-                        None => counts.push(OpCount { op_type: op, count: 1 }),
+                        None => counts.push(OpCount { op_type: op.clone(), count: 1 }),
                     }
                 }
                 counts.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.op_type.cmp(&b.op_type)));
-                EpNodes { execution_provider, nodes, op_types: counts }
+                let names = match execution_provider == DML {
+                    true => Vec::new(),
+                    false => listed.iter().take(NAMES_KEPT).map(|(op, name)| format!("{op} '{name}'")).collect(),
+                };
+                EpNodes { execution_provider, nodes, op_types: counts, names }
             })
             .collect()
     }
@@ -72,12 +112,58 @@ fn parse_header(line: &str) -> Option<(String, usize)> {
     Some((provider.to_string(), count))
 }
 
-/// `  OpType (node name)`: the operator type of one listed node.
-fn parse_node(line: &str) -> Option<String> {
+/// `  OpType (node name)`: one listed node's operator type and name.
+fn parse_node(line: &str) -> Option<(String, String)> {
     let line = line.trim();
     let (op_type, name) = line.split_once(" (")?;
     let valid = !op_type.is_empty() && op_type.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
-    (valid && name.ends_with(')')).then(|| op_type.to_string())
+    let name = name.strip_suffix(')')?;
+    valid.then(|| (op_type.to_string(), name.to_string()))
+}
+
+/// The nodes a run asked for DirectML left elsewhere that do the model's work (not the shape
+/// computations ONNX Runtime keeps on the CPU on purpose), by name: `MatMulNBits 'lm_head'`.
+pub fn working_off_directml(placement: &[EpNodes]) -> Vec<&str> {
+    placement
+        .iter()
+        .filter(|p| p.execution_provider != DML)
+        .flat_map(|p| &p.names)
+        .filter(|n| !SHAPE_OPS.iter().any(|op| n.split_once(' ').is_some_and(|(o, _)| o == *op)))
+        .map(String::as_str)
+        .collect()
+}
+
+/// Why DirectML leaves an operator to the CPU, where that is known.
+pub fn why_off_directml(op_type: &str) -> Option<&'static str> {
+    match op_type {
+        "GatherBlockQuantized" => Some("DirectML has no kernel for it; --dequantize-gather writes it as a Gather"),
+        "MatMulNBits" => Some(
+            "DirectML's kernel takes whole blocks of K and no bias or g_idx input: K not a whole number of blocks, or such an input",
+        ),
+        op if op.starts_with("QLinear") || op == "QGemm" || op == "QAttention" => {
+            Some("a quantized operator DirectML has no kernel for at these types")
+        }
+        _ => None,
+    }
+}
+
+/// `MatMulNBits 'a', MatMulNBits 'b' and 3 more (MatMulNBits: ...)`: at most `shown` names, then
+/// the reasons known for their operators.
+pub fn name_list(names: &[&str], shown: usize) -> String {
+    let mut text = names.iter().take(shown).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > shown {
+        text += &format!(" and {} more", names.len() - shown);
+    }
+    let mut ops: Vec<&str> = names.iter().filter_map(|n| n.split_once(' ').map(|(op, _)| op)).collect();
+    ops.dedup();
+    ops.sort_unstable();
+    ops.dedup();
+    let reasons: Vec<String> =
+        ops.iter().filter_map(|op| why_off_directml(op).map(|why| format!("{op}: {why}"))).collect();
+    if !reasons.is_empty() {
+        text += &format!(" ({})", reasons.join("; "));
+    }
+    text
 }
 
 /// Nodes on providers other than `provider`, and the total.
@@ -86,8 +172,6 @@ pub fn nodes_elsewhere(placement: &[EpNodes], provider: &str) -> (usize, usize) 
     let elsewhere = placement.iter().filter(|p| p.execution_provider != provider).map(|p| p.nodes).sum();
     (elsewhere, total)
 }
-
-const DML: &str = crate::runtime::plan::DML_PROVIDER;
 
 /// What ONNX Runtime placed off DirectML, by operator, and what to do of an operator DirectML is
 /// known to have no kernel for: `on CPUExecutionProvider: GatherBlockQuantized 1, Shape 4 (...)`.
@@ -138,7 +222,14 @@ pub fn describe(placement: &[EpNodes]) -> String {
             format!("{}{noun} on {}{ops}", p.nodes, p.execution_provider)
         })
         .collect();
-    parts.join(", ")
+    let off: Vec<&str> = match placement.iter().any(|p| p.execution_provider == DML) {
+        true => placement.iter().flat_map(|p| &p.names).map(String::as_str).collect(),
+        false => Vec::new(),
+    };
+    match off.is_empty() {
+        true => parts.join(", "),
+        false => format!("{}; off DirectML: {}", parts.join(", "), name_list(&off, 6)),
+    }
 }
 
 #[cfg(test)]
@@ -150,6 +241,7 @@ mod tests {
             execution_provider: ep.into(),
             nodes: ops.iter().map(|o| o.1).sum(),
             op_types: ops.iter().map(|(op, count)| OpCount { op_type: op.to_string(), count: *count }).collect(),
+            names: Vec::new(),
         };
         let all_on_dml = [nodes("DmlExecutionProvider", &[])];
         assert_eq!(off_directml(&all_on_dml), None);
@@ -177,7 +269,8 @@ mod tests {
         log.feed("Node placements");
         log.feed(" All nodes placed on [CPUExecutionProvider]. Number of nodes: 1");
         let placement = log.finish();
-        let want = EpNodes { execution_provider: "CPUExecutionProvider".into(), nodes: 1, op_types: vec![] };
+        let want =
+            EpNodes { execution_provider: "CPUExecutionProvider".into(), nodes: 1, op_types: vec![], names: vec![] };
         assert_eq!(placement, vec![want]);
         assert_eq!(describe(&placement), "1 node on CPUExecutionProvider");
     }
@@ -207,9 +300,40 @@ mod tests {
         assert_eq!(in_one[1].op_types[0], OpCount { op_type: "Shape".into(), count: 2 });
         assert_eq!(
             describe(&in_one),
-            "2 nodes on DmlExecutionProvider (DmlFusedNode_0_0 1, Relu 1), 3 on CPUExecutionProvider (Shape 2, Gather 1)"
+            "2 nodes on DmlExecutionProvider (DmlFusedNode_0_0 1, Relu 1), 3 on CPUExecutionProvider (Shape 2, Gather 1); \
+             off DirectML: Shape 'shape', Gather 'g', Shape 'shape_2'"
         );
         assert_eq!(nodes_elsewhere(&in_one, "DmlExecutionProvider"), (3, 5));
+    }
+
+    #[test]
+    fn the_nodes_off_directml_are_named_and_those_doing_the_work_told_apart() {
+        let mut log = PlacementLog::default();
+        log.feed(
+            " Node(s) placed on [DmlExecutionProvider]. Number of nodes: 2\n  MatMulNBits (q_proj)\n  Relu (relu_1)\n",
+        );
+        log.feed(" Node(s) placed on [CPUExecutionProvider]. Number of nodes: 3\n  Shape (shape)\n  MatMulNBits (lm_head)\n  GatherBlockQuantized (embed)\n");
+        let placement = log.finish();
+        assert_eq!(placement[0].names, Vec::<String>::new(), "DirectML's own nodes are counted, not named");
+        assert_eq!(placement[1].names, ["Shape 'shape'", "MatMulNBits 'lm_head'", "GatherBlockQuantized 'embed'"]);
+        let working = working_off_directml(&placement);
+        assert_eq!(
+            working,
+            ["MatMulNBits 'lm_head'", "GatherBlockQuantized 'embed'"],
+            "Shape is ONNX Runtime's choice"
+        );
+        let listed = name_list(&working, 1);
+        assert!(
+            listed.starts_with("MatMulNBits 'lm_head' and 1 more (GatherBlockQuantized: DirectML has no kernel"),
+            "{listed}"
+        );
+        assert!(listed.contains("MatMulNBits: DirectML's kernel takes whole blocks"), "{listed}");
+        let line = describe(&placement);
+        assert!(line.ends_with("; off DirectML: Shape 'shape', MatMulNBits 'lm_head', GatherBlockQuantized 'embed' (GatherBlockQuantized: DirectML has no kernel for it; --dequantize-gather writes it as a Gather; MatMulNBits: DirectML's kernel takes whole blocks of K and no bias or g_idx input: K not a whole number of blocks, or such an input)"), "{line}");
+        // Shape computations alone: nothing doing the work.
+        let mut log = PlacementLog::default();
+        log.feed(" Node(s) placed on [CPUExecutionProvider]. Number of nodes: 1\n  Shape (shape)\n");
+        assert!(working_off_directml(&log.finish()).is_empty());
     }
 
     #[test]

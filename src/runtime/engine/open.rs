@@ -86,13 +86,31 @@ impl DeviceReport {
     /// The warning a DirectML run needs when ONNX Runtime gave DirectML none of its nodes: the
     /// CPU execution provider then ran everything, and nothing else would say so (ONNX Runtime
     /// warns only about a graph split between providers).
+    /// Also where DirectML ran the model but ONNX Runtime left nodes that do its work on the CPU
+    /// (a MatMulNBits DirectML's kernel does not take, an op it has no kernel for): those are
+    /// named, with the reason where it is known, since their time is the CPU's.
     pub fn placement_warning(&self) -> Option<String> {
         let (elsewhere, total) = placement::nodes_elsewhere(&self.placement, plan::DML_PROVIDER);
-        (self.execution_provider == plan::DML_PROVIDER && total > 0 && elsewhere == total).then(|| {
-            format!(
+        if self.execution_provider != plan::DML_PROVIDER || total == 0 {
+            return None;
+        }
+        let working = placement::working_off_directml(&self.placement);
+        if elsewhere == total {
+            let named = match working.is_empty() {
+                true => String::new(),
+                false => format!(": {}", placement::name_list(&working, 8)),
+            };
+            return Some(format!(
                 "DirectML was asked for, but ONNX Runtime placed all {total} nodes on {}: DirectML takes none of \
-                 this model's operators at these types, so these results and timings are the CPU's",
+                 this model's operators at these types, so these results and timings are the CPU's{named}",
                 self.placement.iter().map(|p| p.execution_provider.as_str()).collect::<Vec<_>>().join(" and ")
+            ));
+        }
+        (!working.is_empty()).then(|| {
+            format!(
+                "DirectML was asked for, but ONNX Runtime left {} node(s) that do the model's work on the CPU, and their time is the CPU's: {}",
+                working.len(),
+                placement::name_list(&working, 8)
             )
         })
     }
@@ -259,7 +277,12 @@ mod tests {
             adapter_name: None,
             placement: placement
                 .iter()
-                .map(|(ep, n)| EpNodes { execution_provider: ep.to_string(), nodes: *n, op_types: Vec::new() })
+                .map(|(ep, n)| EpNodes {
+                    execution_provider: ep.to_string(),
+                    nodes: *n,
+                    op_types: Vec::new(),
+                    names: Vec::new(),
+                })
                 .collect(),
             chosen_by: None,
             direct3d12: None,
@@ -274,8 +297,20 @@ mod tests {
             "DirectML was asked for, but ONNX Runtime placed all 1 nodes on CPUExecutionProvider: DirectML takes none \
              of this model's operators at these types, so these results and timings are the CPU's"
         );
-        // Some or all nodes on DirectML: the placement line says it; no warning.
+        // Some or all nodes on DirectML, those off it shape computations: the placement line says
+        // it; no warning.
         assert_eq!(dml_device(&[(plan::DML_PROVIDER, 40), (plan::CPU_PROVIDER, 4)]).placement_warning(), None);
+        // A node doing the model's work off DirectML is named, with the reason.
+        let mut split = dml_device(&[(plan::DML_PROVIDER, 40), (plan::CPU_PROVIDER, 2)]);
+        split.placement[1].names = vec!["Shape 'shape'".into(), "MatMulNBits 'lm_head'".into()];
+        let warning = split.placement_warning().unwrap();
+        assert!(
+            warning.starts_with(
+                "DirectML was asked for, but ONNX Runtime left 1 node(s) that do the model's work on the CPU, and their \
+                 time is the CPU's: MatMulNBits 'lm_head' (MatMulNBits: DirectML's kernel takes whole blocks"
+            ),
+            "{warning}"
+        );
         assert_eq!(dml_device(&[(plan::DML_PROVIDER, 44)]).placement_warning(), None);
         // No placement known (the session log said nothing): nothing to claim.
         assert_eq!(dml_device(&[]).placement_warning(), None);
