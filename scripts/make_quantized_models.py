@@ -18,6 +18,11 @@ models DirectML users deploy hold, made here with `onnx.helper` (each a few KB).
   [vocab, K/2] (its shape a `Constant` node), by a GatherBlockQuantized. Inputs `ids` and
   `hidden` [1, 64]; outputs `y` (the rows) and `logits`.
 
+- `nbits_bias.onnx`, `nbits_g_idx.onnx`, `nbits_g_idx_zp.onnx`, `nbits_g_idx_reordered.onnx`:
+  one MatMulNBits (K 64, N 16, block 32, 4 bits) with a bias (and uint8 zero points); with a
+  g_idx saying what the blocks say (row k in block k / 32), without zero points and with them;
+  with a g_idx that reorders rows (act-order). Input `a` [2, 64], output `y`.
+
 Each is listed in `cases.json` with what it holds.
 
     python3 scripts/make_quantized_models.py OUT_DIR [--seed N] [--int8]
@@ -180,6 +185,45 @@ def tied(rng):
     return model
 
 
+def nbits(rng, name, *, bias=False, g_idx=None, zero_points=True):
+    """One MatMulNBits with the optional inputs asked for."""
+    k, n, block = 64, 16, 32
+    q = rng.integers(0, 16, size=(n, k))
+    weight = packed(q, 4).reshape(n, k // block, block // 2)
+    scales = (rng.random(n * (k // block)) * 0.1 + 0.01).astype(np.float32)
+    zero_point_bytes = packed(rng.integers(0, 16, size=(n, k // block)), 4).reshape(-1)
+    inits = [numpy_helper.from_array(weight, "W_Q4"), numpy_helper.from_array(scales, "W_scales")]
+    inputs = ["a", "W_Q4", "W_scales", ""]
+    if zero_points:
+        inits.append(numpy_helper.from_array(zero_point_bytes, "W_zero_points"))
+        inputs[3] = "W_zero_points"
+    if g_idx is not None:
+        inits.append(numpy_helper.from_array(g_idx.astype(np.int32), "W_g_idx"))
+        inputs.append("W_g_idx")
+    if bias:
+        inits.append(numpy_helper.from_array((rng.standard_normal(n) * 0.5).astype(np.float32), "W_bias"))
+        inputs += [""] * (5 - len(inputs)) + ["W_bias"]
+    while inputs[-1] == "":
+        inputs.pop()
+    node = helper.make_node(
+        "MatMulNBits", inputs, ["y"], name="proj", domain="com.microsoft", K=k, N=n, bits=4, block_size=block
+    )
+    graph = helper.make_graph(
+        [node],
+        name,
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, n])],
+        initializer=inits,
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+        producer_name="dmlrun-tests",
+    )
+    model.ir_version = IR_VERSION
+    return model
+
+
 def convnet(rng):
     def weight(name, *shape):
         return numpy_helper.from_array((rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:]))).astype(np.float32), name)
@@ -268,6 +312,18 @@ def main():
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(args.out, "gbq_tied.onnx"))
     cases.append(dict(file="gbq_tied.onnx", kind="gather_block_quantized_tied"))
+    k, block = 64, 32
+    forms = [
+        ("nbits_bias", dict(bias=True)),
+        ("nbits_g_idx", dict(g_idx=np.arange(k) // block, zero_points=False)),
+        ("nbits_g_idx_zp", dict(g_idx=np.arange(k) // block)),
+        ("nbits_g_idx_reordered", dict(g_idx=rng.permutation(np.arange(k) // block), zero_points=False)),
+    ]
+    for name, optional in forms:
+        model = nbits(rng, name, **optional)
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(args.out, name + ".onnx"))
+        cases.append(dict(file=name + ".onnx", kind="matmul_nbits_inputs"))
     if args.int8:
         cases += int8_models(rng, args.out)
     with open(os.path.join(args.out, "cases.json"), "w") as f:

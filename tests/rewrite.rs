@@ -227,6 +227,37 @@ fn dequantize_gather_equals_onnx_runtimes_kernel_bit_for_bit_in_every_form() {
     assert_one_line_error(&out, "--dequantize-gather: the model has no GatherBlockQuantized node");
 }
 
+/// `--matmulnbits-bias-add` and `--matmulnbits-drop-g-idx`: the inputs DirectML's MatMulNBits
+/// does not take, moved out or dropped, with ONNX Runtime's CPU kernel giving the original's
+/// outputs (the bias as an Add bit for bit; without the g_idx, its other path, to float rounding);
+/// a g_idx that reorders, or one beside zero points (which ONNX Runtime's g_idx path reads
+/// otherwise), is refused with the reason.
+#[test]
+fn matmul_nbits_bias_and_g_idx_rules_keep_the_outputs_and_refuse_what_would_change_them() {
+    let dir = tempfile::tempdir().unwrap();
+    quantized_models(dir.path());
+    let model = |name: &str| dir.path().join(format!("{name}.onnx"));
+    let report = run_json(&model("nbits_bias"), &["--matmulnbits-bias-add"]);
+    let rewrite = &report["rewrite"];
+    assert_eq!(rewrite["summary"]["rewritten"]["--matmulnbits-bias-add"], serde_json::json!(["proj"]), "{rewrite}");
+    assert_eq!(rewrite["outputs"][0]["max_abs"].as_f64(), Some(0.0), "{rewrite}");
+    let report = run_json(&model("nbits_g_idx"), &["--matmulnbits-drop-g-idx"]);
+    let rewrite = &report["rewrite"];
+    assert_eq!(rewrite["summary"]["rewritten"]["--matmulnbits-drop-g-idx"], serde_json::json!(["proj"]), "{rewrite}");
+    assert!(rewrite["outputs"][0]["max_abs"].as_f64().unwrap() < 1e-5, "{rewrite}");
+    for refused in ["nbits_g_idx_zp", "nbits_g_idx_reordered"] {
+        let out =
+            dmlrun().arg(model(refused)).args(["--generate", "random", "--matmulnbits-drop-g-idx"]).output().unwrap();
+        assert_one_line_error(
+            &out,
+            "--matmulnbits-drop-g-idx: no MatMulNBits of the model has a constant g_idx that keeps the rows in their blocks and no zero points",
+        );
+    }
+    // info names what DirectML's kernel does not take.
+    let out = dmlrun().arg("info").arg(model("nbits_bias")).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 with a bias"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 fn info_json(model: &Path) -> serde_json::Value {
     let out = dmlrun().arg("info").arg(model).args(["--json", "-"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -89,6 +89,8 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
+'--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
+'--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -186,6 +188,8 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
+'--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
+'--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -264,6 +268,8 @@ none\:"In this process"))' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
+'--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
+'--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
 '--save-fixed-dims[With --save-models\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
@@ -350,6 +356,8 @@ none\:"In this process"))' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
+'--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
+'--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -433,6 +441,8 @@ int8\:""))' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
+'--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
+'--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
 '-q[No progress bar or per-candidate lines on stderr]' \
@@ -515,6 +525,8 @@ none\:"In this process"))' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
+'--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
+'--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--write-unchanged[Accepted as before, and now the default\: a model that passes as it is is written to --output unchanged (with dmlrun'\''s record added), so \`fix ... -o out.onnx && use out.onnx\` holds whatever fix found]' \
 '--save-fixed-dims[With --output\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
@@ -592,6 +604,8 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
+'--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
+'--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \

@@ -4,7 +4,8 @@
 //!
 //! - `rule.rs`: what a rule is; [`RULES`] below lists them, one file each:
 //!   `gemm_zero_bias` (`--gemm-zero-bias`), `reshape_allowzero` (`--reshape-allowzero-off`),
-//!   `gather_dequantized` (`--dequantize-gather`);
+//!   `gather_dequantized` (`--dequantize-gather`), `matmul_nbits_inputs` (`--matmulnbits-bias-add`,
+//!   `--matmulnbits-drop-g-idx`);
 //! - `decompose`: `--decompose OP`, a normalisation or Gelu as primitive ONNX ops (a rule with a
 //!   value: the operator).
 //!
@@ -17,6 +18,7 @@
 mod decompose;
 mod gather_dequantized;
 mod gemm_zero_bias;
+mod matmul_nbits_inputs;
 mod reshape_allowzero;
 mod rule;
 
@@ -44,8 +46,13 @@ const ATTRIBUTE_INTS: i32 = 7;
 
 /// Every rule, in the order `fix` tries them (the exact ones first; `--decompose` comes after
 /// them all, since it replaces a kernel with primitives).
-pub static RULES: &[&dyn Rule] =
-    &[&gemm_zero_bias::GemmZeroBias, &reshape_allowzero::ReshapeAllowzeroOff, &gather_dequantized::GatherDequantized];
+pub static RULES: &[&dyn Rule] = &[
+    &gemm_zero_bias::GemmZeroBias,
+    &reshape_allowzero::ReshapeAllowzeroOff,
+    &gather_dequantized::GatherDequantized,
+    &matmul_nbits_inputs::MatMulNBitsBiasAdd,
+    &matmul_nbits_inputs::MatMulNBitsDropGIdx,
+];
 
 /// A rule of [`RULES`], by its place in the list (which is the order `fix` tries them in).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
