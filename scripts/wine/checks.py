@@ -322,6 +322,18 @@ def gather_dequantized(folder):
     print(f"the written folder alone: captured, {speed:.1f} tokens/s")
 
 
+def partial_block(folder):
+    """The int4 form of matmul_weights on DirectML: its MatMulNBits with K=48 (a block and a half
+    of 32) is left on the CPU by DirectML, and the warning and the JSON name it."""
+    with open(f"{folder}/partial-int4.txt", encoding="utf-8") as f:
+        text = f.read()
+    report = load(f"{folder}/partial-int4.json")
+    named = [n for p in report["device"]["placement"] for n in p.get("names", [])]
+    assert "MatMulNBits 'partial_Q4'" in named, report["device"]["placement"]
+    assert "MatMulNBits 'partial_Q4'" in text and "whole blocks" in text, text
+    print(f"off DirectML, named: {', '.join(named)}")
+
+
 def diagnosis(folder, *names):
     """Each model DirectML rejects: the run's error blames DirectML with the CPU EP's word (never
     the inputs), and names the node where ONNX Runtime does; `dmlrun reduce` kept fewer nodes,
