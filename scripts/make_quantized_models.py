@@ -39,6 +39,17 @@ IR_VERSION = 8
 ROWS = 8
 
 
+def contrib_model(graph, ir_version=IR_VERSION):
+    """`graph` as a model of the default domain (opset 17) and com.microsoft's."""
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+        producer_name="dmlrun-tests",
+    )
+    model.ir_version = ir_version
+    return model
+
+
 def packed(values, bits):
     """Values of `bits` each, packed into bytes lowest bits first, along the last axis."""
     per_byte = 8 // bits
@@ -99,13 +110,8 @@ def gbq_model(rng, name, *, data_type, bits, block, k, zero_points, scale_type, 
         [helper.make_tensor_value_info("y", elem_out, out_shape)],
         initializer=inits,
     )
-    model = helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-        producer_name="dmlrun-tests",
-    )
-    model.ir_version = 10 if data_type != "uint8" else IR_VERSION
-    return model
+    # ONNX's 4-bit types need IR 10.
+    return contrib_model(graph, 10 if data_type != "uint8" else IR_VERSION)
 
 
 GBQ_CASES = [
@@ -176,13 +182,7 @@ def tied(rng):
             numpy_helper.from_array(scales, "lm_head.MatMul.weight_scales"),
         ],
     )
-    model = helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-        producer_name="dmlrun-tests",
-    )
-    model.ir_version = IR_VERSION
-    return model
+    return contrib_model(graph)
 
 
 def nbits(rng, name, *, bias=False, g_idx=None, zero_points=True):
@@ -215,13 +215,7 @@ def nbits(rng, name, *, bias=False, g_idx=None, zero_points=True):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, n])],
         initializer=inits,
     )
-    model = helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-        producer_name="dmlrun-tests",
-    )
-    model.ir_version = IR_VERSION
-    return model
+    return contrib_model(graph)
 
 
 def convnet(rng):

@@ -10,16 +10,20 @@ use common::*;
 /// One-node models of every operator --decompose rewrites (float32 and float16, shapes and axes
 /// drawn from a seed), written by scripts/make_rewrite_models.py, and its list of them.
 fn rewrite_models(dir: &Path) -> Vec<serde_json::Value> {
+    models_made_by("scripts/make_rewrite_models.py", dir, &["--seed", "45", "--per-op", "3"])
+}
+
+/// The models a script of the project writes into `dir`, and the `cases.json` it lists them in.
+fn models_made_by(script: &str, dir: &Path, args: &[&str]) -> Vec<serde_json::Value> {
     let python = python_with("onnx, numpy", &["onnx", "numpy"]);
-    let script = root().join("scripts/make_rewrite_models.py");
     let status = std::process::Command::new(python)
-        .arg(&script)
+        .arg(root().join(script))
         .arg(dir)
-        .args(["--seed", "45", "--per-op", "3"])
+        .args(args)
         .stdout(std::process::Stdio::null())
         .status()
         .unwrap();
-    assert!(status.success());
+    assert!(status.success(), "{script}");
     let cases = std::fs::read_to_string(dir.join("cases.json")).unwrap();
     serde_json::from_str::<serde_json::Value>(&cases).unwrap().as_array().unwrap().clone()
 }
@@ -173,16 +177,7 @@ fn a_rewrite_with_nothing_to_rewrite_is_refused_alone_and_not_applied_in_a_folde
 
 /// Quantized one-node models (scripts/make_quantized_models.py) and their list.
 fn quantized_models(dir: &Path) -> Vec<serde_json::Value> {
-    let python = python_with("onnx, numpy", &["onnx", "numpy"]);
-    let status = std::process::Command::new(python)
-        .arg(root().join("scripts/make_quantized_models.py"))
-        .arg(dir)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let cases = std::fs::read_to_string(dir.join("cases.json")).unwrap();
-    serde_json::from_str::<serde_json::Value>(&cases).unwrap().as_array().unwrap().clone()
+    models_made_by("scripts/make_quantized_models.py", dir, &[])
 }
 
 /// `--dequantize-gather`: every GatherBlockQuantized form ONNX Runtime's CPU kernel reads (uint8
