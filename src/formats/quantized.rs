@@ -100,7 +100,7 @@ impl QuantizedForm {
                         let scale = node.inputs.get(1).and_then(|s| initializers.get(s));
                         let how = match (node.int("block_size").filter(|b| *b > 0), scale) {
                             (Some(_), _) => "blocked",
-                            (None, Some((_, dims))) if dims.iter().product::<i64>() > 1 => "per-channel",
+                            (None, Some((_, dims))) if element_count(dims).is_none_or(|n| n > 1) => "per-channel",
                             _ => "per-tensor",
                         };
                         let kind = DType::from_onnx_code(*data_type).map_or("?", DType::name);
@@ -129,8 +129,9 @@ impl QuantizedForm {
         }
         quantized.sort_unstable();
         quantized.dedup();
-        form.quantized_bytes = quantized.iter().filter_map(|w| initializers.get(*w)).map(bytes_of).sum();
-        form.weight_bytes = initializers.values().map(bytes_of).sum();
+        let weights = quantized.iter().filter_map(|w| initializers.get(*w));
+        form.quantized_bytes = weights.map(bytes_of).fold(0, u64::saturating_add);
+        form.weight_bytes = initializers.values().map(bytes_of).fold(0, u64::saturating_add);
         Some(form)
     }
 
@@ -218,7 +219,47 @@ fn mib(bytes: u64) -> String {
     }
 }
 
+/// The elements `dims` hold; `None` where a dimension is negative or the product overflows (a
+/// damaged file).
+fn element_count(dims: &[i64]) -> Option<u64> {
+    dims.iter().try_fold(1u64, |n, d| n.checked_mul(u64::try_from(*d).ok()?))
+}
+
 fn bytes_of((data_type, dims): &(i32, Vec<i64>)) -> u64 {
-    let count: i64 = dims.iter().product();
-    DType::from_onnx_code(*data_type).and_then(|d| d.byte_len(count.max(0) as usize)).unwrap_or(0) as u64
+    let count = element_count(dims).and_then(|n| usize::try_from(n).ok());
+    count.and_then(|n| DType::from_onnx_code(*data_type)?.byte_len(n)).unwrap_or(0) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(op: &str, inputs: &[&str], ints: &[(&str, i64)]) -> NodeOutline {
+        NodeOutline {
+            op_type: op.into(),
+            domain: String::new(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            ints: ints.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_form_is_counted_and_a_damaged_file_s_dimensions_count_nothing() {
+        let nodes = [
+            node("MatMulNBits", &["a", "B", "s"], &[("K", 48), ("block_size", 32), ("bits", 4)]),
+            node("DequantizeLinear", &["w", "w_scale"], &[]),
+        ];
+        let initializers: Initializers = [
+            ("B".to_string(), (2, vec![16, 2, 16])),
+            ("w".to_string(), (3, vec![i64::MAX, 4])),
+            ("w_scale".to_string(), (1, vec![-1])),
+        ]
+        .into_iter()
+        .collect();
+        let form = QuantizedForm::of(&nodes, &initializers).unwrap();
+        assert_eq!(form.blockwise[0].partial_blocks, 1);
+        assert_eq!(form.quantized_bytes, 512, "B's 512 bytes; w's dimensions overflow and count nothing");
+        assert_eq!(form.qdq_weights.get("int8 per-channel"), Some(&1), "{form:?}");
+        assert!(QuantizedForm::of(&[node("Relu", &["x"], &[])], &initializers).is_none());
+    }
 }

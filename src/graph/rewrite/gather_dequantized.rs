@@ -115,17 +115,25 @@ fn reshaped_constant(graph: &RawGraph, name: &str) -> Option<Result<EditTensor>>
     }
     let shape = super::constant_ints(graph, shape)?;
     Some(initializer(graph, source).and_then(|mut tensor| {
-        let count: i64 = tensor.dims.iter().product();
+        let count = tensor
+            .dims
+            .iter()
+            .try_fold(1i64, |n, d| n.checked_mul(*d).filter(|_| *d >= 0))
+            .context("the reshaped constant's dimensions")?;
         let mut dims: Vec<i64> = shape
             .iter()
             .enumerate()
             .map(|(i, d)| if *d == 0 { tensor.dims.get(i).copied().unwrap_or(0) } else { *d })
             .collect();
         if let Some(at) = dims.iter().position(|d| *d == -1) {
-            let known: i64 = dims.iter().filter(|d| **d != -1).product();
+            let known = dims
+                .iter()
+                .filter(|d| **d != -1)
+                .try_fold(1i64, |n, d| n.checked_mul(*d))
+                .context("the Reshape's shape")?;
             dims[at] = if known == 0 { 0 } else { count / known };
         }
-        if dims.iter().product::<i64>() != count {
+        if dims.iter().try_fold(1i64, |n, d| n.checked_mul(*d).filter(|_| *d >= 0)) != Some(count) {
             bail!("the Reshape to {shape:?} does not keep its {count} elements");
         }
         tensor.dims = dims;
@@ -176,8 +184,13 @@ impl Quantized {
         }
         let components = element.per_byte_of_uint8();
         let mut dims = data.dims.clone();
-        dims[quantize_axis as usize] *= components as i64;
-        let count: usize = dims.iter().product::<i64>().try_into().context("the table's size")?;
+        let quantized_dim = &mut dims[quantize_axis as usize];
+        *quantized_dim = quantized_dim.checked_mul(components as i64).context("the table's dimensions")?;
+        let count: usize = dims
+            .iter()
+            .try_fold(1i64, |n, d| n.checked_mul(*d).filter(|_| *d >= 0))
+            .and_then(|n| usize::try_from(n).ok())
+            .context("the table's dimensions")?;
         let quantize_dim = dims[quantize_axis as usize];
         let quantize_n: i64 = dims[quantize_axis as usize + 1..].iter().product();
         let blocks = (quantize_dim + self.block_size - 1) / self.block_size;
