@@ -77,12 +77,70 @@ fn judged_against_itself(settings: &FixSettings, runtime: &crate::runtime::Runti
     })
 }
 
+/// The steps: the outputs checked, the reference run, the remedies that fit tried in order until
+/// one set passes, that set pruned, the model written, the report.
 fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     if let Some(child) = &settings.child {
         return attempt_as_child(settings, child);
     }
-    let (model_path, decoder) = (settings.model.as_path(), settings.decoder);
-    if decoder {
+    let reduced_to = check_outputs(settings)?;
+    let runtime = settings.ort.load()?;
+    let (placement, directml) = resolve_placement(settings, &runtime)?;
+    let graph = match settings.decoder {
+        true => Graph::read(&decoder::decoder_file(&settings.model)?)?,
+        false => Graph::read(&settings.model)?,
+    };
+    let staging = staging_folder(&settings.output)?;
+    let attempts = Attempts {
+        runtime: &runtime,
+        settings,
+        placement,
+        directml,
+        staging: staging.path(),
+        reference_tokens: Default::default(),
+    };
+    run_reference(&attempts)?;
+    let fit = remedies_that_fit(&graph, settings);
+    let mut record = Record { quiet: settings.quiet, attempts: Vec::new() };
+    let reduced_here = staging.path().join("reduced");
+    let (passing, located) = search(&attempts, &graph, &fit, &mut record, &reduced_here);
+    let passing = passing.map(|(kept, best)| prune(&attempts, kept, best, &mut record));
+    if crate::interrupt::interrupted() {
+        bail!("interrupted after {} attempts; nothing written", record.attempts.len());
+    }
+    let located = keep_minimal(located, passing.is_some(), &reduced_here, &reduced_to)?;
+    let (verdict, remedies, written) = match &passing {
+        Some((kept, tried)) if kept.is_empty() => {
+            let written = settings.write_unchanged.then(|| write(&attempts, tried, kept)).transpose()?;
+            ("passes", Vec::new(), written)
+        }
+        Some((kept, tried)) => ("fixed", kept.iter().map(|r| r.flag()).collect(), Some(write(&attempts, tried, kept)?)),
+        None => ("not_fixed", Vec::new(), None),
+    };
+    let report = FixReport {
+        schema: FIX_SCHEMA,
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        model: settings.model.clone(),
+        // `auto` said as what it chose.
+        execution_provider: settings.request.ep.as_chosen(directml),
+        reference: settings.compare_ep.to_string(),
+        tolerance: settings.tolerance,
+        time_limit_s: placement.limit.map(|l| l.as_secs_f64()),
+        remedies_that_fit: fit.iter().map(|r| r.flag()).collect(),
+        attempts: record.attempts,
+        verdict,
+        remedies,
+        written,
+        located,
+    };
+    print_report(settings, &report)?;
+    Ok(if verdict == "not_fixed" { ExitStatus::Failed } else { ExitStatus::Success })
+}
+
+/// Where fix will write: a decoder's `-o` is a folder that must not hold anything yet, and the
+/// smallest failing model's folder beside it must be free. Returns that folder.
+fn check_outputs(settings: &FixSettings) -> Result<PathBuf> {
+    if settings.decoder {
         decoder::check_output_folder(&settings.output)?;
     }
     let reduced_to = reduced_folder(&settings.output);
@@ -93,37 +151,32 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
             reduced_to.display()
         );
     }
-    let runtime = settings.ort.load()?;
-    let request = &settings.request;
-    engine::check_request(&runtime, request)?;
-    let placement_directml = engine::plans_directml(&runtime, request);
+    Ok(reduced_to)
+}
+
+/// Where the attempts run (children with a time limit, or here) and whether they plan DirectML;
+/// the warning where the EP under test is the reference itself.
+fn resolve_placement(settings: &FixSettings, runtime: &crate::runtime::Runtime) -> Result<(Placement, bool)> {
+    engine::check_request(runtime, &settings.request)?;
+    let directml = engine::plans_directml(runtime, &settings.request);
     let placement = PlacementRequest {
         isolation: settings.isolation,
         timeout: settings.timeout,
         default_limit: ATTEMPT_LIMIT,
-        directml: placement_directml,
+        directml,
         print_plan: false,
     }
     .resolve()?;
-    if let Some(why) = judged_against_itself(settings, &runtime) {
+    if let Some(why) = judged_against_itself(settings, runtime) {
         crate::errln!("dmlrun: warning: fix: {why}");
     }
-    let tolerance = settings.tolerance;
-    let graph = match decoder {
-        true => Graph::read(&decoder::decoder_file(model_path)?)?,
-        false => Graph::read(model_path)?,
-    };
-    let staging = staging_folder(&settings.output)?;
-    let attempts = Attempts {
-        runtime: &runtime,
-        settings,
-        placement,
-        directml: placement_directml,
-        staging: staging.path(),
-        reference_tokens: Default::default(),
-    };
+    Ok((placement, directml))
+}
 
-    // The reference must run the original: its outputs are what every attempt is held to.
+/// The reference must run the original: its outputs (a decoder's tokens) are what every attempt
+/// is held to.
+fn run_reference(attempts: &Attempts) -> Result<()> {
+    let settings = attempts.settings;
     crate::stage::step("the reference run");
     let reference = attempts.reference();
     if let Some(tokens) = reference.tokens {
@@ -132,46 +185,67 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     if let AttemptOutcome::Fails(why) = reference.attempt.outcome {
         bail!(
             "model {}: the reference ({}) cannot run it either, so there is nothing {} could be fixed against: {why}",
-            model_path.display(),
+            settings.model.display(),
             settings.compare_ep,
-            request.ep,
+            settings.request.ep,
         );
     }
     // Said once the inputs ran: a model that fails anyway fails in one line.
-    if !decoder && settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
+    if !settings.decoder && settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
         crate::errln!("{}", crate::inputs::synthetic::generated_by_default("fix"));
     }
+    Ok(())
+}
 
-    // The remedies the user gave stay in every attempt; those that fit the model are tried after.
-    let fit: Vec<Remedy> = graph
+/// The remedies that fit the model and the user did not give (those stay in every attempt).
+fn remedies_that_fit(graph: &Graph, settings: &FixSettings) -> Vec<Remedy> {
+    let request = &settings.request;
+    graph
         .applicable_rewrites()
         .into_iter()
         .filter(|r| !request.rewrites.contains(r))
         .map(Remedy::Rewrite)
-        .chain((request.precision == Precision::Fp32 && !decoder).then_some(Remedy::Float16))
-        .collect();
-    let mut record = Vec::new();
-    let mut note = |tried: &Tried| {
-        if !settings.quiet {
+        .chain((request.precision == Precision::Fp32 && !settings.decoder).then_some(Remedy::Float16))
+        .collect()
+}
+
+/// Every attempt, in order, as the report lists them (and stderr says them).
+struct Record {
+    quiet: bool,
+    attempts: Vec<crate::report::fix::Attempt>,
+}
+
+impl Record {
+    fn note(&mut self, tried: &Tried) {
+        if !self.quiet {
             crate::errln!("fix: {}", tried.attempt.describe());
         }
-        record.push(tried.attempt.clone());
-    };
+        self.attempts.push(tried.attempt.clone());
+    }
+}
 
-    // The model as it is; where it fails, reduce finds the node first, and the remedies that got
-    // its smallest model through are tried first; then the others, in the fixed order, each
-    // added to those before it, each attempt the whole model.
+/// The model as it is; where it fails, reduce finds the node first (into `reduced_here`), and the
+/// remedies that got its smallest model through are tried first; then the others, in the fixed
+/// order, each added to those before it, each attempt the whole model. Returns the first set that
+/// passes and its attempt, and what reduce found.
+fn search(
+    attempts: &Attempts,
+    graph: &Graph,
+    fit: &[Remedy],
+    record: &mut Record,
+    reduced_here: &Path,
+) -> (Option<(Vec<Remedy>, Tried)>, Option<Located>) {
+    let settings = attempts.settings;
     let mut applied: Vec<Remedy> = Vec::new();
     let mut tried = attempts.run(&applied);
-    note(&tried);
-    let reduced_here = staging.path().join("reduced");
+    record.note(&tried);
     let located = match tried.passes() {
         true => None,
-        false if decoder => Some(Located {
+        false if settings.decoder => Some(Located {
             error: Some("a decoder is not reduced: reduce takes one model and its inputs, not a generation".into()),
             ..Located::default()
         }),
-        false => Some(attempts.locate(&reduced_here)),
+        false => Some(attempts.locate(reduced_here)),
     };
     if let Some(node) = located.as_ref().and_then(|l| l.node.as_deref()) {
         if !settings.quiet {
@@ -183,17 +257,17 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     let mut queue: std::collections::VecDeque<Remedy> =
         fit.iter().filter(|r| on_the_node(r)).chain(fit.iter().filter(|r| !on_the_node(r))).cloned().collect();
     let mut range_checked = false;
-    let mut passing = loop {
+    let passing = loop {
         if tried.passes() {
             break Some((applied.clone(), tried));
         }
         // Float16 ran and an output overflowed: the nodes whose values leave its range stay in
         // float32, tried next (once). A difference of rounding is not that, and no node kept in
         // float32 for a range would mend it.
-        let float16 = request.precision == Precision::Fp16 || applied.contains(&Remedy::Float16);
+        let float16 = settings.request.precision == Precision::Fp16 || applied.contains(&Remedy::Float16);
         if float16 && !range_checked && tried.overflowed {
             range_checked = true;
-            match attempts.beyond_float16(&graph) {
+            match attempts.beyond_float16(graph) {
                 Ok(nodes) if !nodes.is_empty() => queue.push_front(Remedy::KeepFp32(nodes)),
                 Ok(_) => {}
                 Err(e) => {
@@ -204,97 +278,88 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
         let Some(remedy) = queue.pop_front().filter(|_| !crate::interrupt::interrupted()) else { break None };
         applied.push(remedy);
         tried = attempts.run(&applied);
-        note(&tried);
+        record.note(&tried);
     };
-    // The fewest that still pass: each remedy but the last left out in turn, earliest first
-    // (without the last, the attempt before it ran already, and failed).
-    if let Some((mut kept, mut best)) = passing.take() {
-        let last = kept.last().cloned();
-        for remedy in kept.clone().into_iter().filter(|r| Some(r) != last.as_ref()) {
-            if crate::interrupt::interrupted() {
-                break;
-            }
-            // Nodes kept in float32 mean nothing without float16.
-            let without: Vec<Remedy> = kept
-                .iter()
-                .filter(|r| **r != remedy && !(remedy == Remedy::Float16 && matches!(r, Remedy::KeepFp32(_))))
-                .cloned()
-                .collect();
-            let tried = attempts.run(&without);
-            note(&tried);
-            if tried.passes() {
-                kept = without;
-                best = tried;
-            }
-        }
-        passing = Some((kept, best));
-    }
-    if crate::interrupt::interrupted() {
-        bail!("interrupted after {} attempts; nothing written", record.len());
-    }
+    (passing, located)
+}
 
-    // Nothing made it pass: the smallest model that shows the failure goes beside the output.
+/// The fewest that still pass: each remedy but the last left out in turn, earliest first
+/// (without the last, the attempt before it ran already, and failed).
+fn prune(attempts: &Attempts, mut kept: Vec<Remedy>, mut best: Tried, record: &mut Record) -> (Vec<Remedy>, Tried) {
+    let last = kept.last().cloned();
+    for remedy in kept.clone().into_iter().filter(|r| Some(r) != last.as_ref()) {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        // Nodes kept in float32 mean nothing without float16.
+        let without: Vec<Remedy> = kept
+            .iter()
+            .filter(|r| **r != remedy && !(remedy == Remedy::Float16 && matches!(r, Remedy::KeepFp32(_))))
+            .cloned()
+            .collect();
+        let tried = attempts.run(&without);
+        record.note(&tried);
+        if tried.passes() {
+            kept = without;
+            best = tried;
+        }
+    }
+    (kept, best)
+}
+
+/// Where nothing made the model pass, the smallest model that shows the failure goes beside the
+/// output; where something did, reduce's model is not kept.
+fn keep_minimal(
+    located: Option<Located>,
+    passed: bool,
+    reduced_here: &Path,
+    reduced_to: &Path,
+) -> Result<Option<Located>> {
     let mut located = located;
     if let Some(found) = located.as_mut().filter(|f| f.minimal.is_some()) {
-        found.minimal = match passing {
-            Some(_) => None,
-            None => {
-                std::fs::rename(&reduced_here, &reduced_to)
+        found.minimal = match passed {
+            true => None,
+            false => {
+                std::fs::rename(reduced_here, reduced_to)
                     .with_context(|| format!("moving the smallest failing model to {}", reduced_to.display()))?;
-                Some(reduced_to.clone())
+                Some(reduced_to.to_path_buf())
             }
         };
     }
+    Ok(located)
+}
 
-    let write = |tried: &Tried, kept: &[Remedy]| -> Result<PathBuf> {
-        if decoder {
-            decoder::write_fixed_folder(&runtime, model_path, &attempts.request_with(kept), &settings.output)?;
-            return Ok(settings.output.clone());
-        }
-        let made = match &tried.model {
-            Some(Ok(path)) => path,
-            Some(Err(why)) => bail!("--output {}: {why}", settings.output.display()),
-            None => bail!("--output {}: no model to write", settings.output.display()),
-        };
-        let bytes = std::fs::read(made).with_context(|| format!("reading {}", made.display()))?;
-        crate::formats::onnx_proto::write_model(&settings.output, &bytes)
-            .with_context(|| format!("--output {}", settings.output.display()))?;
-        Ok(settings.output.clone())
+/// The model (or a decoder's folder) that passed, written to `--output`.
+fn write(attempts: &Attempts, tried: &Tried, kept: &[Remedy]) -> Result<PathBuf> {
+    let settings = attempts.settings;
+    if settings.decoder {
+        decoder::write_fixed_folder(attempts.runtime, &settings.model, &attempts.request_with(kept), &settings.output)?;
+        return Ok(settings.output.clone());
+    }
+    let made = match &tried.model {
+        Some(Ok(path)) => path,
+        Some(Err(why)) => bail!("--output {}: {why}", settings.output.display()),
+        None => bail!("--output {}: no model to write", settings.output.display()),
     };
-    let (verdict, remedies, written) = match &passing {
-        Some((kept, tried)) if kept.is_empty() => {
-            ("passes", Vec::new(), if settings.write_unchanged { Some(write(tried, kept)?) } else { None })
-        }
-        Some((kept, tried)) => ("fixed", kept.iter().map(|r| r.flag()).collect(), Some(write(tried, kept)?)),
-        None => ("not_fixed", Vec::new(), None),
-    };
-    let report = FixReport {
-        schema: FIX_SCHEMA,
-        dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: settings.model.clone(),
-        // `auto` said as what it chose.
-        execution_provider: request.ep.as_chosen(placement_directml),
-        reference: settings.compare_ep.to_string(),
-        tolerance,
-        time_limit_s: placement.limit.map(|l| l.as_secs_f64()),
-        remedies_that_fit: fit.iter().map(|r| r.flag()).collect(),
-        attempts: record,
-        verdict,
-        remedies,
-        written,
-        located,
-    };
+    let bytes = std::fs::read(made).with_context(|| format!("reading {}", made.display()))?;
+    crate::formats::onnx_proto::write_model(&settings.output, &bytes)
+        .with_context(|| format!("--output {}", settings.output.display()))?;
+    Ok(settings.output.clone())
+}
+
+/// The report, to `--json` and as text (on stderr where the JSON takes stdout).
+fn print_report(settings: &FixSettings, report: &FixReport) -> Result<()> {
     let json_on_stdout = match &settings.json {
-        Some(path) => crate::report::write_json(path, &report, "--json")?,
+        Some(path) => crate::report::write_json(path, report, "--json")?,
         None => false,
     };
-    let human = report::human(&report);
+    let human = report::human(report);
     if json_on_stdout {
         crate::err!("{human}");
     } else {
         crate::out!("{human}");
     }
-    Ok(if verdict == "not_fixed" { ExitStatus::Failed } else { ExitStatus::Success })
+    Ok(())
 }
 
 /// `bert-dml.onnx` -> `bert-dml-reduced/` beside it.
