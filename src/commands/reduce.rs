@@ -58,13 +58,7 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
     let started = Instant::now();
     let request = &settings.request;
     let compare_ep = &settings.compare_ep;
-    let directml_offered = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
-    if request.ep.lands_as(compare_ep, directml_offered) && !settings.own_options {
-        bail!(
-            "--ep {} and --compare-ep {compare_ep} are the same execution provider here, with the same options: reduce needs one that fails the model and one that runs it",
-            request.ep,
-        );
-    }
+    check_eps_differ(settings, &runtime)?;
     // What the EP under test would refuse outright (no DirectML here, no such adapter) is said
     // before any work.
     engine::check_request(&runtime, request)?;
@@ -77,48 +71,18 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         ..preflight.request.reference(compare_ep.clone(), None)
     };
     let load = &settings.load;
-    // --decompose, --gemm-zero-bias, --precision fp16: the model reduced is the rewritten and
-    // converted one, made here once (checked and typed by runs of the inputs on the reference
-    // EP); both EPs then run that model.
-    let prepared = match preflight.plan.precision == Precision::Fp16 || !preflight.plan.rewrites.is_empty() {
-        true => {
-            let bound = crate::inputs::bind(&settings.inputs, &preflight.input_signatures(), load)?;
-            Some(engine::PreparedInputs::new(&bound.tensors)?)
-        }
-        false => None,
-    };
-    let rewritten = match (&prepared, preflight.plan.rewrites.is_empty()) {
-        (Some(prepared), false) => {
-            let check = Some((&reference, prepared));
-            let rewritten = engine::rewrite(&runtime, model_path, preflight.info(), &preflight.plan.rewrites, check)?;
-            crate::errln!("reduce: rewritten: {}", rewritten.report.describe());
-            Some(rewritten)
-        }
-        _ => None,
-    };
-    let source_model = rewritten.as_ref().map_or(model_path, |r| r.path.as_path());
-    let float16 = match (&prepared, preflight.plan.precision) {
-        (Some(prepared), Precision::Fp16) => {
-            let converted = engine::to_float16(&runtime, source_model, &preflight, &reference, prepared)?;
-            if let engine::Converted::Float16(conversion) = &converted.conversion {
-                crate::errln!("reduce: --precision fp16: {}", conversion.describe());
-            }
-            Some(converted)
-        }
-        _ => None,
-    };
-    let made = float16.as_ref().map(|f| f.path.as_path()).or(rewritten.as_ref().map(|r| r.path.as_path()));
+    let made = made_model(&runtime, settings, &preflight, &reference)?;
     // What a person reads names their model and what was done to it, never the temporary file.
-    let made_as = made.map(|_| engine::made_label(&preflight.plan));
+    let made_as = made.as_ref().map(|_| engine::made_label(&preflight.plan));
     let user_model = settings.model.clone();
     let named = match &made_as {
         Some(how) => format!("{} ({how})", user_model.display()),
         None => user_model.display().to_string(),
     };
-    let preflight = match made {
-        Some(path) => Preflight::read(
+    let preflight = match &made {
+        Some(made) => Preflight::read(
             &runtime,
-            path,
+            made.path(),
             &PlanRequest { precision: Precision::Fp32, keep_fp32: Vec::new(), rewrites: Vec::new(), ..request.clone() },
             Scope::Alone,
         )?,
@@ -185,21 +149,7 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
             None => (Outcome::Interrupted, None),
         })
     };
-    // The candidates' requests: the EP under test with its adapter and options, and the
-    // reference as `dmlrun test --ep` alone would run it.
-    let under_test = PlanRequest {
-        ep: request.ep.clone(),
-        device: request.device,
-        performance_preference: request.performance_preference,
-        device_filter: request.device_filter,
-        optimization_level: request.optimization_level,
-        dml_disable_metacommands: request.dml_disable_metacommands,
-        ep_options: request.ep_options.clone(),
-        session_config: request.session_config.clone(),
-        log_level: request.log_level,
-        ..PlanRequest::default()
-    };
-    let on_reference = PlanRequest { ep: compare_ep.clone(), log_level: request.log_level, ..PlanRequest::default() };
+    let (under_test, on_reference) = candidate_requests(request, compare_ep);
     let ep_args = test_flags(&under_test, settings);
     let reference_args = test_flags(&on_reference, settings);
     let reducer = Reducer {
@@ -225,15 +175,7 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
             ops: checks,
             seconds: started.elapsed().as_secs_f64(),
         };
-        let mut human = true;
-        if let Some(path) = &settings.json {
-            human = !crate::report::write_json(path, &survey, "--json")?;
-        }
-        if human {
-            crate::out!("{}", report::each_op_human(&survey));
-        }
-        let any_failed = survey.ops.iter().any(|c| c.outcome != crate::reduce::candidate::Outcome::Pass);
-        return Ok(ExitStatus::of_checks(any_failed, crate::interrupt::interrupted()));
+        return print_survey(settings, &survey);
     }
     let reduction = reducer.reduce();
     bar.finish_and_clear();
@@ -263,16 +205,124 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         reference_run.device,
         started.elapsed(),
     );
-    let reduction = &report.reduction;
     crate::report::write_json(&case.join("reduce.json"), &report, "reduce.json")?;
     install(&case, &output)?;
+    print_reduction(settings, &report)
+}
+
+/// reduce needs one EP that fails the model and one that runs it: the same EP with the same
+/// options twice is refused before any work.
+fn check_eps_differ(settings: &ReduceSettings, runtime: &crate::runtime::Runtime) -> Result<()> {
+    let (request, compare_ep) = (&settings.request, &settings.compare_ep);
+    let directml_offered = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
+    if request.ep.lands_as(compare_ep, directml_offered) && !settings.own_options {
+        bail!(
+            "--ep {} and --compare-ep {compare_ep} are the same execution provider here, with the same options: reduce needs one that fails the model and one that runs it",
+            request.ep,
+        );
+    }
+    Ok(())
+}
+
+/// A model dmlrun made from the user's (rewritten, converted to float16): the file reduce works
+/// on. Both are kept while it works: where float16 changed nothing, the converted model is the
+/// rewritten file itself.
+struct Made {
+    rewritten: Option<engine::RewrittenModel>,
+    converted: Option<engine::ConvertedModel>,
+}
+
+impl Made {
+    fn path(&self) -> &Path {
+        match (&self.converted, &self.rewritten) {
+            (Some(converted), _) => &converted.path,
+            (None, Some(rewritten)) => &rewritten.path,
+            (None, None) => Path::new(""),
+        }
+    }
+}
+
+/// --decompose, --gemm-zero-bias, --precision fp16: the model reduced is the rewritten and
+/// converted one, made here once (checked and typed by runs of the inputs on the reference EP);
+/// both EPs then run that model. `None` where the model is reduced as it is.
+fn made_model(
+    runtime: &crate::runtime::Runtime,
+    settings: &ReduceSettings,
+    preflight: &Preflight,
+    reference: &PlanRequest,
+) -> Result<Option<Made>> {
+    let plan = &preflight.plan;
+    if plan.precision != Precision::Fp16 && plan.rewrites.is_empty() {
+        return Ok(None);
+    }
+    let bound = crate::inputs::bind(&settings.inputs, &preflight.input_signatures(), &settings.load)?;
+    let prepared = engine::PreparedInputs::new(&bound.tensors)?;
+    let rewritten = match plan.rewrites.is_empty() {
+        false => {
+            let check = Some((reference, &prepared));
+            let rewritten = engine::rewrite(runtime, &settings.model, preflight.info(), &plan.rewrites, check)?;
+            crate::errln!("reduce: rewritten: {}", rewritten.report.describe());
+            Some(rewritten)
+        }
+        true => None,
+    };
+    if plan.precision != Precision::Fp16 {
+        return Ok(Some(Made { rewritten, converted: None }));
+    }
+    let source = rewritten.as_ref().map_or(settings.model.as_path(), |r| r.path.as_path());
+    let converted = engine::to_float16(runtime, source, preflight, reference, &prepared)?;
+    if let engine::Converted::Float16(conversion) = &converted.conversion {
+        crate::errln!("reduce: --precision fp16: {}", conversion.describe());
+    }
+    Ok(Some(Made { rewritten, converted: Some(converted) }))
+}
+
+/// The candidates' requests: the EP under test with its adapter and options, and the reference
+/// as `dmlrun test --ep` alone would run it.
+fn candidate_requests(
+    request: &PlanRequest,
+    compare_ep: &crate::runtime::plan::EpRequest,
+) -> (PlanRequest, PlanRequest) {
+    let under_test = PlanRequest {
+        ep: request.ep.clone(),
+        device: request.device,
+        performance_preference: request.performance_preference,
+        device_filter: request.device_filter,
+        optimization_level: request.optimization_level,
+        dml_disable_metacommands: request.dml_disable_metacommands,
+        ep_options: request.ep_options.clone(),
+        session_config: request.session_config.clone(),
+        log_level: request.log_level,
+        ..PlanRequest::default()
+    };
+    let on_reference = PlanRequest { ep: compare_ep.clone(), log_level: request.log_level, ..PlanRequest::default() };
+    (under_test, on_reference)
+}
+
+/// --each-op's survey, to --json and as text; exit 1 where an operator failed.
+fn print_survey(settings: &ReduceSettings, survey: &report::OpSurvey) -> Result<ExitStatus> {
     let mut human = true;
     if let Some(path) = &settings.json {
-        human = !crate::report::write_json(path, &report, "--json")?;
+        human = !crate::report::write_json(path, survey, "--json")?;
     }
     if human {
-        crate::out!("{}", report::human(&report));
+        crate::out!("{}", report::each_op_human(survey));
     }
+    let any_failed = survey.ops.iter().any(|c| c.outcome != crate::reduce::candidate::Outcome::Pass);
+    Ok(ExitStatus::of_checks(any_failed, crate::interrupt::interrupted()))
+}
+
+/// The reduction's report, to --json and as text, and where it stopped short of a minimal model
+/// (Ctrl-C, --time-limit), what the written model is.
+fn print_reduction(settings: &ReduceSettings, report: &ReduceReport) -> Result<ExitStatus> {
+    let mut human = true;
+    if let Some(path) = &settings.json {
+        human = !crate::report::write_json(path, report, "--json")?;
+    }
+    if human {
+        crate::out!("{}", report::human(report));
+    }
+    let reduction = &report.reduction;
     if !reduction.complete {
         let interrupted = crate::interrupt::interrupted();
         let stopped = match interrupted {
@@ -284,7 +334,7 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         crate::errln!(
             "dmlrun: {stopped} after {} candidates: {} holds the smallest failing model found so far ({} of {} nodes), not necessarily a minimal one",
             reduction.tried.len(),
-            output.display(),
+            settings.output.display(),
             reduction.nodes_after,
             reduction.nodes_before
         );
