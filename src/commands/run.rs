@@ -15,6 +15,7 @@ use crate::runtime::engine::{self, Preflight, Scope};
 use crate::settings::RunSettings;
 use crate::stage::Deadline;
 use crate::stats;
+use crate::suites::testdata::NamedTensor;
 use crate::tensor::{flatten, HostValue};
 
 pub fn execute(args: &RunArgs) -> Result<ExitStatus> {
@@ -108,34 +109,8 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
         // The model that made the outputs, as --save-model writes it: never the original where
         // dmlrun rewrote or converted it.
         Some(dir) if settings.as_test_data => {
-            let (made, rewrite, precision) = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
-            let external = &preflight.model.info.external_data;
-            if made.is_none() && !external.is_empty() {
-                // A model dmlrun did not change, its weights in external data files: the case
-                // holds it as it is, its data files beside it under the names it gives them.
-                let model = std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?;
-                let mut written = crate::suites::testdata::write_case(dir, &model, &bound.tensors, &results)?;
-                let folder = model_path.parent().unwrap_or(Path::new("."));
-                for file in external {
-                    let inside = Path::new(file).components().all(|c| matches!(c, std::path::Component::Normal(_)));
-                    if !inside {
-                        bail!("--as-test-data: {} names its external data '{file}', outside its folder", model_path.display());
-                    }
-                    let (from, to) = (folder.join(file), dir.join(file));
-                    if let Some(parent) = to.parent() {
-                        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-                    }
-                    std::fs::copy(&from, &to)
-                        .with_context(|| format!("--as-test-data: copying {} to {}", from.display(), to.display()))?;
-                    written.push(to);
-                }
-                written
-            } else {
-                // The test case's model keeps its free dimensions: its data sizes them.
-                let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, false)
-                    .context("--as-test-data")?;
-                crate::suites::testdata::write_case(dir, &model, &bound.tensors, &results)?
-            }
+            let made = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
+            write_test_case(dir, &preflight, made, &bound.tensors, &results)?
         }
         Some(dir) => {
             let mut saved = outputs::save(dir, &results, settings.save_format, TensorRole::Output)?;
@@ -194,6 +169,44 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
     let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty())
         || report.device_io.as_ref().is_some_and(|io| !io.outputs_match());
     Ok(ExitStatus::of_checks(differs, crate::interrupt::interrupted()))
+}
+
+/// `--save-outputs DIR --as-test-data`: the inputs, the outputs and the model that made them as
+/// an ONNX test case.
+fn write_test_case(
+    dir: &Path,
+    preflight: &Preflight,
+    (made, rewrite, precision): (Option<&[u8]>, Option<&engine::RewriteReport>, Option<&engine::PrecisionReport>),
+    inputs: &[NamedTensor],
+    outputs: &[NamedTensor],
+) -> Result<Vec<std::path::PathBuf>> {
+    let model_path = preflight.model_path.as_path();
+    let external = &preflight.model.info.external_data;
+    if made.is_some() || external.is_empty() {
+        // The test case's model keeps its free dimensions: its data sizes them.
+        let model =
+            engine::saved_model(model_path, preflight, made, rewrite, precision, false).context("--as-test-data")?;
+        return crate::suites::testdata::write_case(dir, &model, inputs, outputs);
+    }
+    // A model dmlrun did not change, its weights in external data files: the case holds it as it
+    // is, its data files beside it under the names it gives them.
+    let model = std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?;
+    let mut written = crate::suites::testdata::write_case(dir, &model, inputs, outputs)?;
+    let folder = model_path.parent().unwrap_or(Path::new("."));
+    for file in external {
+        let inside = Path::new(file).components().all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            bail!("--as-test-data: {} names its external data '{file}', outside its folder", model_path.display());
+        }
+        let (from, to) = (folder.join(file), dir.join(file));
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::copy(&from, &to)
+            .with_context(|| format!("--as-test-data: copying {} to {}", from.display(), to.display()))?;
+        written.push(to);
+    }
+    Ok(written)
 }
 
 fn map_output(name: &str, value: &HostValue) -> MapOutput {
