@@ -202,24 +202,7 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
                 preflight.with_request(&runtime, &preflight.request.reference(ep.clone(), *optimization_level))?;
             let options = DecoderOptions { preflight: &reference, print_plan: false, ..options };
             let mut other = DecoderSession::open(&runtime, &options).context("the --compare-ep session")?;
-            let mut compared = Vec::new();
-            for (prompt, result) in prompts.iter().zip(&results) {
-                let ours = if sampled {
-                    // Sampled tokens are not comparable; greedy ones on this EP are.
-                    generate::generate(
-                        &mut decoder,
-                        &prompt.ids,
-                        &looping,
-                        &mut Sampler::new(Sampling::Greedy),
-                        &mut |_, _| Ok(()),
-                    )?
-                    .tokens
-                } else {
-                    result.token_ids.clone()
-                };
-                compared.push(compare_prompt(&mut decoder, &mut other, prompt, ours, &looping)?);
-            }
-            Some(TokenComparison { reference_ep: other.model.device.describe(), prompts: compared })
+            Some(compare_prompts(&mut decoder, &mut other, &prompts, &results, &looping, sampled)?)
         }
         _ => None,
     };
@@ -459,6 +442,31 @@ fn prompts(
             Ok(prompts)
         }
     }
+}
+
+/// `--compare-ep`: each prompt's greedy tokens on this EP (generated again where they were
+/// sampled) against the reference session's, every step's logits judged.
+fn compare_prompts(
+    decoder: &mut DecoderSession,
+    reference: &mut DecoderSession,
+    prompts: &[Prompt],
+    results: &[PromptResult],
+    looping: &LoopSettings,
+    sampled: bool,
+) -> Result<TokenComparison> {
+    let mut compared = Vec::new();
+    for (prompt, result) in prompts.iter().zip(results) {
+        let ours = match sampled {
+            // Sampled tokens are not comparable; greedy ones on this EP are.
+            true => {
+                let mut greedy = Sampler::new(Sampling::Greedy);
+                generate::generate(decoder, &prompt.ids, looping, &mut greedy, &mut |_, _| Ok(()))?.tokens
+            }
+            false => result.token_ids.clone(),
+        };
+        compared.push(compare_prompt(decoder, reference, prompt, ours, looping)?);
+    }
+    Ok(TokenComparison { reference_ep: reference.model.device.describe(), prompts: compared })
 }
 
 /// One prompt compared with the reference (`generate::against_reference`), as the report has it.
