@@ -91,104 +91,20 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
 
     let mut results = Vec::new();
     let mut interrupted = false;
+    let how = Repeating {
+        settings,
+        runtime: &runtime,
+        options: &options,
+        tokenizer: tokenizer.as_ref(),
+        looping: &looping,
+        text_to_stdout,
+        several: prompts.len() > 1,
+    };
     for prompt in &prompts {
-        let (warmup, iterations) = (settings.warmup, settings.iterations);
-        let repetitions = warmup + iterations;
-        let mut measured: Vec<Generation> = Vec::new();
-        let mut first_tokens: Option<Vec<i64>> = None;
-        let mut differing_repetition = None;
-        let mut text = None;
-        for repetition in 0..repetitions {
-            let is_warmup = repetition < warmup;
-            let streamed = !is_warmup && measured.is_empty();
-            if !settings.quiet && prompts.len() > 1 && repetition == 0 {
-                crate::errln!("--- {}", prompt.source);
-            }
-            // A seeded sampler per repetition, so repetitions draw alike.
-            let mut sampler = Sampler::new(sampling);
-            let mut stream = TextStream::default();
-            let mut produced = String::new();
-            let mut chosen = Vec::new();
-            let generation = generate::generate(&mut decoder, &prompt.ids, &looping, &mut sampler, &mut |id, _| {
-                chosen.push(id);
-                if streamed {
-                    if let Some(t) = &tokenizer {
-                        let piece = stream.push(t, id)?;
-                        if text_to_stdout {
-                            crate::out!("{piece}");
-                        }
-                        produced.push_str(&piece);
-                    }
-                }
-                Ok(())
-            });
-            let generation = match generation {
-                Ok(generation) => generation,
-                Err(e) if request.ep != EpRequest::Cpu && settings.blame => {
-                    return Err(blame(&runtime, &options, &prompt.ids, &chosen, &decoder.model.device, e))
-                }
-                Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
-            };
-            if let Some(memory) = decoder.model.memory.as_mut() {
-                memory.sample();
-            }
-            if streamed {
-                if let Some(t) = &tokenizer {
-                    let rest = stream.finish(t)?;
-                    produced.push_str(&rest);
-                    if text_to_stdout {
-                        crate::outln!("{rest}");
-                    }
-                }
-                text = tokenizer.as_ref().map(|_| produced.clone());
-            }
-            if !settings.quiet && repetitions > 1 {
-                crate::errln!(
-                    "{} {}/{}: {} tokens",
-                    if is_warmup { "warm-up" } else { "repetition" },
-                    if is_warmup { repetition + 1 } else { repetition - warmup + 1 },
-                    if is_warmup { warmup } else { iterations },
-                    generation.tokens.len()
-                );
-            }
-            match &first_tokens {
-                None => first_tokens = Some(generation.tokens.clone()),
-                Some(first)
-                    if differing_repetition.is_none()
-                        && *first != generation.tokens
-                        && generation.stop != Stop::Interrupted =>
-                {
-                    differing_repetition = Some(repetition + 1);
-                    crate::errln!(
-                        "dmlrun: warning: repetition {} of {} made other tokens than the first (state left from a previous repetition?)",
-                        repetition + 1,
-                        prompt.source
-                    );
-                }
-                Some(_) => {}
-            }
-            let stop = generation.stop;
-            if !is_warmup {
-                measured.push(generation);
-            }
-            if stop == Stop::Interrupted {
-                interrupted = true;
-                break;
-            }
-        }
-        if let Some(first) = measured.first() {
-            results.push(PromptResult {
-                source: prompt.source.clone(),
-                text: prompt.text.clone(),
-                prompt_token_ids: prompt.ids.clone(),
-                token_ids: first.tokens.clone(),
-                differing_repetition,
-                generated_text: text,
-                stop: first.stop,
-                figures: figures::figures(&measured),
-            });
-        }
-        if interrupted {
+        let (result, stopped) = how.generate_prompt(&mut decoder, prompt)?;
+        results.extend(result);
+        if stopped {
+            interrupted = true;
             break;
         }
     }
@@ -441,6 +357,122 @@ fn prompts(
             }
             Ok(prompts)
         }
+    }
+}
+
+/// What every repetition of every prompt is generated with.
+struct Repeating<'a> {
+    settings: &'a GenerateSettings,
+    runtime: &'a Runtime,
+    /// The decoder's options, for the CPU EP's replay of a failure (`blame`).
+    options: &'a DecoderOptions<'a>,
+    tokenizer: Option<&'a TextTokenizer>,
+    looping: &'a LoopSettings<'a>,
+    text_to_stdout: bool,
+    several: bool,
+}
+
+impl Repeating<'_> {
+    /// One prompt's warm-ups and timed repetitions, the first timed one's text streamed; its
+    /// result (none where Ctrl-C came before a timed one) and whether Ctrl-C stopped it.
+    fn generate_prompt(&self, decoder: &mut DecoderSession, prompt: &Prompt) -> Result<(Option<PromptResult>, bool)> {
+        let settings = self.settings;
+        let (warmup, iterations) = (settings.warmup, settings.iterations);
+        let repetitions = warmup + iterations;
+        let mut measured: Vec<Generation> = Vec::new();
+        let mut first_tokens: Option<Vec<i64>> = None;
+        let mut differing_repetition = None;
+        let mut text = None;
+        let mut interrupted = false;
+        for repetition in 0..repetitions {
+            let is_warmup = repetition < warmup;
+            let streamed = !is_warmup && measured.is_empty();
+            if !settings.quiet && self.several && repetition == 0 {
+                crate::errln!("--- {}", prompt.source);
+            }
+            // A seeded sampler per repetition, so repetitions draw alike.
+            let mut sampler = Sampler::new(settings.sampling);
+            let mut stream = TextStream::default();
+            let mut produced = String::new();
+            let mut chosen = Vec::new();
+            let generation = generate::generate(decoder, &prompt.ids, self.looping, &mut sampler, &mut |id, _| {
+                chosen.push(id);
+                if streamed {
+                    if let Some(t) = self.tokenizer {
+                        let piece = stream.push(t, id)?;
+                        if self.text_to_stdout {
+                            crate::out!("{piece}");
+                        }
+                        produced.push_str(&piece);
+                    }
+                }
+                Ok(())
+            });
+            let generation = match generation {
+                Ok(generation) => generation,
+                Err(e) if settings.request.ep != EpRequest::Cpu && settings.blame => {
+                    return Err(blame(self.runtime, self.options, &prompt.ids, &chosen, &decoder.model.device, e))
+                }
+                Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
+            };
+            if let Some(memory) = decoder.model.memory.as_mut() {
+                memory.sample();
+            }
+            if streamed {
+                if let Some(t) = self.tokenizer {
+                    let rest = stream.finish(t)?;
+                    produced.push_str(&rest);
+                    if self.text_to_stdout {
+                        crate::outln!("{rest}");
+                    }
+                }
+                text = self.tokenizer.map(|_| produced.clone());
+            }
+            if !settings.quiet && repetitions > 1 {
+                crate::errln!(
+                    "{} {}/{}: {} tokens",
+                    if is_warmup { "warm-up" } else { "repetition" },
+                    if is_warmup { repetition + 1 } else { repetition - warmup + 1 },
+                    if is_warmup { warmup } else { iterations },
+                    generation.tokens.len()
+                );
+            }
+            match &first_tokens {
+                None => first_tokens = Some(generation.tokens.clone()),
+                Some(first)
+                    if differing_repetition.is_none()
+                        && *first != generation.tokens
+                        && generation.stop != Stop::Interrupted =>
+                {
+                    differing_repetition = Some(repetition + 1);
+                    crate::errln!(
+                        "dmlrun: warning: repetition {} of {} made other tokens than the first (state left from a previous repetition?)",
+                        repetition + 1,
+                        prompt.source
+                    );
+                }
+                Some(_) => {}
+            }
+            let stop = generation.stop;
+            if !is_warmup {
+                measured.push(generation);
+            }
+            if stop == Stop::Interrupted {
+                interrupted = true;
+                break;
+            }
+        }
+        let result = measured.first().map(|first| PromptResult {
+            source: prompt.source.clone(),
+            text: prompt.text.clone(),
+            prompt_token_ids: prompt.ids.clone(),
+            token_ids: first.tokens.clone(),
+            differing_repetition,
+            generated_text: text,
+            stop: first.stop,
+            figures: figures::figures(&measured),
+        });
+        Ok((result, interrupted))
     }
 }
 
