@@ -3,12 +3,11 @@
 //! Runtime's DirectML (1.24) rejects the attribute at session creation.
 
 use anyhow::Result;
-use prost::Message;
 
 use super::rule::Rule;
 use super::Built;
 use crate::formats::model::NodeOutline;
-use crate::formats::onnx_proto::lossless::{EditNode, EditTensor, RawGraph};
+use crate::formats::onnx_proto::lossless::{EditNode, RawGraph};
 
 pub struct ReshapeAllowzeroOff;
 
@@ -61,11 +60,8 @@ impl Rule for ReshapeAllowzeroOff {
 /// `allowzero` changes nothing: only a 0 in the shape reads differently with it).
 fn shape_has_no_zero(node: &EditNode, graph: &RawGraph) -> bool {
     let Some(shape) = node.input.get(1) else { return false };
-    graph
-        .initializer
-        .iter()
-        .filter_map(|raw| EditTensor::decode(raw.as_slice()).ok())
-        .find(|t| t.name.as_deref() == Some(shape.as_str()))
+    super::initializer(graph, shape)
+        .ok()
         .and_then(|t| match (&t.raw_data, t.int64_data.is_empty()) {
             (Some(raw), _) => Some(raw.chunks_exact(8).all(|c| c != [0u8; 8])),
             (None, false) => Some(t.int64_data.iter().all(|v| *v != 0)),
