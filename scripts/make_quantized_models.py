@@ -17,6 +17,7 @@ models DirectML users deploy hold, made here with `onnx.helper` (each a few KB).
   ([vocab, K/32, 16] uint8, symmetric) read by the MatMulNBits and, through a `Reshape` to
   [vocab, K/2] (its shape a `Constant` node), by a GatherBlockQuantized. Inputs `ids` and
   `hidden` [1, 64]; outputs `y` (the rows) and `logits`.
+  `gbq_tied_external.onnx`: the same, every tensor in `gbq_tied_external.onnx.data`.
 
 - `nbits_bias.onnx`, `nbits_g_idx.onnx`, `nbits_g_idx_zp.onnx`, `nbits_g_idx_reordered.onnx`:
   one MatMulNBits (K 64, N 16, block 32, 4 bits) with a bias (and uint8 zero points); with a
@@ -306,6 +307,11 @@ def main():
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(args.out, "gbq_tied.onnx"))
     cases.append(dict(file="gbq_tied.onnx", kind="gather_block_quantized_tied"))
+    # The same with every tensor in external data, as the builder writes its folders: the rewrite
+    # reads the one table it needs from the data file, and what it writes keeps a data file.
+    onnx.save(model, os.path.join(args.out, "gbq_tied_external.onnx"), save_as_external_data=True,
+              all_tensors_to_one_file=True, location="gbq_tied_external.onnx.data", size_threshold=0)
+    cases.append(dict(file="gbq_tied_external.onnx", kind="tied_in_external_data"))
     k, block = 64, 32
     forms = [
         ("nbits_bias", dict(bias=True)),

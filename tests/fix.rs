@@ -193,11 +193,12 @@ fn a_genai_folder_is_checked_by_its_tokens_and_written_as_a_folder() {
         record["remedies_that_fit"],
         serde_json::json!(["--decompose SimplifiedLayerNormalization", "--decompose SkipSimplifiedLayerNormalization"])
     );
-    // The folder: the decoder with dmlrun's record, its weights inlined, the rest copied.
-    for file in ["genai_config.json", "tokenizer.json", "model.onnx"] {
+    // The folder: the decoder with dmlrun's record, its weights (external data in the original)
+    // in its own data file at aligned offsets, the rest copied.
+    for file in ["genai_config.json", "tokenizer.json", "model.onnx", "model.onnx.data"] {
         assert!(output.join(file).is_file(), "{file}");
     }
-    assert!(!output.join("model.onnx.data").exists(), "the written decoder holds its weights");
+    assert_eq!(external_offsets_misaligned(&output.join("model.onnx")), (true, Vec::<String>::new()));
     let info = dmlrun().args(["info", "--full-metadata"]).arg(output.join("model.onnx")).output().unwrap();
     assert!(
         String::from_utf8_lossy(&info.stdout).contains("dmlrun.source"),
@@ -235,4 +236,25 @@ fn a_cpu_judged_against_another_cpu_configuration_or_a_precision_is_not_warned_a
         assert!(!stderr.contains("the same EP as --compare-ep"), "{extra:?}: {stderr}");
         let _ = std::fs::remove_file(dir.path().join("fixed.onnx"));
     }
+}
+
+/// Whether the model keeps any tensor in external data, and the tensors whose offset is not
+/// aligned as dmlrun aligns them (64 KiB from 1 MiB, else 4 KiB).
+fn external_offsets_misaligned(model: &std::path::Path) -> (bool, Vec<String>) {
+    use dmlrun::formats::onnx_proto::{external, lossless};
+    use prost::Message;
+    let raw = lossless::RawModel::decode(std::fs::read(model).unwrap().as_slice()).unwrap();
+    let graph = lossless::RawGraph::decode(raw.graph.unwrap().as_slice()).unwrap();
+    let mut any = false;
+    let mut misaligned = Vec::new();
+    for raw in &graph.initializer {
+        let tensor = lossless::EditTensor::decode(raw.as_slice()).unwrap();
+        if let Some(at) = external::tensor_external_ref(&tensor, model.parent().unwrap()).unwrap() {
+            any = true;
+            if at.offset != external::aligned_offset(at.offset, at.length.unwrap()) {
+                misaligned.push(tensor.name.unwrap_or_default());
+            }
+        }
+    }
+    (any, misaligned)
 }

@@ -214,6 +214,12 @@ fn dequantize_gather_equals_onnx_runtimes_kernel_bit_for_bit_in_every_form() {
         assert!(!contains(&bytes, b"table"), "{case}: the quantized table is still in the saved model");
         assert!(!contains(&bytes, b"zero_points"), "{case}: the zero points are still in the saved model");
     }
+    // Its table in external data, as the builder keeps it: read from the data file, the same.
+    let external = dir.path().join("gbq_tied_external.onnx");
+    let report = run_json(&external, &["--dequantize-gather", "--generate-range=0,7"]);
+    for output in report["rewrite"]["outputs"].as_array().unwrap() {
+        assert_eq!(output["max_abs"].as_f64(), Some(0.0), "{report}");
+    }
     let out = dmlrun()
         .arg(test_model("add_mul.onnx"))
         .args(["--generate", "random", "--dequantize-gather"])

@@ -144,6 +144,11 @@ impl Graph {
         &self.source
     }
 
+    /// The folder its external data files are named relative to.
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }

@@ -160,7 +160,9 @@ pub fn write_fixed_folder(runtime: &Runtime, folder: &Path, request: &PlanReques
         std::fs::copy(entry.path(), staging.path().join(&name))
             .with_context(|| format!("copying {}", entry.path().display()))?;
     }
-    crate::formats::onnx_proto::write_model(&staging.path().join(&decoder_name), &bytes)
+    // Its weights copied a tensor at a time from the rewritten model's data file to its own.
+    let rewritten_folder = crate::fsutil::folder_of(&rewritten.path);
+    crate::formats::onnx_proto::write_model_from(&staging.path().join(&decoder_name), &bytes, rewritten_folder)
         .context("writing the fixed decoder")?;
     if output.is_dir() {
         std::fs::remove_dir(output).with_context(|| format!("--output {}", output.display()))?;

@@ -342,7 +342,7 @@ fn write(attempts: &Attempts, tried: &Tried, kept: &[Remedy]) -> Result<PathBuf>
         None => bail!("--output {}: no model to write", settings.output.display()),
     };
     let bytes = std::fs::read(made).with_context(|| format!("reading {}", made.display()))?;
-    crate::formats::onnx_proto::write_model(&settings.output, &bytes)
+    crate::formats::onnx_proto::write_model_from(&settings.output, &bytes, crate::fsutil::folder_of(made))
         .with_context(|| format!("--output {}", settings.output.display()))?;
     Ok(settings.output.clone())
 }

@@ -8,8 +8,11 @@
 //!   verified rewrites): every field declared, the messages not looked into kept as their
 //!   encoded bytes, so nothing is lost when a model is written back.
 
+pub mod external;
 pub mod header;
 pub mod lossless;
+
+pub use external::EXTERNAL_DATA_ALIGN;
 
 pub use header::*;
 
@@ -95,31 +98,67 @@ pub fn with_fixed_dims(model: &[u8], dims: &FixedDims) -> anyhow::Result<(Vec<u8
 /// around the weights.
 pub const SINGLE_FILE_LIMIT: usize = (2 << 30) - (64 << 20);
 
-/// Writes a model dmlrun made to `path`: as one file up to [`SINGLE_FILE_LIMIT`], else with its
-/// weights in `NAME.data` beside it (ONNX's external data: `location`, `offset`, `length`), as a
-/// model past protobuf's 2 GiB must be. Both written whole or not at all. Returns the files.
+/// Writes a model dmlrun made (its tensors all in the model) to `path`: as one file up to
+/// [`SINGLE_FILE_LIMIT`], else with its weights in `NAME.data` beside it, as a model past
+/// protobuf's 2 GiB must be. Returns the files.
 pub fn write_model(path: &std::path::Path, model: &[u8]) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    write_model_within(path, model, SINGLE_FILE_LIMIT)
+    write_model_within(path, model, None, SINGLE_FILE_LIMIT)
 }
 
-fn write_model_within(path: &std::path::Path, model: &[u8], limit: usize) -> anyhow::Result<Vec<std::path::PathBuf>> {
+/// Writes `model`, whose external data files are named relative to `folder`, to `path`: a model
+/// with external data gets its own `NAME.data` beside it, each tensor copied there from where it
+/// was (a tensor at a time) at an aligned offset ([`external::aligned_offset`]: 64 KiB, Windows'
+/// mapping granularity, for a tensor of 1 MiB or more); one without, as [`write_model`] writes it.
+/// The data file and the model are each written whole or not at all. Returns the files.
+pub fn write_model_from(
+    path: &std::path::Path,
+    model: &[u8],
+    folder: &std::path::Path,
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    write_model_within(path, model, Some(folder), SINGLE_FILE_LIMIT)
+}
+
+fn write_model_within(
+    path: &std::path::Path,
+    model: &[u8],
+    folder: Option<&std::path::Path>,
+    limit: usize,
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
     use anyhow::Context;
-    if model.len() <= limit {
+    use prost::Message;
+    let mut raw = lossless::RawModel::decode(model).map_err(|e| anyhow::anyhow!("not an ONNX model: {e}"))?;
+    let graph_bytes = raw.graph.take().context("the model has no graph")?;
+    let mut graph =
+        lossless::RawGraph::decode(graph_bytes.as_slice()).map_err(|e| anyhow::anyhow!("the model's graph: {e}"))?;
+    let external = graph
+        .initializer
+        .iter()
+        .any(|t| lossless::TensorLocation::decode(t.as_slice()).is_ok_and(|t| t.data_location == Some(1)));
+    if !external && model.len() <= limit {
         crate::fsutil::write_atomic(path, model)?;
         return Ok(vec![path.to_path_buf()]);
     }
-    let name = path.file_name().context("a model file needs a name")?.to_string_lossy();
-    let data_name = format!("{name}.data");
-    let (model, data) = with_external_data(model, &data_name)?;
-    let data_path = path.with_file_name(&data_name);
-    crate::fsutil::write_atomic(&data_path, &data)?;
-    crate::fsutil::write_atomic(path, &model)?;
+    let Some(folder) = folder.or((!external).then_some(std::path::Path::new("."))) else {
+        anyhow::bail!("{}: the model keeps tensors in external data, and where is not known", path.display())
+    };
+    let mut data = external::DataFile::beside(path)?;
+    let mut reader = external::ExternalReader::new(folder);
+    for initializer in &mut graph.initializer {
+        *initializer = data.copy(initializer, &mut reader)?;
+    }
+    raw.graph = Some(graph.encode_to_vec());
+    let bytes = raw.encode_to_vec();
+    if bytes.len() >= (2usize << 30) {
+        anyhow::bail!(
+            "{}: the model would be {} bytes without its weights, over protobuf's 2 GiB",
+            path.display(),
+            bytes.len()
+        );
+    }
+    let data_path = data.finish()?;
+    crate::fsutil::write_atomic(path, &bytes)?;
     Ok(vec![path.to_path_buf(), data_path])
 }
-
-/// Where dmlrun puts each tensor in a data file it writes: at an offset aligned to 4 KiB, so a
-/// reader may map it.
-pub const EXTERNAL_DATA_ALIGN: u64 = 4096;
 
 /// `tensor` pointed at `length` bytes at `offset` of the data file `location` (ONNX's external
 /// data: its `raw_data` gone, `data_location` EXTERNAL).
@@ -154,30 +193,6 @@ pub fn external_location(
     Ok((location, number("offset")?.unwrap_or(0), number("length")?))
 }
 
-/// `model` with every main-graph initializer held in `raw_data` moved to one data blob, each at
-/// an offset aligned to [`EXTERNAL_DATA_ALIGN`] and named by `location`. Returns the model and the
-/// blob.
-pub fn with_external_data(model: &[u8], location: &str) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
-    use prost::Message;
-    const ALIGN: usize = EXTERNAL_DATA_ALIGN as usize;
-    let mut raw = lossless::RawModel::decode(model).map_err(|e| anyhow::anyhow!("not an ONNX model: {e}"))?;
-    let graph_bytes = raw.graph.take().ok_or_else(|| anyhow::anyhow!("the model has no graph"))?;
-    let mut graph =
-        lossless::RawGraph::decode(graph_bytes.as_slice()).map_err(|e| anyhow::anyhow!("the model's graph: {e}"))?;
-    let mut data: Vec<u8> = Vec::new();
-    for initializer in &mut graph.initializer {
-        let mut tensor =
-            lossless::EditTensor::decode(initializer.as_slice()).map_err(|e| anyhow::anyhow!("an initializer: {e}"))?;
-        let Some(bytes) = tensor.raw_data.take().filter(|b| !b.is_empty()) else { continue };
-        data.resize(data.len().div_ceil(ALIGN) * ALIGN, 0);
-        point_to_external(&mut tensor, location, data.len() as u64, bytes.len());
-        data.extend_from_slice(&bytes);
-        *initializer = tensor.encode_to_vec();
-    }
-    raw.graph = Some(graph.encode_to_vec());
-    Ok((raw.encode_to_vec(), data))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,11 +204,11 @@ mod tests {
         let bytes = std::fs::read(&source).unwrap();
         // Under the limit: one file, byte for byte.
         let one = dir.path().join("one.onnx");
-        assert_eq!(write_model_within(&one, &bytes, bytes.len()).unwrap(), std::slice::from_ref(&one));
+        assert_eq!(write_model_within(&one, &bytes, None, bytes.len()).unwrap(), std::slice::from_ref(&one));
         assert_eq!(std::fs::read(&one).unwrap(), bytes);
         // Past it: the weights in big.onnx.data, which the model names, at aligned offsets.
         let big = dir.path().join("big.onnx");
-        let written = write_model_within(&big, &bytes, 100).unwrap();
+        let written = write_model_within(&big, &bytes, None, 100).unwrap();
         assert_eq!(written, [big.clone(), dir.path().join("big.onnx.data")]);
         let info = crate::formats::model::ModelInfo::from_bytes(&std::fs::read(&big).unwrap()).unwrap();
         assert_eq!(info.external_data, ["big.onnx.data"]);
@@ -223,6 +238,45 @@ mod tests {
             assert_eq!(offset % 4096, 0);
             assert_eq!((a.data_location, a.raw_data.as_ref()), (Some(1), None));
             assert_eq!(&data[offset..offset + length], b.raw_data.as_deref().unwrap(), "{:?}", b.name);
+        }
+    }
+
+    #[test]
+    fn a_model_with_external_data_is_written_with_its_own_data_file_read_a_tensor_at_a_time() {
+        use prost::Message;
+        let dir = tempfile::tempdir().unwrap();
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/models/tiny_decoder/model.onnx");
+        let bytes = std::fs::read(&source).unwrap();
+        let copy = dir.path().join("copy.onnx");
+        // Without the folder its data is in, it is refused rather than written pointing nowhere.
+        let refused = write_model(&copy, &bytes).unwrap_err().to_string();
+        assert!(refused.contains("external data, and where is not known"), "{refused}");
+        assert!(!copy.exists());
+        let written = write_model_from(&copy, &bytes, source.parent().unwrap()).unwrap();
+        assert_eq!(written, [copy.clone(), dir.path().join("copy.onnx.data")]);
+        let info = crate::formats::model::ModelInfo::from_bytes(&std::fs::read(&copy).unwrap()).unwrap();
+        assert_eq!(info.external_data, ["copy.onnx.data"]);
+        // Each tensor's values where its entries point are the original's, at an aligned offset.
+        let tensors = |path: &std::path::Path| -> Vec<lossless::EditTensor> {
+            let raw = lossless::RawModel::decode(std::fs::read(path).unwrap().as_slice()).unwrap();
+            let graph = lossless::RawGraph::decode(raw.graph.unwrap().as_slice()).unwrap();
+            let mut reader = external::ExternalReader::new(path.parent().unwrap());
+            graph
+                .initializer
+                .iter()
+                .map(|t| {
+                    let tensor = lossless::EditTensor::decode(t.as_slice()).unwrap();
+                    if let Some(at) = external::tensor_external_ref(&tensor, path.parent().unwrap()).unwrap() {
+                        assert_eq!(at.offset, external::aligned_offset(at.offset, at.length.unwrap()));
+                    }
+                    reader.inline(tensor).unwrap()
+                })
+                .collect()
+        };
+        let (before, after) = (tensors(&source), tensors(&copy));
+        assert_eq!(before.len(), after.len());
+        for (b, a) in before.iter().zip(&after) {
+            assert_eq!((&b.name, &b.raw_data, &b.dims), (&a.name, &a.raw_data, &a.dims));
         }
     }
 }

@@ -8,15 +8,14 @@
 //! The pass streams: each weight is read (from the model, or from its external data file at its
 //! offset), quantized and written before the next is read, so a model of gigabytes needs about
 //! one weight's memory, not the model's. A model with external data is written with external
-//! data (its own `NAME.data`, each tensor at a 4 KiB-aligned offset); one without stays one file.
+//! data (its own `NAME.data`, each tensor at an aligned offset: `onnx_proto::external`); one without stays one file.
 
 mod blockwise;
 
 pub use blockwise::Blockwise;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -24,19 +23,16 @@ use half::f16;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
+use crate::formats::onnx_proto::external::{external_ref, DataFile, ExternalReader, ExternalRef, INLINE_BELOW};
 use crate::formats::onnx_proto::header::StringStringEntryProto;
 use crate::formats::onnx_proto::lossless::{
     EditAttribute, EditNode, EditTensor, NodeView, OpsetView, RawGraph, RawModel, TensorName, ValueName,
 };
-use crate::formats::onnx_proto::{external_location, point_to_external, EXTERNAL_DATA_ALIGN};
 
 const FLOAT: i32 = 1;
 const UINT8: i32 = 2;
 const FLOAT16: i32 = 10;
 const INT_ATTRIBUTE: i32 = 2;
-const EXTERNAL: i32 = 1;
-/// Smaller tensors stay in the model file, as ONNX's own writer keeps them.
-const INLINE_BELOW: usize = 1024;
 
 /// What `--precision int4` asks of the pass.
 #[derive(Debug, Clone)]
@@ -142,13 +138,6 @@ struct Weight {
     external: Option<ExternalRef>,
 }
 
-#[derive(Clone)]
-struct ExternalRef {
-    path: PathBuf,
-    offset: u64,
-    length: Option<u64>,
-}
-
 /// Quantizes the model at `source` into `dest` (and `dest.data` where the source keeps its
 /// weights in external data). Returns the files written and what was done.
 pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Result<(Vec<PathBuf>, Quantization)> {
@@ -160,9 +149,12 @@ pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Resul
     let mut graph = RawGraph::decode(graph_bytes.as_slice()).context("the model's graph is not valid protobuf")?;
     drop(graph_bytes);
     let mut plan = Plan::of(&graph, &folder, options)?;
-    let data_name = format!("{}.data", dest.file_name().context("a model file needs a name")?.to_string_lossy());
-    let mut writer = TensorWriter::new(plan.external.then(|| dest.with_file_name(&data_name)), data_name)?;
-    let mut reader = ExternalReader { folder: folder.clone(), files: HashMap::new() };
+    let data = match plan.external {
+        true => Some(DataFile::beside(dest)?),
+        false => None,
+    };
+    let mut writer = TensorWriter { data };
+    let mut reader = ExternalReader::new(&folder);
 
     // The originals, but the weights only converted nodes read (kept aside, each until it is
     // quantized: a model's data is held once); then the new tensors.
@@ -214,7 +206,7 @@ pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Resul
     if bytes.len() >= (2usize << 30) {
         bail!("the quantized model would be {} bytes, over protobuf's 2 GiB", bytes.len());
     }
-    std::fs::write(dest, &bytes).with_context(|| format!("writing {}", dest.display()))?;
+    crate::fsutil::write_atomic(dest, &bytes)?;
     files.insert(0, dest.to_path_buf());
     Ok((files, report))
 }
@@ -232,7 +224,7 @@ fn quantize_weight(
 ) -> Result<(Vec<String>, Vec<NewTensor>)> {
     let raw = plan.raw.remove(name).unwrap_or_default();
     let weight = &plan.weights[name];
-    let bytes = reader.values(name, weight, &raw)?;
+    let bytes = weight_values(reader, name, weight, &raw)?;
     drop(raw);
     let (k, n) = (weight.dims[0] as usize, weight.dims[1] as usize);
     let quantized = match weight.data_type {
@@ -426,108 +418,45 @@ struct TensorHeader {
 
 impl TensorHeader {
     fn external_ref(&self, folder: &Path) -> Result<Option<ExternalRef>> {
-        if self.data_location != Some(EXTERNAL) {
-            return Ok(None);
-        }
-        let name = self.name.as_deref().unwrap_or_default();
-        let (location, offset, length) = external_location(&self.external_data, name)?;
-        Ok(Some(ExternalRef { path: folder.join(location), offset, length }))
+        external_ref(self.name.as_deref().unwrap_or_default(), self.data_location, &self.external_data, folder)
     }
 }
 
-/// External data files (named relative to the source model's folder), opened once each, read a
-/// tensor at a time.
-struct ExternalReader {
-    folder: PathBuf,
-    files: HashMap<PathBuf, File>,
-}
-
-impl ExternalReader {
-    fn read(&mut self, name: &str, at: &ExternalRef) -> Result<Vec<u8>> {
-        let file = match self.files.get_mut(&at.path) {
-            Some(file) => file,
-            None => {
-                let file = File::open(&at.path)
-                    .with_context(|| format!("initializer '{name}': reading external data {}", at.path.display()))?;
-                self.files.entry(at.path.clone()).or_insert(file)
+/// A weight's values as little-endian bytes, from the model or its external file.
+fn weight_values(reader: &mut ExternalReader, name: &str, weight: &Weight, raw: &[u8]) -> Result<Vec<u8>> {
+    let count: usize = weight.dims.iter().map(|&d| d as usize).product();
+    let bytes = match &weight.external {
+        Some(at) => reader.read(name, at)?,
+        None => {
+            let tensor = EditTensor::decode(raw).context("an initializer")?;
+            match tensor.raw_data {
+                Some(bytes) => bytes,
+                None if weight.data_type == FLOAT => tensor.float_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+                // float16 without raw_data: its bit patterns in int32_data.
+                None => tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
             }
-        };
-        let size = file.metadata()?.len();
-        let length = at.length.unwrap_or(size.saturating_sub(at.offset));
-        if at.offset.checked_add(length).is_none_or(|end| end > size) {
-            bail!("initializer '{name}': {} holds {size} bytes, not {}+{length}", at.path.display(), at.offset);
         }
-        let mut bytes = vec![0u8; length as usize];
-        file.seek(SeekFrom::Start(at.offset))?;
-        file.read_exact(&mut bytes).with_context(|| format!("initializer '{name}': reading {}", at.path.display()))?;
-        Ok(bytes)
+    };
+    let width = if weight.data_type == FLOAT16 { 2 } else { 4 };
+    if bytes.len() != count * width {
+        bail!("initializer '{name}': {} bytes for {count} values", bytes.len());
     }
-
-    /// A weight's values as little-endian bytes, from the model or its external file.
-    fn values(&mut self, name: &str, weight: &Weight, raw: &[u8]) -> Result<Vec<u8>> {
-        let count: usize = weight.dims.iter().map(|&d| d as usize).product();
-        let bytes = match &weight.external {
-            Some(at) => self.read(name, at)?,
-            None => {
-                let tensor = EditTensor::decode(raw).context("an initializer")?;
-                match tensor.raw_data {
-                    Some(bytes) => bytes,
-                    None if weight.data_type == FLOAT => {
-                        tensor.float_data.iter().flat_map(|v| v.to_le_bytes()).collect()
-                    }
-                    // float16 without raw_data: its bit patterns in int32_data.
-                    None => tensor.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
-                }
-            }
-        };
-        let width = if weight.data_type == FLOAT16 { 2 } else { 4 };
-        if bytes.len() != count * width {
-            bail!("initializer '{name}': {} bytes for {count} values", bytes.len());
-        }
-        Ok(bytes)
-    }
+    Ok(bytes)
 }
 
-/// Where tensors go: into the model, or (external) into its data file, each at an aligned
-/// offset, as they come.
+/// Where tensors go: into the model, or (external) into its data file, as they come.
 struct TensorWriter {
-    data: Option<(PathBuf, BufWriter<File>, u64)>,
-    location: String,
+    data: Option<DataFile>,
 }
 
 impl TensorWriter {
-    fn new(data_path: Option<PathBuf>, location: String) -> Result<TensorWriter> {
-        let data = match data_path {
-            Some(path) => {
-                let file = File::create(&path).with_context(|| format!("writing {}", path.display()))?;
-                Some((path, BufWriter::new(file), 0))
-            }
-            None => None,
-        };
-        Ok(TensorWriter { data, location })
-    }
-
     /// An original initializer: as it is where the output is one file; else its data (from the
     /// model or the source's data file) moved to the output's data file.
     fn copy(&mut self, raw: Vec<u8>, reader: &mut ExternalReader) -> Result<Vec<u8>> {
-        if self.data.is_none() {
-            return Ok(raw);
+        match &mut self.data {
+            None => Ok(raw),
+            Some(data) => data.copy(&raw, reader),
         }
-        let mut tensor = EditTensor::decode(raw.as_slice()).context("an initializer")?;
-        let header = TensorHeader::decode(raw.as_slice())?;
-        let name = tensor.name.clone().unwrap_or_default();
-        let bytes = match header.external_ref(&reader.folder)? {
-            Some(at) => reader.read(&name, &at)?,
-            None => match tensor.raw_data.take() {
-                Some(bytes) if bytes.len() >= INLINE_BELOW => bytes,
-                other => {
-                    tensor.raw_data = other;
-                    return Ok(tensor.encode_to_vec());
-                }
-            },
-        };
-        self.place(&mut tensor, bytes)?;
-        Ok(tensor.encode_to_vec())
     }
 
     fn write_new(&mut self, name: &str, data_type: i32, dims: &[usize], data: Vec<u8>) -> Result<Vec<u8>> {
@@ -537,33 +466,15 @@ impl TensorWriter {
             name: Some(name.to_string()),
             ..EditTensor::default()
         };
-        match &self.data {
-            Some(_) if data.len() >= INLINE_BELOW => self.place(&mut tensor, data)?,
+        match &mut self.data {
+            Some(file) if data.len() >= INLINE_BELOW => file.place(&mut tensor, &data)?,
             _ => tensor.raw_data = Some(data),
         }
         Ok(tensor.encode_to_vec())
     }
 
-    fn place(&mut self, tensor: &mut EditTensor, bytes: Vec<u8>) -> Result<()> {
-        let (path, file, offset) = self.data.as_mut().expect("external output");
-        let start = offset.div_ceil(EXTERNAL_DATA_ALIGN) * EXTERNAL_DATA_ALIGN;
-        let written =
-            |e: std::io::Error| anyhow::anyhow!("writing {}: {}", path.display(), crate::fsutil::os_words(&e));
-        file.write_all(&vec![0u8; (start - *offset) as usize]).map_err(written)?;
-        file.write_all(&bytes).map_err(written)?;
-        *offset = start + bytes.len() as u64;
-        point_to_external(tensor, &self.location, start, bytes.len());
-        Ok(())
-    }
-
     fn finish(self) -> Result<Vec<PathBuf>> {
-        match self.data {
-            Some((path, mut file, _)) => {
-                file.flush().with_context(|| format!("writing {}", path.display()))?;
-                Ok(vec![path])
-            }
-            None => Ok(Vec::new()),
-        }
+        self.data.map(DataFile::finish).into_iter().collect()
     }
 }
 
@@ -606,7 +517,7 @@ mod tests {
         for tensor in &raw.initializer {
             let header = TensorHeader::decode(tensor.as_slice()).unwrap();
             if let Some(at) = header.external_ref(dir.path()).unwrap() {
-                assert_eq!(at.offset % EXTERNAL_DATA_ALIGN, 0, "{:?}", header.name);
+                assert_eq!(at.offset % crate::formats::onnx_proto::EXTERNAL_DATA_ALIGN, 0, "{:?}", header.name);
                 external += 1;
             }
         }

@@ -11,10 +11,10 @@ use anyhow::{bail, Context, Result};
 use half::f16;
 use prost::Message;
 
-use super::rule::Rule;
+use super::rule::{Rule, Scope};
 use super::{initializer, int_attribute, int_of, Built};
 use crate::formats::model::NodeOutline;
-use crate::formats::onnx_proto::lossless::{EditNode, EditTensor, RawGraph};
+use crate::formats::onnx_proto::lossless::{EditNode, EditTensor};
 
 /// TensorProto.DataType values it reads.
 const UINT8: i32 = 2;
@@ -56,7 +56,7 @@ impl Rule for GatherDequantized {
 
     /// The table, its scales and zero points must be constants of the node's graph (the table may
     /// be a constant reshaped, as the builder's tied embedding reads the lm_head's weight).
-    fn rewrites_in(&self, node: &EditNode, graph: &RawGraph) -> bool {
+    fn rewrites_in(&self, node: &EditNode, graph: &Scope<'_>) -> bool {
         let constant = |i: usize| node.input.get(i).is_some_and(|name| super::is_initializer(graph, name));
         let zero_points = node.input.get(3).is_none_or(|name| name.is_empty()) || constant(3);
         let table = constant(0) || node.input.first().is_some_and(|name| reshaped_constant(graph, name).is_some());
@@ -70,7 +70,7 @@ impl Rule for GatherDequantized {
         }
     }
 
-    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &RawGraph) -> Result<()> {
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &Scope<'_>) -> Result<()> {
         let tensor = |i: usize| -> Result<Option<EditTensor>> {
             match node.input.get(i).filter(|n| !n.is_empty()) {
                 None => Ok(None),
@@ -103,7 +103,7 @@ impl Rule for GatherDequantized {
 /// The tensor `name` where a `Reshape` of its graph makes it from an initializer and a constant
 /// shape: the initializer with the shape's dimensions (a reshape moves no byte). `None` where
 /// `name` is not made so.
-fn reshaped_constant(graph: &RawGraph, name: &str) -> Option<Result<EditTensor>> {
+fn reshaped_constant(graph: &Scope<'_>, name: &str) -> Option<Result<EditTensor>> {
     let reshape = graph
         .node
         .iter()

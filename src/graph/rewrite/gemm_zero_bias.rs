@@ -5,10 +5,10 @@
 
 use anyhow::{bail, Context, Result};
 
-use super::rule::Rule;
+use super::rule::{Rule, Scope};
 use super::{Built, FLOAT};
 use crate::formats::model::NodeOutline;
-use crate::formats::onnx_proto::lossless::{EditNode, RawGraph};
+use crate::formats::onnx_proto::lossless::EditNode;
 
 pub struct GemmZeroBias;
 
@@ -47,7 +47,7 @@ impl Rule for GemmZeroBias {
     }
 
     /// `Gemm(A, B)` as `Gemm(A, B, zeros(N))`, N being B's output width, the zeros B's type.
-    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &RawGraph) -> Result<()> {
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &Scope<'_>) -> Result<()> {
         let b = node.input.get(1).context("a Gemm with no B")?;
         let weight = super::initializer(graph, b).map_err(|_| {
             anyhow::anyhow!("its weight '{b}' is not an initializer of its graph, so the bias's width is not known")

@@ -11,10 +11,10 @@
 
 use anyhow::{Context, Result};
 
-use super::rule::Rule;
+use super::rule::{Rule, Scope};
 use super::{initializer, int_of, Built};
 use crate::formats::model::NodeOutline;
-use crate::formats::onnx_proto::lossless::{EditNode, RawGraph};
+use crate::formats::onnx_proto::lossless::EditNode;
 
 /// TensorProto.DataType of `g_idx`.
 const INT32: i32 = 6;
@@ -62,7 +62,7 @@ impl Rule for MatMulNBitsBiasAdd {
         node.op_type == "MatMulNBits" && given(&node.inputs, 5)
     }
 
-    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &RawGraph) -> Result<()> {
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &Scope<'_>) -> Result<()> {
         let bias = node.input.get(5).context("no bias")?.clone();
         let output = node.output.first().context("no output")?.clone();
         let product = built.writer.fresh(&built.base);
@@ -107,7 +107,7 @@ impl Rule for MatMulNBitsDropGIdx {
 
     /// Only a g_idx that is a constant saying row k is in block k / block_size, on a node without
     /// zero points.
-    fn rewrites_in(&self, node: &EditNode, graph: &RawGraph) -> bool {
+    fn rewrites_in(&self, node: &EditNode, graph: &Scope<'_>) -> bool {
         !given(&node.input, 3) && trivial_g_idx(node, graph).unwrap_or(false)
     }
 
@@ -118,7 +118,7 @@ impl Rule for MatMulNBitsDropGIdx {
         }
     }
 
-    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &RawGraph) -> Result<()> {
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &Scope<'_>) -> Result<()> {
         let mut matmul = node.clone();
         matmul.input = without_input(node, 4);
         built.nodes.push(matmul);
@@ -127,7 +127,7 @@ impl Rule for MatMulNBitsDropGIdx {
 }
 
 /// Whether the node's g_idx is an int32 constant with row k in block k / block_size.
-fn trivial_g_idx(node: &EditNode, graph: &RawGraph) -> Option<bool> {
+fn trivial_g_idx(node: &EditNode, graph: &Scope<'_>) -> Option<bool> {
     let g_idx = initializer(graph, node.input.get(4)?).ok()?;
     let block = int_of(node, "block_size")?;
     if g_idx.data_type != Some(INT32) || block <= 0 {

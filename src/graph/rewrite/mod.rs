@@ -22,6 +22,7 @@ mod matmul_nbits_inputs;
 mod reshape_allowzero;
 mod rule;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use anyhow::{bail, Context, Result};
@@ -29,10 +30,11 @@ use prost::Message;
 use serde::{Deserialize, Serialize};
 
 pub use decompose::Decomposable;
-pub use rule::Rule;
+pub use rule::{Rule, Scope};
 
 use super::Graph;
 use crate::formats::model::NodeOutline;
+use crate::formats::onnx_proto::external::ExternalReader;
 use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, OpsetView, RawGraph, TensorName};
 use crate::formats::onnx_proto::ValueInfoProto;
 
@@ -184,7 +186,7 @@ impl Rewrite {
         RuleId::all().map(Rewrite::Rule).chain(Decomposable::ALL.map(Rewrite::Decompose))
     }
 
-    fn rewrites_in(self, node: &EditNode, graph: &RawGraph) -> bool {
+    fn rewrites_in(self, node: &EditNode, graph: &Scope<'_>) -> bool {
         match self {
             Rewrite::Decompose(_) => true,
             Rewrite::Rule(id) => id.rule().rewrites_in(node, graph),
@@ -251,7 +253,9 @@ impl Graph {
     }
 
     /// The model with `rewrites` applied. A rewrite that finds nothing to rewrite is an error
-    /// naming the operator: a flag that changes nothing would say something untrue.
+    /// naming the operator: a flag that changes nothing would say something untrue. Tensors in
+    /// external data stay there (the model returned names the files relative to the original's
+    /// folder, for `onnx_proto::write_model_from`): a rule reads the one tensor it needs.
     pub fn rewrite(&self, rewrites: &[Rewrite]) -> Result<(Vec<u8>, RewriteSummary)> {
         let opset = self.opsets.get("ai.onnx").copied();
         let mut writer = Writer {
@@ -264,8 +268,8 @@ impl Graph {
         };
         let mut graph = self.graph.clone();
         graph.node = self.nodes.iter().map(|n| n.raw.clone()).collect();
-        graph.initializer = graph.initializer.iter().map(|raw| self.inline_external(raw)).collect::<Result<_>>()?;
-        let graph = writer.graph(graph)?;
+        let external = RefCell::new(ExternalReader::new(&self.folder));
+        let graph = writer.graph(graph, &external)?;
         for rewrite in rewrites {
             if !writer.summary.rewritten.contains_key(&rewrite.flag()) {
                 match rewrite {
@@ -384,21 +388,22 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn graph(&mut self, mut graph: RawGraph) -> Result<RawGraph> {
+    fn graph(&mut self, mut graph: RawGraph, external: &RefCell<ExternalReader>) -> Result<RawGraph> {
         let mut nodes = Vec::with_capacity(graph.node.len());
         let mut replaced_inputs: HashSet<String> = HashSet::new();
         for (index, raw) in graph.node.iter().enumerate() {
             let mut node = EditNode::decode(raw.as_slice()).with_context(|| format!("node {index}"))?;
             for attribute in &mut node.attribute {
                 if let Some(g) = &attribute.g {
-                    attribute.g = Some(self.subgraph(g)?);
+                    attribute.g = Some(self.subgraph(g, external)?);
                 }
                 for g in &mut attribute.graphs {
-                    *g = self.subgraph(g)?;
+                    *g = self.subgraph(g, external)?;
                 }
             }
             let outline = NodeOutline::of(&node);
-            let rewrite = self.rewrites.iter().copied().find(|r| r.fits(&outline) && r.rewrites_in(&node, &graph));
+            let scope = Scope { graph: &graph, external };
+            let rewrite = self.rewrites.iter().copied().find(|r| r.fits(&outline) && r.rewrites_in(&node, &scope));
             let Some(rewrite) = rewrite else {
                 nodes.push(node.encode_to_vec());
                 continue;
@@ -410,7 +415,7 @@ impl Writer<'_> {
             let written = {
                 let mut built = Built::new(self, &name);
                 match rewrite {
-                    Rewrite::Rule(id) => id.rule().apply(&mut built, &node, &graph),
+                    Rewrite::Rule(id) => id.rule().apply(&mut built, &node, &scope),
                     Rewrite::Decompose(op) => built.decompose(op, &node),
                 }
                 .with_context(|| format!("{} '{name}'", rewrite.flag()))?;
@@ -434,9 +439,9 @@ impl Writer<'_> {
         Ok(graph)
     }
 
-    fn subgraph(&mut self, bytes: &[u8]) -> Result<Vec<u8>> {
+    fn subgraph(&mut self, bytes: &[u8], external: &RefCell<ExternalReader>) -> Result<Vec<u8>> {
         let graph = RawGraph::decode(bytes).context("a subgraph")?;
-        Ok(self.graph(graph)?.encode_to_vec())
+        Ok(self.graph(graph, external)?.encode_to_vec())
     }
 
     fn fresh(&mut self, base: &str) -> String {
@@ -501,19 +506,21 @@ impl<'w, 'a> Built<'w, 'a> {
     }
 }
 
-/// The initializer of `graph` named `name`, whole (the others read for their names alone).
-fn initializer(graph: &RawGraph, name: &str) -> Result<EditTensor> {
+/// The initializer of `graph` named `name`, whole (the others read for their names alone), its
+/// data in `raw_data` wherever the model keeps it.
+fn initializer(graph: &Scope<'_>, name: &str) -> Result<EditTensor> {
     let raw = graph
         .initializer
         .iter()
         .find(|raw| TensorName::decode(raw.as_slice()).is_ok_and(|t| t.name.as_deref() == Some(name)))
         .with_context(|| format!("'{name}' is not an initializer of its graph"))?;
-    EditTensor::decode(raw.as_slice()).with_context(|| format!("initializer '{name}'"))
+    let tensor = EditTensor::decode(raw.as_slice()).with_context(|| format!("initializer '{name}'"))?;
+    graph.external.borrow_mut().inline(tensor)
 }
 
 /// The int64 values of `name` where it is an initializer of `graph` or a `Constant` node's output
 /// there (a shape).
-fn constant_ints(graph: &RawGraph, name: &str) -> Option<Vec<i64>> {
+fn constant_ints(graph: &Scope<'_>, name: &str) -> Option<Vec<i64>> {
     let tensor = match initializer(graph, name) {
         Ok(tensor) => tensor,
         Err(_) => {
@@ -534,7 +541,7 @@ fn constant_ints(graph: &RawGraph, name: &str) -> Option<Vec<i64>> {
     }
 }
 
-fn is_initializer(graph: &RawGraph, name: &str) -> bool {
+fn is_initializer(graph: &Scope<'_>, name: &str) -> bool {
     graph
         .initializer
         .iter()

@@ -4,10 +4,10 @@
 
 use anyhow::Result;
 
-use super::rule::Rule;
+use super::rule::{Rule, Scope};
 use super::Built;
 use crate::formats::model::NodeOutline;
-use crate::formats::onnx_proto::lossless::{EditNode, RawGraph};
+use crate::formats::onnx_proto::lossless::EditNode;
 
 pub struct ReshapeAllowzeroOff;
 
@@ -39,7 +39,7 @@ impl Rule for ReshapeAllowzeroOff {
 
     /// allowzero changes nothing where the shape holds no zero: only such a Reshape is rewritten,
     /// one whose shape is a constant of its graph.
-    fn rewrites_in(&self, node: &EditNode, graph: &RawGraph) -> bool {
+    fn rewrites_in(&self, node: &EditNode, graph: &Scope<'_>) -> bool {
         shape_has_no_zero(node, graph)
     }
 
@@ -48,7 +48,7 @@ impl Rule for ReshapeAllowzeroOff {
     }
 
     /// The Reshape as it is, without its `allowzero`.
-    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &RawGraph) -> Result<()> {
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &Scope<'_>) -> Result<()> {
         let mut reshape = node.clone();
         reshape.attribute.retain(|a| a.name.as_deref() != Some("allowzero"));
         built.nodes.push(reshape);
@@ -58,7 +58,7 @@ impl Rule for ReshapeAllowzeroOff {
 
 /// Whether the Reshape's shape input is an initializer of `graph` holding no zero (where
 /// `allowzero` changes nothing: only a 0 in the shape reads differently with it).
-fn shape_has_no_zero(node: &EditNode, graph: &RawGraph) -> bool {
+fn shape_has_no_zero(node: &EditNode, graph: &Scope<'_>) -> bool {
     let Some(shape) = node.input.get(1) else { return false };
     super::initializer(graph, shape)
         .ok()

@@ -4,11 +4,29 @@
 //! `reduce` offers those that fit a minimal model, `fix` tries those that fit the model, and the
 //! plan refuses a flag that fits nothing: all through [`Rule::fits`].
 
+use std::cell::RefCell;
+
 use anyhow::Result;
 
 use super::Built;
 use crate::formats::model::NodeOutline;
+use crate::formats::onnx_proto::external::ExternalReader;
 use crate::formats::onnx_proto::lossless::{EditNode, RawGraph};
+
+/// The graph a rule reads (its nodes and initializers, as [`RawGraph`]), with the model's
+/// external data files, from which `initializer` reads the one tensor a rule asks for.
+pub struct Scope<'g> {
+    pub(super) graph: &'g RawGraph,
+    pub(super) external: &'g RefCell<ExternalReader>,
+}
+
+impl std::ops::Deref for Scope<'_> {
+    type Target = RawGraph;
+
+    fn deref(&self) -> &RawGraph {
+        self.graph
+    }
+}
 
 /// One rewrite dmlrun knows, switched on by a flag of its own.
 pub trait Rule: Sync {
@@ -32,7 +50,7 @@ pub trait Rule: Sync {
 
     /// Whether a node it fits is rewritten in `graph`: false where what the rewrite needs of the
     /// graph (a constant) is not there.
-    fn rewrites_in(&self, _node: &EditNode, _graph: &RawGraph) -> bool {
+    fn rewrites_in(&self, _node: &EditNode, _graph: &Scope<'_>) -> bool {
         true
     }
 
@@ -43,5 +61,5 @@ pub trait Rule: Sync {
     }
 
     /// Writes the nodes that replace `node` (one of `graph`'s) into `built`.
-    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &RawGraph) -> Result<()>;
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &Scope<'_>) -> Result<()>;
 }

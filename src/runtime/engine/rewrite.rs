@@ -124,8 +124,9 @@ pub fn rewrite(
     // Named after the model, so that what ONNX Runtime says of it names the model.
     let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let path = folder.path().join(format!("{stem}.rewritten.onnx"));
-    // Past protobuf's 2 GiB, the weights go in a data file beside it.
-    crate::formats::onnx_proto::write_model(&path, &bytes)
+    // Weights the original keeps in external data (or past protobuf's 2 GiB) go to a data file
+    // beside it, a tensor at a time.
+    crate::formats::onnx_proto::write_model_from(&path, &bytes, graph.folder())
         .with_context(|| format!("writing the rewritten model {}", path.display()))?;
     let mut report =
         RewriteReport { summary, compared_on: None, outputs: Vec::new(), not_compared: None, fused_back: Vec::new() };

@@ -198,10 +198,11 @@ mod tests {
     #[test]
     fn a_saved_model_is_named_after_its_item_and_never_outside_the_folder() {
         let dir = tempfile::tempdir().unwrap();
-        let file = super::write_saved(dir.path(), "zoo/resnet50-v1.7", b"model").unwrap();
+        let model = std::fs::read("tests/models/gemm_tanh_no_bias.onnx").unwrap();
+        let file = super::write_saved(dir.path(), "zoo/resnet50-v1.7", &model).unwrap();
         assert_eq!(file, dir.path().join("zoo").join("resnet50-v1.7.onnx"));
-        assert_eq!(std::fs::read(&file).unwrap(), b"model");
-        let file = super::write_saved(dir.path(), "../escape", b"x").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), model);
+        let file = super::write_saved(dir.path(), "../escape", &model).unwrap();
         assert_eq!(file, dir.path().join("_").join("escape.onnx"));
     }
 }
