@@ -92,6 +92,22 @@ pub fn peak_rss_bytes() -> Option<u64> {
     None
 }
 
+/// The process's resident set size now, in bytes (VmRSS on Linux, WorkingSetSize on Windows).
+#[cfg(target_os = "linux")]
+pub fn rss_bytes() -> Option<u64> {
+    proc_status_kib("VmRSS:").map(|k| k * 1024)
+}
+
+#[cfg(windows)]
+pub fn rss_bytes() -> Option<u64> {
+    process_memory().map(|c| c.WorkingSetSize as u64)
+}
+
+#[cfg(not(any(target_os = "linux", windows)))]
+pub fn rss_bytes() -> Option<u64> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     // Both values come from one read of the status file: other tests run on other threads of

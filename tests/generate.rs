@@ -89,6 +89,19 @@ fn synthetic_prompts_and_ignore_eos_fix_the_token_counts_benchmarks_need() {
     assert_eq!(report["kv_cache"]["length"], 70);
     assert_eq!(report["warmup"], 1);
     assert_eq!(report["schema"], "dmlrun.generate/1");
+    // The memory at the end of the first generation's phases (the warm-up's), in order, each
+    // peak at least the one before and at least its own RSS.
+    let memory = report["memory_phases"].as_array().unwrap();
+    let names: Vec<&str> = memory.iter().map(|p| p["phase"].as_str().unwrap()).collect();
+    assert_eq!(names, ["load", "prefill", "decode"]);
+    for pair in memory.windows(2) {
+        assert!(pair[1]["peak_rss_bytes"].as_u64() >= pair[0]["peak_rss_bytes"].as_u64(), "{memory:?}");
+        assert!(pair[1]["ended_unix_ms"].as_u64() >= pair[0]["ended_unix_ms"].as_u64(), "{memory:?}");
+    }
+    for phase in memory {
+        assert!(phase["peak_rss_bytes"].as_u64() >= phase["rss_bytes"].as_u64(), "{phase}");
+        assert!(phase["rss_bytes"].as_u64().unwrap() > 1 << 20, "{phase}");
+    }
     // Its source is the flag, as --prompt's is: the count is said once, beside it.
     assert_eq!(prompt["source"], "--prompt-tokens");
     // The same seed draws the same synthetic prompt.

@@ -14,8 +14,9 @@ use crate::generate::{
 };
 use crate::report::export::{Export, Exports};
 use crate::report::generate::{
-    self as report, GenerateReport, KvCache, PromptComparison, PromptResult, TokenComparison,
+    self as report, GenerateReport, KvCache, PhaseMemory, PromptComparison, PromptResult, TokenComparison,
 };
+use crate::runtime::adapters::VideoMemoryProbe;
 use crate::runtime::engine::{self, DecoderOptions, DecoderSession, DeviceReport, Generating, Preflight, Scope};
 use crate::runtime::plan::EpRequest;
 use crate::runtime::Runtime;
@@ -89,9 +90,13 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         [&to.json, &to.csv, &to.markdown, &to.junit].into_iter().flatten().any(|p| p == Path::new("-"));
     let text_to_stdout = !settings.quiet && !exports_to_stdout;
 
+    let probe = decoder.model.memory.as_ref().map(|m| m.probe());
+    let phases = std::cell::RefCell::new(vec![PhaseMemory::now("load", probe.as_ref().and_then(|p| p.read()))]);
     let mut results = Vec::new();
     let mut interrupted = false;
     let how = Repeating {
+        probe: probe.as_ref(),
+        phases: &phases,
         settings,
         runtime: &runtime,
         options: &options,
@@ -133,6 +138,7 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         prompts: results,
         comparison,
         interrupted,
+        memory_phases: phases.into_inner(),
         ..report_of_session(settings, &spec, tokenizer.as_ref().map(|t| t.path.clone()), &runtime, &decoder, kv_length)
     };
     publish(settings, &mut exports, &report)?;
@@ -187,6 +193,7 @@ fn report_of_session(
         prompts: Vec::new(),
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
         gpu_memory: decoder.model.memory.as_ref().map(|m| m.memory.clone()),
+        memory_phases: Vec::new(),
         comparison: None,
         perplexity: None,
         rewrite: decoder.rewrite.clone(),
@@ -370,6 +377,11 @@ struct Repeating<'a> {
     looping: &'a LoopSettings<'a>,
     text_to_stdout: bool,
     several: bool,
+    /// The adapter DirectML runs on, read at each phase's end.
+    probe: Option<&'a VideoMemoryProbe>,
+    /// The memory at each phase's end: the session's (load) before the first generation, which
+    /// adds its prefill's and decode's.
+    phases: &'a std::cell::RefCell<Vec<PhaseMemory>>,
 }
 
 impl Repeating<'_> {
@@ -395,8 +407,12 @@ impl Repeating<'_> {
             let mut stream = TextStream::default();
             let mut produced = String::new();
             let mut chosen = Vec::new();
+            let first_generation = self.phases.borrow().len() == 1;
             let generation = generate::generate(decoder, &prompt.ids, self.looping, &mut sampler, &mut |id, _| {
                 chosen.push(id);
+                if first_generation && chosen.len() == 1 {
+                    self.phases.borrow_mut().push(PhaseMemory::now("prefill", self.probe.and_then(|p| p.read())));
+                }
                 if streamed {
                     if let Some(t) = self.tokenizer {
                         let piece = stream.push(t, id)?;
@@ -415,6 +431,9 @@ impl Repeating<'_> {
                 }
                 Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
             };
+            if first_generation {
+                self.phases.borrow_mut().push(PhaseMemory::now("decode", self.probe.and_then(|p| p.read())));
+            }
             if let Some(memory) = decoder.model.memory.as_mut() {
                 memory.sample();
             }

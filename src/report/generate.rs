@@ -44,6 +44,10 @@ pub struct GenerateReport {
     pub peak_rss_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_memory: Option<GpuMemory>,
+    /// The memory at the end of each phase of the first generation: the session made (load), the
+    /// prompt's first token (prefill), the last token (decode).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory_phases: Vec<PhaseMemory>,
     /// With --compare-ep: the reference EP's greedy tokens against these.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison: Option<TokenComparison>,
@@ -58,6 +62,39 @@ pub struct GenerateReport {
     pub quantization: Option<crate::graph::Quantization>,
     /// Ctrl-C stopped the run; the figures are over what was done.
     pub interrupted: bool,
+}
+
+/// The process's memory when a phase of a generation ended.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseMemory {
+    /// `load`, `prefill` or `decode`.
+    pub phase: String,
+    /// When it ended (milliseconds since the Unix epoch), to line up readings taken outside the
+    /// process (the GPU's own, where the adapter's figures are not DirectML's: under Wine).
+    pub ended_unix_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_bytes: Option<u64>,
+    /// The peak so far: over this phase and those before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
+    /// DXGI's figures for the adapter DirectML runs on, where it is asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<crate::runtime::adapters::VideoMemory>,
+}
+
+impl PhaseMemory {
+    /// The readings now, for the phase just ended.
+    pub fn now(phase: &str, adapter: Option<crate::runtime::adapters::VideoMemory>) -> PhaseMemory {
+        let ended_unix_ms =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        PhaseMemory {
+            phase: phase.to_string(),
+            ended_unix_ms,
+            rss_bytes: crate::sysinfo::rss_bytes(),
+            peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
+            adapter,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -278,7 +315,13 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
         let _ = writeln!(out, "{}", p.describe());
     }
     if let Some(rss) = report.peak_rss_bytes {
-        let _ = writeln!(out, "memory:    peak RSS {:.1} MiB", rss as f64 / (1024.0 * 1024.0));
+        let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0));
+        let phases: Vec<String> =
+            report.memory_phases.iter().filter_map(|p| Some(format!("{} {}", p.phase, mib(p.rss_bytes?)))).collect();
+        match phases.is_empty() {
+            true => _ = writeln!(out, "memory:    peak RSS {}", mib(rss)),
+            false => _ = writeln!(out, "memory:    peak RSS {}; RSS after {}", mib(rss), phases.join(", ")),
+        }
     }
     if let Some(c) = &report.comparison {
         for p in &c.prompts {

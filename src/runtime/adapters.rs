@@ -235,6 +235,7 @@ impl VideoMemory {
 
 /// Reads one adapter's video memory use repeatedly: the adapter is looked up once, so a read
 /// costs one DXGI call and can sit between timed runs.
+#[derive(Clone)]
 pub struct VideoMemoryProbe {
     #[cfg(windows)]
     adapter: windows::Win32::Graphics::Dxgi::IDXGIAdapter3,

@@ -55,6 +55,12 @@ impl GpuMemoryTracker {
     }
 
     /// One reading between timed runs, kept if it is the largest so far.
+    /// A probe of the same adapter, to read it where the session is borrowed (between a
+    /// generation's steps).
+    pub fn probe(&self) -> VideoMemoryProbe {
+        self.probe.clone()
+    }
+
     pub fn sample(&mut self) {
         if let Some(now) = self.probe.read() {
             self.memory.peak_timed_runs = Some(self.memory.peak_timed_runs.map_or(now, |p| p.max(now)));
