@@ -9,7 +9,7 @@ transformers and onnx_ir, which the GPU machine has; it does not load onnxruntim
 library, so the package itself is not installed (its version is then missing from the graph's
 metadata, nothing else).
 
-    builder_decoder.py OUT_DIR --builder DIR [--arch qwen2|llama|mistral] [--layers N]
+    builder_decoder.py OUT_DIR --builder DIR [--arch qwen2|llama|phi3|mistral] [--layers N]
                        [--precision fp16|fp32|int4] [--ep dml|cpu]
 """
 
@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 # The published shapes (hidden, layers, heads, KV heads, intermediate, vocabulary), each model's
-# own config.json; the number of layers can be cut (--layers) for a quick check.
+# own config.json (phi3: Phi-3-mini-4k-instruct's, 3.8 B parameters); the number of layers can be cut (--layers) for a quick check.
 ARCHS = {
     "qwen2": ("Qwen2Config", "Qwen2ForCausalLM", dict(
         hidden_size=896, num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
@@ -31,6 +31,11 @@ ARCHS = {
         hidden_size=2048, num_hidden_layers=16, num_attention_heads=32, num_key_value_heads=8,
         intermediate_size=8192, vocab_size=128256, max_position_embeddings=131072, rope_theta=500000.0,
         rms_norm_eps=1e-5, tie_word_embeddings=True, bos_token_id=128000, eos_token_id=128001)),
+    "phi3": ("Phi3Config", "Phi3ForCausalLM", dict(
+        hidden_size=3072, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32,
+        intermediate_size=8192, vocab_size=32064, max_position_embeddings=4096, original_max_position_embeddings=4096,
+        rope_theta=10000.0, rms_norm_eps=1e-5, tie_word_embeddings=False, bos_token_id=1, eos_token_id=32000,
+        pad_token_id=32000)),
     "mistral": ("MistralConfig", "MistralForCausalLM", dict(
         hidden_size=4096, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
         intermediate_size=14336, vocab_size=32768, max_position_embeddings=32768, rope_theta=1000000.0,

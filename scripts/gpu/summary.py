@@ -467,6 +467,71 @@ def smollm2_tables():
     print()
 
 
+def smi_in(start, end):
+    """The GPU's memory in use (MiB) at its peak between two Unix times, from nvidia-smi's samples."""
+    during = [m for t, m in SAMPLES if start <= t <= end]
+    return max(during) if during else None
+
+
+def large_tables():
+    """GPU_STEPS=large (issue 64, point 4): decoders past 2 GiB, int4 and float16, and PyTorch eager."""
+    print("## Past 2 GiB: the builder's decoders on DirectML against PyTorch eager (`dmlrun generate`)\n")
+    print("| form | folder | prompt | TTFT p50 (ms) | decode p50 (ms) | tokens/s | captured | "
+          "RSS after load / prefill / decode, peak (MiB) | GPU memory in use after load / at peak, nvidia-smi (MiB) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    base = SAMPLES[0][1] if SAMPLES else None
+    for form, folder in (("phi3-fp16", "phi3-fp16-dml"), ("phi3-int4", "phi3-int4"), ("qwen-fp16", "qwen-fp16"),
+                         ("qwen-int4", "qwen-int4")):
+        r = report(f"speed-{form}")
+        if not r:
+            if f"speed-{form}" in STEPS:
+                print(f"| {form} | | | {error_line(f'speed-{form}')[:200] or 'no report'} | | | | | |")
+            continue
+        phases = {p["phase"]: p for p in r.get("memory_phases", [])}
+        mib = lambda b: fmt(b / 2**20, 0) if b else "-"  # noqa: E731
+        rss = " / ".join(mib(phases.get(k, {}).get("rss_bytes")) for k in ("load", "prefill", "decode"))
+        rss += f", {mib(r.get('peak_rss_bytes'))}"
+        gpu = "-"
+        if "load" in phases and f"speed-{form}" in STEPS:
+            start, end, _ = STEPS[f"speed-{form}"]
+            loaded = smi_in(start, phases["load"]["ended_unix_ms"] / 1000)
+            gpu = f"{fmt(loaded, 0) if loaded else '-'} / {fmt(smi_in(start, end), 0) if smi_in(start, end) else '-'}"
+            if base is not None:
+                gpu += f" (before: {base})"
+        for p in r["prompts"]:
+            f = p["figures"]
+            print(f"| {form} | {r['model'].split('/')[-1]} | {f['prompt_tokens']} | {fmt(f['ttft_ms']['p50'], 1)} | "
+                  f"{fmt(f['decode_ms']['p50'], 2)} | {fmt(f['generation_tokens_per_s'], 1)} | "
+                  f"{r['decode_step_captured']} | {rss} | {gpu} |")
+    for arch in ("phi3", "qwen2"):
+        e = report(f"eager-{arch}")
+        if e:
+            for n, f in e["prompts"].items():
+                print(f"| PyTorch eager {arch} fp16 | | {n} | {fmt(f['ttft_ms_p50'], 1)} | {fmt(f['decode_ms_p50'], 2)} | "
+                      f"{fmt(f['tokens_per_s'], 1)} | | | allocated peak {fmt(f.get('peak_allocated_mib'), 0)} |")
+    fixed = report("fix-phi3-fp16")
+    if fixed:
+        print(f"\n`fix -o` of the float16 folder: verdict {fixed.get('verdict')}; "
+              f"step {fmt(step_seconds('fix-phi3-fp16'), 0)} s.")
+    elif "fix-phi3-fp16" in STEPS:
+        print(f"\n`fix -o` of the float16 folder: {error_line('fix-phi3-fp16')[:300] or 'no report'}")
+    align = report("align-phi3-fp16-dml")
+    if align:
+        print(f"\nThe written data file: {json.dumps(align['files'])}; {align['external_tensors']} tensors external "
+              f"({align['of_1_mib_or_more']} of 1 MiB or more), {align['inline_tensors']} inline, "
+              f"{len(align['misaligned'])} misaligned; the model file {align['model_bytes']} bytes.")
+    c = report("compare-phi3-int4")
+    if c and c.get("comparison"):
+        l = c["comparison"]["prompts"][0]["logits"]  # noqa: E741
+        print(f"\nphi3-int4 against the CPU EP (32-token prompt, 16 tokens): {l['verdict']} (max diff "
+              f"{l['worst_max_abs_diff']:.3g}, cosine >= {l['worst_cosine']:.5f}, noise {l['noise']:.3g})")
+    elif "compare-phi3-int4" in STEPS:
+        print(f"\nphi3-int4 against the CPU EP: {error_line('compare-phi3-int4')[:300] or 'no report'}")
+    print()
+
+
+if any(name.startswith("speed-phi3") or name.startswith("speed-qwen") or name.startswith("eager-") for name in STEPS):
+    large_tables()
 if any(name.startswith("smollm2-") for name in STEPS):
     smollm2_tables()
 if any(name.startswith("tt-") or name.startswith("bert-base-") for name in STEPS):

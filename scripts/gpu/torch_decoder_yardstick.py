@@ -78,6 +78,7 @@ def main():
             ttfts.append(ttft)
             steps.extend(decode)
         results[str(n)] = {
+            "peak_allocated_mib": torch.cuda.max_memory_allocated() / 2**20,
             "ttft_ms_p50": statistics.median(ttfts),
             "decode_ms_p50": statistics.median(steps),
             "tokens_per_s": len(steps) / (sum(steps) / 1000),
