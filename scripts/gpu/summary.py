@@ -477,29 +477,27 @@ def large_tables():
     """GPU_STEPS=large (issue 64, point 4): decoders past 2 GiB, int4 and float16, and PyTorch eager."""
     print("## Past 2 GiB: the builder's decoders on DirectML against PyTorch eager (`dmlrun generate`)\n")
     print("| form | folder | prompt | TTFT p50 (ms) | decode p50 (ms) | tokens/s | captured | "
-          "RSS after load / prefill / decode, peak (MiB) | GPU memory in use after load / at peak, nvidia-smi (MiB) |")
+          "RSS after load / prefill / decode, peak (MiB) | GPU memory in use, peak in load / prefill / decode, nvidia-smi (MiB) |")
     print("|---|---|---|---|---|---|---|---|---|")
-    base = SAMPLES[0][1] if SAMPLES else None
-    for form, folder in (("phi3-fp16", "phi3-fp16-dml"), ("phi3-int4", "phi3-int4"), ("qwen-fp16", "qwen-fp16"),
-                         ("qwen-int4", "qwen-int4")):
-        r = report(f"speed-{form}")
-        if not r:
-            if f"speed-{form}" in STEPS:
-                print(f"| {form} | | | {error_line(f'speed-{form}')[:200] or 'no report'} | | | | | |")
-            continue
-        phases = {p["phase"]: p for p in r.get("memory_phases", [])}
-        mib = lambda b: fmt(b / 2**20, 0) if b else "-"  # noqa: E731
-        rss = " / ".join(mib(phases.get(k, {}).get("rss_bytes")) for k in ("load", "prefill", "decode"))
-        rss += f", {mib(r.get('peak_rss_bytes'))}"
-        gpu = "-"
-        if "load" in phases and f"speed-{form}" in STEPS:
-            start, end, _ = STEPS[f"speed-{form}"]
-            loaded = smi_in(start, phases["load"]["ended_unix_ms"] / 1000)
-            gpu = f"{fmt(loaded, 0) if loaded else '-'} / {fmt(smi_in(start, end), 0) if smi_in(start, end) else '-'}"
-            if base is not None:
-                gpu += f" (before: {base})"
-        for p in r["prompts"]:
-            f = p["figures"]
+    for form in ("phi3-fp16", "phi3-int4", "qwen-fp16", "qwen-int4"):
+        for p in (128, 1024):
+            name = f"speed-{form}-p{p}"
+            r = report(name)
+            if not r:
+                if name in STEPS:
+                    print(f"| {form} | | {p} | {error_line(name)[:200] or 'no report'} | | | | | |")
+                continue
+            phases = {ph["phase"]: ph for ph in r.get("memory_phases", [])}
+            mib = lambda b: fmt(b / 2**20, 0) if b else "-"  # noqa: E731
+            rss = " / ".join(mib(phases.get(k, {}).get("rss_bytes")) for k in ("load", "prefill", "decode"))
+            rss += f", {mib(r.get('peak_rss_bytes'))}"
+            gpu = "-"
+            if "load" in phases and name in STEPS and SAMPLES:
+                start, end, _ = STEPS[name]
+                ends = [start] + [phases[k]["ended_unix_ms"] / 1000 for k in ("load", "prefill", "decode") if k in phases]
+                gpu = " / ".join(fmt(smi_in(a, b), 0) if smi_in(a, b) else "-" for a, b in zip(ends, ends[1:]))
+                gpu += f" (before: {SAMPLES[0][1]})"
+            f = r["prompts"][0]["figures"]
             print(f"| {form} | {r['model'].split('/')[-1]} | {f['prompt_tokens']} | {fmt(f['ttft_ms']['p50'], 1)} | "
                   f"{fmt(f['decode_ms']['p50'], 2)} | {fmt(f['generation_tokens_per_s'], 1)} | "
                   f"{r['decode_step_captured']} | {rss} | {gpu} |")
@@ -520,17 +518,29 @@ def large_tables():
         print(f"\nThe written data file: {json.dumps(align['files'])}; {align['external_tensors']} tensors external "
               f"({align['of_1_mib_or_more']} of 1 MiB or more), {align['inline_tensors']} inline, "
               f"{len(align['misaligned'])} misaligned; the model file {align['model_bytes']} bytes.")
-    c = report("compare-phi3-int4")
-    if c and c.get("comparison"):
-        l = c["comparison"]["prompts"][0]["logits"]  # noqa: E741
-        print(f"\nphi3-int4 against the CPU EP (32-token prompt, 16 tokens): {l['verdict']} (max diff "
-              f"{l['worst_max_abs_diff']:.3g}, cosine >= {l['worst_cosine']:.5f}, noise {l['noise']:.3g})")
-    elif "compare-phi3-int4" in STEPS:
-        print(f"\nphi3-int4 against the CPU EP: {error_line('compare-phi3-int4')[:300] or 'no report'}")
+    for form in ("phi3-int4", "as-is-phi3-int4", "phi3-int4-fixed", "qwen-int4", "qwen-fp16"):
+        name = form if form.startswith("as-is") else f"compare-{form}"
+        c = report(name)
+        if c and c.get("comparison"):
+            l = c["comparison"]["prompts"][0]["logits"]  # noqa: E741
+            print(f"\n{form} against the CPU EP (32-token prompt, 16 tokens): {l['verdict']} (max diff "
+                  f"{l['worst_max_abs_diff']}, cosine >= {l['worst_cosine']}, noise {l['noise']})")
+        elif name in STEPS:
+            print(f"\n{form} against the CPU EP: {error_line(name)[:300] or 'no report'}")
+    fixed = report("fix-phi3-int4")
+    if fixed:
+        outcome = lambda o: o if isinstance(o, str) else json.dumps(o)[:160]  # noqa: E731
+        tried = "; ".join(f"{' '.join(a.get('remedies') or []) or 'as it is'}: {outcome(a.get('outcome'))}"
+                          for a in fixed.get("attempts", []))
+        print(f"\n`fix` of the int4 folder with no flag: {fixed.get('verdict')} ({len(fixed.get('attempts', []))} attempts, "
+              f"{fmt(step_seconds('fix-phi3-int4'), 0)} s): {tried[:600]}")
+    elif "fix-phi3-int4" in STEPS:
+        print(f"\n`fix` of the int4 folder: {error_line('fix-phi3-int4')[:300] or 'no report'}")
     print()
 
 
-if any(name.startswith("speed-phi3") or name.startswith("speed-qwen") or name.startswith("eager-") for name in STEPS):
+if any(name.split("-")[0] in ("speed", "eager", "compare", "fix", "as") and ("phi3" in name or "qwen" in name)
+       for name in STEPS):
     large_tables()
 if any(name.startswith("smollm2-") for name in STEPS):
     smollm2_tables()

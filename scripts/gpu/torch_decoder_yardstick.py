@@ -67,6 +67,8 @@ def main():
     parser.add_argument("--iterations", type=int, default=3)
     args = parser.parse_args()
     model, config = model_of(args.arch)
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()  # the float32 model it was made from is gone
     generator = torch.Generator().manual_seed(0)
     results = {}
     for n in (int(p) for p in args.prompts.split(",")):
