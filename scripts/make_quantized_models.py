@@ -19,6 +19,11 @@ models DirectML users deploy hold, made here with `onnx.helper` (each a few KB).
   `hidden` [1, 64]; outputs `y` (the rows) and `logits`.
   `gbq_tied_external.onnx`: the same, every tensor in `gbq_tied_external.onnx.data`.
 
+- `nbits_k48_partial`, `nbits_fp16_zp`, `nbits_fp16_symmetric`, `nbits_8b`, `nbits_2b`,
+  `nbits_block128_bias` (`.onnx`): one MatMulNBits each (K 64, N 16, block 32, 4 bits, uint8
+  zero points, float32 unless named): K 48 (a partial last block), float16 scales and input with
+  zero points and without, 8 and 2 bits, K 256 in blocks of 128 with a bias.
+
 - `nbits_bias.onnx`, `nbits_g_idx.onnx`, `nbits_g_idx_zp.onnx`, `nbits_g_idx_reordered.onnx`:
   one MatMulNBits (K 64, N 16, block 32, 4 bits) with a bias (and uint8 zero points); with a
   g_idx saying what the blocks say (row k in block k / 32), without zero points and with them;
@@ -186,15 +191,17 @@ def tied(rng):
     return contrib_model(graph)
 
 
-def nbits(rng, name, *, bias=False, g_idx=None, zero_points=True):
-    """One MatMulNBits with the optional inputs asked for."""
-    k, n, block = 64, 16, 32
-    q = rng.integers(0, 16, size=(n, k))
-    weight = packed(q, 4).reshape(n, k // block, block // 2)
-    scales = (rng.random(n * (k // block)) * 0.1 + 0.01).astype(np.float32)
-    zero_point_bytes = packed(rng.integers(0, 16, size=(n, k // block)), 4).reshape(-1)
-    inits = [numpy_helper.from_array(weight, "W_Q4"), numpy_helper.from_array(scales, "W_scales")]
-    inputs = ["a", "W_Q4", "W_scales", ""]
+def nbits(rng, name, *, bias=False, g_idx=None, zero_points=True, k=64, n=16, block=32, bits=4, dtype=np.float32):
+    """One MatMulNBits with the optional inputs asked for (K may end in a partial block)."""
+    blocks = -(-k // block)
+    q = rng.integers(0, 1 << bits, size=(n, blocks * block))
+    q[:, k:] = 0  # the padding of a partial last block
+    weight = packed(q, bits).reshape(n, blocks, block * bits // 8)
+    scales = (rng.random(n * blocks) * 0.1 + 0.01).astype(dtype)
+    zero_point_bytes = packed(rng.integers(0, 1 << bits, size=(n, blocks)), bits).reshape(-1)
+    suffix = "Q4" if bits == 4 else f"Q{bits}"
+    inits = [numpy_helper.from_array(weight, f"W_{suffix}"), numpy_helper.from_array(scales, "W_scales")]
+    inputs = ["a", f"W_{suffix}", "W_scales", ""]
     if zero_points:
         inits.append(numpy_helper.from_array(zero_point_bytes, "W_zero_points"))
         inputs[3] = "W_zero_points"
@@ -202,18 +209,19 @@ def nbits(rng, name, *, bias=False, g_idx=None, zero_points=True):
         inits.append(numpy_helper.from_array(g_idx.astype(np.int32), "W_g_idx"))
         inputs.append("W_g_idx")
     if bias:
-        inits.append(numpy_helper.from_array((rng.standard_normal(n) * 0.5).astype(np.float32), "W_bias"))
+        inits.append(numpy_helper.from_array((rng.standard_normal(n) * 0.5).astype(dtype), "W_bias"))
         inputs += [""] * (5 - len(inputs)) + ["W_bias"]
     while inputs[-1] == "":
         inputs.pop()
     node = helper.make_node(
-        "MatMulNBits", inputs, ["y"], name="proj", domain="com.microsoft", K=k, N=n, bits=4, block_size=block
+        "MatMulNBits", inputs, ["y"], name="proj", domain="com.microsoft", K=k, N=n, bits=bits, block_size=block
     )
+    element = TensorProto.FLOAT16 if dtype == np.float16 else TensorProto.FLOAT
     graph = helper.make_graph(
         [node],
         name,
-        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, n])],
+        [helper.make_tensor_value_info("a", element, [2, k])],
+        [helper.make_tensor_value_info("y", element, [2, n])],
         initializer=inits,
     )
     return contrib_model(graph)
@@ -324,6 +332,22 @@ def main():
         onnx.checker.check_model(model)
         onnx.save(model, os.path.join(args.out, name + ".onnx"))
         cases.append(dict(file=name + ".onnx", kind="matmul_nbits_inputs"))
+    # For --dequantize-matmulnbits: 4 bits with a partial last block (K 48 of 32-blocks), float16
+    # with and without zero points, 8 and 2 bits, block 128 as AWQ folders have it, a bias.
+    forms = [
+        ("nbits_k48_partial", dict(k=48)),
+        ("nbits_fp16_zp", dict(dtype=np.float16)),
+        ("nbits_fp16_symmetric", dict(dtype=np.float16, zero_points=False)),
+        ("nbits_8b", dict(bits=8)),
+        ("nbits_2b", dict(bits=2)),
+        ("nbits_block128_bias", dict(k=256, block=128, bias=True)),
+    ]
+    for name, shape in forms:
+        model = nbits(rng, name, **shape)
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(args.out, name + ".onnx"))
+        cases.append(dict(file=name + ".onnx", kind="matmul_nbits_dequantized", **{
+            key: str(value) if key == "dtype" else value for key, value in shape.items()}))
     if args.int8:
         cases += int8_models(rng, args.out)
     with open(os.path.join(args.out, "cases.json"), "w") as f:

@@ -259,6 +259,42 @@ fn matmul_nbits_bias_and_g_idx_rules_keep_the_outputs_and_refuse_what_would_chan
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 with a bias"), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
+/// `--dequantize-matmulnbits`: a MatMulNBits as a MatMul over its weight dequantized as ONNX
+/// Runtime's CPU kernel dequantizes it: equal to the kernel's outputs bit for bit in float32 (4, 8
+/// and 2 bits, a partial last block, block 128 with a bias), to float16's rounding in float16; its
+/// cost in memory said (K x N of the scales' type); a node with a g_idx left alone.
+#[test]
+fn dequantize_matmulnbits_equals_onnx_runtimes_kernel_and_says_its_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = quantized_models(dir.path());
+    let forms: Vec<&serde_json::Value> = cases.iter().filter(|c| c["kind"] == "matmul_nbits_dequantized").collect();
+    assert_eq!(forms.len(), 6);
+    for case in forms {
+        let model = dir.path().join(case["file"].as_str().unwrap());
+        let saved = dir.path().join("saved.onnx");
+        let report = run_json(&model, &["--dequantize-matmulnbits", "--save-model", saved.to_str().unwrap()]);
+        let rewrite = &report["rewrite"];
+        assert_eq!(rewrite["summary"]["rewritten"]["--dequantize-matmulnbits"], serde_json::json!(["proj"]), "{case}");
+        let float16 = case["dtype"].as_str().is_some_and(|d| d.contains("float16"));
+        let (k, n) = (case["k"].as_u64().unwrap_or(64), 16);
+        assert_eq!(rewrite["summary"]["constant_bytes"], k * n * if float16 { 2 } else { 4 }, "{case}");
+        let max_abs = rewrite["outputs"][0]["max_abs"].as_f64().unwrap();
+        match float16 {
+            // Outputs of magnitude 10 or so, in float16 (one unit in the last place: 2^-7 there).
+            true => assert!(max_abs <= 8e-3, "{case}: {rewrite}"),
+            false => assert_eq!(max_abs, 0.0, "{case}: {rewrite}"),
+        }
+        let ops = serde_json::to_string(&info_json(&saved)["op_types"]).unwrap();
+        assert!(ops.contains("MatMul") && !ops.contains("MatMulNBits"), "{case}: {ops}");
+    }
+    let out = dmlrun()
+        .arg(dir.path().join("nbits_g_idx_zp.onnx"))
+        .args(["--generate", "random", "--dequantize-matmulnbits"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--dequantize-matmulnbits: the model has no MatMulNBits without a g_idx");
+}
+
 fn info_json(model: &Path) -> serde_json::Value {
     let out = dmlrun().arg("info").arg(model).args(["--json", "-"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

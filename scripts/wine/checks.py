@@ -334,6 +334,22 @@ def partial_block(folder):
     print(f"off DirectML, named: {', '.join(named)}")
 
 
+def partial_block_dequantized(folder):
+    """The same with --dequantize-matmulnbits: every MatMulNBits a float MatMul over its weight
+    dequantized, the partial one too, so no node of the model's work is left off DirectML, and the
+    outputs are the original's on the CPU EP to float32's rounding."""
+    report = load(f"{folder}/partial-int4-deq.json")
+    rewrite = report["rewrite"]
+    replaced = rewrite["summary"]["rewritten"]["--dequantize-matmulnbits"]
+    assert "partial_Q4" in replaced, replaced
+    named = [n for p in report["device"]["placement"] for n in p.get("names", [])]
+    assert not any("MatMul" in n for n in named), report["device"]["placement"]
+    worst = max(o["max_abs"] for o in rewrite["outputs"])
+    assert worst < 1e-5, rewrite["outputs"]
+    print(f"--dequantize-matmulnbits: {len(replaced)} nodes replaced, none of them off DirectML; "
+          f"{rewrite['summary']['constant_bytes']} bytes of weights written; max |diff| against the original {worst:.3g}")
+
+
 def diagnosis(folder, *names):
     """Each model DirectML rejects: the run's error blames DirectML with the CPU EP's word (never
     the inputs), and names the node where ONNX Runtime does; `dmlrun reduce` kept fewer nodes,

@@ -293,7 +293,7 @@ impl Element {
 
 /// A tensor's bytes as they lie in memory: its raw data, or its typed field (float_data for
 /// float; int32_data a byte each for the 8- and 4-bit types, 16 bits each for float16).
-fn stored_bytes(tensor: &EditTensor) -> Result<Vec<u8>> {
+pub(super) fn stored_bytes(tensor: &EditTensor) -> Result<Vec<u8>> {
     if let Some(raw) = &tensor.raw_data {
         return Ok(raw.clone());
     }

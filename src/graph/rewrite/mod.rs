@@ -5,7 +5,7 @@
 //! - `rule.rs`: what a rule is; [`RULES`] below lists them, one file each:
 //!   `gemm_zero_bias` (`--gemm-zero-bias`), `reshape_allowzero` (`--reshape-allowzero-off`),
 //!   `gather_dequantized` (`--dequantize-gather`), `matmul_nbits_inputs` (`--matmulnbits-bias-add`,
-//!   `--matmulnbits-drop-g-idx`);
+//!   `--matmulnbits-drop-g-idx`), `matmul_nbits_dequantized` (`--dequantize-matmulnbits`);
 //! - `decompose`: `--decompose OP`, a normalisation or Gelu as primitive ONNX ops (a rule with a
 //!   value: the operator).
 //!
@@ -18,6 +18,7 @@
 mod decompose;
 mod gather_dequantized;
 mod gemm_zero_bias;
+mod matmul_nbits_dequantized;
 mod matmul_nbits_inputs;
 mod reshape_allowzero;
 mod rule;
@@ -54,6 +55,7 @@ pub static RULES: &[&dyn Rule] = &[
     &gather_dequantized::GatherDequantized,
     &matmul_nbits_inputs::MatMulNBitsBiasAdd,
     &matmul_nbits_inputs::MatMulNBitsDropGIdx,
+    &matmul_nbits_dequantized::MatMulNBitsDequantized,
 ];
 
 /// A rule of [`RULES`], by its place in the list (which is the order `fix` tries them in).
@@ -201,6 +203,14 @@ pub struct RewriteSummary {
     pub rewritten: BTreeMap<String, Vec<String>>,
     /// Nodes the rewrites wrote in their place.
     pub nodes_added: usize,
+    /// Bytes of the constants of 1 KiB or more they wrote (a dequantized table or weight): what
+    /// the rewrite costs in memory, before what it dropped.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub constant_bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl RewriteSummary {
@@ -215,7 +225,12 @@ impl RewriteSummary {
                 many => format!("{flag}: {} nodes", many.len()),
             })
             .collect();
-        format!("{}, {} nodes in their place", parts.join("; "), self.nodes_added)
+        let constants = match self.constant_bytes {
+            0 => String::new(),
+            b if b < 1 << 20 => format!(", {:.1} KiB of constants written", b as f64 / 1024.0),
+            b => format!(", {:.1} MiB of constants written", b as f64 / (1024.0 * 1024.0)),
+        };
+        format!("{}, {} nodes in their place{constants}", parts.join("; "), self.nodes_added)
     }
 }
 
@@ -486,6 +501,10 @@ impl<'w, 'a> Built<'w, 'a> {
     }
 
     fn constant(&mut self, data_type: i32, dims: &[i64], raw: Vec<u8>) -> String {
+        // A table or a weight, not the scalars a decomposition writes.
+        if raw.len() >= 1024 {
+            self.writer.summary.constant_bytes += raw.len() as u64;
+        }
         let tensor =
             EditTensor { dims: dims.to_vec(), data_type: Some(data_type), raw_data: Some(raw), ..Default::default() };
         let value = EditAttribute {
