@@ -256,12 +256,38 @@ pub struct Difference {
     /// which the largest differences above leave out: a float16 overflow shows here.
     #[serde(default)]
     pub not_finite: usize,
+    /// Where the output is quantized (written by a DequantizeLinear, or integers a QuantizeLinear
+    /// or QLinear operator writes): one step of it (the scale, or 1), so the difference can be
+    /// counted in steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantization_step: Option<f64>,
 }
 
 impl Difference {
     /// `, 1000 values NaN or infinite in one run only` where there are such, else nothing.
     pub fn not_finite_note(&self) -> String {
         not_finite_note(self.not_finite)
+    }
+
+    /// `, 7 quantization steps (of 3.922e-3)` for a quantized output, else nothing.
+    pub fn steps_note(&self) -> String {
+        match self.quantization_step {
+            Some(step) if step > 0.0 => {
+                let steps = self.max_abs / step;
+                let plural = if (steps - 1.0).abs() < 0.05 { "" } else { "s" };
+                format!(", {} quantization step{plural} (of {step:.3e})", crate::compare::steps_text(steps))
+            }
+            _ => String::new(),
+        }
+    }
+}
+
+/// A count of steps as a person reads it: whole where it is within 5% of whole (a float output's
+/// rounding), else to one decimal.
+pub fn steps_text(steps: f64) -> String {
+    match (steps - steps.round()).abs() < 0.05 {
+        true => format!("{}", steps.round()),
+        false => format!("{steps:.1}"),
     }
 }
 
@@ -340,7 +366,7 @@ pub fn difference(output: &str, expected: &HostTensor, actual: &HostTensor) -> O
         }
     }
     let identical = expected.bytes().is_some() && expected.bytes() == actual.bytes();
-    Some(Difference { output: output.to_string(), max_abs, max_rel, identical, not_finite })
+    Some(Difference { output: output.to_string(), max_abs, max_rel, identical, not_finite, quantization_step: None })
 }
 
 /// Compares values that may be sequences or empty optionals; sequence items are named `output[i]`.
@@ -408,6 +434,20 @@ mod tests {
         assert_eq!((d.max_abs, d.not_finite), (0.5, 2));
         assert_eq!(d.not_finite_note(), ", 2 value(s) NaN or infinite in one run only");
         assert_eq!(difference("y", &want, &want).unwrap().not_finite, 0);
+    }
+
+    #[test]
+    fn a_quantized_outputs_difference_is_counted_in_its_steps() {
+        let t = |v: &[f32]| HostTensor::from_f32(vec![v.len()], v).unwrap();
+        let mut d = difference("p", &t(&[0.5, 0.25]), &t(&[0.5 + 7.0 / 255.0, 0.25])).unwrap();
+        assert_eq!(d.steps_note(), "");
+        d.quantization_step = Some(1.0 / 255.0);
+        assert_eq!(d.steps_note(), ", 7 quantization steps (of 3.922e-3)");
+        d.max_abs = 1.0 / 255.0;
+        assert_eq!(d.steps_note(), ", 1 quantization step (of 3.922e-3)");
+        // Not a whole number of steps: the outputs are not both on the grid.
+        d.max_abs = 2.5 / 255.0;
+        assert_eq!(d.steps_note(), ", 2.5 quantization steps (of 3.922e-3)");
     }
 
     #[test]

@@ -122,3 +122,33 @@ fn int8_models_run_and_bench_beside_their_float32_source() {
     assert!(old["model"].as_str().unwrap().ends_with("convnet_fp32.onnx"), "{old}");
     assert_eq!(old["samples_ms"].as_array().unwrap().len(), 10, "{old}");
 }
+
+/// `--compare-ep` on an int8 model's output counts the difference in its quantization steps: the
+/// scale of the DequantizeLinear that writes it (QDQ per channel: 1/255, QOperator: 1/256), said
+/// in JSON and in words; a float32 output has none.
+#[test]
+fn compare_ep_counts_a_quantized_outputs_difference_in_its_steps() {
+    let compared = |name: &str| {
+        let run = |extra: &[&str]| {
+            let out = dmlrun()
+                .arg(quantized(name))
+                .args(["--ep", "cpu", "--compare-ep", "cpu", "--generate", "random", "--iterations", "1", "-q"])
+                .args(extra)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+            out.stdout
+        };
+        let report: serde_json::Value = serde_json::from_slice(&run(&["--json", "-"])).unwrap();
+        (report["comparison"]["differences"][0].clone(), String::from_utf8_lossy(&run(&[])).into_owned())
+    };
+    for (name, step) in [("convnet_qdq_pc.onnx", 1.0 / 255.0), ("convnet_qop.onnx", 1.0 / 256.0)] {
+        let (difference, text) = compared(name);
+        let found = difference["quantization_step"].as_f64().unwrap_or_else(|| panic!("{name}: {difference}"));
+        assert!((found - step).abs() < 1e-6, "{name}: {difference}");
+        assert!(text.contains("0 quantization steps (of 3.9"), "{name}: {text}");
+    }
+    let (difference, text) = compared("convnet_fp32.onnx");
+    assert!(difference.get("quantization_step").is_none(), "{difference}");
+    assert!(!text.contains("quantization step"), "{text}");
+}

@@ -16,6 +16,8 @@ pub struct NodeOutline {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub domain: String,
     pub inputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ints: BTreeMap<String, i64>,
 }
@@ -26,6 +28,7 @@ impl NodeOutline {
             op_type: node.op_type.clone().unwrap_or_default(),
             domain: node.domain.clone().unwrap_or_default(),
             inputs: node.input.clone(),
+            outputs: node.output.clone(),
             ints: node.attribute.iter().filter_map(|a| Some((a.name.clone()?, a.i?))).collect(),
         }
     }
@@ -35,6 +38,7 @@ impl NodeOutline {
             op_type: node.op_type.clone().unwrap_or_default(),
             domain: node.domain.clone().unwrap_or_default(),
             inputs: node.input.clone(),
+            outputs: node.output.clone(),
             ints: node.attribute.iter().filter_map(|a| Some((a.name.clone()?, a.i?))).collect(),
         }
     }

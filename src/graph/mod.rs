@@ -144,6 +144,31 @@ impl Graph {
         &self.source
     }
 
+    /// The value of a one-element float initializer (a quantization scale), where `name` is one.
+    pub fn scalar(&self, name: &str) -> Option<f64> {
+        let raw = self.inline_external(self.initializers.get(name)?).ok()?;
+        let tensor = crate::formats::onnx_proto::lossless::EditTensor::decode(raw.as_slice()).ok()?;
+        if tensor.dims.iter().product::<i64>() != 1 {
+            return None;
+        }
+        let bytes = tensor.raw_data.unwrap_or_default();
+        match tensor.data_type? {
+            1 => Some(f64::from(match bytes.get(..4) {
+                Some(b) => f32::from_le_bytes(b.try_into().ok()?),
+                None => *tensor.float_data.first()?,
+            })),
+            10 => Some(f64::from(match bytes.get(..2) {
+                Some(b) => half::f16::from_le_bytes(b.try_into().ok()?),
+                None => half::f16::from_bits(*tensor.int32_data.first()? as u16),
+            })),
+            11 => match bytes.get(..8) {
+                Some(b) => Some(f64::from_le_bytes(b.try_into().ok()?)),
+                None => tensor.double_data.first().copied(),
+            },
+            _ => None,
+        }
+    }
+
     /// The folder its external data files are named relative to.
     pub fn folder(&self) -> &Path {
         &self.folder

@@ -155,10 +155,11 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             let same = if d.identical { " (bit-identical)" } else { "" };
             let _ = writeln!(
                 w,
-                "  {:<16} max |diff| {:.3e}, max rel {:.3e}{}{same}",
+                "  {:<16} max |diff| {:.3e}, max rel {:.3e}{}{}{same}",
                 d.output,
                 d.max_abs,
                 d.max_rel,
+                d.steps_note(),
                 d.not_finite_note()
             );
         }

@@ -244,6 +244,8 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
             } else {
                 Vec::new()
             };
+            let mut differences = crate::compare::differences(&flatten(&expected), &flatten(&outputs));
+            super::steps::count_in_steps(&mut differences, preflight);
             Some(Comparison {
                 reference_samples,
                 reference: reference.device.clone(),
@@ -251,7 +253,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
                 tolerance: *tolerance,
                 outputs_compared: expected.len(),
                 mismatches: crate::compare::compare_outputs(&expected, &outputs, *tolerance),
-                differences: crate::compare::differences(&flatten(&expected), &flatten(&outputs)),
+                differences,
             })
         }
         None => None,

@@ -32,6 +32,7 @@ mod rewrite;
 mod runs;
 mod saved;
 mod sessions;
+mod steps;
 
 pub use decoder::{open_generating, DecoderOptions, DecoderSession, Generating};
 pub use device_io::DeviceIo;
