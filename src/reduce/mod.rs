@@ -145,6 +145,24 @@ fn rewrite_remedies(nodes: &[crate::graph::Node], under_test: &PlanRequest) -> V
         .collect()
 }
 
+/// ONNX Runtime's session option that turns its QDQ transformations off: Q/DQ pairs fused into
+/// QLinear kernels the EP may have none of (DirectML and a Softmax or LeakyRelu between them,
+/// onnxruntime #26882).
+pub const DISABLE_QUANT_QDQ: &str = "session.disable_quant_qdq";
+
+/// The session options that fit `nodes`: the QDQ fusion off where they hold a QuantizeLinear or
+/// DequantizeLinear and the request under test does not set it already. A setting of the
+/// application's session, which a model file cannot carry; tried on the minimal model.
+fn quantized_remedies(nodes: &[crate::graph::Node], under_test: &PlanRequest) -> Vec<(String, PlanRequest)> {
+    let qdq = nodes.iter().any(|n| matches!(n.op_type.as_str(), "QuantizeLinear" | "DequantizeLinear"));
+    if !qdq || under_test.session_config.iter().any(|(k, _)| k == DISABLE_QUANT_QDQ) {
+        return Vec::new();
+    }
+    let mut off = under_test.clone();
+    off.session_config.push((DISABLE_QUANT_QDQ.to_string(), "1".to_string()));
+    vec![(format!("--session-config {DISABLE_QUANT_QDQ}=1"), off)]
+}
+
 /// What the reduction found.
 #[derive(Debug, Clone, Serialize)]
 pub struct Reduction {
@@ -293,10 +311,12 @@ impl Reducer<'_> {
         let first_divergent = divergence.map(|(tensor, _)| tensor);
         let Found { complete, .. } = found;
         let (range, case, outcome, reference_outcome) = best;
-        // The options, and the rewrites that fit the minimal model's nodes (--decompose for an
-        // operator that has a decomposition, --gemm-zero-bias for a Gemm without its bias).
+        // The options, the rewrites that fit the minimal model's nodes (--decompose for an
+        // operator that has a decomposition, --gemm-zero-bias for a Gemm without its bias), and
+        // the QDQ fusion off where it holds Q/DQ nodes.
         let mut options = self.remedies.clone();
         options.extend(rewrite_remedies(&self.graph.nodes()[range.clone()], &self.under_test));
+        options.extend(quantized_remedies(&self.graph.nodes()[range.clone()], &self.under_test));
         // Stopped by Ctrl-C, the smallest failing model so far is kept without more checks.
         let remedies = match crate::interrupt::interrupted() {
             true => Vec::new(),
@@ -477,5 +497,24 @@ impl Reducer<'_> {
             None if self.graph.is_initializer(name) => "initializer".to_string(),
             None => "?".to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_qdq_fusion_off_is_offered_for_quantize_and_dequantize_nodes_alone() {
+        let request = PlanRequest::default();
+        let qdq = Graph::read(std::path::Path::new("tests/models/quantized/convnet_qdq_pc.onnx")).unwrap();
+        let offered = quantized_remedies(qdq.nodes(), &request);
+        assert_eq!(offered.len(), 1);
+        assert_eq!(offered[0].0, "--session-config session.disable_quant_qdq=1");
+        assert!(offered[0].1.session_config.contains(&(DISABLE_QUANT_QDQ.to_string(), "1".to_string())));
+        // Not twice, and not for a float model.
+        assert!(quantized_remedies(qdq.nodes(), &offered[0].1).is_empty());
+        let float = Graph::read(std::path::Path::new("tests/models/quantized/convnet_fp32.onnx")).unwrap();
+        assert!(quantized_remedies(float.nodes(), &request).is_empty());
     }
 }
