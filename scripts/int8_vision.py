@@ -8,7 +8,10 @@ those photos preprocessed as torchvision's ImageNet recipe (shorter side to 256 
 crop 224, mean/std), uint8 activations and int8 weights: `squeezenet_qdq.onnx` (QDQ, weights per
 channel) and `squeezenet_qop.onnx` (QOperator: QLinearConv ...).
 
-    python scripts/int8_vision.py OUT_DIR
+    python scripts/int8_vision.py OUT_DIR [--photos DIR]
+
+`--photos DIR` takes scikit-image's six from DIR (as scripts/gpu/carry-int8-photos writes them,
+for the GPU machine, which has no scikit-image) instead of the installed package.
 """
 import os
 import shutil
@@ -21,13 +24,17 @@ ROOT = os.path.join(os.path.dirname(__file__), "..")
 SKIMAGE_PHOTOS = ["chelsea.png", "coffee.png", "astronaut.png", "rocket.jpg", "motorcycle_left.png", "motorcycle_right.png"]
 
 
-def photos(out):
-    import skimage.data
-
+def photos(out, given=None):
     folder = os.path.join(out, "photos")
     os.makedirs(folder, exist_ok=True)
     for name in ("cat.png", "coffee.png"):
         shutil.copy(os.path.join(ROOT, "models", name), os.path.join(folder, "models_" + name))
+    if given:
+        for name in sorted(os.listdir(given)):
+            shutil.copy(os.path.join(given, name), os.path.join(folder, name))
+        return sorted(os.path.join(folder, f) for f in os.listdir(folder))
+    import skimage.data
+
     # The files the wheel carries (skimage/data/), read as they are: nothing is fetched.
     shipped = os.path.dirname(skimage.data.__file__)
     for name in SKIMAGE_PHOTOS:
@@ -53,8 +60,9 @@ def main():
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
     out = sys.argv[1]
+    given = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--photos" else None
     os.makedirs(out, exist_ok=True)
-    paths = photos(out)
+    paths = photos(out, given)
     source = os.path.join(ROOT, "models", "squeezenet1.1.onnx")
     shutil.copy(source, os.path.join(out, "squeezenet_fp32.onnx"))
     import onnx

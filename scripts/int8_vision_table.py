@@ -37,7 +37,7 @@ def main():
         worst = max(abs(got[p][1] - reference[p][1]) for p in photos if got[p][0] == reference[p][0]) if same else float("nan")
         summary[form] = {"top1_same": same, "photos": len(photos)}
         print(f"| {form} | {same} of {len(photos)} | {worst:.4f} |")
-    for form in ("qdq", "qop"):
+    for form in ("qdq", "qop", "fp16"):
         path = os.path.join(folder, f"bench-{form}.json")
         if not os.path.exists(path):
             continue
@@ -50,7 +50,7 @@ def main():
         print(f"bench {form} against float32: {row['verdict']} (time ratio {ratio}, "
               f"95% CI [{change['ci_low']:.3f}, {change['ci_high']:.3f}], {change['test']})")
         summary[f"bench_{form}"] = {"verdict": row["verdict"], "change": change, "p50_ms": new}
-    with open(os.path.join(folder, f"summary-{ep}.json"), "w") as f:
+    with open(os.path.join(folder, f"summary-{ep.split()[0]}.json"), "w") as f:
         json.dump(summary, f, indent=1)
 
 
