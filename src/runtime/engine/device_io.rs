@@ -39,6 +39,20 @@ impl DeviceIo {
     pub fn outputs_match(&self) -> bool {
         self.mismatches.is_empty()
     }
+
+    /// What a reader must be told when the outputs kept on the device differ from the host's.
+    pub fn mismatch_warning(&self) -> Option<String> {
+        (!self.outputs_match()).then(|| {
+            format!(
+                "--io-on-device: {} of {} outputs kept on the device differ from {} beyond rtol {} atol {}",
+                self.mismatches.len(),
+                self.outputs_checked,
+                self.checked_against,
+                self.tolerance.rtol,
+                self.tolerance.atol
+            )
+        })
+    }
 }
 
 /// How many binds time the upload, and how many runs with the outputs to the host time the

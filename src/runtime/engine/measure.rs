@@ -10,9 +10,9 @@ use super::device_io::{measure_on_device, DeviceIo};
 use super::diagnose::{self, Stage};
 use super::open::{load, open, DeviceReport, LoadedModel};
 use super::paired::{alternate, PairedRuns, Pairing};
-use super::precision::{quantize_weights, to_float16, Converted, PrecisionReport};
+use super::precision::{quantize_weights, to_float16, Converted, ConvertedModel, PrecisionReport};
 use super::preflight::{bound_shapes, finish_plan, Preflight};
-use super::rewrite::{rewrite, RewriteReport};
+use super::rewrite::{rewrite, RewriteReport, RewrittenModel};
 use super::runs::{run_to_host_values, timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
 use crate::compare::Tolerance;
 use crate::graph::Conversion;
@@ -100,73 +100,14 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     let preflight = request.preflight;
     let info = preflight.info();
     let mut plan = preflight.plan.clone();
-    let started = Instant::now();
-    let bound = crate::inputs::bind(request.inputs, &preflight.input_signatures(), request.load)?;
-    let mut input_prepare = started.elapsed();
-    finish_plan(runtime, &mut plan, info, &preflight.request, &bound_shapes(&bound), request.print_plan)?;
-
-    let mut warnings = Vec::new();
-    let mut warn = |w: String| {
-        match request.label {
-            Some(label) => crate::errln!("warning: {label}: {w}"),
-            None => crate::errln!("warning: {w}"),
-        }
-        warnings.push(w);
-    };
-    for w in preflight.not_applied.iter().chain(&bound.warnings).chain(&plan.notes) {
-        warn(w.clone());
-    }
-    // ONNX allows empty dimensions, and a model may take them; the figures then measure a run
-    // that has nothing to compute, which a reader of any report must be told.
-    for (name, tensor) in bound.tensors.iter().filter(|(_, t)| t.is_empty()) {
-        warn(format!(
-            "input '{name}' is empty ({}): the runs compute nothing on it, so the timings measure little more than the call",
-            crate::tensor::format_shape(&tensor.shape)
-        ));
-    }
-    // Said before the (possibly long) session creation.
-    if let Some(w) = plan.dynamic_shape_warning() {
-        warn(w);
-    }
-    for w in plan.option_warnings() {
-        warn(w);
-    }
-    let started = Instant::now();
-    let prepared = PreparedInputs::new(&bound.tensors)?;
-    input_prepare += started.elapsed();
-    // The model the session runs: rewritten (--decompose, --gemm-zero-bias), then converted
-    // (--precision fp16), each checked against what it was made from on the reference EP.
-    let reference = match &request.reference {
-        Some((reference, _)) => reference.clone(),
-        None => preflight.request.reference(EpRequest::Cpu, None),
-    };
-    let rewritten = match plan.rewrites.is_empty() {
-        true => None,
-        false => Some(rewrite(runtime, &preflight.model_path, info, &plan.rewrites, Some((&reference, &prepared)))?),
-    };
+    let mut warnings = Warnings { label: request.label, said: Vec::new() };
+    let (bound, prepared, input_prepare) = bind_inputs(runtime, request, &mut plan, &mut warnings)?;
+    let (rewritten, float16) = made_for_session(runtime, request, &plan, &prepared, &mut |w| warnings.say(w))?;
     let source_model = rewritten.as_ref().map_or(preflight.model_path.as_path(), |r| r.path.as_path());
-    // --precision fp16: the session runs the model converted, with what a float32 run of the same
-    // inputs on the reference EP says of its tensors; int4, int8: its weights quantized.
-    let float16 = match plan.precision {
-        Precision::Fp32 => None,
-        Precision::Fp16 => {
-            crate::stage::step("the float16 conversion");
-            let converted = to_float16(runtime, source_model, preflight, &reference, &prepared)?;
-            if let Converted::Float16(conversion) = &converted.conversion {
-                warn_conversion(conversion, &mut warn);
-            }
-            Some(converted)
-        }
-        Precision::Int4 | Precision::Int8 => {
-            crate::stage::step("the weight quantization");
-            Some(quantize_weights(runtime, source_model, preflight, &plan, (&reference, &prepared))?)
-        }
-    };
     let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
-    let made_model = match request.keep_made_model && session_model != preflight.model_path {
-        true => Some(made_model_bytes(session_model)?),
-        false => None,
-    };
+    let made_model = (request.keep_made_model && session_model != preflight.model_path)
+        .then(|| made_model_bytes(session_model))
+        .transpose()?;
     let made = made_label(&plan);
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
@@ -184,101 +125,36 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         Err(e) => return Err(explain(&plan, Stage::SessionCreation, e)),
     };
     if let Some(w) = model.device.placement_warning() {
-        warn(w);
+        warnings.say(w);
     }
 
-    let mut paired = None;
-    let (first_run, outputs, samples, device_io) = if model.plan.io_on_device {
-        let tolerance = request.reference.as_ref().map_or(Tolerance::default(), |(_, t)| *t);
-        measure_on_device(runtime, &mut model, &prepared, (request.warmup, request.budget), tolerance, bar)
-            .map_err(|e| explain(&model.plan, Stage::Run, e))?
-    } else {
-        crate::stage::step("the first run");
-        let started = Instant::now();
-        let outputs =
-            run_to_host_values(&mut model.session, &prepared).map_err(|e| explain(&model.plan, Stage::Run, e))?;
-        let first_run = started.elapsed();
-        crate::stage::step("the warm-up and timed runs");
-        warm_up(&mut model.session, &Feed::Host(&prepared), request.warmup)?;
-        let samples = match &request.paired {
-            Some(pairing) => {
-                let (samples, rounds, baseline) = alternate(runtime, &mut model, &prepared, pairing, bar)?;
-                paired = Some((rounds, baseline));
-                samples
-            }
-            None => timed_runs(&mut model.session, &Feed::Host(&prepared), request.budget, bar, model.memory.as_mut())?,
-        };
-        (first_run, outputs, samples, None)
+    let (mut runs, device_io) = match model.plan.io_on_device {
+        true => {
+            let tolerance = request.reference.as_ref().map_or(Tolerance::default(), |(_, t)| *t);
+            let (first_run, outputs, samples, io) =
+                measure_on_device(runtime, &mut model, &prepared, (request.warmup, request.budget), tolerance, bar)
+                    .map_err(|e| explain(&model.plan, Stage::Run, e))?;
+            (HostRuns { first_run, outputs, samples, paired: None }, io)
+        }
+        false => (
+            runs_in_host_memory(runtime, request, &mut model, &prepared, bar)
+                .map_err(|e| explain(&model.plan, Stage::Run, e))?,
+            None,
+        ),
     };
-    // Timed as one block, the runs are split into consecutive rounds after the fact: the same
-    // runs in the order they ran, grouped so that a slow spell shows as a slow round.
-    let (rounds, paired) = match paired {
-        Some((rounds, baseline)) => (rounds, Some(baseline)),
-        None => (crate::stats::change::split_rounds(samples.len(), request.rounds), None),
-    };
+    let (rounds, paired) = runs.rounds(request.rounds);
+    let HostRuns { first_run, outputs, samples, .. } = runs;
     bar.finish_and_clear();
-    if let Some(io) = &device_io {
-        if !io.outputs_match() {
-            warn(format!(
-                "--io-on-device: {} of {} outputs kept on the device differ from {} beyond rtol {} atol {}",
-                io.mismatches.len(),
-                io.outputs_checked,
-                io.checked_against,
-                io.tolerance.rtol,
-                io.tolerance.atol
-            ));
-        }
+    if let Some(w) = device_io.as_ref().and_then(DeviceIo::mismatch_warning) {
+        warnings.say(w);
     }
 
-    let comparison = match &request.reference {
-        Some((reference_plan, tolerance)) => {
-            let mut reference =
-                load(runtime, &preflight.model_path, info, reference_plan).context("--compare-ep reference session")?;
-            let expected =
-                run_to_host_values(&mut reference.session, &prepared).context("--compare-ep reference run")?;
-            let reference_samples = if request.time_reference {
-                let feed = Feed::Host(&prepared);
-                warm_up(&mut reference.session, &feed, request.warmup)?;
-                let hidden = indicatif::ProgressBar::hidden();
-                timed_runs(&mut reference.session, &feed, request.budget, &hidden, None)?
-            } else {
-                Vec::new()
-            };
-            let mut differences = crate::compare::differences(&flatten(&expected), &flatten(&outputs));
-            super::steps::count_in_steps(&mut differences, preflight);
-            Some(Comparison {
-                reference_samples,
-                reference: reference.device.clone(),
-                reference_optimization_level: reference_plan.optimization_level,
-                tolerance: *tolerance,
-                outputs_compared: expected.len(),
-                mismatches: crate::compare::compare_outputs(&expected, &outputs, *tolerance),
-                differences,
-            })
-        }
-        None => None,
-    };
+    let comparison = compare_with_reference(runtime, request, &prepared, &outputs)?;
     let mut precision = float16.as_ref().map(|f| f.report(&outputs));
     // Timed beside it only where something was converted: the same model twice is no comparison.
     let converted = precision.as_ref().is_some_and(PrecisionReport::converted_anything);
     if let (Some(report), true) = (&mut precision, request.time_float32 && converted) {
-        crate::stage::step("the float32 model's timed runs");
-        let float32 = SessionPlan { precision: Precision::Fp32, ..model.plan.clone() };
-        let timed = open(runtime, source_model, info.clone(), Duration::ZERO, float32.clone()).and_then(|mut m| {
-            let feed = Feed::Host(&prepared);
-            warm_up(&mut m.session, &feed, request.warmup)?;
-            timed_runs(&mut m.session, &feed, request.budget, &indicatif::ProgressBar::hidden(), None)
-        });
-        match timed {
-            Ok(samples) => report.float32_latency_ms = crate::stats::summarize(&samples),
-            Err(e) => {
-                let e = match source_model == preflight.model_path {
-                    true => e,
-                    false => diagnose::say_made_as(e, source_model, &preflight.model_path, &made_label(&float32)),
-                };
-                report.float32_error = Some(crate::exit::one_line(&e));
-            }
-        }
+        time_float32(runtime, request, (source_model, &model.plan), &prepared, report);
     }
     Ok(Measurement {
         model,
@@ -292,10 +168,223 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         made_model,
         comparison,
         device_io,
-        warnings,
+        warnings: warnings.said,
         precision,
         rewrite: rewritten.map(|r| r.report),
     })
+}
+
+/// The warnings of one measurement: said on stderr as they arise (after the model's name in a
+/// run of several), and kept for the report.
+struct Warnings<'a> {
+    label: Option<&'a str>,
+    said: Vec<String>,
+}
+
+impl Warnings<'_> {
+    fn say(&mut self, w: String) {
+        match self.label {
+            Some(label) => crate::errln!("warning: {label}: {w}"),
+            None => crate::errln!("warning: {w}"),
+        }
+        self.said.push(w);
+    }
+}
+
+/// The inputs bound (decoded, preprocessed or generated) and copied into ONNX Runtime, the plan
+/// finished with their shapes (DirectML's dimension overrides), and what must be said before
+/// the session; with the time the inputs took.
+fn bind_inputs(
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    plan: &mut SessionPlan,
+    warnings: &mut Warnings,
+) -> Result<(BoundInputs, PreparedInputs, Duration)> {
+    let preflight = request.preflight;
+    let started = Instant::now();
+    let bound = crate::inputs::bind(request.inputs, &preflight.input_signatures(), request.load)?;
+    let mut input_prepare = started.elapsed();
+    finish_plan(runtime, plan, preflight.info(), &preflight.request, &bound_shapes(&bound), request.print_plan)?;
+    warn_before_session(warnings, preflight, &bound, plan);
+    let started = Instant::now();
+    let prepared = PreparedInputs::new(&bound.tensors)?;
+    input_prepare += started.elapsed();
+    Ok((bound, prepared, input_prepare))
+}
+
+/// What is known before the session is made and a reader must be told: flags not applied, the
+/// inputs' and the plan's notes, an empty input, free dimensions, options that do nothing here.
+fn warn_before_session(warnings: &mut Warnings, preflight: &Preflight, bound: &BoundInputs, plan: &SessionPlan) {
+    for w in preflight.not_applied.iter().chain(&bound.warnings).chain(&plan.notes) {
+        warnings.say(w.clone());
+    }
+    // ONNX allows empty dimensions, and a model may take them; the figures then measure a run
+    // that has nothing to compute, which a reader of any report must be told.
+    for (name, tensor) in bound.tensors.iter().filter(|(_, t)| t.is_empty()) {
+        warnings.say(format!(
+            "input '{name}' is empty ({}): the runs compute nothing on it, so the timings measure little more than the call",
+            crate::tensor::format_shape(&tensor.shape)
+        ));
+    }
+    // Said before the (possibly long) session creation.
+    if let Some(w) = plan.dynamic_shape_warning() {
+        warnings.say(w);
+    }
+    for w in plan.option_warnings() {
+        warnings.say(w);
+    }
+}
+
+/// The model the session runs: rewritten (--decompose, --gemm-zero-bias, ...), then converted
+/// (--precision fp16) or its weights quantized (int4, int8), each checked against what it was
+/// made from on the reference EP with the inputs about to be bound.
+fn made_for_session(
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    plan: &SessionPlan,
+    prepared: &PreparedInputs,
+    warn: &mut impl FnMut(String),
+) -> Result<(Option<RewrittenModel>, Option<ConvertedModel>)> {
+    let preflight = request.preflight;
+    let info = preflight.info();
+    let reference = match &request.reference {
+        Some((reference, _)) => reference.clone(),
+        None => preflight.request.reference(EpRequest::Cpu, None),
+    };
+    let rewritten = match plan.rewrites.is_empty() {
+        true => None,
+        false => Some(rewrite(runtime, &preflight.model_path, info, &plan.rewrites, Some((&reference, prepared)))?),
+    };
+    let source_model = rewritten.as_ref().map_or(preflight.model_path.as_path(), |r| r.path.as_path());
+    let converted = match plan.precision {
+        Precision::Fp32 => None,
+        Precision::Fp16 => {
+            crate::stage::step("the float16 conversion");
+            let converted = to_float16(runtime, source_model, preflight, &reference, prepared)?;
+            if let Converted::Float16(conversion) = &converted.conversion {
+                warn_conversion(conversion, warn);
+            }
+            Some(converted)
+        }
+        Precision::Int4 | Precision::Int8 => {
+            crate::stage::step("the weight quantization");
+            Some(quantize_weights(runtime, source_model, preflight, plan, (&reference, prepared))?)
+        }
+    };
+    Ok((rewritten, converted))
+}
+
+/// What the runs in host memory give: the first run's time and outputs, the timed runs (ms), and
+/// with a pairing the rounds and the baseline model's side.
+struct HostRuns {
+    first_run: Duration,
+    outputs: Vec<(String, HostValue)>,
+    samples: Vec<f64>,
+    paired: Option<(Vec<usize>, PairedRuns)>,
+}
+
+impl HostRuns {
+    /// The rounds the timed runs came in, and the baseline's side. Timed as one block, the runs
+    /// are split into consecutive rounds after the fact: the same runs in the order they ran,
+    /// grouped so that a slow spell shows as a slow round.
+    fn rounds(&mut self, rounds: usize) -> (Vec<usize>, Option<PairedRuns>) {
+        match self.paired.take() {
+            Some((rounds, baseline)) => (rounds, Some(baseline)),
+            None => (crate::stats::change::split_rounds(self.samples.len(), rounds), None),
+        }
+    }
+}
+
+/// The first run (its outputs the ones reported), the warm-up and the timed runs, inputs and
+/// outputs in host memory; with a pairing, alternating with the baseline model.
+fn runs_in_host_memory(
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    model: &mut LoadedModel,
+    prepared: &PreparedInputs,
+    bar: &indicatif::ProgressBar,
+) -> Result<HostRuns> {
+    crate::stage::step("the first run");
+    let started = Instant::now();
+    let outputs = run_to_host_values(&mut model.session, prepared)?;
+    let first_run = started.elapsed();
+    crate::stage::step("the warm-up and timed runs");
+    warm_up(&mut model.session, &Feed::Host(prepared), request.warmup)?;
+    let mut paired = None;
+    let samples = match &request.paired {
+        Some(pairing) => {
+            let (samples, rounds, baseline) = alternate(runtime, model, prepared, pairing, bar)?;
+            paired = Some((rounds, baseline));
+            samples
+        }
+        None => timed_runs(&mut model.session, &Feed::Host(prepared), request.budget, bar, model.memory.as_mut())?,
+    };
+    Ok(HostRuns { first_run, outputs, samples, paired })
+}
+
+/// `--compare-ep`: the original model on the reference EP with the same inputs, its outputs
+/// against the session's (a quantized output's difference counted in its steps), and with
+/// `time_reference` its timed runs.
+fn compare_with_reference(
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    prepared: &PreparedInputs,
+    outputs: &[(String, HostValue)],
+) -> Result<Option<Comparison>> {
+    let Some((reference_plan, tolerance)) = &request.reference else { return Ok(None) };
+    let preflight = request.preflight;
+    let mut reference = load(runtime, &preflight.model_path, preflight.info(), reference_plan)
+        .context("--compare-ep reference session")?;
+    let expected = run_to_host_values(&mut reference.session, prepared).context("--compare-ep reference run")?;
+    let reference_samples = match request.time_reference {
+        true => {
+            let feed = Feed::Host(prepared);
+            warm_up(&mut reference.session, &feed, request.warmup)?;
+            timed_runs(&mut reference.session, &feed, request.budget, &indicatif::ProgressBar::hidden(), None)?
+        }
+        false => Vec::new(),
+    };
+    let mut differences = crate::compare::differences(&flatten(&expected), &flatten(outputs));
+    super::steps::count_in_steps(&mut differences, preflight);
+    Ok(Some(Comparison {
+        reference_samples,
+        reference: reference.device.clone(),
+        reference_optimization_level: reference_plan.optimization_level,
+        tolerance: *tolerance,
+        outputs_compared: expected.len(),
+        mismatches: crate::compare::compare_outputs(&expected, outputs, *tolerance),
+        differences,
+    }))
+}
+
+/// `bench --precision fp16`: the float32 model the conversion started from, timed with the same
+/// warm-up and budget on the session's plan; a failure is kept in the report, not raised.
+fn time_float32(
+    runtime: &Runtime,
+    request: &MeasureRequest,
+    (source_model, plan): (&std::path::Path, &SessionPlan),
+    prepared: &PreparedInputs,
+    report: &mut PrecisionReport,
+) {
+    let preflight = request.preflight;
+    crate::stage::step("the float32 model's timed runs");
+    let float32 = SessionPlan { precision: Precision::Fp32, ..plan.clone() };
+    let timed =
+        open(runtime, source_model, preflight.info().clone(), Duration::ZERO, float32.clone()).and_then(|mut m| {
+            let feed = Feed::Host(prepared);
+            warm_up(&mut m.session, &feed, request.warmup)?;
+            timed_runs(&mut m.session, &feed, request.budget, &indicatif::ProgressBar::hidden(), None)
+        });
+    match timed {
+        Ok(samples) => report.float32_latency_ms = crate::stats::summarize(&samples),
+        Err(e) => {
+            let e = match source_model == preflight.model_path {
+                true => e,
+                false => diagnose::say_made_as(e, source_model, &preflight.model_path, &made_label(&float32)),
+            };
+            report.float32_error = Some(crate::exit::one_line(&e));
+        }
+    }
 }
 
 /// What dmlrun did to the model a session runs: `rewritten by --decompose LayerNormalization,
