@@ -54,7 +54,7 @@ pub fn merge(texts: &[&str]) {
     match merge::merge_shards(reports) {
         Ok(Report::Test(report)) => {
             let _ = crate::report::validation::junit::render(&report);
-            let _ = crate::report::html::validation::render(&report);
+            let _ = crate::report::validation::html::render(&report);
             let _ = crate::report::validation::human::render(&report, true, false, None);
             let _ = crate::report::validation::expectations::render(&report);
         }
@@ -63,7 +63,7 @@ pub fn merge(texts: &[&str]) {
             let _ = crate::report::bench::json::JsonExporter.render(&report);
             let _ = crate::report::bench::csv::CsvExporter.render(&report);
             let _ = crate::report::bench::markdown::MarkdownExporter.render(&report);
-            let _ = crate::report::html::bench::HtmlExporter.render(&report);
+            let _ = crate::report::bench::html::HtmlExporter.render(&report);
             let _ = crate::report::bench::human::render(&report);
         }
         Err(_) => {}

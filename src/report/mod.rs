@@ -186,7 +186,7 @@ pub fn bench_exports<'a>(
         Export::of("--json", to.json.as_deref(), bench::json::JsonExporter),
         Export::of("--csv", to.csv.as_deref(), bench::csv::CsvExporter),
         Export::of("--markdown", to.markdown.as_deref(), bench::markdown::MarkdownExporter),
-        Export::of("--html", to.html.as_deref(), crate::report::html::bench::HtmlExporter),
+        Export::of("--html", to.html.as_deref(), bench::html::HtmlExporter),
         Export::of("--junit", to.junit.as_deref(), bench::junit::render),
     ]
 }
@@ -201,9 +201,9 @@ pub fn test_exports<'a>(
     use validation::TestReport;
     [
         Export::of("--json", to.json.as_deref(), |r: &TestReport| crate::report::json_text(r)),
-        Export::of("--csv", to.csv.as_deref(), |r: &TestReport| Ok(validation::table::csv(r))),
-        Export::of("--markdown", to.markdown.as_deref(), |r: &TestReport| Ok(validation::table::markdown(r))),
-        Export::of("--html", to.html.as_deref(), |r: &TestReport| Ok(crate::report::html::validation::render(r))),
+        Export::of("--csv", to.csv.as_deref(), |r: &TestReport| Ok(validation::csv::csv(r))),
+        Export::of("--markdown", to.markdown.as_deref(), |r: &TestReport| Ok(validation::markdown::markdown(r))),
+        Export::of("--html", to.html.as_deref(), |r: &TestReport| Ok(validation::html::render(r))),
         Export::of("--junit", to.junit.as_deref(), validation::junit::render),
         Export::of("--write-expect", write_expect, |r: &TestReport| Ok(validation::expectations::render(r))),
     ]

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 
+use super::cells::Cells;
 use super::BenchReport;
 use crate::report::export::Exporter;
 
@@ -27,20 +28,20 @@ impl Exporter<BenchReport> for MarkdownExporter {
             .models
             .iter()
             .map(|m| {
-                let s = &m.latency_ms;
+                let c = Cells::of(m);
                 vec![
                     m.name.clone(),
                     m.status.word().to_string(),
                     m.device.execution_provider.clone(),
-                    format!("{:.3}", s.p50),
-                    format!("{:.3}", s.mean),
-                    format!("{:.3}", s.p90),
-                    format!("{:.3}", s.p99),
-                    format!("{:.3}", s.stddev),
-                    format!("{:.1}%", s.cov * 100.0),
-                    format!("{:.1}", s.throughput_per_s),
-                    format!("{:.1}", m.session_create_ms),
-                    format!("{:.3}", m.first_run_ms),
+                    c.p50,
+                    c.mean,
+                    c.p90,
+                    c.p99,
+                    c.stddev,
+                    c.cov,
+                    c.per_s,
+                    c.session,
+                    c.first_run,
                 ]
             })
             .collect();
@@ -71,15 +72,9 @@ fn sweep(table: &super::SweepTable) -> String {
         .map(|(i, row)| match row.measured {
             Ok(m) => {
                 let items = format!("{:.1}", m.items_per_s());
-                vec![
-                    row.value.to_string(),
-                    m.status.word().to_string(),
-                    format!("{:.1}", m.session_create_ms),
-                    format!("{:.3}", m.first_run_ms),
-                    format!("{:.3}", m.latency_ms.p50),
-                    format!("{:.3}", m.latency_ms.p99),
-                    if table.best == Some(i) { format!("**{items}** (best)") } else { items },
-                ]
+                let best = if table.best == Some(i) { format!("**{items}** (best)") } else { items };
+                let [session, first_run, p50, p99] = Cells::sweep(m);
+                vec![row.value.to_string(), m.status.word().to_string(), session, first_run, p50, p99, best]
             }
             Err(f) => {
                 let mut cells = vec![row.value.to_string(), format!("{}: {}", f.status.word(), f.error)];
@@ -103,16 +98,9 @@ fn baseline(b: &super::BaselineComparison) -> String {
         .models
         .iter()
         .map(|r| {
-            let c = r.change.as_ref();
-            vec![
-                r.name.clone(),
-                r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
-                r.p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
-                r.ratio.map_or("-".into(), |v| format!("{v:.3}")),
-                c.map_or("-".into(), |c| format!("{:.3} to {:.3}", c.ci_low, c.ci_high)),
-                c.map_or("-".into(), |c| format!("{:.4}", c.p_value)),
-                if r.regression { format!("**{}**", r.verdict_word()) } else { r.verdict_word() },
-            ]
+            let verdict = if r.regression { format!("**{}**", r.verdict_word()) } else { r.verdict_word() };
+            let [old, new, ratio, ci, p] = super::cells::against_baseline(r);
+            vec![r.name.clone(), old, new, ratio, ci, p, verdict]
         })
         .collect();
     format!(

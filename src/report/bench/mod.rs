@@ -1,6 +1,8 @@
 //! `dmlrun bench` reports: one value, rendered by one exporter per format.
 
+pub mod cells;
 pub mod csv;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;

@@ -1,13 +1,12 @@
-//! Self-contained HTML pages for `bench --html` and `test --html`: one file with its style, its
-//! charts (inline SVG) and a few lines of script, nothing fetched, readable offline and
-//! attachable to a CI run.
+//! What every report's HTML page is made of (each report's own page is its `html.rs`:
+//! `bench/html.rs`, `validation/html.rs`, `generate/html.rs`): one self-contained file with its
+//! style, its charts (inline SVG) and a few lines of script, nothing fetched, readable offline
+//! and attachable to a CI run.
 //!
 //! Charts are hand-written SVG (`svg.rs`): a histogram and grouped bars are a couple of hundred
 //! lines, where a plotting crate would bring its own fonts and layout for the same two shapes.
 
-pub mod bench;
 pub mod svg;
-pub mod validation;
 
 use std::fmt::Write;
 
@@ -29,7 +28,7 @@ pub fn esc(text: &str) -> String {
 
 /// Light and dark palettes (the reader's `prefers-color-scheme`); every colour also has a text
 /// label or a pattern beside it, so the page reads in grey too.
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 :root { color-scheme: light dark; --fg: #1d1d1f; --bg: #ffffff; --muted: #5f6368; --grid: #d0d4da;
   --panel: #f5f6f8; --s1: #2f6fb3; --s2: #c2571a; --s3: #6b8e23; --s4: #8e44ad; --bad: #b3261e;
   --bad-bg: #fde7e6; --ok: #1e7b34; --warn: #8a5a00; }

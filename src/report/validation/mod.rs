@@ -2,10 +2,13 @@
 //! people (`human`), as JSON (schema [`TEST_SCHEMA`]), as JUnit XML (`junit`), as a CSV or
 //! Markdown table (`table`), and as an expectations file (`expectations`).
 
+pub mod csv;
 pub mod expectations;
+pub mod html;
 pub mod human;
 pub mod junit;
-pub mod table;
+pub mod markdown;
+mod table;
 
 use std::collections::BTreeMap;
 

@@ -6,10 +6,11 @@ use std::fmt::Write;
 
 use anyhow::Result;
 
-use super::svg::{self, BarGroup, Mark};
-use super::{esc, Page};
+use crate::report::bench::cells::Cells;
 use crate::report::bench::{BenchReport, ModelBench, ModelStatus, PeakScope};
 use crate::report::export::Exporter;
+use crate::report::html::svg::{self, BarGroup, Mark};
+use crate::report::html::{esc, Page};
 use crate::runtime::engine::diagnose::shorten_source_paths;
 
 /// Writes the page; registered beside the JSON, CSV and Markdown exporters, so it is rewritten
@@ -40,7 +41,7 @@ pub fn render(report: &BenchReport) -> String {
             .as_ref()
             .map(|b| format!(" · {} regression(s) beyond {:.1}%", b.regressions, b.max_regression * 100.0))
             .unwrap_or_default(),
-        super::now()
+        crate::report::html::now()
     ));
     environment(&mut page, report);
     status_table(&mut page, report);
@@ -116,7 +117,7 @@ fn status_table(page: &mut Page, report: &BenchReport) {
     ];
     let mut rows = Vec::new();
     for m in &report.models {
-        let s = &m.latency_ms;
+        let c = Cells::of(m);
         let rss = m
             .peak_rss_bytes
             .map(|b| {
@@ -144,14 +145,14 @@ fn status_table(page: &mut Page, report: &BenchReport) {
             vec![
                 format!("{}{warned}", esc(&m.name)),
                 format!(r#"<span class="status {0}">{0}</span>"#, m.status.word()),
-                format!("{:.3}", s.p50),
-                format!("{:.3}", s.mean),
-                format!("{:.3}", s.p99),
-                format!("{:.3}", s.stddev),
-                format!("{:.1}%", s.cov * 100.0),
-                format!("{:.1}", s.throughput_per_s),
-                format!("{:.1}", m.session_create_ms),
-                format!("{:.3}", m.first_run_ms),
+                c.p50,
+                c.mean,
+                c.p99,
+                c.stddev,
+                c.cov,
+                c.per_s,
+                c.session,
+                c.first_run,
                 esc(&rss),
                 gpu,
             ],
@@ -223,15 +224,16 @@ fn sweep_section(page: &mut Page, table: &crate::report::bench::SweepTable) {
         .map(|(i, row)| match row.measured {
             Ok(m) => {
                 let best = if table.best == Some(i) { r#" <span class="badge">best</span>"# } else { "" };
+                let [session, first_run, p50, p99] = Cells::sweep(m);
                 (
                     String::new(),
                     vec![
                         esc(row.value),
                         format!(r#"<span class="status {0}">{0}</span>"#, m.status.word()),
-                        format!("{:.1}", m.session_create_ms),
-                        format!("{:.3}", m.first_run_ms),
-                        format!("{:.3}", m.latency_ms.p50),
-                        format!("{:.3}", m.latency_ms.p99),
+                        session,
+                        first_run,
+                        p50,
+                        p99,
                         format!("{:.1}{best}", m.items_per_s()),
                     ],
                 )
@@ -320,20 +322,8 @@ fn baseline_section(page: &mut Page, b: &crate::report::bench::BaselineCompariso
                 .map(|line| esc(&line))
                 .collect();
             let class = if r.regression || r.status != ModelStatus::Ok { "regression" } else { "" };
-            let c = r.change.as_ref();
-            (
-                class.to_string(),
-                vec![
-                    esc(&r.name),
-                    r.baseline_p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
-                    r.p50_ms.map_or("-".into(), |v| format!("{v:.3}")),
-                    r.ratio.map_or("-".into(), |v| format!("{v:.3}")),
-                    c.map_or("-".into(), |c| format!("{:.3} to {:.3}", c.ci_low, c.ci_high)),
-                    c.map_or("-".into(), |c| format!("{:.4}", c.p_value)),
-                    verdict,
-                    why.join("<br>"),
-                ],
-            )
+            let [old, new, ratio, ci, p] = crate::report::bench::cells::against_baseline(r);
+            (class.to_string(), vec![esc(&r.name), old, new, ratio, ci, p, verdict, why.join("<br>")])
         })
         .collect();
     page.table(
@@ -533,6 +523,6 @@ mod tests {
         assert!(html.contains(r#"<span class="status ep-rejected">EP-REJECTED</span>"#));
         assert!(html.contains("naming no node: DmlGraphFusionHelper.cpp(588) 80070057"), "build path cut");
         assert!(html.contains(">not readable</span>") && !html.contains(">0 MiB<"), "no 0 MiB under Wine");
-        assert!(super::super::STYLE.contains("span.reason { overflow-wrap: anywhere; }"), "long reasons wrap");
+        assert!(crate::report::html::STYLE.contains("span.reason { overflow-wrap: anywhere; }"), "long reasons wrap");
     }
 }

@@ -1,6 +1,10 @@
 //! `dmlrun merge`: the JSON reports of the N shards of one run put back into the report the
 //! unsharded run would have written, and the reports of the same work on several machines or
-//! devices put side by side as one comparison.
+//! devices put side by side as one comparison, whose formats are `markdown.rs` and `html.rs`
+//! (its JSON the comparison serialized).
+
+mod html;
+mod markdown;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -10,7 +14,6 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use super::bench::{BenchReport, ModelStatus, BENCH_SCHEMA};
-use super::html::{esc, Page};
 use super::validation::{Status, Summary, TestReport, TEST_SCHEMA};
 use crate::suites::shard::ShardInfo;
 
@@ -431,7 +434,7 @@ fn fastest_of(results: &[Option<Cell>]) -> (Option<usize>, Vec<usize>) {
 }
 
 /// A run's cell of a row: its status, p50 and how it ranks, its largest difference.
-fn cell_text(row: &Row, run: usize) -> String {
+pub(super) fn cell_text(row: &Row, run: usize) -> String {
     let Some(c) = &row.results[run] else { return "-".to_string() };
     let mut text = c.status.clone();
     if let Some(p50) = c.p50_ms {
@@ -448,72 +451,6 @@ fn cell_text(row: &Row, run: usize) -> String {
         let _ = write!(text, ", max |diff| {d:.1e}");
     }
     text
-}
-
-impl Comparison {
-    pub fn markdown(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "# dmlrun {} across {} runs\n", self.kind, self.runs.len());
-        for r in &self.runs {
-            let _ = writeln!(s, "- **{}** ({}): {}", r.label, r.file.display(), r.ran_on);
-        }
-        let _ = writeln!(s, "\n{} of {} disagree; they come first.\n", self.disagreements, self.rows.len());
-        let mut header = vec![if self.kind == "test" { "case" } else { "model" }];
-        header.extend(self.runs.iter().map(|r| r.label.as_str()));
-        header.push("agree");
-        let rows: Vec<Vec<String>> = self
-            .rows
-            .iter()
-            .map(|row| {
-                let mut cells = vec![row.name.clone()];
-                cells.extend((0..row.results.len()).map(|run| cell_text(row, run)));
-                cells.push(if row.agree { "yes" } else { "no" }.to_string());
-                cells
-            })
-            .collect();
-        s + &super::markdown_table(&header, &[], &rows)
-    }
-
-    pub fn html(&self) -> String {
-        let mut page = Page::new();
-        page.heading(1, &format!("dmlrun {} across {} runs", self.kind, self.runs.len()));
-        let mut env = String::from("<dl class=\"env\">");
-        for r in &self.runs {
-            let _ = write!(
-                env,
-                "<dt>{}</dt><dd>{} ({})</dd>",
-                esc(&r.label),
-                esc(&r.ran_on),
-                esc(&r.file.display().to_string())
-            );
-        }
-        env.push_str("</dl>");
-        page.push(&env);
-        page.push(&format!(
-            "<p class=\"sub\">{} of {} disagree; they come first.</p>",
-            self.disagreements,
-            self.rows.len()
-        ));
-        let mut header = vec![if self.kind == "test" { "case" } else { "model" }];
-        header.extend(self.runs.iter().map(|r| r.label.as_str()));
-        header.push("agree");
-        let rows: Vec<(String, Vec<String>)> = self
-            .rows
-            .iter()
-            .map(|row| {
-                let mut cells = vec![esc(&row.name)];
-                cells.extend((0..row.results.len()).map(|run| esc(&cell_text(row, run))));
-                cells.push(if row.agree {
-                    r#"<span class="status ok">yes</span>"#.to_string()
-                } else {
-                    r#"<span class="status fail">NO</span>"#.to_string()
-                });
-                (if row.agree { String::new() } else { "bad".to_string() }, cells)
-            })
-            .collect();
-        page.table("compare", &header, &[], &rows);
-        page.finish(&format!("dmlrun {} comparison", self.kind))
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! for each mismatch where the outputs part: the first differing index, both values, the
 //! largest difference and the smallest tolerance that would pass.
 
-use super::{esc, svg, Page};
+use crate::report::html::{esc, svg, Page};
 use crate::report::validation::TestReport;
 
 pub fn render(report: &TestReport) -> String {
@@ -14,7 +14,7 @@ pub fn render(report: &TestReport) -> String {
         s.total,
         s.duration_ms / 1000.0,
         if report.interrupted { " · interrupted (Ctrl-C): only the cases that ran are listed" } else { "" },
-        super::now()
+        crate::report::html::now()
     ));
     page.heading(2, "Totals");
     let totals = [

@@ -1,91 +1,11 @@
-//! The report of `dmlrun reduce`: what failed where, the minimal model written, the node it
-//! pins the failure on, and every candidate tried. JSON (schema [`REDUCE_SCHEMA`], also written
-//! as `reduce.json` into the case folder) and text.
+//! `dmlrun reduce`'s report as a person reads it, and `--each-op`'s survey.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use serde::Serialize;
-
+use super::{OpSurvey, ReduceReport};
 use crate::graph::Graph;
 use crate::reduce::candidate::Outcome;
-use crate::reduce::{Mode, Reduction, Tried};
-use crate::runtime::engine::DeviceReport;
-
-/// Schema identifier of the reduce report: fields are only added within a version.
-pub const REDUCE_SCHEMA: &str = "dmlrun.reduce/1";
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ReduceReport {
-    pub schema: &'static str,
-    pub dmlrun_version: &'static str,
-    pub model: PathBuf,
-    /// What was done to the model before the search (the rewrites, the float16 conversion), the
-    /// model searched being the one made so.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub made: Option<String>,
-    /// The EP under test, as `--ep` named it, and the reference that ran the model.
-    pub ep: String,
-    pub reference: DeviceReport,
-    /// What the search found: mode, the kept nodes, the node, outcomes, options, every candidate.
-    #[serde(flatten)]
-    pub reduction: Reduction,
-    /// The folder holding model.onnx and test_data_set_0/.
-    pub written: PathBuf,
-    /// The commands that show it.
-    pub reproduce: Vec<String>,
-    pub seconds: f64,
-}
-
-impl ReduceReport {
-    /// `checks`: the `dmlrun test` arguments that check the written case on the EP under test
-    /// and on the reference, which the report gives as the commands that show it.
-    /// `model`: the user's model, and what was done to it where the search ran on a made one.
-    pub fn new(
-        model: (&Path, Option<String>),
-        output: &Path,
-        ep: String,
-        checks: (&[std::ffi::OsString], &[std::ffi::OsString]),
-        reduction: Reduction,
-        reference: DeviceReport,
-        took: Duration,
-    ) -> ReduceReport {
-        let (under_test, on_reference) = checks;
-        let (model, made) = model;
-        ReduceReport {
-            schema: REDUCE_SCHEMA,
-            dmlrun_version: env!("CARGO_PKG_VERSION"),
-            model: model.to_path_buf(),
-            made,
-            ep,
-            reference,
-            reduction,
-            written: output.to_path_buf(),
-            reproduce: vec![
-                format!("dmlrun test {} {}", output.display(), shell_words(under_test)),
-                format!("dmlrun test {} {}", output.display(), shell_words(on_reference)),
-            ],
-            seconds: took.as_secs_f64(),
-        }
-    }
-}
-
-/// Arguments as a shell would take them back: quoted where they hold anything but plain
-/// characters.
-fn shell_words(args: &[std::ffi::OsString]) -> String {
-    args.iter()
-        .map(|a| {
-            let a = a.to_string_lossy();
-            if a.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=/:,+".contains(c)) {
-                a.into_owned()
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+use crate::reduce::{Mode, Tried};
 
 /// `nodes 0..=335 (336 of 672): error (2.1 s): DmlGraphFusionHelper.cpp(588) ...`: one candidate.
 pub fn tried_line(t: &Tried, graph: &Graph) -> String {
@@ -175,25 +95,6 @@ pub fn human(r: &ReduceReport) -> String {
     // A line like every other: without its newline the shell's prompt follows it on the line.
     let _ = writeln!(s, "              {}  ({verdict})", r.reproduce[1]);
     s
-}
-
-/// Schema identifier of `dmlrun reduce --each-op`'s report.
-pub const EACH_OP_SCHEMA: &str = "dmlrun.each-op/1";
-
-/// `dmlrun reduce --each-op`: each operator type of a model alone on the EP under test.
-#[derive(Debug, Clone, Serialize)]
-pub struct OpSurvey {
-    pub schema: &'static str,
-    pub model: PathBuf,
-    /// As `ReduceReport::made`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub made: Option<String>,
-    /// The `dmlrun test` arguments each one-node model was checked with.
-    pub ep_args: Vec<String>,
-    /// Where the reference ran the whole model, whose values feed each node.
-    pub reference: String,
-    pub ops: Vec<crate::reduce::OpCheck>,
-    pub seconds: f64,
 }
 
 /// The survey as a table: each operator, how many nodes have it, what the EP under test did.
