@@ -178,8 +178,20 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
     })?;
     report.interrupted = crate::interrupt::interrupted();
     settle_baseline(&mut report, baseline.as_ref(), settings);
-    let table_to_stdout = !exports.finish(&report)?;
-    let table = bench::human::render(&report);
+    publish(settings, &report, &mut exports, total)?;
+    Ok(exit_status(&report))
+}
+
+/// The exports finished, the table (on stdout unless an export took it), the interruption said,
+/// and the GitHub step summary.
+fn publish(
+    settings: &BenchSettings,
+    report: &BenchReport,
+    exports: &mut Exports<'_, BenchReport>,
+    total: usize,
+) -> Result<()> {
+    let table_to_stdout = !exports.finish(report)?;
+    let table = bench::human::render(report);
     if table_to_stdout {
         crate::out!("{table}");
     } else {
@@ -189,17 +201,23 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
         let done = report.models.len() + report.failed.len();
         crate::errln!("dmlrun: interrupted after {done} of {total} models; the report covers those");
     }
-    if let Some(target) = &run.github {
-        let outcome = crate::report::github::of_bench(&report, target.workspace.as_deref());
+    if let Some(target) = &settings.batch.github {
+        let outcome = crate::report::github::of_bench(report, target.workspace.as_deref());
         crate::report::github::publish(&outcome, target)?;
     }
+    Ok(())
+}
+
+/// Failed where a model regressed against the baseline, differs from its reference or could not
+/// be measured; interrupted where Ctrl-C stopped it.
+fn exit_status(report: &BenchReport) -> ExitStatus {
     let regressed = report.baseline.as_ref().is_some_and(|b| b.regressions > 0);
     let differs = report.models.iter().any(|m| {
         m.comparison.as_ref().is_some_and(|c| !c.is_empty())
             || m.device_io.as_ref().is_some_and(|io| !io.outputs_match())
     });
     let failed = report.failed.iter().any(|f| f.status != ModelStatus::Interrupted);
-    Ok(ExitStatus::of_checks(regressed || differs || failed, report.interrupted))
+    ExitStatus::of_checks(regressed || differs || failed, report.interrupted)
 }
 
 /// Each model read once and the flags resolved against it (each point of a sweep its own). A

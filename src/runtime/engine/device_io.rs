@@ -81,21 +81,7 @@ pub(super) fn measure_on_device(
 ) -> Result<TimedRuns> {
     let capture = model.plan.graph_capture();
     let device_id = model.plan.device_id().unwrap_or(0) as i32;
-    let (reference, checked_against, unbound_first_run) = if capture {
-        let mut plan = model.plan.clone();
-        plan.session_config.remove(plan::DML_GRAPH_CAPTURE);
-        plan.io_on_device = false;
-        plan.profile_prefix = None;
-        plan.optimized_model_path = None;
-        let mut reference = open(runtime, &model.model_path.clone(), model.info.clone(), Duration::ZERO, plan)
-            .context("the reference session without graph capture")?;
-        let outputs = run_to_host_values(&mut reference.session, prepared)?;
-        (outputs, "a session of the same plan without graph capture".to_string(), None)
-    } else {
-        let started = Instant::now();
-        let outputs = run_to_host_values(&mut model.session, prepared)?;
-        (outputs, "the first, unbound run".to_string(), Some(started.elapsed()))
-    };
+    let (reference, checked_against, unbound_first_run) = outputs_to_check_against(runtime, model, prepared, capture)?;
 
     let device = device_memory(device_id)?;
     let host = memory_info(ort::memory::AllocationDevice::CPU, 0)?;
@@ -153,6 +139,35 @@ pub(super) fn measure_on_device(
     };
     // The reported outputs are the reference's: the ones the report has always shown.
     Ok((unbound_first_run.unwrap_or(first_bound_run), reference, samples, Some(io)))
+}
+
+/// Outputs to check the bound runs' against: the values, what they came from, and the time of
+/// the first run where it was the session's own.
+type CheckedAgainst = (Vec<(String, HostValue)>, String, Option<Duration>);
+
+/// The outputs the bound runs are checked against, what they came from, and the time of the
+/// first run where it was this session's: under graph capture a session of the same plan without
+/// it (a captured session's first run is its capture), else this session's first, unbound run.
+fn outputs_to_check_against(
+    runtime: &Runtime,
+    model: &mut LoadedModel,
+    prepared: &PreparedInputs,
+    capture: bool,
+) -> Result<CheckedAgainst> {
+    if capture {
+        let mut plan = model.plan.clone();
+        plan.session_config.remove(plan::DML_GRAPH_CAPTURE);
+        plan.io_on_device = false;
+        plan.profile_prefix = None;
+        plan.optimized_model_path = None;
+        let mut reference = open(runtime, &model.model_path.clone(), model.info.clone(), Duration::ZERO, plan)
+            .context("the reference session without graph capture")?;
+        let outputs = run_to_host_values(&mut reference.session, prepared)?;
+        return Ok((outputs, "a session of the same plan without graph capture".to_string(), None));
+    }
+    let started = Instant::now();
+    let outputs = run_to_host_values(&mut model.session, prepared)?;
+    Ok((outputs, "the first, unbound run".to_string(), Some(started.elapsed())))
 }
 
 /// A bound run that fails under graph capture usually fails because of it.
