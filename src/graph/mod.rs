@@ -27,7 +27,7 @@ use prost::Message;
 use crate::formats::onnx_proto::lossless::{
     NodeView, OpsetView, RawGraph, RawModel, SubgraphView, TensorName, ValueName,
 };
-use crate::formats::onnx_proto::{TensorProto, ValueInfoProto};
+use crate::formats::onnx_proto::ValueInfoProto;
 use crate::tensor::DType;
 
 /// One node of the main graph, in topological order.
@@ -83,8 +83,8 @@ pub struct Graph {
     folder: PathBuf,
     /// The file it was read from, for what is said of it (empty for bytes given).
     source: PathBuf,
-    /// External data files as read, each once (see `inline_external`).
-    external_files: std::cell::RefCell<HashMap<PathBuf, Vec<u8>>>,
+    /// The external data files, read a tensor at a time (see `inline_external`).
+    external: std::cell::RefCell<crate::formats::onnx_proto::external::ExternalReader>,
 }
 
 impl Graph {
@@ -135,7 +135,7 @@ impl Graph {
             opsets,
             folder: folder.to_path_buf(),
             source,
-            external_files: Default::default(),
+            external: std::cell::RefCell::new(crate::formats::onnx_proto::external::ExternalReader::new(folder)),
         })
     }
 
@@ -315,31 +315,14 @@ impl Graph {
         Ok(bytes)
     }
 
-    /// An initializer with its external data read into `raw_data`: each external file is read
-    /// once for the whole model (a decoder's thousand initializers share one file of gigabytes).
+    /// An initializer with its external data read into `raw_data`: the one tensor, from its file
+    /// (opened once for the whole model), not the file whole.
     fn inline_external(&self, raw: &[u8]) -> Result<Vec<u8>> {
-        let mut tensor = TensorProto::decode(raw).context("an initializer")?;
+        let tensor = crate::formats::onnx_proto::lossless::EditTensor::decode(raw).context("an initializer")?;
         if tensor.data_location != Some(1) {
             return Ok(raw.to_vec());
         }
-        let name = tensor.name.clone().unwrap_or_default();
-        let (location, offset, length) = crate::formats::onnx_proto::external_location(&tensor.external_data, &name)?;
-        let path = self.folder.join(&location);
-        let mut files = self.external_files.borrow_mut();
-        if !files.contains_key(&path) {
-            let bytes = std::fs::read(&path)
-                .with_context(|| format!("initializer '{name}': reading external data {}", path.display()))?;
-            files.insert(path.clone(), bytes);
-        }
-        let bytes = &files[&path];
-        let length = length.unwrap_or(bytes.len() as u64 - offset.min(bytes.len() as u64));
-        let end = offset.checked_add(length).filter(|&e| e <= bytes.len() as u64).with_context(|| {
-            format!("initializer '{name}': {} holds {} bytes, not {offset}+{length}", path.display(), bytes.len())
-        })?;
-        tensor.raw_data = Some(bytes[offset as usize..end as usize].to_vec());
-        tensor.external_data.clear();
-        tensor.data_location = None;
-        Ok(tensor.encode_to_vec())
+        Ok(self.external.borrow_mut().inline(tensor)?.encode_to_vec())
     }
 }
 

@@ -125,13 +125,6 @@ pub struct TensorName {
     pub name: Option<String>,
 }
 
-/// A `TensorProto` read for where its data is kept (`data_location`: 1 for external data).
-#[derive(Clone, PartialEq, Message)]
-pub struct TensorLocation {
-    #[prost(int32, optional, tag = "14")]
-    pub data_location: Option<i32>,
-}
-
 /// A `ValueInfoProto` read for its name alone.
 #[derive(Clone, PartialEq, Message)]
 pub struct ValueName {

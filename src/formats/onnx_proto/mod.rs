@@ -126,18 +126,17 @@ fn write_model_within(
 ) -> anyhow::Result<Vec<std::path::PathBuf>> {
     use anyhow::Context;
     use prost::Message;
-    let mut raw = lossless::RawModel::decode(model).map_err(|e| anyhow::anyhow!("not an ONNX model: {e}"))?;
-    let graph_bytes = raw.graph.take().context("the model has no graph")?;
-    let mut graph =
-        lossless::RawGraph::decode(graph_bytes.as_slice()).map_err(|e| anyhow::anyhow!("the model's graph: {e}"))?;
-    let external = graph
-        .initializer
-        .iter()
-        .any(|t| lossless::TensorLocation::decode(t.as_slice()).is_ok_and(|t| t.data_location == Some(1)));
+    // The header view skips the weights' bytes: a model written as one file is not decoded whole.
+    let header = header::ModelProto::decode(model).map_err(|e| anyhow::anyhow!("not an ONNX model: {e}"))?;
+    let external = header.graph.iter().flat_map(|g| &g.initializer).any(|t| !t.external_data.is_empty());
     if !external && model.len() <= limit {
         crate::fsutil::write_atomic(path, model)?;
         return Ok(vec![path.to_path_buf()]);
     }
+    let mut raw = lossless::RawModel::decode(model).map_err(|e| anyhow::anyhow!("not an ONNX model: {e}"))?;
+    let graph_bytes = raw.graph.take().context("the model has no graph")?;
+    let mut graph =
+        lossless::RawGraph::decode(graph_bytes.as_slice()).map_err(|e| anyhow::anyhow!("the model's graph: {e}"))?;
     let Some(folder) = folder.or((!external).then_some(std::path::Path::new("."))) else {
         anyhow::bail!("{}: the model keeps tensors in external data, and where is not known", path.display())
     };
