@@ -48,12 +48,10 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
     let prompts = prompts(settings, source, tokenizer.as_ref(), vocab, &spec)?;
     let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
-    let max_new_tokens = settings.max_new_tokens;
-    let kv_length = generate::kv_length(longest, max_new_tokens, settings.max_length, spec.context_length)?;
+    let kv_length = generate::kv_length(longest, settings.max_new_tokens, settings.max_length, spec.context_length)?;
     if let Some(layout) = settings.kv_layout {
         spec.past_present_share_buffer = layout == KvLayout::Shared;
     }
-
     // A step that never returns cannot be stopped but with the process: the deadline ends it,
     // saying which step it was in (named before the clock starts, so even a limit that ends at
     // once names one).
@@ -61,8 +59,7 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
     let _deadline = (!settings.timeout.is_zero())
         .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
     let runtime = settings.ort.load()?;
-    let request = &settings.request;
-    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, request, Scope::Alone)?;
+    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
     crate::stage::step("session creation");
     let generating = Generating {
         preflight: &preflight,
@@ -81,19 +78,13 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         greedy_on_device: false,
         capture_falls_back: false,
     };
-    let sampling = settings.sampling;
-    let sampled = matches!(sampling, Sampling::Sample { .. });
-    let looping = LoopSettings { max_new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: settings.ignore_eos };
-    // An export to stdout takes it: the text is then not printed.
-    let to = &settings.exports;
-    let exports_to_stdout =
-        [&to.json, &to.csv, &to.markdown, &to.junit].into_iter().flatten().any(|p| p == Path::new("-"));
-    let text_to_stdout = !settings.quiet && !exports_to_stdout;
-
+    let looping = LoopSettings {
+        max_new_tokens: settings.max_new_tokens,
+        eos_token_ids: &spec.eos_token_ids,
+        ignore_eos: settings.ignore_eos,
+    };
     let probe = decoder.model.memory.as_ref().map(|m| m.probe());
     let phases = std::cell::RefCell::new(vec![PhaseMemory::now("load", probe.as_ref().and_then(|p| p.read()))]);
-    let mut results = Vec::new();
-    let mut interrupted = false;
     let how = Repeating {
         probe: probe.as_ref(),
         phases: &phases,
@@ -102,38 +93,23 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         options: &options,
         tokenizer: tokenizer.as_ref(),
         looping: &looping,
-        text_to_stdout,
+        text_to_stdout: !settings.quiet && !exports_to_stdout(settings),
         several: prompts.len() > 1,
     };
-    for prompt in &prompts {
-        let (result, stopped) = how.generate_prompt(&mut decoder, prompt)?;
-        results.extend(result);
-        if stopped {
-            interrupted = true;
-            break;
-        }
-    }
-
+    let (results, interrupted) = how.generate_prompts(&mut decoder, &prompts)?;
     if let Some(failure) = decoder.replay_failure() {
         capture.replay_failed(failure);
     }
-    let comparison = match (&settings.compare, interrupted) {
-        (Some((ep, optimization_level)), false) => {
-            let reference =
-                preflight.with_request(&runtime, &preflight.request.reference(ep.clone(), *optimization_level))?;
-            let options = DecoderOptions { preflight: &reference, print_plan: false, ..options };
-            let mut other = DecoderSession::open(&runtime, &options).context("the --compare-ep session")?;
-            Some(compare_prompts(&mut decoder, &mut other, &prompts, &results, &looping, sampled)?)
-        }
-        _ => None,
+    let comparison = match interrupted {
+        false => how.compare(&mut decoder, &prompts, &results)?,
+        true => None,
     };
-
     let report = GenerateReport {
         decode_step_captured: decoder.decode_step_captured(),
         token_choice: TokenChoice::after(settings.choice, decoder.decode_step_captured(), decoder.greedy_on_device()),
         graph_capture: capture,
-        sampling,
-        max_new_tokens,
+        sampling: settings.sampling,
+        max_new_tokens: settings.max_new_tokens,
         warmup: settings.warmup,
         prompts: results,
         comparison,
@@ -143,19 +119,30 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
     };
     publish(settings, &mut exports, &report)?;
     save_model(settings, &decoder, &preflight)?;
-    if interrupted {
+    Ok(exit_status(&report))
+}
+
+/// An export to stdout takes it: the text is then not printed.
+fn exports_to_stdout(settings: &GenerateSettings) -> bool {
+    let to = &settings.exports;
+    [&to.json, &to.csv, &to.markdown, &to.junit].into_iter().flatten().any(|p| p == Path::new("-"))
+}
+
+/// Interrupted, a comparison that failed, or success; the logit verdicts that warn said.
+fn exit_status(report: &GenerateReport) -> ExitStatus {
+    if report.interrupted {
         crate::errln!("dmlrun: interrupted: the figures are over what was generated");
-        return Ok(ExitStatus::Interrupted);
+        return ExitStatus::Interrupted;
     }
     if let Some(c) = &report.comparison {
         for p in c.prompts.iter().filter(|p| p.logits.verdict.warns()) {
             crate::errln!("dmlrun: warning: {}: {}", p.source, p.logits.summary());
         }
     }
-    Ok(match &report.comparison {
+    match &report.comparison {
         Some(c) if c.failed() => ExitStatus::Failed,
         _ => ExitStatus::Success,
-    })
+    }
 }
 
 /// The report's fields every generating run fills alike (the model, its session, the KV cache,
@@ -385,6 +372,36 @@ struct Repeating<'a> {
 }
 
 impl Repeating<'_> {
+    /// `--compare-ep`: the prompts on the reference EP's session, against this one's results.
+    fn compare(
+        &self,
+        decoder: &mut DecoderSession,
+        prompts: &[Prompt],
+        results: &[PromptResult],
+    ) -> Result<Option<TokenComparison>> {
+        let Some((ep, optimization_level)) = &self.settings.compare else { return Ok(None) };
+        let preflight = self.options.preflight;
+        let reference =
+            preflight.with_request(self.runtime, &preflight.request.reference(ep.clone(), *optimization_level))?;
+        let options = DecoderOptions { preflight: &reference, print_plan: false, ..*self.options };
+        let mut other = DecoderSession::open(self.runtime, &options).context("the --compare-ep session")?;
+        let sampled = matches!(self.settings.sampling, Sampling::Sample { .. });
+        Ok(Some(compare_prompts(decoder, &mut other, prompts, results, self.looping, sampled)?))
+    }
+
+    /// Every prompt in turn; the results, and whether Ctrl-C stopped them.
+    fn generate_prompts(&self, decoder: &mut DecoderSession, prompts: &[Prompt]) -> Result<(Vec<PromptResult>, bool)> {
+        let mut results = Vec::new();
+        for prompt in prompts {
+            let (result, stopped) = self.generate_prompt(decoder, prompt)?;
+            results.extend(result);
+            if stopped {
+                return Ok((results, true));
+            }
+        }
+        Ok((results, false))
+    }
+
     /// One prompt's warm-ups and timed repetitions, the first timed one's text streamed; its
     /// result (none where Ctrl-C came before a timed one) and whether Ctrl-C stopped it.
     fn generate_prompt(&self, decoder: &mut DecoderSession, prompt: &Prompt) -> Result<(Option<PromptResult>, bool)> {
@@ -402,50 +419,9 @@ impl Repeating<'_> {
             if !settings.quiet && self.several && repetition == 0 {
                 crate::errln!("--- {}", prompt.source);
             }
-            // A seeded sampler per repetition, so repetitions draw alike.
-            let mut sampler = Sampler::new(settings.sampling);
-            let mut stream = TextStream::default();
-            let mut produced = String::new();
-            let mut chosen = Vec::new();
-            let first_generation = self.phases.borrow().len() == 1;
-            let generation = generate::generate(decoder, &prompt.ids, self.looping, &mut sampler, &mut |id, _| {
-                chosen.push(id);
-                if first_generation && chosen.len() == 1 {
-                    self.phases.borrow_mut().push(PhaseMemory::now("prefill", self.probe.and_then(|p| p.read())));
-                }
-                if streamed {
-                    if let Some(t) = self.tokenizer {
-                        let piece = stream.push(t, id)?;
-                        if self.text_to_stdout {
-                            crate::out!("{piece}");
-                        }
-                        produced.push_str(&piece);
-                    }
-                }
-                Ok(())
-            });
-            let generation = match generation {
-                Ok(generation) => generation,
-                Err(e) if settings.request.ep != EpRequest::Cpu && settings.blame => {
-                    return Err(blame(self.runtime, self.options, &prompt.ids, &chosen, &decoder.model.device, e))
-                }
-                Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
-            };
-            if first_generation {
-                self.phases.borrow_mut().push(PhaseMemory::now("decode", self.probe.and_then(|p| p.read())));
-            }
-            if let Some(memory) = decoder.model.memory.as_mut() {
-                memory.sample();
-            }
+            let (generation, produced) = self.repetition(decoder, prompt, streamed)?;
             if streamed {
-                if let Some(t) = self.tokenizer {
-                    let rest = stream.finish(t)?;
-                    produced.push_str(&rest);
-                    if self.text_to_stdout {
-                        crate::outln!("{rest}");
-                    }
-                }
-                text = self.tokenizer.map(|_| produced.clone());
+                text = produced;
             }
             if !settings.quiet && repetitions > 1 {
                 crate::errln!(
@@ -492,6 +468,57 @@ impl Repeating<'_> {
             figures: figures::figures(&measured),
         });
         Ok((result, interrupted))
+    }
+
+    /// One generation from the prompt, with a sampler seeded afresh (so repetitions draw alike);
+    /// where `streamed`, its text printed as it comes and returned. The first generation of the
+    /// run marks the prefill's and the decode's ends in the memory phases.
+    fn repetition(
+        &self,
+        decoder: &mut DecoderSession,
+        prompt: &Prompt,
+        streamed: bool,
+    ) -> Result<(Generation, Option<String>)> {
+        let settings = self.settings;
+        let mut sampler = Sampler::new(settings.sampling);
+        let mut stream = TextStream::default();
+        let mut produced = String::new();
+        let mut chosen = Vec::new();
+        let first_generation = self.phases.borrow().len() == 1;
+        let generation = generate::generate(decoder, &prompt.ids, self.looping, &mut sampler, &mut |id, _| {
+            chosen.push(id);
+            if first_generation && chosen.len() == 1 {
+                self.phases.borrow_mut().push(PhaseMemory::now("prefill", self.probe.and_then(|p| p.read())));
+            }
+            if let (true, Some(t)) = (streamed, self.tokenizer) {
+                let piece = stream.push(t, id)?;
+                if self.text_to_stdout {
+                    crate::out!("{piece}");
+                }
+                produced.push_str(&piece);
+            }
+            Ok(())
+        });
+        let generation = match generation {
+            Ok(generation) => generation,
+            Err(e) if settings.request.ep != EpRequest::Cpu && settings.blame => {
+                return Err(blame(self.runtime, self.options, &prompt.ids, &chosen, &decoder.model.device, e))
+            }
+            Err(e) => return Err(e.context(format!("generating from {}", prompt.source))),
+        };
+        if first_generation {
+            self.phases.borrow_mut().push(PhaseMemory::now("decode", self.probe.and_then(|p| p.read())));
+        }
+        if let Some(memory) = decoder.model.memory.as_mut() {
+            memory.sample();
+        }
+        let (true, Some(t)) = (streamed, self.tokenizer) else { return Ok((generation, None)) };
+        let rest = stream.finish(t)?;
+        produced.push_str(&rest);
+        if self.text_to_stdout {
+            crate::outln!("{rest}");
+        }
+        Ok((generation, Some(produced)))
     }
 }
 

@@ -30,132 +30,45 @@ pub fn execute(args: &ReduceArgs) -> Result<ExitStatus> {
 
 fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
     let runtime = settings.ort.load()?;
-    // A candidate is checked as `dmlrun test` checks a case: against the reference's values in
-    // its test data, within the tolerance, and (those values being the reference's) with no
-    // second run to blame.
-    let check = CaseCheck {
-        reference: None,
-        tolerances: Tolerances::given(settings.tolerance, []),
-        check_finite: false,
-        load: settings.load.clone(),
-        blame: false,
-    };
+    let check = candidate_check(settings);
     let cases = Cases { runtime: &runtime, check: &check, saved: None };
     if let Some(child) = &settings.child {
         // A child of this reduction checks the candidate its parent handed it, and nothing else.
         batch::serve_parent(&cases, child)?;
         return Ok(ExitStatus::Success);
     }
-    let model_path = settings.model.as_path();
-    let output = settings.output.clone();
     // --each-op writes no model: its candidates go to a temporary folder.
-    let staging = if settings.each_op {
-        tempfile::tempdir().context("a temporary folder for the candidates")?
-    } else {
-        staging_folder(&output)?
+    let staging = match settings.each_op {
+        true => tempfile::tempdir().context("a temporary folder for the candidates")?,
+        false => staging_folder(&settings.output)?,
     };
-
     let started = Instant::now();
-    let request = &settings.request;
-    let compare_ep = &settings.compare_ep;
-    check_eps_differ(settings, &runtime)?;
-    // What the EP under test would refuse outright (no DirectML here, no such adapter) is said
-    // before any work.
-    engine::check_request(&runtime, request)?;
-    let preflight = Preflight::read(&runtime, model_path, request, Scope::Alone)?;
-    // The reference runs the model as ONNX Runtime does by default: the options under test
-    // (--session-config, --ep-option) are the EP under test's alone.
-    let reference = PlanRequest {
-        session_config: Vec::new(),
-        ep_options: Vec::new(),
-        ..preflight.request.reference(compare_ep.clone(), None)
-    };
-    let load = &settings.load;
-    let made = made_model(&runtime, settings, &preflight, &reference)?;
-    // What a person reads names their model and what was done to it, never the temporary file.
-    let made_as = made.as_ref().map(|_| engine::made_label(&preflight.plan));
-    let user_model = settings.model.clone();
-    let named = match &made_as {
-        Some(how) => format!("{} ({how})", user_model.display()),
-        None => user_model.display().to_string(),
-    };
-    let preflight = match &made {
-        Some(made) => Preflight::read(
-            &runtime,
-            made.path(),
-            &PlanRequest { precision: Precision::Fp32, keep_fp32: Vec::new(), rewrites: Vec::new(), ..request.clone() },
-            Scope::Alone,
-        )?,
-        None => preflight,
-    };
-    let model_path = preflight.model_path.clone();
-    let model_path = model_path.as_path();
-    let graph = Graph::read(model_path)?;
-
+    let subject = Subject::open(&runtime, settings)?;
     let bar = crate::progress::counter(
-        2 * (graph.nodes().len().max(2) as f64).log2().ceil() as u64 + 2,
+        2 * (subject.graph.nodes().len().max(2) as f64).log2().ceil() as u64 + 2,
         Counting::Candidates,
         settings.quiet,
     );
-    bar.set_message(format!("reference run on {compare_ep}"));
-    let reference_run = diagnose::reference_run(&runtime, &preflight, &graph, &reference, &settings.inputs, load)
-        .with_context(|| {
-            format!(
-                "model {named}: the reference EP (--compare-ep {compare_ep}) cannot run it with these inputs, so there is nothing to compare a candidate with"
-            )
-        })?;
-    // Said once the inputs ran: a model that fails anyway fails in one line.
-    if settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
-        crate::errln!("{}", crate::inputs::synthetic::generated_by_default("reduce"));
-    }
+    bar.set_message(format!("reference run on {}", settings.compare_ep));
+    let reference_run = subject.run_reference(&runtime, settings)?;
     let mut values: HashMap<_, _> = reference_run.values.into_iter().collect();
     for (name, tensor) in &reference_run.bound.tensors {
         values.insert(name.clone(), crate::tensor::HostValue::Tensor(tensor.clone()));
     }
-
-    let quiet = settings.quiet;
     let on_checked = |t: &Tried| {
         bar.inc(1);
-        if !quiet {
-            bar.suspend(|| crate::errln!("{}", report::tried_line(t, &graph)));
+        if !settings.quiet {
+            bar.suspend(|| crate::errln!("{}", report::tried_line(t, &subject.graph)));
         }
     };
-    // A candidate's check is an item of the one batch runner, alone in a child process held to
-    // --candidate-timeout, so an abort or a hang in the EP costs the candidate, not the reduction.
-    let placement = PlacementRequest {
-        isolation: Isolation::Process,
-        timeout: Some(settings.candidate_timeout),
-        default_limit: settings.candidate_timeout,
-        directml: false,
-        print_plan: false,
-    }
-    .resolve()?;
-    let options = batch::Options::new(placement, preflight.plan.uses_directml(), (1, 1), Counting::Candidates, true);
-    let check_candidate = |dir: &Path, request: &PlanRequest| -> Result<(Outcome, Option<f64>)> {
-        let found = testdata::discover(&[dir.to_path_buf()])?.cases;
-        anyhow::ensure!(found.len() == 1, "{}: a candidate is one test case, found {}", dir.display(), found.len());
-        let entries = cases::preflight(&runtime, request, found)?;
-        let mut checked = None;
-        batch::run(&cases, entries, &options, &mut |_, result| {
-            checked = Some(result);
-            Ok(())
-        })?;
-        // None: Ctrl-C came before the check started.
-        Ok(match checked {
-            Some(result) => {
-                let differing = result.mismatches.iter().map(|m| m.output.clone()).collect();
-                (Outcome::of_case(result.status, result.reason.as_deref(), differing), result.max_abs_diff)
-            }
-            None => (Outcome::Interrupted, None),
-        })
-    };
-    let (under_test, on_reference) = candidate_requests(request, compare_ep);
-    let ep_args = test_flags(&under_test, settings);
-    let reference_args = test_flags(&on_reference, settings);
+    let options = candidate_options(settings, &subject)?;
+    let check_candidate = |dir: &Path, request: &PlanRequest| check_candidate(&cases, &options, dir, request);
+    let (under_test, on_reference) = candidate_requests(&settings.request, &settings.compare_ep);
+    let args = (test_flags(&under_test, settings), test_flags(&on_reference, settings));
     let reducer = Reducer {
-        graph: &graph,
+        graph: &subject.graph,
         values,
-        remedies: remedies(&under_test, preflight.plan.uses_directml()),
+        remedies: remedies(&under_test, subject.preflight.plan.uses_directml()),
         under_test,
         reference: on_reference,
         time_limit: settings.time_limit,
@@ -164,13 +77,13 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         on_checked: &on_checked,
     };
     if settings.each_op {
-        let checks = reducer.each_op().with_context(|| format!("model {named}"))?;
+        let checks = reducer.each_op().with_context(|| format!("model {}", subject.named))?;
         bar.finish_and_clear();
         let survey = report::OpSurvey {
             schema: report::EACH_OP_SCHEMA,
-            model: user_model.clone(),
-            made: made_as.clone(),
-            ep_args: ep_args.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
+            model: settings.model.clone(),
+            made: subject.made_as.clone(),
+            ep_args: args.0.iter().map(|a| a.to_string_lossy().into_owned()).collect(),
             reference: reference_run.device.describe(),
             ops: checks,
             seconds: started.elapsed().as_secs_f64(),
@@ -183,31 +96,167 @@ fn reduce(settings: &ReduceSettings) -> Result<ExitStatus> {
         Ok(reduction) => reduction,
         // Ctrl-C before there was a failing model to keep: nothing is written.
         Err(e) if crate::interrupt::interrupted() => {
-            crate::errln!("dmlrun: model {named}: {}", crate::exit::one_line(&e));
+            crate::errln!("dmlrun: model {}: {}", subject.named, crate::exit::one_line(&e));
             return Ok(ExitStatus::Interrupted);
         }
-        Err(e) => return Err(e.context(format!("model {named}"))),
+        Err(e) => return Err(e.context(format!("model {}", subject.named))),
     };
+    let report = reduce_report(settings, subject.made_as, args, reduction, reference_run.device, started);
+    let case = report.reduction.case.clone();
+    crate::report::write_json(&case.join("reduce.json"), &report, "reduce.json")?;
+    install(&case, &settings.output)?;
+    print_reduction(settings, &report)
+}
 
-    let case = reduction.case.clone();
-    // A hang shows as one within the limit it was found with.
-    let mut under_test = ep_args.clone();
+/// A candidate is checked as `dmlrun test` checks a case: against the reference's values in its
+/// test data, within the tolerance, and (those values being the reference's) with no second run
+/// to blame.
+fn candidate_check(settings: &ReduceSettings) -> CaseCheck {
+    CaseCheck {
+        reference: None,
+        tolerances: Tolerances::given(settings.tolerance, []),
+        check_finite: false,
+        load: settings.load.clone(),
+        blame: false,
+    }
+}
+
+/// The model reduce works on: the user's, or the one dmlrun made of it (rewritten, converted to
+/// float16), read and planned, with the name a person reads for it and the reference's request.
+struct Subject {
+    /// Held while reduce works: the made model's files.
+    _made: Option<Made>,
+    /// What was done to the user's model, where something was.
+    made_as: Option<String>,
+    /// The user's model and what was done to it, never the temporary file.
+    named: String,
+    preflight: Preflight,
+    graph: Graph,
+    reference: PlanRequest,
+}
+
+impl Subject {
+    fn open(runtime: &crate::runtime::Runtime, settings: &ReduceSettings) -> Result<Subject> {
+        let request = &settings.request;
+        check_eps_differ(settings, runtime)?;
+        // What the EP under test would refuse outright (no DirectML here, no such adapter) is
+        // said before any work.
+        engine::check_request(runtime, request)?;
+        let preflight = Preflight::read(runtime, &settings.model, request, Scope::Alone)?;
+        // The reference runs the model as ONNX Runtime does by default: the options under test
+        // (--session-config, --ep-option) are the EP under test's alone.
+        let reference = PlanRequest {
+            session_config: Vec::new(),
+            ep_options: Vec::new(),
+            ..preflight.request.reference(settings.compare_ep.clone(), None)
+        };
+        let made = made_model(runtime, settings, &preflight, &reference)?;
+        let made_as = made.as_ref().map(|_| engine::made_label(&preflight.plan));
+        let named = match &made_as {
+            Some(how) => format!("{} ({how})", settings.model.display()),
+            None => settings.model.display().to_string(),
+        };
+        let preflight = match &made {
+            Some(made) => {
+                let as_made = PlanRequest {
+                    precision: Precision::Fp32,
+                    keep_fp32: Vec::new(),
+                    rewrites: Vec::new(),
+                    ..request.clone()
+                };
+                Preflight::read(runtime, made.path(), &as_made, Scope::Alone)?
+            }
+            None => preflight,
+        };
+        let graph = Graph::read(&preflight.model_path)?;
+        Ok(Subject { _made: made, made_as, named, preflight, graph, reference })
+    }
+
+    /// The reference EP's run of the inputs: the values every candidate is checked against.
+    fn run_reference(
+        &self,
+        runtime: &crate::runtime::Runtime,
+        settings: &ReduceSettings,
+    ) -> Result<diagnose::ReferenceRun> {
+        let compare_ep = &settings.compare_ep;
+        let run = diagnose::reference_run(runtime, &self.preflight, &self.graph, &self.reference, &settings.inputs, &settings.load)
+            .with_context(|| {
+                format!(
+                    "model {}: the reference EP (--compare-ep {compare_ep}) cannot run it with these inputs, so there is nothing to compare a candidate with",
+                    self.named
+                )
+            })?;
+        // Said once the inputs ran: a model that fails anyway fails in one line.
+        if settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
+            crate::errln!("{}", crate::inputs::synthetic::generated_by_default("reduce"));
+        }
+        Ok(run)
+    }
+}
+
+/// A candidate's check is an item of the one batch runner, alone in a child process held to
+/// --candidate-timeout, so an abort or a hang in the EP costs the candidate, not the reduction.
+fn candidate_options(settings: &ReduceSettings, subject: &Subject) -> Result<batch::Options> {
+    let placement = PlacementRequest {
+        isolation: Isolation::Process,
+        timeout: Some(settings.candidate_timeout),
+        default_limit: settings.candidate_timeout,
+        directml: false,
+        print_plan: false,
+    }
+    .resolve()?;
+    Ok(batch::Options::new(placement, subject.preflight.plan.uses_directml(), (1, 1), Counting::Candidates, true))
+}
+
+/// Checks the one test case in `dir` with `request`, in a child process.
+fn check_candidate(
+    cases: &Cases<'_>,
+    options: &batch::Options,
+    dir: &Path,
+    request: &PlanRequest,
+) -> Result<(Outcome, Option<f64>)> {
+    let found = testdata::discover(&[dir.to_path_buf()])?.cases;
+    anyhow::ensure!(found.len() == 1, "{}: a candidate is one test case, found {}", dir.display(), found.len());
+    let entries = cases::preflight(cases.runtime, request, found)?;
+    let mut checked = None;
+    batch::run(cases, entries, options, &mut |_, result| {
+        checked = Some(result);
+        Ok(())
+    })?;
+    // None: Ctrl-C came before the check started.
+    Ok(match checked {
+        Some(result) => {
+            let differing = result.mismatches.iter().map(|m| m.output.clone()).collect();
+            (Outcome::of_case(result.status, result.reason.as_deref(), differing), result.max_abs_diff)
+        }
+        None => (Outcome::Interrupted, None),
+    })
+}
+
+/// The report of a reduction: the `dmlrun test` flags that reproduce its checks (a hang's with
+/// the limit it was found with).
+fn reduce_report(
+    settings: &ReduceSettings,
+    made_as: Option<String>,
+    (ep_args, reference_args): (Vec<OsString>, Vec<OsString>),
+    reduction: crate::reduce::Reduction,
+    reference: crate::runtime::engine::DeviceReport,
+    started: Instant,
+) -> ReduceReport {
+    let mut under_test = ep_args;
     if reduction.mode == crate::reduce::Mode::Hang {
         under_test.push("--timeout".into());
         under_test.push(humantime::format_duration(settings.candidate_timeout).to_string().into());
     }
-    let report = ReduceReport::new(
-        (&user_model, made_as),
-        &output,
-        request.ep.to_string(),
+    ReduceReport::new(
+        (&settings.model, made_as),
+        &settings.output,
+        settings.request.ep.to_string(),
         (&under_test, &reference_args),
         reduction,
-        reference_run.device,
+        reference,
         started.elapsed(),
-    );
-    crate::report::write_json(&case.join("reduce.json"), &report, "reduce.json")?;
-    install(&case, &output)?;
-    print_reduction(settings, &report)
+    )
 }
 
 /// reduce needs one EP that fails the model and one that runs it: the same EP with the same

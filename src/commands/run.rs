@@ -30,19 +30,34 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
     let started = Instant::now();
     let runtime = settings.ort.load()?;
     let runtime_load = started.elapsed();
-
-    let request = &settings.request;
     if !settings.print_plan {
         // What the flags ask of any model (DirectML, an adapter) is said before the model is read.
-        engine::check_request(&runtime, request)?;
+        engine::check_request(&runtime, &settings.request)?;
     }
-    let preflight = Preflight::read(&runtime, model_path, request, Scope::Alone)?;
+    let preflight = Preflight::read(&runtime, model_path, &settings.request, Scope::Alone)?;
+    let Some(measured) = measure(&runtime, settings, &preflight)? else {
+        return Ok(ExitStatus::Interrupted);
+    };
+    let report = run_report(settings, &runtime, &preflight, measured, runtime_load)?;
+    emit(&report, settings.json.as_deref(), settings.quiet)?;
+    let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty())
+        || report.device_io.as_ref().is_some_and(|io| !io.outputs_match());
+    Ok(ExitStatus::of_checks(differs, crate::interrupt::interrupted()))
+}
+
+/// The model's runs as the flags ask, through the engine; `None` where Ctrl-C came before any
+/// timed run (nobody's failure, and nothing measured to report).
+fn measure(
+    runtime: &crate::runtime::Runtime,
+    settings: &RunSettings,
+    preflight: &Preflight,
+) -> Result<Option<engine::Measurement>> {
     let reference = settings
         .reference
         .as_ref()
         .map(|r| (preflight.request.reference(r.ep.clone(), r.optimization_level), r.tolerance));
     let measure = engine::MeasureRequest {
-        preflight: &preflight,
+        preflight,
         label: None,
         print_plan: settings.print_plan,
         inputs: &settings.inputs,
@@ -57,6 +72,27 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
         keep_made_model: settings.save_model.is_some() || settings.as_test_data,
     };
     let bar = crate::progress::iterations(settings.iterations, "iterations", settings.quiet);
+    match engine::measure(runtime, &measure, &bar) {
+        Ok(measured) => Ok(Some(measured)),
+        Err(_) if crate::interrupt::interrupted() => {
+            let step = crate::stage::current().step;
+            let model = settings.model.display();
+            crate::errln!("dmlrun: model {model}: {}; nothing was measured", interrupted_in(&step));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// What run reports of a measurement: the outputs summarised (and their top-k), the timings, and
+/// the files it saved.
+fn run_report(
+    settings: &RunSettings,
+    runtime: &crate::runtime::Runtime,
+    preflight: &Preflight,
+    measured: engine::Measurement,
+    runtime_load: std::time::Duration,
+) -> Result<RunReport> {
     let engine::Measurement {
         model,
         bound,
@@ -71,16 +107,7 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
         rewrite,
         made_model,
         ..
-    } = match engine::measure(&runtime, &measure, &bar) {
-        Ok(measured) => measured,
-        // Ctrl-C before any timed run: nobody's failure, and nothing measured to report.
-        Err(_) if crate::interrupt::interrupted() => {
-            let step = crate::stage::current().step;
-            crate::errln!("dmlrun: model {}: {}; nothing was measured", model_path.display(), interrupted_in(&step));
-            return Ok(ExitStatus::Interrupted);
-        }
-        Err(e) => return Err(e),
-    };
+    } = measured;
     // Maps are reported and saved whole, as JSON. Summaries, top-k and saved files take
     // tensors: a sequence output's items count as tensors named `output[i]`.
     let (maps, tensor_outputs): (Vec<_>, Vec<_>) =
@@ -93,48 +120,17 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
         (Some(l), Some(b)) if b > 1 => Some(l.throughput_per_s * b as f64),
         _ => None,
     };
-
-    let summaries = results.iter().map(|(n, t)| outputs::summarize(n, t)).collect();
     let labels = settings.labels.as_ref().map(|(p, l)| (p.as_path(), l.as_slice()));
     let top_k = match settings.top_k {
         Some(k) => Some(outputs::top_k(&results, k, labels)?),
         None => None,
     };
-    let mut saved_outputs = match &settings.save_outputs {
-        Some(_) if settings.as_test_data && !map_outputs.is_empty() => bail!(
-            "--as-test-data: output '{}' is a {}, which dmlrun cannot write as ONNX test data; save it without --as-test-data (as JSON)",
-            map_outputs[0].name,
-            map_outputs[0].kind
-        ),
-        // The model that made the outputs, as --save-model writes it: never the original where
-        // dmlrun rewrote or converted it.
-        Some(dir) if settings.as_test_data => {
-            let made = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
-            write_test_case(dir, &preflight, made, &bound.tensors, &results)?
-        }
-        Some(dir) => {
-            let mut saved = outputs::save(dir, &results, settings.save_format, TensorRole::Output)?;
-            saved.extend(outputs::save_json(dir, map_outputs.iter().map(|m| (m.name.as_str(), &m.value)))?);
-            saved
-        }
-        None => Vec::new(),
-    };
-    if let Some(dir) = &settings.save_inputs {
-        saved_outputs.extend(outputs::save(dir, &bound.tensors, settings.save_format, TensorRole::Input)?);
-    }
-    if let Some(path) = &settings.save_model {
-        let (made, rewrite, precision) = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
-        let model = engine::saved_model(model_path, &preflight, made, rewrite, precision, settings.save_fixed_dims)
-            .context("--save-model")?;
-        let written = crate::formats::onnx_proto::write_model(path, &model)
-            .with_context(|| format!("--save-model {}", path.display()))?;
-        saved_outputs.extend(written);
-    }
-
-    let report = RunReport {
+    let made = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
+    let saved_outputs = save_files(settings, preflight, made, &bound.tensors, &results, &map_outputs)?;
+    Ok(RunReport {
         schema: report::json::RUN_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: ModelReport { path: model_path.to_path_buf(), size_bytes: preflight.model.size_bytes },
+        model: ModelReport { path: settings.model.clone(), size_bytes: preflight.model.size_bytes },
         onnxruntime: runtime.library.clone(),
         device: model.device.clone(),
         plan: model.plan.clone(),
@@ -153,7 +149,7 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
             items_per_s,
             batch_size,
         },
-        outputs: summaries,
+        outputs: results.iter().map(|(n, t)| outputs::summarize(n, t)).collect(),
         map_outputs,
         top_k,
         saved_outputs,
@@ -164,19 +160,55 @@ fn run(settings: &RunSettings) -> Result<ExitStatus> {
         precision,
         rewrite,
         interrupted: crate::interrupt::interrupted(),
-    };
-    emit(&report, settings.json.as_deref(), settings.quiet)?;
-    let differs = report.comparison.as_ref().is_some_and(|c| !c.mismatches.is_empty())
-        || report.device_io.as_ref().is_some_and(|io| !io.outputs_match());
-    Ok(ExitStatus::of_checks(differs, crate::interrupt::interrupted()))
+    })
 }
 
-/// `--save-outputs DIR --as-test-data`: the inputs, the outputs and the model that made them as
-/// an ONNX test case.
+type Made<'a> = (Option<&'a [u8]>, Option<&'a engine::RewriteReport>, Option<&'a engine::PrecisionReport>);
+
+/// --save-outputs (as tensors, or with --as-test-data as an ONNX test case), --save-inputs and
+/// --save-model: the files written, in that order.
+fn save_files(
+    settings: &RunSettings,
+    preflight: &Preflight,
+    made: Made<'_>,
+    inputs: &[NamedTensor],
+    results: &[NamedTensor],
+    map_outputs: &[MapOutput],
+) -> Result<Vec<std::path::PathBuf>> {
+    let mut saved = match &settings.save_outputs {
+        Some(_) if settings.as_test_data && !map_outputs.is_empty() => bail!(
+            "--as-test-data: output '{}' is a {}, which dmlrun cannot write as ONNX test data; save it without --as-test-data (as JSON)",
+            map_outputs[0].name,
+            map_outputs[0].kind
+        ),
+        // The model that made the outputs, as --save-model writes it: never the original where
+        // dmlrun rewrote or converted it.
+        Some(dir) if settings.as_test_data => write_test_case(dir, preflight, made, inputs, results)?,
+        Some(dir) => {
+            let mut saved = outputs::save(dir, results, settings.save_format, TensorRole::Output)?;
+            saved.extend(outputs::save_json(dir, map_outputs.iter().map(|m| (m.name.as_str(), &m.value)))?);
+            saved
+        }
+        None => Vec::new(),
+    };
+    if let Some(dir) = &settings.save_inputs {
+        saved.extend(outputs::save(dir, inputs, settings.save_format, TensorRole::Input)?);
+    }
+    if let Some(path) = &settings.save_model {
+        let (made, rewrite, precision) = made;
+        let model = engine::saved_model(&settings.model, preflight, made, rewrite, precision, settings.save_fixed_dims)
+            .context("--save-model")?;
+        let written = crate::formats::onnx_proto::write_model(path, &model)
+            .with_context(|| format!("--save-model {}", path.display()))?;
+        saved.extend(written);
+    }
+    Ok(saved)
+}
+
 fn write_test_case(
     dir: &Path,
     preflight: &Preflight,
-    (made, rewrite, precision): (Option<&[u8]>, Option<&engine::RewriteReport>, Option<&engine::PrecisionReport>),
+    (made, rewrite, precision): Made<'_>,
     inputs: &[NamedTensor],
     outputs: &[NamedTensor],
 ) -> Result<Vec<std::path::PathBuf>> {

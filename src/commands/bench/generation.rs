@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 
-use super::{fingerprint, peak_rss_scope, Measured, ModelPlan};
+use super::{fingerprint, gpu_memory_bytes, peak_rss_scope, Measured, ModelPlan};
 use crate::report::bench::{ModelBench, ModelStatus};
 use crate::report::ms;
 use crate::runtime::engine;
@@ -19,9 +19,8 @@ pub(super) fn bench_generation(
     wanted: &GenerationTarget,
     settings: &BenchSettings,
 ) -> Result<Measured> {
-    use crate::generate::{self, figures, CaptureAsk, DecoderModel, LoopSettings, Sampler, Sampling};
+    use crate::generate::{self, figures, DecoderModel};
     let target = &plan.target;
-    let peak_rss_scope = peak_rss_scope(settings);
     let DecoderModel { spec, tokenizer, vocab, .. } = DecoderModel::read(&target.path, None, None)?;
     let prompt_vocab = tokenizer.as_ref().map_or(vocab, |t| t.vocab_size().min(vocab));
     for note in &plan.preflight.not_applied {
@@ -33,44 +32,10 @@ pub(super) fn bench_generation(
     }
     let prompt = generate::synthetic_prompt(prompt_tokens, prompt_vocab, &spec.eos_token_ids, settings.seed);
     let kv_length = generate::kv_length(prompt.len(), new_tokens, wanted.max_length, spec.context_length)?;
-    let started = std::time::Instant::now();
-    // Opened as generate opens it: the decode step captured by default on DirectML.
-    let generating = engine::Generating {
-        preflight: &plan.preflight,
-        spec: &spec,
-        kv_length,
-        print_plan: settings.print_plan,
-        capture: if plan.preflight.request.dml_graph_capture {
-            CaptureAsk::DmlGraphCapture
-        } else {
-            CaptureAsk::Default
-        },
-        choice: generate::Choice::Greedy,
-    };
-    crate::stage::step("session creation");
-    let (mut decoder, _, capture) = engine::open_generating(runtime, &generating)?;
-    let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
-    let fingerprint_of = |model: &engine::LoadedModel| fingerprint(runtime, plan, &model.device, &model.plan, settings);
-    let settings = LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
-    let mut runs = Vec::new();
-    let mut first_ttft = None;
-    for repetition in 0..=wanted.repetitions {
-        if crate::interrupt::interrupted() {
-            break;
-        }
-        let generation =
-            generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| {
-                Ok(())
-            })?;
-        first_ttft.get_or_insert(generation.prefill.total_ms);
-        if let Some(memory) = decoder.model.memory.as_mut() {
-            memory.sample();
-        }
-        // The first is the warm-up; an interrupted one is not counted.
-        if repetition > 0 && generation.stop != generate::Stop::Interrupted {
-            runs.push(generation);
-        }
-    }
+    let (mut decoder, mut capture, model_load_ms) = open_decoder(runtime, plan, &spec, kv_length, settings)?;
+    let looping =
+        generate::LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
+    let (runs, first_ttft) = timed_generations(&mut decoder, &prompt, &looping, wanted.repetitions)?;
     if runs.is_empty() {
         return Ok(Measured::InterruptedBeforeTiming);
     }
@@ -81,12 +46,7 @@ pub(super) fn bench_generation(
     let latency = crate::stats::summarize(&samples)
         .context("one new token makes no decode steps to time: give the entry new_tokens of 2 or more")?;
     let gpu_memory = decoder.model.memory.as_ref().map(|m| m.memory.clone());
-    let gpu_memory_bytes =
-        gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
-    let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
-    let fingerprint = fingerprint_of(&decoder.model);
     // On DirectML a decode step not captured is a slower measure than generate's default: said.
-    let mut capture = capture;
     if let Some(failure) = decoder.replay_failure() {
         capture.replay_failed(failure);
     }
@@ -95,9 +55,9 @@ pub(super) fn bench_generation(
     Ok(Measured::Done(Box::new(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
-        status,
+        status: if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok },
         sweep: target.sweep.clone(),
-        fingerprint,
+        fingerprint: fingerprint(runtime, plan, &decoder.model.device, &decoder.model.plan, settings),
         rounds,
         baseline_model: None,
         device: decoder.model.device.clone(),
@@ -113,8 +73,8 @@ pub(super) fn bench_generation(
         batch_size: Some(1),
         items_per_s: None,
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
-        peak_rss_scope,
-        gpu_memory_bytes,
+        peak_rss_scope: peak_rss_scope(settings),
+        gpu_memory_bytes: gpu_memory_bytes(gpu_memory.as_ref()),
         gpu_memory,
         profile: None,
         device_io: None,
@@ -126,4 +86,61 @@ pub(super) fn bench_generation(
         generation: Some(figures),
         warnings: plan.preflight.not_applied.iter().cloned().chain(fitted).chain(uncaptured).collect(),
     })))
+}
+
+/// The warm-up generation and `repetitions` measured ones, each from `prompt` (greedy); the
+/// measured ones (Ctrl-C's not counted) and the warm-up's time to the first token.
+fn timed_generations(
+    decoder: &mut engine::DecoderSession,
+    prompt: &[i64],
+    looping: &crate::generate::LoopSettings<'_>,
+    repetitions: usize,
+) -> Result<(Vec<crate::generate::Generation>, Option<f64>)> {
+    use crate::generate::{self, Sampler, Sampling};
+    let mut runs = Vec::new();
+    let mut first_ttft = None;
+    for repetition in 0..=repetitions {
+        if crate::interrupt::interrupted() {
+            break;
+        }
+        let mut greedy = Sampler::new(Sampling::Greedy);
+        let generation = generate::generate(decoder, prompt, looping, &mut greedy, &mut |_, _| Ok(()))?;
+        first_ttft.get_or_insert(generation.prefill.total_ms);
+        if let Some(memory) = decoder.model.memory.as_mut() {
+            memory.sample();
+        }
+        // The first is the warm-up; an interrupted one is not counted.
+        if repetition > 0 && generation.stop != generate::Stop::Interrupted {
+            runs.push(generation);
+        }
+    }
+    Ok((runs, first_ttft))
+}
+
+/// The decoder opened as generate opens it (the decode step captured by default on DirectML),
+/// and the time its load took beside the session's creation.
+fn open_decoder(
+    runtime: &Runtime,
+    plan: &ModelPlan,
+    spec: &crate::generate::DecoderSpec,
+    kv_length: usize,
+    settings: &BenchSettings,
+) -> Result<(engine::DecoderSession, crate::generate::GraphCapture, f64)> {
+    use crate::generate::{CaptureAsk, Choice};
+    let started = std::time::Instant::now();
+    let generating = engine::Generating {
+        preflight: &plan.preflight,
+        spec,
+        kv_length,
+        print_plan: settings.print_plan,
+        capture: match plan.preflight.request.dml_graph_capture {
+            true => CaptureAsk::DmlGraphCapture,
+            false => CaptureAsk::Default,
+        },
+        choice: Choice::Greedy,
+    };
+    crate::stage::step("session creation");
+    let (decoder, _, capture) = engine::open_generating(runtime, &generating)?;
+    let model_load_ms = ms(started.elapsed()) - ms(decoder.model.session_time);
+    Ok((decoder, capture, model_load_ms))
 }

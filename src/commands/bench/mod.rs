@@ -385,8 +385,6 @@ fn bench_model(
     bars: &MultiProgress,
 ) -> Result<Measured> {
     let target = &plan.target;
-    let peak_rss_scope = peak_rss_scope(settings);
-    let preflight = &plan.preflight;
     // Declared before the session, so they are dropped after it (see OrtWritten); the plan
     // already names the paths ONNX Runtime writes.
     let profile_file = settings.profile.as_deref().map(|dir| OrtWritten::new(dir, &sanitize(&target.name)));
@@ -394,40 +392,47 @@ fn bench_model(
         (Some(CacheUse::Write { file }), Some(dir)) => Some(OrtWritten::new(dir, file)),
         _ => None,
     };
-    let mut cache = (plan.cache == Some(CacheUse::Hit)).then(|| "hit".to_string());
     let load = settings.load_for(target);
-    let budget = settings.budget;
-    let reference = settings.reference.as_ref().map(|reference| {
-        let tolerance = settings.tolerances.for_output("", target.atol, target.rtol);
-        (reference.for_request(&preflight.request), tolerance)
-    });
-    let measure = engine::MeasureRequest {
-        preflight,
-        label: Some(&target.name),
-        print_plan: settings.print_plan,
-        inputs: &target.inputs,
-        load: &load,
-        warmup: settings.warmup,
-        budget,
-        reference,
-        time_reference: true,
-        time_float32: true,
-        rounds: settings.rounds,
-        keep_made_model: settings.batch.saved.is_some(),
-        paired: plan.baseline.as_ref().map(|baseline| engine::Pairing {
-            baseline,
-            inputs: &target.inputs,
-            load: &load,
-            warmup: settings.warmup,
-            budget,
-            rounds: settings.rounds,
-        }),
-    };
-    let bar = bars.add(crate::progress::iterations(budget.max, &target.name, settings.batch.quiet));
-    let measured = engine::measure(runtime, &measure, &bar);
+    let bar = bars.add(crate::progress::iterations(settings.budget.max, &target.name, settings.batch.quiet));
+    let measured = engine::measure(runtime, &measure_request(plan, settings, &load), &bar);
     bars.remove(&bar);
+    let mut measured = measured?;
+    let sessions = match settings.sessions {
+        Some(n) if !crate::interrupt::interrupted() => {
+            let runs = (settings.warmup, settings.budget);
+            Some(engine::measure_sessions(runtime, &measured.model, &measured.bound, n, runs)?)
+        }
+        _ => None,
+    };
+    let mut cache = (plan.cache == Some(CacheUse::Hit)).then(|| "hit".to_string());
+    if let Some(pending) = &cache_write {
+        // ONNX Runtime wrote the optimised model while creating the session.
+        pending.keep(&pending.partial_path()).context("--cache")?;
+        cache = Some("written".to_string());
+    }
+    if measured.samples.is_empty() && crate::interrupt::interrupted() {
+        return Ok(Measured::InterruptedBeforeTiming);
+    }
+    let profile = match &profile_file {
+        Some(pending) => Some(finish_profile(&mut measured.model, pending)?),
+        None => None,
+    };
+    let bench = model_bench(runtime, plan, settings, measured, (sessions, cache, profile), bars)?;
+    Ok(Measured::Done(Box::new(bench)))
+}
+
+/// A measured model as bench reports it: its figures, what was saved and its warnings (the
+/// engine's, then bench's own: a noisy model's, a model --save-models could not write).
+fn model_bench(
+    runtime: &Runtime,
+    plan: &ModelPlan,
+    settings: &BenchSettings,
+    measured: engine::Measurement,
+    (sessions, cache, profile): (Option<engine::ConcurrentSessions>, Option<String>, Option<ProfileSummary>),
+    bars: &MultiProgress,
+) -> Result<ModelBench> {
     let engine::Measurement {
-        mut model,
+        model,
         bound,
         first_run,
         samples,
@@ -435,91 +440,29 @@ fn bench_model(
         paired,
         comparison,
         device_io,
-        warnings: said,
+        mut warnings,
         precision,
         rewrite,
         made_model,
         ..
-    } = measured?;
-    let sessions = match settings.sessions {
-        Some(n) if !crate::interrupt::interrupted() => {
-            Some(engine::measure_sessions(runtime, &model, &bound, n, (settings.warmup, budget))?)
-        }
-        _ => None,
-    };
-    if let Some(pending) = &cache_write {
-        // ONNX Runtime wrote the optimised model while creating the session.
-        pending.keep(&pending.partial_path()).context("--cache")?;
-        cache = Some("written".to_string());
-    }
-    if samples.is_empty() && crate::interrupt::interrupted() {
-        return Ok(Measured::InterruptedBeforeTiming);
-    }
+    } = measured;
+    let target = &plan.target;
     let latency = crate::stats::summarize(&samples).context("no timed runs")?;
-
-    let mut warnings = said;
-    if latency.cov > HIGH_COV {
-        // On a shared machine ONNX Runtime's pool of one thread per core waits on the busy ones
-        // (scripts/regression_gate.py, one core busy: one session's median 0.27 to 2.9 times
-        // another's with that pool, 0.80 to 1.38 with one thread).
-        let threads = match model.plan.intra_op_threads {
-            None => ", or fewer ONNX Runtime threads than idle cores (--intra-threads 1)",
-            Some(_) => "",
-        };
-        let w = format!(
-            "high variation (CoV {:.1}%): the machine is noisy or throttling; use more --iterations or a longer --duration{threads}",
-            latency.cov * 100.0
-        );
-        // The engine said its own warnings as they arose; this one is bench's.
+    let made = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
+    // The engine said its own warnings as they arose; these are bench's.
+    for w in high_variation(&latency, &model).into_iter().chain(save_model(settings, plan, made)) {
         bars.suspend(|| crate::errln!("warning: {}: {w}", target.name));
         warnings.push(w);
     }
-    if let Some(to) = &settings.batch.saved {
-        // The model as the session ran it; one that cannot be written is said, not a failure
-        // of the model's figures.
-        let saved = to.save(
-            &target.name,
-            &target.path,
-            preflight,
-            made_model.as_deref(),
-            (rewrite.as_ref(), precision.as_ref()),
-        );
-        if let Err(e) = saved {
-            let w = format!("--save-models: {}", crate::exit::one_line(&e));
-            bars.suspend(|| crate::errln!("warning: {}: {w}", target.name));
-            warnings.push(w);
-        }
-    }
     let batch_size = engine::batch_size(&model, &bound);
-    // Items per second whenever the batch is known, batch 1 included: a sweep's N=1 point is a
-    // point of the same curve in every export.
-    let items_per_s = batch_size.map(|b| latency.throughput_per_s * b as f64);
-    let profile = match &profile_file {
-        Some(pending) => Some(finish_profile(&mut model, pending)?),
-        None => None,
-    };
     let gpu_memory = model.memory.as_ref().map(|m| m.memory.clone());
-    // A reading DXGI gives but that does not count DirectML's allocations (Wine) is no figure.
-    let gpu_memory_bytes =
-        gpu_memory.as_ref().filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes);
-    let reference = comparison.as_ref().map(|c| ReferenceBench {
-        device: c.reference.clone(),
-        latency_ms: crate::stats::summarize(&c.reference_samples),
-        samples_ms: c.reference_samples.clone(),
-        tolerance: c.tolerance,
-        outputs_compared: c.outputs_compared,
-        differences: c.differences.clone(),
-    });
-    let comparison = comparison.map(|c| c.mismatches);
-    // Stopped during its timed runs: its figures cover the runs made, and say so.
-    let status = if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok };
-    let fingerprint = fingerprint(runtime, plan, &model.device, &model.plan, settings);
-    Ok(Measured::Done(Box::new(ModelBench {
+    Ok(ModelBench {
         name: target.name.clone(),
         path: target.path.clone(),
-        status,
+        // Stopped during its timed runs: its figures cover the runs made, and say so.
+        status: if crate::interrupt::interrupted() { ModelStatus::Interrupted } else { ModelStatus::Ok },
         sweep: target.sweep.clone(),
-        fingerprint,
+        fingerprint: fingerprint(runtime, plan, &model.device, &model.plan, settings),
         rounds,
         baseline_model: paired,
         device: model.device.clone(),
@@ -530,24 +473,111 @@ fn bench_model(
         cache,
         first_run_ms: ms(first_run),
         warmup: settings.warmup,
+        // Items per second whenever the batch is known, batch 1 included: a sweep's N=1 point is
+        // a point of the same curve in every export.
+        items_per_s: batch_size.map(|b| latency.throughput_per_s * b as f64),
         latency_ms: latency,
         samples_ms: samples,
         batch_size,
-        items_per_s,
         peak_rss_bytes: crate::sysinfo::peak_rss_bytes(),
-        peak_rss_scope,
-        gpu_memory_bytes,
+        peak_rss_scope: peak_rss_scope(settings),
+        gpu_memory_bytes: gpu_memory_bytes(gpu_memory.as_ref()),
         gpu_memory,
         profile,
         device_io,
         sessions,
         precision,
         rewrite,
-        comparison,
-        reference,
+        comparison: comparison.as_ref().map(|c| c.mismatches.clone()),
+        reference: comparison.as_ref().map(reference_bench),
         generation: None,
         warnings,
-    })))
+    })
+}
+
+/// What bench asks of the engine for one model: its timed runs (in rounds, alternating with the
+/// baseline model's under --baseline-model), the reference's and float32's timed beside them.
+fn measure_request<'a>(
+    plan: &'a ModelPlan,
+    settings: &'a BenchSettings,
+    load: &'a crate::inputs::LoadOptions,
+) -> engine::MeasureRequest<'a> {
+    let target = &plan.target;
+    let reference = settings.reference.as_ref().map(|reference| {
+        let tolerance = settings.tolerances.for_output("", target.atol, target.rtol);
+        (reference.for_request(&plan.preflight.request), tolerance)
+    });
+    engine::MeasureRequest {
+        preflight: &plan.preflight,
+        label: Some(&target.name),
+        print_plan: settings.print_plan,
+        inputs: &target.inputs,
+        load,
+        warmup: settings.warmup,
+        budget: settings.budget,
+        reference,
+        time_reference: true,
+        time_float32: true,
+        rounds: settings.rounds,
+        keep_made_model: settings.batch.saved.is_some(),
+        paired: plan.baseline.as_ref().map(|baseline| engine::Pairing {
+            baseline,
+            inputs: &target.inputs,
+            load,
+            warmup: settings.warmup,
+            budget: settings.budget,
+            rounds: settings.rounds,
+        }),
+    }
+}
+
+/// The adapter's peak over the timed runs. A reading DXGI gives but that does not count
+/// DirectML's allocations (Wine) is no figure.
+fn gpu_memory_bytes(memory: Option<&crate::runtime::engine::GpuMemory>) -> Option<u64> {
+    memory.filter(|m| m.note.is_none()).and_then(|m| m.peak_timed_runs).map(|p| p.local_bytes)
+}
+
+/// The warning a noisy model's figures carry.
+fn high_variation(latency: &crate::stats::LatencyStats, model: &engine::LoadedModel) -> Option<String> {
+    if latency.cov <= HIGH_COV {
+        return None;
+    }
+    // On a shared machine ONNX Runtime's pool of one thread per core waits on the busy ones
+    // (scripts/regression_gate.py, one core busy: one session's median 0.27 to 2.9 times
+    // another's with that pool, 0.80 to 1.38 with one thread).
+    let threads = match model.plan.intra_op_threads {
+        None => ", or fewer ONNX Runtime threads than idle cores (--intra-threads 1)",
+        Some(_) => "",
+    };
+    Some(format!(
+        "high variation (CoV {:.1}%): the machine is noisy or throttling; use more --iterations or a longer --duration{threads}",
+        latency.cov * 100.0
+    ))
+}
+
+/// --save-models: the model as the session ran it. One that cannot be written is a warning, not
+/// a failure of the model's figures.
+fn save_model(
+    settings: &BenchSettings,
+    plan: &ModelPlan,
+    (made, rewrite, precision): (Option<&[u8]>, Option<&engine::RewriteReport>, Option<&engine::PrecisionReport>),
+) -> Option<String> {
+    let to = settings.batch.saved.as_ref()?;
+    let target = &plan.target;
+    let saved = to.save(&target.name, &target.path, &plan.preflight, made, (rewrite, precision));
+    saved.err().map(|e| format!("--save-models: {}", crate::exit::one_line(&e)))
+}
+
+/// The reference EP's side of a comparison, as bench reports it.
+fn reference_bench(c: &engine::Comparison) -> ReferenceBench {
+    ReferenceBench {
+        device: c.reference.clone(),
+        latency_ms: crate::stats::summarize(&c.reference_samples),
+        samples_ms: c.reference_samples.clone(),
+        tolerance: c.tolerance,
+        outputs_compared: c.outputs_compared,
+        differences: c.differences.clone(),
+    }
 }
 
 fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Result<ProfileSummary> {

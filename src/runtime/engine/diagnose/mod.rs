@@ -27,7 +27,7 @@ use crate::runtime::session::BuildStep;
 use crate::runtime::Runtime;
 
 use exposed::exposed_values;
-pub use exposed::{reference_run, run_exposed, value_text};
+pub use exposed::{reference_run, run_exposed, value_text, ReferenceRun};
 
 /// Where the EP failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
