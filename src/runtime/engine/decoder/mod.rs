@@ -28,22 +28,22 @@
 
 mod captured;
 mod generating;
+mod opening;
+mod stepping;
 
-use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use ort::session::Session;
 use ort::value::{DynTensor, DynValue, TensorElementType};
 
-use super::open::{open, LoadedModel};
+use super::open::LoadedModel;
 use super::preflight::Preflight;
 use crate::generate::{Decoder, DecoderSpec, StepTiming};
-use crate::runtime::plan::{self, SessionPlan};
-use crate::runtime::Runtime;
 
 use captured::CapturedStep;
 pub use generating::{open_generating, Generating};
+use stepping::StepRun;
 
 /// The session, its KV cache and the last logits.
 pub struct DecoderSession {
@@ -117,178 +117,6 @@ pub struct DecoderOptions<'a> {
 }
 
 impl DecoderSession {
-    /// Opens the session and allocates the KV cache.
-    pub fn open(runtime: &Runtime, options: &DecoderOptions) -> Result<DecoderSession> {
-        let (spec, preflight) = (options.spec, options.preflight);
-        let model_path = preflight.model_path.as_path();
-        let mut plan = preflight.plan.clone();
-        // Prefill and decode feed different sequence lengths, so the free dimensions stay free
-        // (only --dim fixes them); the KV shapes are what the shared buffer keeps static.
-        plan.auto_dims = false;
-        if plan.graph_capture() && !spec.past_present_share_buffer {
-            bail!("--dml-graph-capture: the decode step is captured over the shared KV buffer; use --kv-layout shared");
-        }
-        if options.print_plan {
-            crate::errln!("session plan:\n{plan}");
-        }
-        plan::check_available(&plan, &preflight.request, &runtime.offered())?;
-        let on_device = plan.io_on_device || (plan.uses_directml() && spec.past_present_share_buffer);
-        if plan.uses_directml() && !spec.past_present_share_buffer && has_group_query_attention(model_path)? {
-            bail!(
-                "model {}: --kv-layout growing cannot run on DirectML: its GroupQueryAttention reads the past from the present buffer (never from the past inputs), so the KV cache must be one buffer bound as both; use --kv-layout shared",
-                model_path.display()
-            );
-        }
-        let device_id = plan.device_id().unwrap_or(0) as i32;
-        // --decompose: the session's model rewritten. A decoder takes no inputs this step could
-        // run both models on; generate's --compare-ep compares the tokens of whole generations.
-        let rewritten = match plan.rewrites.is_empty() {
-            true => None,
-            false => Some(super::rewrite::rewrite(runtime, model_path, preflight.info(), &plan.rewrites, None)?),
-        };
-        let session_path = rewritten.as_ref().map_or(model_path, |r| r.path.as_path());
-        // --precision int4|int8: the weights quantized after the rewrites, as run's are.
-        let quantized = match plan.precision.weight_bits() {
-            Some(_) => Some(super::precision::quantize_for(session_path, &plan)?),
-            None => None,
-        };
-        let session_path = quantized.as_ref().map_or(session_path, |q| q.path.as_path());
-        // Greedy over a captured step: the token chosen in the session (see the module's text);
-        // where the head cannot be added, the session as it is, the host choosing.
-        let mut head_failure = None;
-        let opset = preflight.info().opsets.iter().find(|o| matches!(o.domain.as_str(), "" | "ai.onnx"));
-        // The logits' buffer of the replayed step is sized by the vocabulary: with the head, no
-        // logits come back to say it, so it must be a fixed dimension of the model's output.
-        let vocab = preflight
-            .info()
-            .outputs
-            .iter()
-            .find(|o| o.name == spec.logits)
-            .and_then(|o| o.dims.last()?.value)
-            .filter(|&v| v > 0)
-            .map_or(0, |v| v as usize);
-        let mut model = match opset {
-            Some(_) if options.greedy_on_device && plan.graph_capture() && vocab == 0 => {
-                head_failure = Some(format!("the vocabulary dimension of output '{}' is not fixed", spec.logits));
-                open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?
-            }
-            Some(opset) if options.greedy_on_device && plan.graph_capture() => {
-                let head = plan::GreedyHead { logits: spec.logits.clone(), opset: opset.version as u32 };
-                let headed = SessionPlan { greedy_head: Some(head), ..plan.clone() };
-                match open(runtime, session_path, preflight.info().clone(), Duration::ZERO, headed) {
-                    Ok(model) => model,
-                    Err(e) => {
-                        let why = crate::exit::one_line(&e);
-                        crate::errln!("dmlrun: warning: the greedy token is chosen on the host: {why}");
-                        head_failure = Some(why);
-                        open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?
-                    }
-                }
-            }
-            None if options.greedy_on_device && plan.graph_capture() => {
-                head_failure = Some("the model imports no default ONNX opset for the ArgMax to join".into());
-                open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?
-            }
-            _ => open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan)?,
-        };
-        // Errors name the user's model, not the rewritten copy, which is gone with this call.
-        model.model_path = model_path.to_path_buf();
-        let rewrite = rewritten.map(|r| super::rewrite::RewriteReport {
-            not_compared: Some(
-                "a decoder's outputs are compared by generating (--compare-ep compares the tokens)".into(),
-            ),
-            ..r.report
-        });
-        let first_past = DecoderSpec::layer_name(&spec.past_key, 0);
-        let kv_type = model
-            .session
-            .inputs()
-            .iter()
-            .find(|i| i.name() == first_past)
-            .and_then(|i| i.dtype().tensor_type())
-            .ok_or_else(|| anyhow!("model {}: input '{first_past}' is not a tensor", model_path.display()))?;
-        if !matches!(kv_type, TensorElementType::Float32 | TensorElementType::Float16) {
-            bail!(
-                "model {}: KV input '{first_past}' is {kv_type:?}; dmlrun generate takes float32 or float16 caches",
-                model_path.display()
-            );
-        }
-        let logits_type = model
-            .session
-            .outputs()
-            .iter()
-            .find(|o| o.name() == spec.logits)
-            .and_then(|o| o.dtype().tensor_type())
-            .ok_or_else(|| anyhow!("model {}: output '{}' is not a tensor", model_path.display(), spec.logits))?;
-        let element_bytes = if kv_type == TensorElementType::Float16 { 2 } else { 4 };
-        let (cache, kv_bytes) = if spec.past_present_share_buffer {
-            let shape = [1, spec.kv_heads, options.kv_length, spec.head_size];
-            let mut binding = model.session.create_binding().map_err(|e| anyhow!("IoBinding: {e}"))?;
-            let device_allocator;
-            let allocator = if on_device {
-                device_allocator =
-                    ort::memory::Allocator::new(&model.session, super::device_io::device_memory(device_id)?)
-                        .map_err(|e| anyhow!("--io-on-device: DirectML's allocator: {e}"))?;
-                &device_allocator
-            } else {
-                model.session.allocator()
-            };
-            let mut buffers = Vec::new();
-            for (past, present) in spec.kv_pairs() {
-                let mut buffer = DynTensor::new(allocator, kv_type, shape)
-                    .map_err(|e| anyhow!("allocating the KV buffer '{past}' {shape:?}: {e}"))?;
-                if !on_device {
-                    zero(&mut buffer, element_bytes);
-                }
-                binding.bind_input(past.as_str(), &buffer).map_err(|e| anyhow!("binding '{past}': {e}"))?;
-                binding.bind_output(present.as_str(), &mut buffer).map_err(|e| anyhow!("binding '{present}': {e}"))?;
-                buffers.push(buffer);
-            }
-            let cpu = host_memory()?;
-            let bytes = (buffers.len() * shape.iter().product::<usize>() * element_bytes) as u64;
-            let captured = if model.plan.graph_capture() {
-                let mut captured = CapturedStep::new(runtime, &model, spec, options.kv_length, options)?;
-                captured.prepare_choice(&model)?;
-                captured.head_failure = head_failure;
-                Some(Box::new(captured))
-            } else {
-                None
-            };
-            (
-                Cache::Shared {
-                    binding: Box::new(binding),
-                    capacity: options.kv_length,
-                    _buffers: buffers,
-                    on_device,
-                    captured,
-                    logits_to: cpu,
-                },
-                bytes,
-            )
-        } else {
-            (Cache::Growing { past: Vec::new() }, 0)
-        };
-        let full_length_decode_mask = model.plan.uses_directml() && spec.past_present_share_buffer;
-        let mut session = DecoderSession {
-            model,
-            spec: spec.clone(),
-            kv_type,
-            logits_type,
-            cache,
-            past: 0,
-            logits: Vec::new(),
-            rewrite,
-            quantized,
-            kv_bytes,
-            full_length_decode_mask,
-            vocab,
-            chosen: None,
-            all_positions: false,
-        };
-        session.reset()?;
-        Ok(session)
-    }
-
     /// Whether the decode step is captured once and replayed (`--dml-graph-capture`, or the
     /// default), and no replay has failed.
     pub fn decode_step_captured(&self) -> bool {
@@ -362,22 +190,6 @@ impl DecoderSession {
     }
 }
 
-/// Whether the model's graph has a com.microsoft GroupQueryAttention node.
-fn has_group_query_attention(model: &Path) -> Result<bool> {
-    let graph = crate::graph::Graph::read(model)?;
-    Ok(graph.nodes().iter().any(|n| n.op_type == "GroupQueryAttention" && n.domain == "com.microsoft"))
-}
-
-/// Zeroes a host tensor: a fresh allocation holds whatever was there, and a KV position the mask
-/// excludes is still multiplied by zero in some kernels, where NaN garbage would not vanish.
-fn zero(tensor: &mut DynTensor, element_bytes: usize) {
-    let elements: usize = tensor.shape().iter().map(|&d| d.max(0) as usize).product();
-    let ptr = tensor.data_ptr_mut().cast::<u8>();
-    // SAFETY: the tensor was just allocated by ONNX Runtime's CPU allocator with `elements`
-    // elements of `element_bytes` each, and nothing else holds it yet.
-    unsafe { std::ptr::write_bytes(ptr, 0, elements * element_bytes) };
-}
-
 /// The last position's logits of a `[.., vocab]` output (every position's, with `all`), as f32;
 /// returns the vocabulary's size.
 fn read_logits(value: &DynValue, out: &mut Vec<f32>, all: bool) -> Result<usize> {
@@ -421,108 +233,27 @@ impl Decoder for DecoderSession {
         let inputs = self.step_inputs(tokens)?;
         let logits_name = self.spec.logits.clone();
         self.chosen = None;
+        let replays = self.past > 0 && tokens.len() == 1;
+        let mut run = StepRun {
+            session: &mut self.model.session,
+            logits_name: &logits_name,
+            started,
+            chosen: &mut self.chosen,
+            logits: &mut self.logits,
+            vocab: &mut self.vocab,
+            all_positions: self.all_positions,
+        };
         let timing = match &mut self.cache {
-            Cache::Shared { binding, captured: Some(captured), .. }
-                if self.past > 0 && tokens.len() == 1 && captured.replay_failure.is_none() =>
-            {
-                captured.load(binding, &inputs, &logits_name, self.vocab, self.logits_type)?;
-                let bound = started.elapsed();
-                let run_started = Instant::now();
-                let replayed =
-                    run_session(&mut self.model.session, |s| s.run_binding_with_options(binding, &captured.replayed))
-                        // A replay only submits the recorded work; the logits are read by another
-                        // queue, so wait for this one first.
-                        .and_then(|_| {
-                            binding.synchronize_outputs().map_err(|e| anyhow!("waiting for the replayed step: {e}"))
-                        });
-                match replayed {
-                    Err(e) if captured.may_fall_back => {
-                        captured.replay_failure = Some(crate::exit::one_line(&e));
-                        None
-                    }
-                    Err(e) => return Err(e),
-                    Ok(()) => {
-                        let compute = run_started.elapsed();
-                        let read_started = Instant::now();
-                        match captured.read_token()? {
-                            Some(token) => {
-                                self.chosen = Some(token);
-                                self.logits.clear();
-                            }
-                            None => {
-                                read_logits(&captured.read_logits()?, &mut self.logits, false)?;
-                            }
-                        }
-                        Some(StepTiming { inputs: bound, compute, outputs: read_started.elapsed() })
-                    }
-                }
+            Cache::Shared { binding, captured: Some(captured), .. } if replays && captured.replay_failure.is_none() => {
+                run.replay(binding, captured, &inputs, self.logits_type)?
             }
             Cache::Shared { binding, logits_to, captured, .. } => {
-                let host = logits_to.clone();
-                for (name, value) in &inputs {
-                    binding.bind_input(name.as_str(), value).map_err(|e| anyhow!("binding '{name}': {e}"))?;
-                }
-                // With the greedy head the token comes to the host and the logits stay on the
-                // device (a 1024-token prefill's are 300 MB in float16); without it, the logits.
-                let head = captured.as_ref().filter(|c| c.token.is_some());
-                let logits_to = head.map_or(&*logits_to, |c| &c.device_memory);
-                binding
-                    .bind_output_to_device(logits_name.as_str(), logits_to)
-                    .map_err(|e| anyhow!("binding '{logits_name}': {e}"))?;
-                if head.is_some() {
-                    let name = crate::runtime::session::GREEDY_TOKEN;
-                    binding.bind_output_to_device(name, &host).map_err(|e| anyhow!("binding '{name}': {e}"))?;
-                }
-                let bound = started.elapsed();
-                let run_started = Instant::now();
-                let outputs = match captured {
-                    Some(captured) => run_session(&mut self.model.session, |s| {
-                        s.run_binding_with_options(binding, &captured.uncaptured)
-                    })?,
-                    None => run_session(&mut self.model.session, |s| s.run_binding(binding))?,
-                };
-                let compute = run_started.elapsed();
-                let read_started = Instant::now();
-                match outputs.get(crate::runtime::session::GREEDY_TOKEN) {
-                    Some(token) => {
-                        let (_, ids) =
-                            token.try_extract_tensor::<i64>().map_err(|e| anyhow!("the greedy token: {e}"))?;
-                        self.chosen = Some(*ids.last().context("the greedy head gave no token")?);
-                        self.logits.clear();
-                    }
-                    None => {
-                        let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
-                        self.vocab = read_logits(logits, &mut self.logits, self.all_positions)?;
-                    }
-                }
-                Some(StepTiming { inputs: bound, compute, outputs: read_started.elapsed() })
+                Some(run.shared(binding, logits_to, captured.as_deref(), &inputs)?)
             }
             Cache::Growing { past } => {
-                let mut feed: Vec<(String, DynValue)> = inputs;
-                feed.append(past);
-                let bound = started.elapsed();
-                let run_started = Instant::now();
-                let feed_refs: Vec<(&str, &DynValue)> = feed.iter().map(|(n, v)| (n.as_str(), v)).collect();
-                let mut outputs = run_session(&mut self.model.session, |s| s.run(feed_refs))?;
-                let compute = run_started.elapsed();
-                let read_started = Instant::now();
-                let logits = outputs.get(logits_name.as_str()).context("the run gave no logits")?;
-                self.vocab = read_logits(logits, &mut self.logits, self.all_positions)?;
-                let mut next = Vec::new();
-                let mut bytes = 0u64;
-                for (past_name, present_name) in self.spec.kv_pairs() {
-                    let present = outputs
-                        .remove(present_name.as_str())
-                        .with_context(|| format!("the run gave no '{present_name}'"))?;
-                    bytes += present.dtype().tensor_shape().map_or(0, |s| {
-                        s.iter().product::<i64>().max(0) as u64
-                            * if self.kv_type == TensorElementType::Float16 { 2 } else { 4 }
-                    });
-                    next.push((past_name, present));
-                }
+                let (timing, bytes) = run.growing(past, inputs, &self.spec, self.kv_type)?;
                 self.kv_bytes = self.kv_bytes.max(bytes);
-                *past = next;
-                Some(StepTiming { inputs: bound, compute, outputs: read_started.elapsed() })
+                Some(timing)
             }
         };
         let Some(timing) = timing else {
