@@ -284,10 +284,10 @@ impl VideoMemoryProbe {
     }
 }
 
-/// Checks that `--device N` names an adapter, where adapters can be listed.
-pub fn check_device_index(index: u32) -> anyhow::Result<()> {
+/// Checks that `--device N` names an adapter, where adapters can be listed; its name, where listed.
+pub fn check_device_index(index: u32) -> anyhow::Result<Option<String>> {
     if !cfg!(windows) {
-        return Ok(());
+        return Ok(None);
     }
     let adapters = list_adapters().map_err(|e| {
         anyhow::anyhow!("--device {index}: DirectML cannot start: {e}. Run `dmlrun devices` to see what DXGI reports, or use --ep cpu")
@@ -301,7 +301,7 @@ pub fn check_device_index(index: u32) -> anyhow::Result<()> {
             names.join(", ")
         );
     }
-    Ok(())
+    Ok(adapters.into_iter().find(|a| a.index == index).map(|a| a.name))
 }
 
 #[cfg(test)]

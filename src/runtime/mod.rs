@@ -12,10 +12,9 @@ pub mod session;
 pub mod values;
 pub mod wine;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -44,16 +43,6 @@ pub struct LibraryInfo {
 
 static LOG_THRESHOLD: AtomicU8 = AtomicU8::new(OrtLogLevel::Warning as u8);
 
-/// Placement lines from each session's log, by the session's log id, until the session's
-/// builder takes them ([`take_placement`]).
-static PLACEMENTS: Mutex<BTreeMap<String, placement::PlacementLog>> = Mutex::new(BTreeMap::new());
-
-/// The node placement ONNX Runtime logged for the session with `log_id`.
-pub(crate) fn take_placement(log_id: &str) -> Vec<placement::EpNodes> {
-    let log = PLACEMENTS.lock().unwrap_or_else(|e| e.into_inner()).remove(log_id);
-    log.map(placement::PlacementLog::finish).unwrap_or_default()
-}
-
 fn level_rank(level: ort::logging::LogLevel) -> u8 {
     use ort::logging::LogLevel as L;
     match level {
@@ -81,7 +70,7 @@ impl Runtime {
         LOG_THRESHOLD.store(log_level as u8, Ordering::Relaxed);
         let logger: ort::logging::LoggerFunction = Arc::new(|level, category, id, location, message| {
             if location.contains(placement::LOG_LOCATION) {
-                PLACEMENTS.lock().unwrap_or_else(|e| e.into_inner()).entry(id.to_string()).or_default().feed(message);
+                placement::feed_log(id, message);
             }
             let threshold = LOG_THRESHOLD.load(Ordering::Relaxed);
             // ONNX Runtime warns on every run where HOME is not writable (its telemetry device ID

@@ -5,7 +5,25 @@
 //! only `All nodes placed on [EP]` when one provider takes every node). dmlrun reads those lines
 //! because a DirectML request whose nodes all land on the CPU must not pass for a DirectML run.
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
 use serde::{Deserialize, Serialize};
+
+/// Placement lines from each session's log, by the session's log id, until the session's
+/// builder takes them ([`take_placement`]).
+static PLACEMENTS: Mutex<BTreeMap<String, PlacementLog>> = Mutex::new(BTreeMap::new());
+
+/// One line of the session with `log_id`'s log, kept where it says the placement.
+pub(crate) fn feed_log(log_id: &str, message: &str) {
+    PLACEMENTS.lock().unwrap_or_else(|e| e.into_inner()).entry(log_id.to_string()).or_default().feed(message);
+}
+
+/// The node placement ONNX Runtime logged for the session with `log_id`.
+pub(crate) fn take_placement(log_id: &str) -> Vec<EpNodes> {
+    let log = PLACEMENTS.lock().unwrap_or_else(|e| e.into_inner()).remove(log_id);
+    log.map(PlacementLog::finish).unwrap_or_default()
+}
 
 /// The function whose log lines carry the placement.
 pub const LOG_LOCATION: &str = "VerifyEachNodeIsAssignedToAnEp";
@@ -230,6 +248,38 @@ pub fn describe(placement: &[EpNodes]) -> String {
         true => parts.join(", "),
         false => format!("{}; off DirectML: {}", parts.join(", "), name_list(&off, 6)),
     }
+}
+
+/// The warning a DirectML run needs when ONNX Runtime gave DirectML none of its nodes: the CPU
+/// execution provider then ran everything, and nothing else would say so (ONNX Runtime warns only
+/// about a graph split between providers). Also where DirectML ran the model but ONNX Runtime left
+/// nodes that do its work on the CPU (a MatMulNBits DirectML's kernel does not take, an op it has
+/// no kernel for): those are named, with the reason where it is known, since their time is the
+/// CPU's.
+pub fn directml_warning(execution_provider: &str, placement: &[EpNodes]) -> Option<String> {
+    let (elsewhere, total) = nodes_elsewhere(placement, DML);
+    if execution_provider != DML || total == 0 {
+        return None;
+    }
+    let working = working_off_directml(placement);
+    if elsewhere == total {
+        let named = match working.is_empty() {
+            true => String::new(),
+            false => format!(": {}", name_list(&working, 8)),
+        };
+        return Some(format!(
+            "DirectML was asked for, but ONNX Runtime placed all {total} nodes on {}: DirectML takes none of \
+             this model's operators at these types, so these results and timings are the CPU's{named}",
+            placement.iter().map(|p| p.execution_provider.as_str()).collect::<Vec<_>>().join(" and ")
+        ));
+    }
+    (!working.is_empty()).then(|| {
+        format!(
+            "DirectML was asked for, but ONNX Runtime left {} node(s) that do the model's work on the CPU, and their time is the CPU's: {}",
+            working.len(),
+            name_list(&working, 8)
+        )
+    })
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ pub fn build(
         }
         .map_err(|e| (BuildStep::Load, e))
     });
-    let placement = super::take_placement(&log_id);
+    let placement = super::placement::take_placement(&log_id);
     built.map(|session| (session, placement))
 }
 
@@ -341,7 +341,7 @@ pub fn copier(
     let log_id = format!("dmlrun-copier-{}", COPIERS.fetch_add(1, Ordering::Relaxed));
     let mut builder = configure(runtime, plan, &log_id).map_err(|(_, e)| e)?;
     let session = builder.commit_from_memory(&model.encode_to_vec());
-    let _ = super::take_placement(&log_id);
+    let _ = super::placement::take_placement(&log_id);
     session
 }
 

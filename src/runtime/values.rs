@@ -178,3 +178,18 @@ pub fn value_from_ort(value: &ort::value::DynValue) -> Result<HostValue> {
         _ => Ok(HostValue::Tensor(tensor_from_ort(value)?)),
     }
 }
+
+/// ONNX Runtime values for the bound inputs, made once and reused by every run.
+pub struct PreparedInputs {
+    pub(crate) values: Vec<(String, ort::value::DynValue)>,
+}
+
+impl PreparedInputs {
+    pub fn new(tensors: &[(String, HostTensor)]) -> Result<PreparedInputs> {
+        let values = tensors
+            .iter()
+            .map(|(name, t)| Ok((name.clone(), tensor_to_ort(t).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?)))
+            .collect::<Result<_>>()?;
+        Ok(PreparedInputs { values })
+    }
+}

@@ -11,7 +11,7 @@ use super::diagnose::{self, Stage};
 use super::open::{load, open, DeviceReport, LoadedModel};
 use super::paired::{alternate, PairedRuns, Pairing};
 use super::precision::{quantize_weights, to_float16, Converted, ConvertedModel, PrecisionReport};
-use super::preflight::{bound_shapes, finish_plan, Preflight};
+use super::preflight::{BoundForSession, Preflight};
 use super::rewrite::{rewrite, RewriteReport, RewrittenModel};
 use super::runs::{run_to_host_values, timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
 use crate::compare::Tolerance;
@@ -99,16 +99,19 @@ pub struct Measurement {
 pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::ProgressBar) -> Result<Measurement> {
     let preflight = request.preflight;
     let info = preflight.info();
-    let mut plan = preflight.plan.clone();
     let mut warnings = Warnings { label: request.label, said: Vec::new() };
-    let (bound, prepared, input_prepare) = bind_inputs(runtime, request, &mut plan, &mut warnings)?;
+    let BoundForSession { bound, prepared, plan, warnings: said, took: input_prepare } =
+        preflight.bind(runtime, request.inputs, request.load, request.print_plan)?;
+    // Said before the (possibly long) session creation.
+    for w in said {
+        warnings.say(w);
+    }
     let (rewritten, float16) = made_for_session(runtime, request, &plan, &prepared, &mut |w| warnings.say(w))?;
     let source_model = rewritten.as_ref().map_or(preflight.model_path.as_path(), |r| r.path.as_path());
     let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
     let made_model = (request.keep_made_model && session_model != preflight.model_path)
         .then(|| made_model_bytes(session_model))
         .transpose()?;
-    let made = made_label(&plan);
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
         let failed = diagnose::Failed { model_path: session_model, info, plan, stage };
@@ -116,7 +119,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         // An error about the model dmlrun made names the user's model, and what was done to it.
         match session_model == preflight.model_path {
             true => error,
-            false => diagnose::say_made_as(error, session_model, &preflight.model_path, &made),
+            false => diagnose::say_made_as(error, session_model, &preflight.model_path, &made_label(plan)),
         }
     };
     crate::stage::step("session creation");
@@ -124,7 +127,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         Ok(model) => model,
         Err(e) => return Err(explain(&plan, Stage::SessionCreation, e)),
     };
-    if let Some(w) = model.device.placement_warning() {
+    if let Some(w) = model.placement_warning.clone() {
         warnings.say(w);
     }
 
@@ -149,7 +152,10 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         warnings.say(w);
     }
 
-    let comparison = compare_with_reference(runtime, request, &prepared, &outputs)?;
+    let comparison = match &request.reference {
+        Some(reference) => Some(compare_with_reference(runtime, request, reference, &prepared, &outputs)?),
+        None => None,
+    };
     let mut precision = float16.as_ref().map(|f| f.report(&outputs));
     // Timed beside it only where something was converted: the same model twice is no comparison.
     let converted = precision.as_ref().is_some_and(PrecisionReport::converted_anything);
@@ -191,50 +197,6 @@ impl Warnings<'_> {
     }
 }
 
-/// The inputs bound (decoded, preprocessed or generated) and copied into ONNX Runtime, the plan
-/// finished with their shapes (DirectML's dimension overrides), and what must be said before
-/// the session; with the time the inputs took.
-fn bind_inputs(
-    runtime: &Runtime,
-    request: &MeasureRequest,
-    plan: &mut SessionPlan,
-    warnings: &mut Warnings,
-) -> Result<(BoundInputs, PreparedInputs, Duration)> {
-    let preflight = request.preflight;
-    let started = Instant::now();
-    let bound = crate::inputs::bind(request.inputs, &preflight.input_signatures(), request.load)?;
-    let mut input_prepare = started.elapsed();
-    finish_plan(runtime, plan, preflight.info(), &preflight.request, &bound_shapes(&bound), request.print_plan)?;
-    warn_before_session(warnings, preflight, &bound, plan);
-    let started = Instant::now();
-    let prepared = PreparedInputs::new(&bound.tensors)?;
-    input_prepare += started.elapsed();
-    Ok((bound, prepared, input_prepare))
-}
-
-/// What is known before the session is made and a reader must be told: flags not applied, the
-/// inputs' and the plan's notes, an empty input, free dimensions, options that do nothing here.
-fn warn_before_session(warnings: &mut Warnings, preflight: &Preflight, bound: &BoundInputs, plan: &SessionPlan) {
-    for w in preflight.not_applied.iter().chain(&bound.warnings).chain(&plan.notes) {
-        warnings.say(w.clone());
-    }
-    // ONNX allows empty dimensions, and a model may take them; the figures then measure a run
-    // that has nothing to compute, which a reader of any report must be told.
-    for (name, tensor) in bound.tensors.iter().filter(|(_, t)| t.is_empty()) {
-        warnings.say(format!(
-            "input '{name}' is empty ({}): the runs compute nothing on it, so the timings measure little more than the call",
-            crate::tensor::format_shape(&tensor.shape)
-        ));
-    }
-    // Said before the (possibly long) session creation.
-    if let Some(w) = plan.dynamic_shape_warning() {
-        warnings.say(w);
-    }
-    for w in plan.option_warnings() {
-        warnings.say(w);
-    }
-}
-
 /// The model the session runs: rewritten (--decompose, --gemm-zero-bias, ...), then converted
 /// (--precision fp16) or its weights quantized (int4, int8), each checked against what it was
 /// made from on the reference EP with the inputs about to be bound.
@@ -245,6 +207,9 @@ fn made_for_session(
     prepared: &PreparedInputs,
     warn: &mut impl FnMut(String),
 ) -> Result<(Option<RewrittenModel>, Option<ConvertedModel>)> {
+    if plan.rewrites.is_empty() && plan.precision == Precision::Fp32 {
+        return Ok((None, None));
+    }
     let preflight = request.preflight;
     let info = preflight.info();
     let reference = match &request.reference {
@@ -328,10 +293,10 @@ fn runs_in_host_memory(
 fn compare_with_reference(
     runtime: &Runtime,
     request: &MeasureRequest,
+    (reference_plan, tolerance): &(PlanRequest, Tolerance),
     prepared: &PreparedInputs,
     outputs: &[(String, HostValue)],
-) -> Result<Option<Comparison>> {
-    let Some((reference_plan, tolerance)) = &request.reference else { return Ok(None) };
+) -> Result<Comparison> {
     let preflight = request.preflight;
     let mut reference = load(runtime, &preflight.model_path, preflight.info(), reference_plan)
         .context("--compare-ep reference session")?;
@@ -346,7 +311,7 @@ fn compare_with_reference(
     };
     let mut differences = crate::compare::differences(&flatten(&expected), &flatten(outputs));
     super::steps::count_in_steps(&mut differences, preflight);
-    Ok(Some(Comparison {
+    Ok(Comparison {
         reference_samples,
         reference: reference.device.clone(),
         reference_optimization_level: reference_plan.optimization_level,
@@ -354,7 +319,7 @@ fn compare_with_reference(
         outputs_compared: expected.len(),
         mismatches: crate::compare::compare_outputs(&expected, outputs, *tolerance),
         differences,
-    }))
+    })
 }
 
 /// `bench --precision fp16`: the float32 model the conversion started from, timed with the same

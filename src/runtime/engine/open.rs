@@ -34,6 +34,9 @@ pub struct LoadedModel {
     pub device: DeviceReport,
     /// DirectML's adapter memory before and after the session was created, when it can be read.
     pub memory: Option<GpuMemoryTracker>,
+    /// A DirectML run whose work ONNX Runtime placed (wholly or in part) on the CPU: what every
+    /// report of it must say (`DeviceReport::placement_warning`).
+    pub placement_warning: Option<String>,
 }
 
 impl LoadedModel {
@@ -90,29 +93,7 @@ impl DeviceReport {
     /// (a MatMulNBits DirectML's kernel does not take, an op it has no kernel for): those are
     /// named, with the reason where it is known, since their time is the CPU's.
     pub fn placement_warning(&self) -> Option<String> {
-        let (elsewhere, total) = placement::nodes_elsewhere(&self.placement, plan::DML_PROVIDER);
-        if self.execution_provider != plan::DML_PROVIDER || total == 0 {
-            return None;
-        }
-        let working = placement::working_off_directml(&self.placement);
-        if elsewhere == total {
-            let named = match working.is_empty() {
-                true => String::new(),
-                false => format!(": {}", placement::name_list(&working, 8)),
-            };
-            return Some(format!(
-                "DirectML was asked for, but ONNX Runtime placed all {total} nodes on {}: DirectML takes none of \
-                 this model's operators at these types, so these results and timings are the CPU's{named}",
-                self.placement.iter().map(|p| p.execution_provider.as_str()).collect::<Vec<_>>().join(" and ")
-            ));
-        }
-        (!working.is_empty()).then(|| {
-            format!(
-                "DirectML was asked for, but ONNX Runtime left {} node(s) that do the model's work on the CPU, and their time is the CPU's: {}",
-                working.len(),
-                placement::name_list(&working, 8)
-            )
-        })
+        placement::directml_warning(&self.execution_provider, &self.placement)
     }
 }
 
@@ -124,11 +105,12 @@ pub fn open(
     load_time: Duration,
     plan: SessionPlan,
 ) -> Result<LoadedModel> {
-    if let Some(id) = plan.device_id() {
-        crate::runtime::adapters::check_device_index(id)?;
-    }
-    let direct3d12 = plan.uses_directml().then(crate::runtime::wine::prepare_direct3d12).flatten();
     let mut memory = GpuMemoryTracker::start(&plan);
+    let adapter_name = match plan.device_id() {
+        Some(id) => crate::runtime::adapters::check_device_index(id)?,
+        None => None,
+    };
+    let direct3d12 = plan.uses_directml().then(crate::runtime::wine::prepare_direct3d12).flatten();
     let started = Instant::now();
     let (session, placement) = session::build(runtime, &plan, model_path).map_err(|(step, e)| {
         let ort_message = e.to_string();
@@ -136,13 +118,13 @@ pub fn open(
         anyhow::Error::new(SessionFailure { step, ort_message, line })
     })?;
     let session_time = started.elapsed();
+    let device = DeviceReport { direct3d12, ..device_report(runtime, &plan, placement, adapter_name) };
+    let placement_warning = device.placement_warning();
     if let Some(tracker) = &mut memory {
         tracker.session_created();
     }
-
     let inputs = input_signatures(&info, &plan);
     let output_names = session.outputs().iter().map(|o| o.name().to_string()).collect();
-    let device = DeviceReport { direct3d12, ..device_report(runtime, &plan, placement) };
     Ok(LoadedModel {
         model_path: model_path.to_path_buf(),
         info,
@@ -154,6 +136,7 @@ pub fn open(
         session_time,
         device,
         memory,
+        placement_warning,
     })
 }
 
@@ -235,7 +218,14 @@ fn session_error(plan: &SessionPlan, model: &Path, step: BuildStep, message: &st
     }
 }
 
-fn device_report(runtime: &Runtime, plan: &SessionPlan, placement: Vec<EpNodes>) -> DeviceReport {
+/// Where the session runs; `adapter_name` is DXGI's name for the plan's adapter, where it was
+/// listed.
+fn device_report(
+    runtime: &Runtime,
+    plan: &SessionPlan,
+    placement: Vec<EpNodes>,
+    adapter_name: Option<String>,
+) -> DeviceReport {
     let report = |execution_provider: &str, device_id: Option<u32>, adapter_name: Option<String>| DeviceReport {
         execution_provider: execution_provider.to_string(),
         device_id,
@@ -245,13 +235,7 @@ fn device_report(runtime: &Runtime, plan: &SessionPlan, placement: Vec<EpNodes>)
         direct3d12: None,
     };
     let report = match plan.execution_providers.first() {
-        Some(ProviderPlan::DirectML { .. }) => {
-            let device_id = plan.device_id();
-            let adapter_name = device_id.and_then(|id| {
-                crate::runtime::adapters::list_adapters().ok()?.into_iter().find(|a| a.index == id).map(|a| a.name)
-            });
-            report(plan::DML_PROVIDER, device_id, adapter_name)
-        }
+        Some(ProviderPlan::DirectML { .. }) => report(plan::DML_PROVIDER, plan.device_id(), adapter_name),
         Some(ProviderPlan::EpDevice { ep, hardware, .. }) => report(ep, None, Some(hardware.clone())),
         // What the policy chose shows only in where the nodes went: the provider with most
         // nodes, on the first device ONNX Runtime lists for it.

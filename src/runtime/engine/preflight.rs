@@ -4,13 +4,15 @@
 //! before any model is read, and the plan's completion from the inputs about to be bound.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::formats::model::{ModelFile, ModelInfo, ValueKind};
-use crate::inputs::{BoundInputs, DimSpec, InputKind, InputSignature};
+use crate::inputs::{BoundInputs, DimSpec, InputKind, InputSignature, InputSpec, LoadOptions};
 use crate::runtime::plan::{self, DimKey, PlanRequest, SessionPlan};
+use crate::runtime::values::PreparedInputs;
 use crate::runtime::Runtime;
 
 /// How a flag that names what a model lacks (`--dim batch=8` on a model without `batch`) is taken.
@@ -117,6 +119,8 @@ pub fn plans_directml(runtime: &Runtime, request: &PlanRequest) -> bool {
 
 /// Completes the plan from the inputs about to be bound (DirectML's automatic dimension
 /// overrides), prints it with `print_plan`, and checks that the loaded ONNX Runtime can apply it.
+/// What the finished plan must say before its (possibly long) session creation: free dimensions
+/// left free, options that do nothing here.
 pub fn finish_plan(
     runtime: &Runtime,
     plan: &mut SessionPlan,
@@ -124,13 +128,62 @@ pub fn finish_plan(
     request: &PlanRequest,
     bound: &[plan::BoundShape],
     print_plan: bool,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     plan::fix_dims_from_inputs(plan, info, bound)?;
     plan.check_graph_capture()?;
+    let mut warnings: Vec<String> = plan.dynamic_shape_warning().into_iter().collect();
     if print_plan {
         crate::errln!("session plan:\n{plan}");
     }
-    plan::check_available(plan, request, &runtime.offered())
+    plan::check_available(plan, request, &runtime.offered())?;
+    warnings.extend(plan.option_warnings());
+    Ok(warnings)
+}
+
+/// The inputs bound for a session of this preflight's model: decoded, preprocessed or generated
+/// (`inputs::bind`), the plan finished with their shapes, and copied into ONNX Runtime values.
+pub struct BoundForSession {
+    pub bound: BoundInputs,
+    pub prepared: PreparedInputs,
+    pub plan: SessionPlan,
+    /// What a reader must be told before the session: flags not applied, the inputs' and the
+    /// plan's notes, an empty input, free dimensions, options that do nothing here.
+    pub warnings: Vec<String>,
+    /// The time the inputs took (bound and copied).
+    pub took: Duration,
+}
+
+impl Preflight {
+    /// Binds `inputs` for a session of this model (see [`BoundForSession`]).
+    pub fn bind(
+        &self,
+        runtime: &Runtime,
+        inputs: &[InputSpec],
+        load: &LoadOptions,
+        print_plan: bool,
+    ) -> Result<BoundForSession> {
+        let started = Instant::now();
+        let bound = crate::inputs::bind(inputs, &self.input_signatures(), load)?;
+        let mut took = started.elapsed();
+        let mut plan = self.plan.clone();
+        let plan_warnings =
+            finish_plan(runtime, &mut plan, self.info(), &self.request, &bound_shapes(&bound), print_plan)?;
+        let mut warnings: Vec<String> =
+            self.not_applied.iter().chain(&bound.warnings).chain(&plan.notes).cloned().collect();
+        // ONNX allows empty dimensions, and a model may take them; the figures then measure a run
+        // that has nothing to compute, which a reader of any report must be told.
+        for (name, tensor) in bound.tensors.iter().filter(|(_, t)| t.is_empty()) {
+            warnings.push(format!(
+                "input '{name}' is empty ({}): the runs compute nothing on it, so the timings measure little more than the call",
+                crate::tensor::format_shape(&tensor.shape)
+            ));
+        }
+        warnings.extend(plan_warnings);
+        let started = Instant::now();
+        let prepared = PreparedInputs::new(&bound.tensors)?;
+        took += started.elapsed();
+        Ok(BoundForSession { bound, prepared, plan, warnings, took })
+    }
 }
 
 /// Each bound input's shape and what it came from, for the plan's automatic dimension overrides.

@@ -10,27 +10,11 @@ use super::gpu_memory::GpuMemoryTracker;
 use crate::formats::model::ModelInfo;
 use crate::runtime::session;
 use crate::runtime::Runtime;
-use crate::tensor::{HostTensor, HostValue};
+use crate::tensor::HostValue;
 
-/// ONNX Runtime values for the bound inputs, made once and reused by every run.
-pub struct PreparedInputs {
-    pub(super) values: Vec<(String, ort::value::DynValue)>,
-}
+pub use crate::runtime::values::PreparedInputs;
 
 impl PreparedInputs {
-    pub fn new(tensors: &[(String, HostTensor)]) -> Result<PreparedInputs> {
-        let values = tensors
-            .iter()
-            .map(|(name, t)| {
-                Ok((
-                    name.clone(),
-                    crate::runtime::values::tensor_to_ort(t).map_err(|e| anyhow::anyhow!("input '{name}': {e}"))?,
-                ))
-            })
-            .collect::<Result<_>>()?;
-        Ok(PreparedInputs { values })
-    }
-
     /// Inputs that may be sequences or empty optionals (which are left out of the feed).
     /// `model` gives the element type of empty sequences.
     pub fn from_values(runtime: &Runtime, values: &[(String, HostValue)], model: &ModelInfo) -> Result<PreparedInputs> {
