@@ -29,6 +29,12 @@ models DirectML users deploy hold, made here with `onnx.helper` (each a few KB).
   g_idx saying what the blocks say (row k in block k / 32), without zero points and with them;
   with a g_idx that reorders rows (act-order). Input `a` [2, 64], output `y`.
 
+- `qdq_softmax_mul.onnx`: a QDQ chain as `quantize_static` writes one (uint8 activations, per
+  tensor): x [1, 16] quantized and dequantized, a Softmax, its QuantizeLinear-DequantizeLinear
+  pair, a Mul by a constant dequantized from uint8, its pair, output `y` (the last
+  DequantizeLinear's). ONNX Runtime's QDQ fusion makes QLinearSoftmax and QLinearMul of it;
+  `--drop-qdq-pair` drops both pairs.
+
 Each is listed in `cases.json` with what it holds.
 
     python3 scripts/make_quantized_models.py OUT_DIR [--seed N] [--int8]
@@ -227,6 +233,41 @@ def nbits(rng, name, *, bias=False, g_idx=None, zero_points=True, k=64, n=16, bl
     return contrib_model(graph)
 
 
+def qdq_softmax_mul(rng):
+    """x -> Q -> DQ -> Softmax -> Q -> DQ -> Mul(DQ(w)) -> Q -> DQ -> y, uint8 per tensor."""
+    def scalar(name, value, data_type):
+        return helper.make_tensor(name, data_type, [], [value])
+
+    weight = rng.integers(64, 256, size=(1, 16)).astype(np.uint8)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "x_zero"], ["x_q"], name="x_quant"),
+        helper.make_node("DequantizeLinear", ["x_q", "x_scale", "x_zero"], ["x_dq"], name="x_dequant"),
+        helper.make_node("Softmax", ["x_dq"], ["p"], name="softmax", axis=1),
+        helper.make_node("QuantizeLinear", ["p", "p_scale", "p_zero"], ["p_q"], name="p_quant"),
+        helper.make_node("DequantizeLinear", ["p_q", "p_scale", "p_zero"], ["p_dq"], name="p_dequant"),
+        helper.make_node("DequantizeLinear", ["w_q", "w_scale", "w_zero"], ["w"], name="w_dequant"),
+        helper.make_node("Mul", ["p_dq", "w"], ["m"], name="mul"),
+        helper.make_node("QuantizeLinear", ["m", "m_scale", "m_zero"], ["m_q"], name="m_quant"),
+        helper.make_node("DequantizeLinear", ["m_q", "m_scale", "m_zero"], ["y"], name="m_dequant"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "qdq_softmax_mul",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])],
+        initializer=[
+            scalar("x_scale", 8 / 255, TensorProto.FLOAT), scalar("x_zero", 128, TensorProto.UINT8),
+            scalar("p_scale", 1 / 255, TensorProto.FLOAT), scalar("p_zero", 0, TensorProto.UINT8),
+            numpy_helper.from_array(weight, "w_q"),
+            scalar("w_scale", 2 / 255, TensorProto.FLOAT), scalar("w_zero", 0, TensorProto.UINT8),
+            scalar("m_scale", 2 / 255, TensorProto.FLOAT), scalar("m_zero", 0, TensorProto.UINT8),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="dmlrun-tests")
+    model.ir_version = IR_VERSION
+    return model
+
+
 def convnet(rng):
     def weight(name, *shape):
         return numpy_helper.from_array((rng.standard_normal(shape) / np.sqrt(np.prod(shape[1:]))).astype(np.float32), name)
@@ -348,6 +389,10 @@ def main():
         onnx.save(model, os.path.join(args.out, name + ".onnx"))
         cases.append(dict(file=name + ".onnx", kind="matmul_nbits_dequantized", **{
             key: str(value) if key == "dtype" else value for key, value in shape.items()}))
+    model = qdq_softmax_mul(rng)
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(args.out, "qdq_softmax_mul.onnx"))
+    cases.append(dict(file="qdq_softmax_mul.onnx", kind="qdq_pairs"))
     if args.int8:
         cases += int8_models(rng, args.out)
     with open(os.path.join(args.out, "cases.json"), "w") as f:

@@ -295,6 +295,42 @@ fn dequantize_matmulnbits_equals_onnx_runtimes_kernel_and_says_its_cost() {
     assert_one_line_error(&out, "--dequantize-matmulnbits: the model has no MatMulNBits without a g_idx");
 }
 
+/// `--drop-qdq-pair`: the QuantizeLinear-DequantizeLinear pairs after a Softmax and a Mul (which
+/// ONNX Runtime's QDQ fusion makes QLinearSoftmax and QLinearMul of) dropped, the ops' float
+/// outputs read in their place, the other QDQ nodes kept; the outputs within the rounding the pairs
+/// did; a model with no such pair refused in one line.
+#[test]
+fn drop_qdq_pair_drops_the_pairs_after_softmax_and_mul_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    quantized_models(dir.path());
+    let model = dir.path().join("qdq_softmax_mul.onnx");
+    let saved = dir.path().join("saved.onnx");
+    let report = run_json(&model, &["--drop-qdq-pair", "--save-model", saved.to_str().unwrap()]);
+    let rewrite = &report["rewrite"];
+    assert_eq!(
+        rewrite["summary"]["rewritten"]["--drop-qdq-pair"],
+        serde_json::json!(["p_dequant", "m_dequant"]),
+        "{rewrite}"
+    );
+    // Half a step of the Softmax's pair (1/255) times the weight (at most 2), and half a step of
+    // the Mul's (2/255): 7.8e-3, with room for the fused kernels' own rounding in the original.
+    let max_abs = rewrite["outputs"][0]["max_abs"].as_f64().unwrap();
+    assert!(max_abs <= 0.012, "{rewrite}");
+    let ops = &info_json(&saved)["op_types"];
+    assert_eq!(ops["QuantizeLinear"], 1, "the input's quantization stays: {ops}");
+    assert_eq!(ops["DequantizeLinear"], 2, "the input's and the weight's stay: {ops}");
+    assert_eq!(ops["Softmax"], 1, "{ops}");
+    let out = dmlrun()
+        .arg(dir.path().join("nbits_bias.onnx"))
+        .args(["--generate", "random", "--drop-qdq-pair"])
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &out,
+        "--drop-qdq-pair: the model has no QuantizeLinear-DequantizeLinear pair after a Softmax, LeakyRelu or Mul",
+    );
+}
+
 fn info_json(model: &Path) -> serde_json::Value {
     let out = dmlrun().arg("info").arg(model).args(["--json", "-"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -92,6 +92,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
+'--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -192,6 +193,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
+'--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -273,6 +275,7 @@ none\:"In this process"))' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
+'--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
 '--save-fixed-dims[With --save-models\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
@@ -362,6 +365,7 @@ none\:"In this process"))' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
+'--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -448,6 +452,7 @@ int8\:""))' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
+'--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
 '-q[No progress bar or per-candidate lines on stderr]' \
@@ -533,6 +538,7 @@ none\:"In this process"))' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
+'--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--write-unchanged[Accepted as before, and now the default\: a model that passes as it is is written to --output unchanged (with dmlrun'\''s record added), so \`fix ... -o out.onnx && use out.onnx\` holds whatever fix found]' \
 '--save-fixed-dims[With --output\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
@@ -613,6 +619,7 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
+'--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \

@@ -50,7 +50,7 @@ impl Rule for GatherDequantized {
         "GatherBlockQuantized node"
     }
 
-    fn fits(&self, node: &NodeOutline) -> bool {
+    fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
         node.op_type == "GatherBlockQuantized"
     }
 

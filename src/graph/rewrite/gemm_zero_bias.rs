@@ -35,7 +35,7 @@ impl Rule for GemmZeroBias {
         "Gemm without a bias"
     }
 
-    fn fits(&self, node: &NodeOutline) -> bool {
+    fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
         node.op_type == "Gemm" && node.inputs.get(2).is_none_or(|c| c.is_empty())
     }
 

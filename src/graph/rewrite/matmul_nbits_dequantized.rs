@@ -49,7 +49,7 @@ impl Rule for MatMulNBitsDequantized {
         "MatMulNBits without a g_idx"
     }
 
-    fn fits(&self, node: &NodeOutline) -> bool {
+    fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
         node.op_type == "MatMulNBits" && node.inputs.get(4).is_none_or(|g_idx| g_idx.is_empty())
     }
 

@@ -58,7 +58,7 @@ impl Rule for MatMulNBitsBiasAdd {
         "MatMulNBits with a bias"
     }
 
-    fn fits(&self, node: &NodeOutline) -> bool {
+    fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
         node.op_type == "MatMulNBits" && given(&node.inputs, 5)
     }
 
@@ -101,7 +101,7 @@ impl Rule for MatMulNBitsDropGIdx {
         "MatMulNBits with a g_idx"
     }
 
-    fn fits(&self, node: &NodeOutline) -> bool {
+    fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
         node.op_type == "MatMulNBits" && given(&node.inputs, 4)
     }
 

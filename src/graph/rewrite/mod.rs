@@ -5,7 +5,7 @@
 //! - `rule.rs`: what a rule is; [`RULES`] below lists them, one file each:
 //!   `gemm_zero_bias` (`--gemm-zero-bias`), `reshape_allowzero` (`--reshape-allowzero-off`),
 //!   `gather_dequantized` (`--dequantize-gather`), `matmul_nbits_inputs` (`--matmulnbits-bias-add`,
-//!   `--matmulnbits-drop-g-idx`), `matmul_nbits_dequantized` (`--dequantize-matmulnbits`);
+//!   `--matmulnbits-drop-g-idx`), `matmul_nbits_dequantized` (`--dequantize-matmulnbits`), `qdq_pair_dropped` (`--drop-qdq-pair`);
 //! - `decompose`: `--decompose OP`, a normalisation or Gelu as primitive ONNX ops (a rule with a
 //!   value: the operator).
 //!
@@ -20,6 +20,7 @@ mod gather_dequantized;
 mod gemm_zero_bias;
 mod matmul_nbits_dequantized;
 mod matmul_nbits_inputs;
+mod qdq_pair_dropped;
 mod reshape_allowzero;
 mod rule;
 
@@ -56,6 +57,7 @@ pub static RULES: &[&dyn Rule] = &[
     &matmul_nbits_inputs::MatMulNBitsBiasAdd,
     &matmul_nbits_inputs::MatMulNBitsDropGIdx,
     &matmul_nbits_dequantized::MatMulNBitsDequantized,
+    &qdq_pair_dropped::QdqPairDropped,
 ];
 
 /// A rule of [`RULES`], by its place in the list (which is the order `fix` tries them in).
@@ -168,10 +170,10 @@ impl Rewrite {
 
     /// Whether it fits `node` (where it fits at all is what `info`, `reduce`, `fix` and the plan
     /// ask).
-    pub fn fits(self, node: &NodeOutline) -> bool {
+    pub fn fits(self, node: &NodeOutline, graph: &[NodeOutline]) -> bool {
         match self {
             Rewrite::Decompose(d) => node.op_type == d.op_type(),
-            Rewrite::Rule(id) => id.rule().fits(node),
+            Rewrite::Rule(id) => id.rule().fits(node, graph),
         }
     }
 
@@ -264,7 +266,7 @@ impl Graph {
             .filter_map(|node| EditNode::decode(node.raw.as_slice()).ok())
             .map(|node| NodeOutline::of(&node))
             .collect();
-        Rewrite::all().filter(|rewrite| nodes.iter().any(|node| rewrite.fits(node))).collect()
+        Rewrite::all().filter(|rewrite| nodes.iter().any(|node| rewrite.fits(node, &nodes))).collect()
     }
 
     /// The model with `rewrites` applied. A rewrite that finds nothing to rewrite is an error
@@ -406,6 +408,12 @@ impl Writer<'_> {
     fn graph(&mut self, mut graph: RawGraph, external: &RefCell<ExternalReader>) -> Result<RawGraph> {
         let mut nodes = Vec::with_capacity(graph.node.len());
         let mut replaced_inputs: HashSet<String> = HashSet::new();
+        let outlines: Vec<NodeOutline> = graph
+            .node
+            .iter()
+            .filter_map(|raw| EditNode::decode(raw.as_slice()).ok())
+            .map(|n| NodeOutline::of(&n))
+            .collect();
         for (index, raw) in graph.node.iter().enumerate() {
             let mut node = EditNode::decode(raw.as_slice()).with_context(|| format!("node {index}"))?;
             for attribute in &mut node.attribute {
@@ -418,7 +426,8 @@ impl Writer<'_> {
             }
             let outline = NodeOutline::of(&node);
             let scope = Scope { graph: &graph, external };
-            let rewrite = self.rewrites.iter().copied().find(|r| r.fits(&outline) && r.rewrites_in(&node, &scope));
+            let fits = |r: &Rewrite| r.fits(&outline, &outlines) && r.rewrites_in(&node, &scope);
+            let rewrite = self.rewrites.iter().copied().find(fits);
             let Some(rewrite) = rewrite else {
                 nodes.push(node.encode_to_vec());
                 continue;

@@ -33,7 +33,7 @@ impl Rule for ReshapeAllowzeroOff {
         "Reshape with allowzero=1"
     }
 
-    fn fits(&self, node: &NodeOutline) -> bool {
+    fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
         node.op_type == "Reshape" && node.int("allowzero") == Some(1)
     }
 

@@ -1,8 +1,8 @@
 //! What a rewrite rule is. Each rule is one file of this folder: a unit struct that says its flag,
-//! its help, where it fits and what it writes instead, registered by one line in `RULES` (the folder's `mod.rs`). The
-//! command line builds its flags from the list (`cli::rules`), `info` counts where each fits,
-//! `reduce` offers those that fit a minimal model, `fix` tries those that fit the model, and the
-//! plan refuses a flag that fits nothing: all through [`Rule::fits`].
+//! its help, where it fits and what it writes instead, registered by one line in `RULES` (the
+//! folder's `mod.rs`). The command line builds its flags from the list (`cli::rules`), `reduce`
+//! offers those that fit a minimal model, `fix` tries those that fit the model, and the plan
+//! refuses a flag that fits nothing: all through [`Rule::fits`].
 
 use std::cell::RefCell;
 
@@ -44,9 +44,10 @@ pub trait Rule: Sync {
     /// What it rewrites, as `the model has no ...` ends: `Gemm without a bias`.
     fn what_it_fits(&self) -> &'static str;
 
-    /// Whether it fits this node: the one predicate behind `info`'s counts, `reduce`'s offers,
-    /// `fix`'s remedies and the plan's refusal.
-    fn fits(&self, node: &NodeOutline) -> bool;
+    /// Whether it fits this node of `graph` (every node of the node's graph, for a rule that
+    /// reads the node's neighbours): the one predicate behind `reduce`'s offers, `fix`'s
+    /// remedies, the plan's refusal and the rewrite itself.
+    fn fits(&self, node: &NodeOutline, graph: &[NodeOutline]) -> bool;
 
     /// Whether a node it fits is rewritten in `graph`: false where what the rewrite needs of the
     /// graph (a constant) is not there.

@@ -118,7 +118,7 @@ pub fn check_flags_fit_some(request: &PlanRequest, models: &[&ModelInfo]) -> Res
 
 /// Whether `rewrite` finds something to rewrite in the model's main graph.
 pub fn rewritable(model: &ModelInfo, rewrite: Rewrite) -> bool {
-    model.nodes.iter().any(|node| rewrite.fits(node))
+    model.nodes.iter().any(|node| rewrite.fits(node, &model.nodes))
 }
 
 /// `the model has no LayerNormalization node`, `none of the 3 models has a Gemm without a bias`.
