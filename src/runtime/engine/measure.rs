@@ -103,9 +103,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     let BoundForSession { bound, prepared, plan, warnings: said, took: input_prepare } =
         preflight.bind(runtime, request.inputs, request.load, request.print_plan)?;
     // Said before the (possibly long) session creation.
-    for w in said {
-        warnings.say(w);
-    }
+    said.into_iter().for_each(|w| warnings.say(w));
     let (rewritten, float16) = made_for_session(runtime, request, &plan, &prepared, &mut |w| warnings.say(w))?;
     let source_model = rewritten.as_ref().map_or(preflight.model_path.as_path(), |r| r.path.as_path());
     let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
@@ -130,7 +128,6 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     if let Some(w) = model.placement_warning.clone() {
         warnings.say(w);
     }
-
     let (mut runs, device_io) = match model.plan.io_on_device {
         true => {
             let tolerance = request.reference.as_ref().map_or(Tolerance::default(), |(_, t)| *t);
@@ -151,11 +148,8 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     if let Some(w) = device_io.as_ref().and_then(DeviceIo::mismatch_warning) {
         warnings.say(w);
     }
-
-    let comparison = match &request.reference {
-        Some(reference) => Some(compare_with_reference(runtime, request, reference, &prepared, &outputs)?),
-        None => None,
-    };
+    let reference = request.reference.as_ref();
+    let comparison = reference.map(|r| compare_with_reference(runtime, request, r, &prepared, &outputs)).transpose()?;
     let mut precision = float16.as_ref().map(|f| f.report(&outputs));
     // Timed beside it only where something was converted: the same model twice is no comparison.
     let converted = precision.as_ref().is_some_and(PrecisionReport::converted_anything);
