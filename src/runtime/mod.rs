@@ -64,6 +64,8 @@ impl Runtime {
         log_level: OrtLogLevel,
         ep_libraries: &[ep_devices::EpLibraryRequest],
     ) -> Result<Runtime> {
+        // Before ONNX Runtime's first int8 kernel could run (wine.rs says why).
+        wine::allow_amx_tiles();
         let (path, source) = library::locate(ort_lib)?;
         let version = library::read_version(&path)?;
         library::check_version(&version, &path)?;

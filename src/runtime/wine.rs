@@ -57,6 +57,17 @@ pub fn directml_sessions_per_process() -> Option<usize> {
     wine_version().map(|_| 10)
 }
 
+/// Under Wine on Linux, asks the kernel for the AMX tile state ONNX Runtime's int8 kernels use
+/// (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`, once per process). Linux gives a process
+/// the tiles only on that request; ONNX Runtime's Windows build, seeing them in the CPU's and the
+/// OS's feature bits, never asks, and its first `tileloadd` (a quantized `QLinearConv` or
+/// `MatMulInteger` on the CPU EP, on a CPU with AMX) dies of an illegal instruction. Says what it
+/// did, for the report; `None` where there is nothing to ask (not Wine, no AMX, refused).
+pub fn allow_amx_tiles() -> Option<String> {
+    static ASKED: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    ASKED.get_or_init(|| wine_version().and_then(|_| imp::allow_amx_tiles())).clone()
+}
+
 /// Under Wine, readies its Direct3D 12 for DirectML (once per process; see the module's text)
 /// and says what was changed in it, for the report; `None` on Windows and elsewhere.
 pub fn prepare_direct3d12() -> Option<String> {
@@ -67,6 +78,10 @@ pub fn prepare_direct3d12() -> Option<String> {
 #[cfg(not(windows))]
 mod imp {
     pub fn prepare() -> Option<String> {
+        None
+    }
+
+    pub fn allow_amx_tiles() -> Option<String> {
         None
     }
 }
@@ -126,6 +141,30 @@ mod imp {
             unsafe { (*data.cast::<Options1>()).int64_shader_ops = 0 };
         }
         hr
+    }
+
+    /// `arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)` as the Linux syscall it is: Wine
+    /// runs a Windows program's code as a Linux process's, and passes a `syscall` instruction it
+    /// does not dispatch itself to the kernel.
+    pub fn allow_amx_tiles() -> Option<String> {
+        const SYS_ARCH_PRCTL: i64 = 158;
+        const ARCH_REQ_XCOMP_PERM: i64 = 0x1023;
+        const XFEATURE_XTILEDATA: i64 = 18;
+        let returned: i64;
+        // SAFETY: a Linux syscall that changes only which xsave features this process may use;
+        // the kernel clobbers rcx and r11 and returns in rax.
+        unsafe {
+            std::arch::asm!(
+                "syscall",
+                inlateout("rax") SYS_ARCH_PRCTL => returned,
+                in("rdi") ARCH_REQ_XCOMP_PERM,
+                in("rsi") XFEATURE_XTILEDATA,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        (returned == 0).then(|| "AMX tiles requested from Linux for ONNX Runtime's int8 kernels".to_string())
     }
 
     pub fn prepare() -> Option<String> {
