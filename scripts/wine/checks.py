@@ -350,6 +350,37 @@ def partial_block_dequantized(folder):
           f"{rewrite['summary']['constant_bytes']} bytes of weights written; max |diff| against the original {worst:.3g}")
 
 
+def int8(folder):
+    """The sample's int8 forms under Wine against the Linux build on the CPU EP, photo by photo:
+    the same top-1 class, its probability within 0.02 (a few of the output's quantization steps,
+    two ONNX Runtime versions apart); the QDQ form wholly on DirectML, the QOperator form with its
+    QLinearMul and QLinearSoftmax named off DirectML, --drop-qdq-pair's two pairs dropped, and
+    the QDQ form on the CPU EP run at all (its int8 kernels need the AMX tiles dmlrun asks for)."""
+    import glob
+    import os
+    photos = sorted(os.path.basename(p)[:-4] for p in glob.glob(f"{folder}/photos/*.png"))
+    assert photos, folder
+    for p in photos:
+        for form in ("qdq", "qop", "qdq-dropped", "qdq-cpu"):
+            ours, linux = load(f"{folder}/{form}-{p}.json"), load(f"{folder}/linux-{form}-{p}.json")
+            top, top_linux = ours["top_k"][0]["items"][0][0], linux["top_k"][0]["items"][0][0]
+            assert top["index"] == top_linux["index"], f"{form} on {p}: {top} under Wine, {top_linux} on Linux"
+            assert abs(top["score"] - top_linux["score"]) <= 0.02, f"{form} on {p}: {top} against {top_linux}"
+            device = ours["device"]
+            off = [n for e in device.get("placement", []) if e["execution_provider"] != "DmlExecutionProvider"
+                   for n in e.get("names", [])]
+            if form == "qdq-cpu":
+                assert device["execution_provider"] == "CPUExecutionProvider", device
+            elif form == "qop":
+                assert any(n.startswith("QLinearSoftmax") for n in off) and any(n.startswith("QLinearMul") for n in off), off
+            else:
+                assert device["execution_provider"] == "DmlExecutionProvider" and not off, device
+            if form == "qdq-dropped":
+                assert len(ours["rewrite"]["summary"]["rewritten"]["--drop-qdq-pair"]) == 2, ours["rewrite"]
+            print(f"{form} on {p}: {top['label']} {top['score']:.4f} (Linux CPU EP: {top_linux['score']:.4f})"
+                  + (f"; off DirectML: {', '.join(off)}" if off else ""))
+
+
 def diagnosis(folder, *names):
     """Each model DirectML rejects: the run's error blames DirectML with the CPU EP's word (never
     the inputs), and names the node where ONNX Runtime does; `dmlrun reduce` kept fewer nodes,
