@@ -1,5 +1,6 @@
-//! The Windows build under Wine: knowing that it is there, and the two things Wine's Direct3D 12
-//! (vkd3d) needs before DirectML starts on it. On Windows every function here does nothing.
+//! The Windows build under Wine: knowing that it is there, the AMX tiles ONNX Runtime's int8
+//! kernels need from Linux (`allow_amx_tiles`), and the two things Wine's Direct3D 12 (vkd3d)
+//! needs before DirectML starts on it. On Windows every function here does nothing.
 //!
 //! 1. `winevulkan.dll` kept loaded: vkd3d loads and frees it as devices come and go; once the
 //!    last reference goes while vkd3d's threads still use it, the process crashes at exit after
