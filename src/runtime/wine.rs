@@ -62,11 +62,15 @@ pub fn directml_sessions_per_process() -> Option<usize> {
 /// (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`, once per process). Linux gives a process
 /// the tiles only on that request; ONNX Runtime's Windows build, seeing them in the CPU's and the
 /// OS's feature bits, never asks, and its first `tileloadd` (a quantized `QLinearConv` or
-/// `MatMulInteger` on the CPU EP, on a CPU with AMX) dies of an illegal instruction. Says what it
-/// did, for the report; `None` where there is nothing to ask (not Wine, no AMX, refused).
-pub fn allow_amx_tiles() -> Option<String> {
-    static ASKED: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    ASKED.get_or_init(|| wine_version().and_then(|_| imp::allow_amx_tiles())).clone()
+/// `MatMulInteger` on the CPU EP, on a CPU with AMX) dies of an illegal instruction. On a CPU
+/// without AMX the kernel refuses the request, and nothing changes.
+pub fn allow_amx_tiles() {
+    static ASKED: std::sync::Once = std::sync::Once::new();
+    ASKED.call_once(|| {
+        if wine_version().is_some() {
+            imp::allow_amx_tiles();
+        }
+    });
 }
 
 /// Under Wine, readies its Direct3D 12 for DirectML (once per process; see the module's text)
@@ -82,9 +86,7 @@ mod imp {
         None
     }
 
-    pub fn allow_amx_tiles() -> Option<String> {
-        None
-    }
+    pub fn allow_amx_tiles() {}
 }
 
 #[cfg(windows)]
@@ -147,17 +149,16 @@ mod imp {
     /// `arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)` as the Linux syscall it is: Wine
     /// runs a Windows program's code as a Linux process's, and passes a `syscall` instruction it
     /// does not dispatch itself to the kernel.
-    pub fn allow_amx_tiles() -> Option<String> {
+    pub fn allow_amx_tiles() {
         const SYS_ARCH_PRCTL: i64 = 158;
         const ARCH_REQ_XCOMP_PERM: i64 = 0x1023;
         const XFEATURE_XTILEDATA: i64 = 18;
-        let returned: i64;
         // SAFETY: a Linux syscall that changes only which xsave features this process may use;
-        // the kernel clobbers rcx and r11 and returns in rax.
+        // the kernel clobbers rcx and r11 and returns in rax (refused or not, nothing to do).
         unsafe {
             std::arch::asm!(
                 "syscall",
-                inlateout("rax") SYS_ARCH_PRCTL => returned,
+                inlateout("rax") SYS_ARCH_PRCTL => _,
                 in("rdi") ARCH_REQ_XCOMP_PERM,
                 in("rsi") XFEATURE_XTILEDATA,
                 lateout("rcx") _,
@@ -165,7 +166,6 @@ mod imp {
                 options(nostack),
             );
         }
-        (returned == 0).then(|| "AMX tiles requested from Linux for ONNX Runtime's int8 kernels".to_string())
     }
 
     pub fn prepare() -> Option<String> {

@@ -488,8 +488,8 @@ fn model_bench(
         sessions,
         precision,
         rewrite,
-        comparison: comparison.as_ref().map(|c| c.mismatches.clone()),
         reference: comparison.as_ref().map(reference_bench),
+        comparison: comparison.map(|c| c.mismatches),
         generation: None,
         warnings,
     })

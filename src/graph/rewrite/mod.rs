@@ -408,14 +408,12 @@ impl Writer<'_> {
     fn graph(&mut self, mut graph: RawGraph, external: &RefCell<ExternalReader>) -> Result<RawGraph> {
         let mut nodes = Vec::with_capacity(graph.node.len());
         let mut replaced_inputs: HashSet<String> = HashSet::new();
-        let outlines: Vec<NodeOutline> = graph
-            .node
-            .iter()
-            .filter_map(|raw| EditNode::decode(raw.as_slice()).ok())
-            .map(|n| NodeOutline::of(&n))
-            .collect();
-        for (index, raw) in graph.node.iter().enumerate() {
-            let mut node = EditNode::decode(raw.as_slice()).with_context(|| format!("node {index}"))?;
+        // Each node decoded once: a rule that reads a node's neighbours reads them in `outlines`.
+        let decoded = (graph.node.iter().enumerate())
+            .map(|(index, raw)| EditNode::decode(raw.as_slice()).with_context(|| format!("node {index}")))
+            .collect::<Result<Vec<_>>>()?;
+        let outlines: Vec<NodeOutline> = decoded.iter().map(NodeOutline::of).collect();
+        for (index, mut node) in decoded.into_iter().enumerate() {
             for attribute in &mut node.attribute {
                 if let Some(g) = &attribute.g {
                     attribute.g = Some(self.subgraph(g, external)?);
@@ -424,9 +422,8 @@ impl Writer<'_> {
                     *g = self.subgraph(g, external)?;
                 }
             }
-            let outline = NodeOutline::of(&node);
             let scope = Scope { graph: &graph, external };
-            let fits = |r: &Rewrite| r.fits(&outline, &outlines) && r.rewrites_in(&node, &scope);
+            let fits = |r: &Rewrite| r.fits(&outlines[index], &outlines) && r.rewrites_in(&node, &scope);
             let rewrite = self.rewrites.iter().copied().find(fits);
             let Some(rewrite) = rewrite else {
                 nodes.push(node.encode_to_vec());

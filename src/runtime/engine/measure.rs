@@ -125,7 +125,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         Ok(model) => model,
         Err(e) => return Err(explain(&plan, Stage::SessionCreation, e)),
     };
-    if let Some(w) = model.placement_warning.clone() {
+    if let Some(w) = model.device.placement_warning() {
         warnings.say(w);
     }
     let (mut runs, device_io) = match model.plan.io_on_device {

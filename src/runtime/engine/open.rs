@@ -34,9 +34,6 @@ pub struct LoadedModel {
     pub device: DeviceReport,
     /// DirectML's adapter memory before and after the session was created, when it can be read.
     pub memory: Option<GpuMemoryTracker>,
-    /// A DirectML run whose work ONNX Runtime placed (wholly or in part) on the CPU: what every
-    /// report of it must say (`DeviceReport::placement_warning`).
-    pub placement_warning: Option<String>,
 }
 
 impl LoadedModel {
@@ -86,12 +83,8 @@ impl DeviceReport {
 }
 
 impl DeviceReport {
-    /// The warning a DirectML run needs when ONNX Runtime gave DirectML none of its nodes: the
-    /// CPU execution provider then ran everything, and nothing else would say so (ONNX Runtime
-    /// warns only about a graph split between providers).
-    /// Also where DirectML ran the model but ONNX Runtime left nodes that do its work on the CPU
-    /// (a MatMulNBits DirectML's kernel does not take, an op it has no kernel for): those are
-    /// named, with the reason where it is known, since their time is the CPU's.
+    /// What a DirectML run whose work ONNX Runtime placed (wholly or in part) on the CPU must say
+    /// ([`placement::directml_warning`]).
     pub fn placement_warning(&self) -> Option<String> {
         placement::directml_warning(&self.execution_provider, &self.placement)
     }
@@ -119,7 +112,6 @@ pub fn open(
     })?;
     let session_time = started.elapsed();
     let device = DeviceReport { direct3d12, ..device_report(runtime, &plan, placement, adapter_name) };
-    let placement_warning = device.placement_warning();
     if let Some(tracker) = &mut memory {
         tracker.session_created();
     }
@@ -136,7 +128,6 @@ pub fn open(
         session_time,
         device,
         memory,
-        placement_warning,
     })
 }
 
