@@ -20,6 +20,7 @@ fn main() -> anyhow::Result<()> {
         blockwise: Blockwise { bits, block_size, symmetric: true },
         keep: Vec::new(),
         whole_blocks_only: false,
+        accuracy_level: None,
     };
     let started = Instant::now();
     let (files, quantization) = quantize_model(&PathBuf::from(source), &PathBuf::from(dest), &options)?;

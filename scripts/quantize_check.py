@@ -14,7 +14,9 @@ the quantization grid, whose halves test the rounding. Each model goes through
 2. the saved model alone and Python's quantized model give the same outputs, bit for bit, on
    Python ONNX Runtime with the same inputs;
 3. `dmlrun --ep cpu` keeps no MatMul that Python converts, and the record in metadata_props says
-   what was done.
+   what was done;
+4. the accuracy level: dmlrun's CPU EP default (4, the int8 kernels) against the quantizer given
+   `accuracy_level=4`, and `--accuracy-level 0` (the attribute left out) against its default.
 
     quantize_check.py WORKDIR   (DMLRUN names the binary)
 
@@ -69,8 +71,8 @@ def model(cases, path):
     onnx.save(m, path)
 
 
-def python_quantized(source, bits, block, symmetric, path):
-    config = DefaultWeightOnlyQuantConfig(block_size=block, is_symmetric=symmetric, bits=bits)
+def python_quantized(source, bits, block, symmetric, accuracy_level, path):
+    config = DefaultWeightOnlyQuantConfig(block_size=block, is_symmetric=symmetric, bits=bits, accuracy_level=accuracy_level)
     quantizer = MatMulNBitsQuantizer(onnx.load(source), algo_config=config)
     quantizer.process()
     quantizer.model.save_model_to_file(path)
@@ -104,11 +106,14 @@ def check(work, bits, symmetric, block, rng):
     model(cases, source)
     theirs = os.path.join(work, f"{tag}.python.onnx")
     ours = os.path.join(work, f"{tag}.dmlrun.onnx")
-    python_quantized(source, bits, block, symmetric, theirs)
+    # dmlrun's CPU EP default is accuracy level 4 (its int8 kernels); the asymmetric forms are
+    # asked for level 0, which leaves the attribute out, as the quantizer's own default does.
+    accuracy_level = 4 if symmetric else None
+    python_quantized(source, bits, block, symmetric, accuracy_level, theirs)
     cmd = [os.environ["DMLRUN"], source, "--ep", "cpu", "--precision", f"int{bits}", "--block-size", str(block),
            "--generate", "random", "--iterations", "1", "-q", "--save-model", ours]
     if not symmetric:
-        cmd.append("--asymmetric")
+        cmd += ["--asymmetric", "--accuracy-level", "0"]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     a, b = onnx.load(theirs), onnx.load(ours)
     problems = []
@@ -133,6 +138,9 @@ def check(work, bits, symmetric, block, rng):
     record = {p.key: p.value for p in b.metadata_props}
     if record.get("dmlrun.precision") != f"int{bits}":
         problems.append(f"metadata_props: dmlrun.precision is {record.get('dmlrun.precision')!r}")
+    levels = {helper.get_attribute_value(a) for n in b.graph.node for a in n.attribute if a.name == "accuracy_level"}
+    if levels != ({accuracy_level} if accuracy_level else set()):
+        problems.append(f"accuracy_level {levels}, not {accuracy_level}")
     verdict = "byte-exact" if not problems else "DIFFERS: " + "; ".join(problems)
     print(f"{tag:<18} {len(cases)} MatMuls, {len(new)} tensors, {compared} bytes: {verdict}", flush=True)
     return not problems

@@ -93,13 +93,34 @@ pub fn folder_of(path: &Path) -> &Path {
 }
 
 /// A temporary folder beside `path`, where what goes there is made and then renamed into place
-/// (a rename never crosses disks); removed with everything in it when dropped.
+/// (a rename never crosses disks); removed with everything in it when dropped. The folder `path`
+/// goes in is made with its parents where it does not exist yet, as every folder a command fills
+/// is (`--save-outputs`, `--save-models`); a file's folder (`--json`) must exist. The error
+/// names the folder in plain words, never the temporary name.
 pub fn temp_dir_beside(path: &Path, prefix: &str) -> Result<tempfile::TempDir> {
     let folder = folder_of(path);
+    if folder.exists() && !folder.is_dir() {
+        anyhow::bail!("{} is not a folder", folder.display());
+    }
+    std::fs::create_dir_all(folder)
+        .map_err(|e| anyhow::anyhow!("cannot create the folder {}: {}", folder.display(), os_words(&e)))?;
     tempfile::Builder::new()
         .prefix(prefix)
         .tempdir_in(folder)
-        .with_context(|| format!("cannot write in {}", folder.display()))
+        .map_err(|e| anyhow::anyhow!("cannot write in {}: {}", folder.display(), os_words(&e)))
+}
+
+/// Refuses a folder a command will fill whole (`reduce -o`, `fix -o` of a genai folder,
+/// `generate --save-model`) where something is there already: a file, or a folder with anything
+/// in it. Absent or empty is free.
+pub fn check_free_folder(path: &Path) -> Result<()> {
+    if path.is_file() {
+        anyhow::bail!("is a file; this names a folder to write (name a new one)");
+    }
+    if occupied(path) {
+        anyhow::bail!("exists and is not an empty folder (name a new one)");
+    }
+    Ok(())
 }
 
 /// Whether something is at `path` that a command must not write over: a file, or a folder with

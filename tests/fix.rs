@@ -39,7 +39,7 @@ fn a_model_that_already_passes_is_said_to_and_written_unchanged() {
     assert!(output.is_file());
     // The CPU EP judged against itself passes by construction: the warning says so, once.
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let warned = "dmlrun: warning: fix: --ep cpu chooses cpu here, the same EP as --compare-ep cpu";
+    let warned = "dmlrun: warning: fix: --ep cpu and --compare-ep cpu are the same execution provider here (cpu)";
     assert_eq!(stderr.matches(warned).count(), 1, "{stderr}");
     // --write-unchanged, once needed for that, is still accepted.
     std::fs::remove_file(&output).unwrap();
@@ -217,6 +217,11 @@ fn a_genai_folder_is_checked_by_its_tokens_and_written_as_a_folder() {
         report["prompts"][0]["token_ids"].clone()
     };
     assert_eq!(tokens(&output), tokens(&folder));
+    // A folder is named as a folder: `-o NAME.onnx` would make a folder that looks like a file.
+    let named_as_file =
+        dmlrun().arg("fix").arg(&folder).args(["--ep", "cpu", "-o"]).arg(dir.path().join("x.onnx")).output().unwrap();
+    assert_one_line_error(&named_as_file, "a genai folder is fixed into a folder");
+    assert!(!dir.path().join("x.onnx").exists());
     // A folder is written only where nothing is: a second fix into it is refused.
     let again = dmlrun().arg("fix").arg(&folder).args(["--ep", "cpu", "-o"]).arg(&output).output().unwrap();
     assert_one_line_error(&again, "exists and is not an empty folder");
@@ -233,9 +238,27 @@ fn a_cpu_judged_against_another_cpu_configuration_or_a_precision_is_not_warned_a
         let args = [extra, &["--generate", "random", "--dim", "N=2"][..]].concat();
         let (out, _) = fix("matmul_weights.onnx", &args, &dir.path().join("fixed.onnx"));
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!stderr.contains("the same EP as --compare-ep"), "{extra:?}: {stderr}");
+        assert!(!stderr.contains("the same execution provider here"), "{extra:?}: {stderr}");
         let _ = std::fs::remove_file(dir.path().join("fixed.onnx"));
     }
+}
+
+#[test]
+fn a_model_with_external_data_that_passes_is_written_with_its_data_and_runs_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("out.onnx");
+    let (out, record) = fix("external_weights.onnx", &["--ep", "cpu", "--generate", "ones"], &output);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!((record["verdict"].as_str(), record["written"].as_str()), (Some("passes"), output.to_str()));
+    // Its weights copied into its own data file beside it, aligned, not left pointing at the source's.
+    assert!(dir.path().join("out.onnx.data").is_file());
+    assert_eq!(external_offsets_misaligned(&output), (true, Vec::<String>::new()));
+    let run = |model: &std::path::Path| {
+        let out = dmlrun().arg(model).args(["--ep", "cpu", "--generate", "ones", "--json", "-", "-q"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["outputs"].clone()
+    };
+    assert_eq!(run(&output), run(&test_model("external_weights.onnx")));
 }
 
 /// Whether the model keeps any tensor in external data, and the tensors whose offset is not

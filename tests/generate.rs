@@ -561,3 +561,24 @@ fn bench_mixes_generate_entries_with_vision_models_and_gates_on_tokens_per_secon
     let gate = stdout.lines().find(|l| l.trim_start().starts_with("tiny-llm") && l.contains("tokens/s")).unwrap();
     assert!(gate.contains("REGRESSION"), "{gate}");
 }
+
+#[test]
+fn compare_ep_naming_the_ep_under_test_itself_is_warned_of_once_before_the_work() {
+    let out = dmlrun()
+        .arg("generate")
+        .arg(tiny())
+        .args(["--ep", "cpu", "--prompt-ids", "5,17,33", "-n", "4", "--compare-ep", "cpu", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("are the same execution provider here (cpu)").count(), 1, "{stderr}");
+    let other = dmlrun()
+        .arg("generate")
+        .arg(tiny())
+        .args(["--ep", "cpu", "--prompt-ids", "5,17,33", "-n", "4", "--compare-ep", "cpu", "--compare-opt-level"])
+        .args(["disable", "-q"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&other.stderr).contains("the same execution provider"));
+}

@@ -182,7 +182,7 @@ fn the_saved_int4_model_alone_gives_the_runs_outputs_and_says_what_was_done() {
     let record: std::collections::HashMap<_, _> = info.metadata.iter().cloned().collect();
     assert_eq!(record.get("dmlrun.precision").map(String::as_str), Some("int4"));
     let what = record.get("dmlrun.quantization").unwrap();
-    assert!(what.starts_with("int4, block 32, symmetric: 3 of 5 MatMuls now MatMulNBits"), "{what}");
+    assert!(what.starts_with("int4, block 32, symmetric, accuracy level 4 (int8 activations): 3 of 5 MatMuls now MatMulNBits"), "{what}");
 }
 
 #[test]
@@ -203,7 +203,7 @@ fn test_and_bench_run_the_quantized_model_beside_the_original() {
     let table = String::from_utf8_lossy(&bench.stdout);
     assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
     assert!(
-        table.contains("int4: int4, block 32, symmetric: 3 of 5 MatMuls") && table.contains("the original p50 "),
+        table.contains("int4: int4, block 32, symmetric, accuracy level 4 (int8 activations): 3 of 5 MatMuls") && table.contains("the original p50 "),
         "{table}"
     );
 }
@@ -218,7 +218,7 @@ fn what_int4_does_not_take_is_refused_in_one_line() {
         .unwrap();
     assert_one_line_error(&out, "'48' is not a block size ONNX Runtime's quantizer takes: 16, 32, 64, 128 or 256");
     let out = dmlrun().arg(&model).args(["--generate", "ones", "--dim", "N=1", "--block-size", "64"]).output().unwrap();
-    assert_one_line_error(&out, "--block-size and --asymmetric say how --precision int4 or int8 quantizes the weights");
+    assert_one_line_error(&out, "--block-size, --asymmetric and --accuracy-level say how --precision int4 or int8 quantizes the weights");
     let decoder = test_model("tiny_decoder");
     let out =
         dmlrun().arg("generate").arg(&decoder).args(["--prompt-tokens", "4", "--save-model", "x"]).output().unwrap();
@@ -263,7 +263,7 @@ fn generate_quantizes_a_decoder_and_saves_it_as_a_folder_that_gives_the_same_tok
     assert!(from_saved.get("quantization").is_none(), "the saved folder runs as it is");
     // A folder that is not empty is refused before anything runs.
     let out = quantize_and_save();
-    assert_one_line_error(&out, "not an empty folder; give a new one");
+    assert_one_line_error(&out, "exists and is not an empty folder (name a new one)");
 }
 
 #[test]
@@ -281,4 +281,35 @@ fn fix_writes_the_quantized_model_when_it_passes_at_the_tolerance_given() {
     let info = dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(&fixed).unwrap()).unwrap();
     assert_eq!(info.op_types.get("MatMulNBits"), Some(&3));
     assert!(info.metadata.iter().any(|(k, v)| k == "dmlrun.precision" && v == "int4"), "{:?}", info.metadata);
+}
+
+/// The accuracy level of every MatMulNBits in a saved model (none where the attribute is left out).
+fn accuracy_levels(saved: &std::path::Path) -> Vec<Option<i64>> {
+    let info = dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(saved).unwrap()).unwrap();
+    info.nodes.iter().filter(|n| n.op_type == "MatMulNBits").map(|n| n.ints.get("accuracy_level").copied()).collect()
+}
+
+#[test]
+fn the_cpu_ep_gets_accuracy_level_4_by_default_and_the_flag_overrides_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let default = dir.path().join("default.onnx");
+    let report = quantized("int8", &["--save-model", default.to_str().unwrap()]);
+    assert_eq!(report["precision"]["quantization"]["accuracy_level"], 4, "{report}");
+    assert_eq!(report["plan"]["quantization"]["accuracy_level"], 4);
+    assert_eq!(accuracy_levels(&default), [Some(4); 3]);
+    // The int8 kernels move the outputs by the activations' quantization too, a little.
+    let max_abs = report["precision"]["outputs"][0]["max_abs"].as_f64().unwrap();
+    assert!(max_abs > 0.0 && max_abs < 0.5, "{max_abs}");
+
+    let unset = dir.path().join("unset.onnx");
+    let report = quantized("int8", &["--accuracy-level", "0", "--save-model", unset.to_str().unwrap()]);
+    assert!(report["precision"]["quantization"].get("accuracy_level").is_none(), "{report}");
+    assert_eq!(accuracy_levels(&unset), [None; 3], "0 leaves the attribute out, as ONNX Runtime's quantizer does");
+    let out = dmlrun()
+        .arg(test_model("matmul_weights.onnx"))
+        .args(["--generate", "ones", "--dim", "N=1", "--precision", "int4", "--accuracy-level", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--accuracy-level"), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -208,7 +208,10 @@ fn an_output_folder_that_cannot_be_written_or_is_not_empty_is_refused_first() {
     std::fs::write(&file, "x").unwrap();
     let output =
         dmlrun().arg("reduce").args(gelu_chain()).args(APPROXIMATE).arg("-o").arg(file.join("out")).output().unwrap();
-    assert_one_line_error(&output, "cannot write in");
+    assert_one_line_error(&output, &format!("{} is not a folder", file.display()));
+    assert!(!String::from_utf8_lossy(&output.stderr).contains(".dmlrun-"), "no temporary name");
+    let output = dmlrun().arg("reduce").args(gelu_chain()).args(APPROXIMATE).arg("-o").arg(&file).output().unwrap();
+    assert_one_line_error(&output, "is a file; this names a folder to write");
     let busy = dir.path().join("busy");
     std::fs::create_dir(&busy).unwrap();
     std::fs::write(busy.join("keep.txt"), "mine").unwrap();

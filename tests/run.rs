@@ -409,6 +409,21 @@ fn compare_ep_checks_the_run_against_a_reference_run() {
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("1 of 1 outputs differ") && stdout.contains("would pass with atol >="), "{stdout}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("the same execution provider"));
+}
+
+#[test]
+fn compare_ep_naming_the_ep_under_test_itself_is_warned_of_once() {
+    let model = test_model("add_mul.onnx");
+    let out = dmlrun()
+        .arg(&model)
+        .args(["--ep", "cpu", "--compare-ep", "cpu", "--generate", "ones", "--dim", "batch=1", "--iterations", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warned = "dmlrun: warning: --ep cpu and --compare-ep cpu are the same execution provider here (cpu), with the same options: the comparison checks it against itself and cannot fail";
+    assert_eq!(stderr.matches(warned).count(), 1, "{stderr}");
 }
 
 #[test]

@@ -34,19 +34,18 @@ pub struct FixArgs {
     #[command(flatten)]
     pub isolation: IsolationArgs,
 
-    /// Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and
-    /// dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model
-    /// pass, or where it passed as it was (unless --write-unchanged). Where nothing made it pass,
-    /// the smallest model that still fails goes beside it, as `dmlrun reduce` writes one
-    /// (`bert-dml-reduced/` for `-o bert-dml.onnx`).
+    /// Where the model that passes goes: a FILE for a model, a folder (new or empty) for an
+    /// onnxruntime-genai folder. Written whenever fix exits 0, as `run --save-model` writes it:
+    /// every remedy applied (none where it passed as it is), dmlrun.* metadata_props saying which,
+    /// and external data copied into `FILE.data` beside it. Where nothing made it pass, nothing is
+    /// written there, and the smallest model that still fails goes beside it, as `dmlrun reduce`
+    /// writes one (`bert-dml-reduced/` for `-o bert-dml.onnx`).
     ///
     /// Example: -o bert-dml.onnx
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE|DIR")]
     pub output: PathBuf,
 
-    /// Accepted as before, and now the default: a model that passes as it is is written to
-    /// --output unchanged (with dmlrun's record added), so `fix ... -o out.onnx && use out.onnx`
-    /// holds whatever fix found.
+    // Accepted as before and ignored: a model that passes as it is is always written now.
     #[arg(long, hide = true)]
     pub write_unchanged: bool,
 

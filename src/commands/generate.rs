@@ -41,6 +41,15 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     }
 }
 
+/// `--compare-ep` naming the EP under test itself, as it is: said once, before any work.
+fn warn_if_compared_with_itself(settings: &GenerateSettings, runtime: &crate::runtime::Runtime, preflight: &Preflight) {
+    let Some((ep, level)) = &settings.compare else { return };
+    let dml = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
+    if let Some(why) = preflight.request.compared_with_itself(&preflight.request.reference(ep.clone(), *level), dml) {
+        crate::errln!("dmlrun: warning: {why}");
+    }
+}
+
 fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<ExitStatus> {
     // Every export checked before the (long) generation: a typo in a folder costs nothing.
     let mut exports = exports(settings)?;
@@ -60,6 +69,7 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
     let runtime = settings.ort.load()?;
     let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
+    warn_if_compared_with_itself(settings, &runtime, &preflight);
     crate::stage::step("session creation");
     let generating = Generating {
         preflight: &preflight,
@@ -255,6 +265,7 @@ fn perplexity(
         .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
     let runtime = settings.ort.load()?;
     let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
+    warn_if_compared_with_itself(settings, &runtime, &preflight);
     crate::stage::step("session creation");
     let options = DecoderOptions {
         preflight: &preflight,

@@ -396,9 +396,7 @@ fn print_reduction(settings: &ReduceSettings, report: &ReduceReport) -> Result<E
 /// into place from: checked first, so a folder that cannot be written costs no work, and
 /// removed with everything in it if the reduction stops.
 fn staging_folder(output: &Path) -> Result<tempfile::TempDir> {
-    if crate::fsutil::occupied(output) {
-        bail!("--output {}: exists and is not an empty folder (name another)", output.display());
-    }
+    crate::fsutil::check_free_folder(output).with_context(|| format!("--output {}", output.display()))?;
     crate::fsutil::temp_dir_beside(output, ".dmlrun-reduce-").with_context(|| format!("--output {}", output.display()))
 }
 

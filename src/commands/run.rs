@@ -56,6 +56,12 @@ fn measure(
         .reference
         .as_ref()
         .map(|r| (preflight.request.reference(r.ep.clone(), r.optimization_level), r.tolerance));
+    if let Some((reference, _)) = &reference {
+        let dml = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
+        if let Some(why) = preflight.request.compared_with_itself(reference, dml) {
+            crate::errln!("dmlrun: warning: {why}");
+        }
+    }
     let measure = engine::MeasureRequest {
         preflight,
         label: None,
@@ -198,7 +204,8 @@ fn save_files(
         let (made, rewrite, precision) = made;
         let model = engine::saved_model(&settings.model, preflight, made, rewrite, precision, settings.save_fixed_dims)
             .context("--save-model")?;
-        let written = crate::formats::onnx_proto::write_model(path, &model)
+        let source_folder = crate::fsutil::folder_of(&settings.model);
+        let written = crate::formats::onnx_proto::write_model_from(path, &model, source_folder)
             .with_context(|| format!("--save-model {}", path.display()))?;
         saved.extend(written);
     }

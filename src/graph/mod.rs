@@ -14,7 +14,7 @@ pub mod quantize;
 mod rewrite;
 
 pub use float16::Conversion;
-pub use quantize::{quantize_model, Blockwise, Quantization, WeightOnly};
+pub use quantize::{describe_accuracy_level, quantize_model, Blockwise, Quantization, WeightOnly};
 pub use rewrite::{Decomposable, Rewrite, RewriteSummary, Rule, RuleId, RULES};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};

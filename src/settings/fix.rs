@@ -10,7 +10,6 @@ pub struct FixSettings {
     /// The model is an onnxruntime-genai folder: attempts generate, not run.
     pub decoder: bool,
     pub output: PathBuf,
-    pub write_unchanged: bool,
     pub save_fixed_dims: bool,
     pub json: Option<PathBuf>,
     pub quiet: bool,
@@ -62,9 +61,6 @@ impl FixSettings {
             model,
             decoder,
             output: args.output.clone(),
-            // Always: exit 0 means --output holds a model that passes (--write-unchanged, once
-            // needed for that, is the default).
-            write_unchanged: true,
             save_fixed_dims: args.save_fixed_dims,
             json: args.json.clone(),
             quiet: args.quiet,

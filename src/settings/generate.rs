@@ -80,9 +80,10 @@ impl GenerateSettings {
                     dir.display()
                 );
             }
-            if dir.is_file() || dir.read_dir().is_ok_and(|mut d| d.next().is_some()) {
-                bail!("--save-model {}: not an empty folder; give a new one", dir.display());
-            }
+            // Checked before the quantizing and the generation, not after them.
+            crate::fsutil::check_free_folder(dir)
+                .and_then(|()| crate::report::export::check_writable_folder(dir))
+                .map_err(|e| anyhow::anyhow!("--save-model {}: {e}", dir.display()))?;
         }
         let prompt = match (&args.prompt_tokens, &args.prompt_ids, &args.prompt, &args.prompt_file) {
             (Some(n), ..) => Some(PromptSource::Synthetic(*n as usize)),

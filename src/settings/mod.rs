@@ -79,6 +79,7 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
         quantization: crate::runtime::plan::WeightQuantization {
             block_size: args.block_size,
             asymmetric: args.asymmetric,
+            accuracy_level: args.accuracy_level,
         },
         rewrites: args.decompose.iter().map(|op| Rewrite::Decompose(*op)).chain(args.rules.rewrites()).collect(),
     })

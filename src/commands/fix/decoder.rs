@@ -174,13 +174,13 @@ pub fn write_fixed_folder(runtime: &Runtime, folder: &Path, request: &PlanReques
 
 /// `-o` for a folder: absent, or an empty folder.
 pub fn check_output_folder(output: &Path) -> Result<()> {
-    if output.is_file() {
-        bail!("--output {}: a genai folder is fixed into a folder, and this is a file", output.display());
+    if output.is_file() || output.extension().is_some_and(|e| e.eq_ignore_ascii_case("onnx")) {
+        bail!(
+            "--output {}: a genai folder is fixed into a folder (its config, tokenizer and decoder); name a folder, as -o qwen-dml",
+            output.display()
+        );
     }
-    if crate::fsutil::occupied(output) {
-        bail!("--output {}: exists and is not an empty folder (name another)", output.display());
-    }
-    Ok(())
+    crate::fsutil::check_free_folder(output).with_context(|| format!("--output {}", output.display()))
 }
 
 #[cfg(test)]

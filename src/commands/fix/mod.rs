@@ -64,16 +64,10 @@ pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
 /// own run: what to say of it. Not refused, as reduce refuses: fix's remedies and precisions are
 /// still checked against the original there.
 fn judged_against_itself(settings: &FixSettings, runtime: &crate::runtime::Runtime) -> Option<String> {
-    let request = &settings.request;
     let dml = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
-    let tested = request.ep.as_chosen(dml);
-    let own = !request.session_config.is_empty() || !request.ep_options.is_empty();
-    let asked = request.precision != Precision::Fp32 || !request.rewrites.is_empty();
-    (request.ep.lands_as(&settings.compare_ep, dml) && !own && !asked).then(|| {
-        format!(
-            "--ep {} chooses {tested} here, the same EP as --compare-ep {}: the model is judged against its own runs, so it passes as it is; fix finds what DirectML needs where DirectML runs (--ep dml)",
-            request.ep, settings.compare_ep
-        )
+    let reference = attempts::reference_of(&settings.request, settings);
+    settings.request.compared_with_itself(&reference, dml).map(|why| {
+        format!("{why}; the model passes as it is; fix finds what DirectML needs where DirectML runs (--ep dml)")
     })
 }
 
@@ -110,10 +104,8 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     }
     let located = keep_minimal(located, passing.is_some(), &reduced_here, &reduced_to)?;
     let (verdict, remedies, written) = match &passing {
-        Some((kept, tried)) if kept.is_empty() => {
-            let written = settings.write_unchanged.then(|| write(&attempts, tried, kept)).transpose()?;
-            ("passes", Vec::new(), written)
-        }
+        // Exit 0 always leaves a model that passes at --output.
+        Some((kept, tried)) if kept.is_empty() => ("passes", Vec::new(), Some(write(&attempts, tried, kept)?)),
         Some((kept, tried)) => ("fixed", kept.iter().map(|r| r.flag()).collect(), Some(write(&attempts, tried, kept)?)),
         None => ("not_fixed", Vec::new(), None),
     };
@@ -342,7 +334,9 @@ fn write(attempts: &Attempts, tried: &Tried, kept: &[Remedy]) -> Result<PathBuf>
         None => bail!("--output {}: no model to write", settings.output.display()),
     };
     let bytes = std::fs::read(made).with_context(|| format!("reading {}", made.display()))?;
-    crate::formats::onnx_proto::write_model_from(&settings.output, &bytes, crate::fsutil::folder_of(made))
+    // A model made by a remedy holds its weights; one that passed as it is names its external
+    // data relative to the model's own folder.
+    crate::formats::onnx_proto::write_model_from(&settings.output, &bytes, crate::fsutil::folder_of(&settings.model))
         .with_context(|| format!("--output {}", settings.output.display()))?;
     Ok(settings.output.clone())
 }

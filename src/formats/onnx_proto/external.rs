@@ -141,7 +141,12 @@ impl DataFile {
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
         let file = builder.tempfile_in(folder).map_err(|e| {
-            anyhow::anyhow!("writing {}: cannot create a file in {}: {}", path.display(), folder.display(), e)
+            anyhow::anyhow!(
+                "writing {}: cannot create a file in {}: {}",
+                path.display(),
+                folder.display(),
+                crate::fsutil::os_words(&e)
+            )
         })?;
         Ok(DataFile { path, location, file: BufWriter::new(file), length: 0 })
     }

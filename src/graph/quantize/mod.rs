@@ -44,6 +44,9 @@ pub struct WeightOnly {
     /// the block size is left as it is (it would run on the CPU), not padded as ONNX Runtime's
     /// quantizer pads it for its CPU kernel.
     pub whole_blocks_only: bool,
+    /// The nodes' `accuracy_level` attribute; none written where `None` (or 0), as ONNX
+    /// Runtime's quantizer leaves it out.
+    pub accuracy_level: Option<u8>,
 }
 
 /// A `MatMul` left as written, and why.
@@ -59,6 +62,9 @@ pub struct Quantization {
     pub bits: u8,
     pub block_size: usize,
     pub symmetric: bool,
+    /// The `accuracy_level` the nodes were written with (none: the attribute left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accuracy_level: Option<u8>,
     /// `MatMul` nodes in the main graph.
     pub matmuls: usize,
     /// Of them, now `MatMulNBits`.
@@ -81,13 +87,17 @@ impl Quantization {
         self.converted > 0
     }
 
-    /// `int4, block 32, symmetric: 30 of 31 MatMuls now MatMulNBits, their weights 512.0 MiB
+    /// `int4, block 32, symmetric, no accuracy level (the kernel's default): 30 of 31 MatMuls now MatMulNBits, their weights 512.0 MiB
     /// now 72.0 MiB; left: '/lm_head/MatMul' (kept by --keep-fp32)`.
     pub fn describe(&self) -> String {
         let kind = if self.symmetric { "symmetric" } else { "asymmetric (zero points)" };
         let mut text = format!(
-            "int{}, block {}, {kind}: {} of {} MatMuls now MatMulNBits",
-            self.bits, self.block_size, self.converted, self.matmuls
+            "int{}, block {}, {kind}, {}: {} of {} MatMuls now MatMulNBits",
+            self.bits,
+            self.block_size,
+            describe_accuracy_level(self.accuracy_level),
+            self.converted,
+            self.matmuls
         );
         if self.converted > 0 {
             text += &format!(", their weights {} now {}", size(self.bytes_before), size(self.bytes_after));
@@ -120,6 +130,18 @@ impl Quantization {
         }
         text
     }
+}
+
+/// `accuracy level 4 (int8 activations)`, or `no accuracy level` where the attribute is left out.
+pub fn describe_accuracy_level(level: Option<u8>) -> String {
+    let what = match level {
+        None | Some(0) => return "no accuracy level (the kernel's default)".into(),
+        Some(1) => "float32",
+        Some(2) => "float16",
+        Some(3) => "bfloat16",
+        Some(_) => "int8 activations",
+    };
+    format!("accuracy level {} ({what})", level.unwrap_or_default())
 }
 
 /// `512.0 MiB`, `20.5 KiB`.
@@ -267,13 +289,18 @@ fn matmul_nbits(view: &NodeView, names: &[String], options: &WeightOnly, weight:
         name: Some(name.map_or_else(String::new, |n| format!("{n}_Q{}", options.blockwise.bits))),
         op_type: Some("MatMulNBits".into()),
         domain: Some("com.microsoft".into()),
-        // As onnx.helper.make_node writes them: sorted by name.
-        attribute: vec![
-            int("K", weight.dims[0]),
-            int("N", weight.dims[1]),
-            int("bits", options.blockwise.bits as i64),
-            int("block_size", options.blockwise.block_size as i64),
-        ],
+        // As onnx.helper.make_node writes them: sorted by name (upper case first), and
+        // accuracy_level only where it is not 0, as ONNX Runtime's quantizer writes it.
+        attribute: [
+            Some(int("K", weight.dims[0])),
+            Some(int("N", weight.dims[1])),
+            options.accuracy_level.filter(|&level| level > 0).map(|level| int("accuracy_level", level as i64)),
+            Some(int("bits", options.blockwise.bits as i64)),
+            Some(int("block_size", options.blockwise.block_size as i64)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
         ..EditNode::default()
     }
 }
@@ -318,6 +345,7 @@ impl Plan {
             bits: options.blockwise.bits,
             block_size: options.blockwise.block_size,
             symmetric: options.blockwise.symmetric,
+            accuracy_level: options.accuracy_level.filter(|&level| level > 0),
             ..Quantization::default()
         };
         let mut converted = HashMap::new();
@@ -487,6 +515,7 @@ mod tests {
             blockwise: Blockwise { bits: 4, block_size: 32, symmetric: true },
             keep: Vec::new(),
             whole_blocks_only,
+            accuracy_level: None,
         }
     }
 

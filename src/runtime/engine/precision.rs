@@ -77,6 +77,7 @@ pub fn quantize_for(model_path: &Path, plan: &SessionPlan) -> Result<QuantizedMo
         },
         keep: plan.keep_fp32.clone(),
         whole_blocks_only: plan.uses_directml(),
+        accuracy_level: plan.quantization.accuracy_level,
     };
     let folder = tempfile::tempdir().context("a temporary folder for the quantized model")?;
     // The model's own file name, so that what ONNX Runtime says of it names the model, and a saved

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use super::precision::QuantizedModel;
 use super::{PrecisionReport, Preflight, RewriteReport};
@@ -15,6 +15,10 @@ use crate::graph::Quantization;
 /// had them (a session fixes them through its options, not in the graph), unless `fixed_dims`
 /// (`--save-fixed-dims`): then the graph's inputs and outputs carry the sizes the session was
 /// given, for an application that sets no free-dimension overrides of its own.
+///
+/// A model dmlrun did not change keeps its external data references as they are, relative to
+/// the model's own folder: write it with `onnx_proto::write_model_from` and that folder, which
+/// copies the data beside the written model.
 pub fn saved_model(
     model_path: &Path,
     preflight: &Preflight,
@@ -25,10 +29,6 @@ pub fn saved_model(
 ) -> Result<Vec<u8>> {
     let bytes = match made {
         Some(bytes) => bytes.to_vec(),
-        None if !preflight.model.info.external_data.is_empty() => bail!(
-            "{} keeps its weights in external data files; dmlrun writes a model it rewrote or converted (inlined), not a copy of one with external data",
-            model_path.display()
-        ),
         None => std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?,
     };
     let plan = &preflight.plan;
@@ -112,11 +112,8 @@ pub fn save_decoder(
     preflight: &Preflight,
     dir: &Path,
 ) -> Result<Vec<std::path::PathBuf>> {
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let staging = tempfile::Builder::new()
-        .prefix(".dmlrun-")
-        .tempdir_in(parent)
-        .with_context(|| format!("--save-model {}: a folder beside it", dir.display()))?;
+    let staging = crate::fsutil::temp_dir_beside(dir, ".dmlrun-save-model-")
+        .with_context(|| format!("--save-model {}", dir.display()))?;
     let source_folder = model_path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut names = Vec::new();
     for entry in std::fs::read_dir(source_folder).with_context(|| format!("reading {}", source_folder.display()))? {
@@ -173,13 +170,14 @@ impl SavedModels {
         (rewrite, precision): (Option<&RewriteReport>, Option<&PrecisionReport>),
     ) -> Result<std::path::PathBuf> {
         let bytes = saved_model(model_path, preflight, made, rewrite, precision, self.fixed_dims)?;
-        write_saved(&self.folder, name, &bytes)
+        write_saved(&self.folder, name, &bytes, crate::fsutil::folder_of(model_path))
     }
 }
 
 /// Writes one item's saved model as DIR/NAME.onnx (a name's `/` parts as folders, as the report
-/// names nested items; a part that would climb out of DIR, `..`, as `_`). Returns the file.
-fn write_saved(dir: &Path, name: &str, bytes: &[u8]) -> Result<std::path::PathBuf> {
+/// names nested items; a part that would climb out of DIR, `..`, as `_`), its external data (named
+/// relative to `source_folder`) copied beside it. Returns the file.
+fn write_saved(dir: &Path, name: &str, bytes: &[u8], source_folder: &Path) -> Result<std::path::PathBuf> {
     let mut file = dir.to_path_buf();
     let parts: Vec<&str> = name.split('/').collect();
     for (i, part) in parts.iter().enumerate() {
@@ -189,7 +187,7 @@ fn write_saved(dir: &Path, name: &str, bytes: &[u8]) -> Result<std::path::PathBu
     if let Some(parent) = file.parent() {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    crate::formats::onnx_proto::write_model(&file, bytes)?;
+    crate::formats::onnx_proto::write_model_from(&file, bytes, source_folder)?;
     Ok(file)
 }
 
@@ -199,10 +197,10 @@ mod tests {
     fn a_saved_model_is_named_after_its_item_and_never_outside_the_folder() {
         let dir = tempfile::tempdir().unwrap();
         let model = std::fs::read("tests/models/gemm_tanh_no_bias.onnx").unwrap();
-        let file = super::write_saved(dir.path(), "zoo/resnet50-v1.7", &model).unwrap();
+        let file = super::write_saved(dir.path(), "zoo/resnet50-v1.7", &model, dir.path()).unwrap();
         assert_eq!(file, dir.path().join("zoo").join("resnet50-v1.7.onnx"));
         assert_eq!(std::fs::read(&file).unwrap(), model);
-        let file = super::write_saved(dir.path(), "../escape", &model).unwrap();
+        let file = super::write_saved(dir.path(), "../escape", &model, dir.path()).unwrap();
         assert_eq!(file, dir.path().join("_").join("escape.onnx"));
     }
 }

@@ -52,8 +52,10 @@ impl fmt::Display for SessionPlan {
                 let zero_points = if self.quantization.asymmetric { "asymmetric" } else { "symmetric" };
                 writeln!(
                     f,
-                    "precision           : {}, weight-only: MatMul weights as MatMulNBits, block {}, {zero_points}{kept}",
-                    self.precision, self.quantization.block_size
+                    "precision           : {}, weight-only: MatMul weights as MatMulNBits, block {}, {zero_points}, {}{kept}",
+                    self.precision,
+                    self.quantization.block_size,
+                    crate::graph::describe_accuracy_level(self.quantization.accuracy_level)
                 )?
             }
         }

@@ -234,9 +234,10 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         bail!("--keep-fp32 names what --precision fp16 (or int4, int8) leaves as written; the model runs as written without it");
     }
     if request.precision.weight_bits().is_none() && request.quantization != WeightQuantization::default() {
-        bail!("--block-size and --asymmetric say how --precision int4 or int8 quantizes the weights; give one of them");
+        bail!("--block-size, --asymmetric and --accuracy-level say how --precision int4 or int8 quantizes the weights; give one of them");
     }
     let (provider_options, session_config) = resolve_options(request, use_dml)?;
+    let cpu_only = execution_providers == [ProviderPlan::Cpu];
     let graph_capture = session_config.get(DML_GRAPH_CAPTURE).is_some_and(|v| is_true(v));
     if graph_capture && !request.io_on_device && !request.dml_graph_capture {
         bail!(
@@ -266,7 +267,10 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
         io_on_device: use_dml && (request.io_on_device || graph_capture),
         precision: request.precision,
         keep_fp32: request.keep_fp32.clone(),
-        quantization: request.quantization,
+        quantization: WeightQuantization {
+            accuracy_level: request.quantization.accuracy_level_for(cpu_only),
+            ..request.quantization
+        },
         rewrites: request.rewrites.clone(),
         greedy_head: None,
     })
