@@ -230,6 +230,10 @@ def write_form(gguf, out, form):
         model = quantize_int4(model)
     onnx.save(model, os.path.join(folder, "model.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
               location="model.onnx.data", size_threshold=1024)
+    # onnx opens the data file with mode 0600 (since 1.22): made readable as any file the umask allows.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(os.path.join(folder, "model.onnx.data"), 0o666 & ~umask)
     bos = gguf.field("tokenizer.ggml.bos_token_id")
     eos = gguf.field("tokenizer.ggml.eos_token_id")
     pad = gguf.field("tokenizer.ggml.padding_token_id")

@@ -123,6 +123,18 @@ pub fn check_free_folder(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// A text file's contents (a label list, a prompt, a manifest): the OS's refusal in plain words,
+/// and a file that is not UTF-8 said so with where (not "stream did not contain valid UTF-8").
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!(os_words(&e)))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        anyhow::anyhow!("not UTF-8 text (byte 0x{:02X} on line {line}); save it as UTF-8", bytes[at])
+    })
+}
+
 /// Whether something is at `path` that a command must not write over: a file, or a folder with
 /// anything in it (absent, or an empty folder, is free).
 pub fn occupied(path: &Path) -> bool {

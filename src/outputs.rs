@@ -93,7 +93,7 @@ pub struct TopK {
 
 /// Reads a labels file: one label per line, in class-index order.
 pub fn read_labels(path: &Path) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading labels {}", path.display()))?;
+    let text = crate::fsutil::read_text(path).with_context(|| format!("reading labels {}", path.display()))?;
     Ok(text.lines().map(|l| l.trim_end_matches('\r').to_string()).collect())
 }
 

@@ -533,6 +533,7 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
     std::fs::write(d.join("notes.txt"), "not a tensor\n").unwrap();
     std::fs::write(d.join("empty.png"), b"").unwrap();
     std::fs::write(d.join("afile"), b"").unwrap();
+    std::fs::write(d.join("latin1.txt"), b"cat\ncaf\xe9\n").unwrap();
     std::fs::write(d.join("corrupt.onnx"), b"garbage\x04\x05\x06\x07").unwrap();
     std::fs::create_dir(d.join("empty_dir")).unwrap();
     std::fs::write(d.join("garbage.npz"), b"PK\x03\x04 this is no zip").unwrap();
@@ -596,7 +597,7 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
         BadInput { args: "bench {am} --max-iterations 0 --duration 1s", code: 2, needle: "--max-iterations" },
         BadInput { args: "{sq} --decompose LayerNorm", code: 2, needle: "did you mean" },
         // A folder where a model file goes, and a file that is not a model.
-        BadInput { args: "info {dir}", code: 2, needle: "is a folder, not a model file" },
+        BadInput { args: "info {dir}", code: 2, needle: "is a folder; give the model file in it: dmlrun info " },
         BadInput { args: "reduce {dir}", code: 2, needle: "is a folder; dmlrun reduce takes one model file" },
         BadInput {
             args: "info {dir}/corrupt.onnx",
@@ -660,6 +661,16 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
             needle: "unknown status 'crashed'",
         },
         BadInput { args: "bench {am} --dim nosuchdim=2 --iterations 1", code: 2, needle: "nosuchdim" },
+        // The words a newcomer met: each says what is wrong, once.
+        BadInput { args: "{am} --dim batch=99999999999999999999", code: 2, needle: "is too large (at most" },
+        BadInput { args: "{sq} --precision int3", code: 2, needle: "did you mean 'int4' or 'int8'?" },
+        BadInput { args: "generate {am} -i 3", code: 2, needle: "unexpected argument '-i'" },
+        BadInput {
+            args: "{sq} --generate zeros --top-k 1 --labels {dir}/latin1.txt",
+            code: 2,
+            needle: "not UTF-8 text (byte 0xE9 on line 2); save it as UTF-8",
+        },
+        BadInput { args: "{am} --input x={dir}/missing.npy --dim batch=1", code: 2, needle: "no such file or folder" },
     ];
     for case in &matrix {
         let args: Vec<String> = case
@@ -679,6 +690,10 @@ fn the_bad_input_matrix_gives_one_line_and_the_right_code_for_every_case() {
         assert!(error.contains(case.needle), "{}: expected {:?} in: {stderr}", case.args, case.needle);
         assert_eq!(lines.len(), 1, "{}: one line, got: {stderr}", case.args);
         let own = error.replace(d.to_str().unwrap(), "{dir}");
+        // A missing input file is named once (the caller names it; the read below it does not again).
+        for word in own.split_whitespace().filter(|w| w.starts_with("{dir}/missing")) {
+            assert_eq!(own.matches(word.trim_end_matches([':', ',', ';'])).count(), 1, "{}: {error}", case.args);
+        }
         assert!(!own.contains(".tmp") && !own.contains(".partial"), "{}: {error}", case.args);
         let after: Vec<_> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(before, after, "{}: files appeared in the scratch folder", case.args);

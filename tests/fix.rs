@@ -254,7 +254,8 @@ fn a_model_with_external_data_that_passes_is_written_with_its_data_and_runs_alon
     assert!(dir.path().join("out.onnx.data").is_file());
     assert_eq!(external_offsets_misaligned(&output), (true, Vec::<String>::new()));
     let run = |model: &std::path::Path| {
-        let out = dmlrun().arg(model).args(["--ep", "cpu", "--generate", "ones", "--json", "-", "-q"]).output().unwrap();
+        let out =
+            dmlrun().arg(model).args(["--ep", "cpu", "--generate", "ones", "--json", "-", "-q"]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["outputs"].clone()
     };

@@ -423,6 +423,11 @@ fn bench_on_a_genai_folder_fits_its_defaults_to_the_context_and_says_so() {
     let note = "prompt_tokens 64 and new_tokens 64: the defaults (128 each) shortened to fit the model's 128 positions";
     assert!(model["warnings"].as_array().unwrap().iter().any(|w| w == note), "{model}");
     assert!(stderr.contains(note), "{stderr}");
+    // Three measured generations by default; --duration measures until it is spent (one at least).
+    assert_eq!(model["generation"]["repetitions"], 3, "{model}");
+    let out = dmlrun().arg("bench").arg(tiny()).args(["--duration", "1ms", "--json", "-", "-q"]).output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["models"][0]["generation"]["repetitions"], 1, "{report}");
 }
 
 #[test]
@@ -581,4 +586,46 @@ fn compare_ep_naming_the_ep_under_test_itself_is_warned_of_once_before_the_work(
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&other.stderr).contains("the same execution provider"));
+}
+
+#[test]
+fn repetition_penalty_and_no_repeat_ngram_change_the_greedy_tokens_and_are_said() {
+    let tokens = |extra: &[&str]| {
+        let out = dmlrun()
+            .arg("generate")
+            .arg(tiny())
+            .args(["--ep", "cpu", "--prompt-ids", "5,17,33", "-n", "24", "--json", "-", "-q"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let plain = tokens(&[]);
+    let ids = |report: &serde_json::Value| -> Vec<i64> {
+        report["prompts"][0]["token_ids"].as_array().unwrap().iter().map(|t| t.as_i64().unwrap()).collect()
+    };
+    let guarded = tokens(&["--no-repeat-ngram", "2"]);
+    let all: Vec<i64> = [5, 17, 33].into_iter().chain(ids(&guarded)).collect();
+    let mut bigrams = std::collections::HashSet::new();
+    assert!(all.windows(2).all(|w| bigrams.insert((w[0], w[1]))), "a bigram repeats: {all:?}");
+    assert_eq!(guarded["logits_processing"]["no_repeat_ngram"], 2);
+    assert!(guarded["token_choice"]["why"].as_str().unwrap().contains("--no-repeat-ngram"), "{guarded}");
+    let penalised = tokens(&["--repetition-penalty", "5"]);
+    assert_ne!(ids(&penalised), ids(&plain), "a strong penalty moves a random model's greedy tokens");
+    assert!(plain.get("logits_processing").is_none());
+    let refused =
+        dmlrun().arg("generate").arg(tiny()).args(["--prompt-ids", "5", "--repetition-penalty", "0"]).output().unwrap();
+    assert_one_line_error(&refused, "is not a factor above 0");
+}
+
+#[test]
+fn perplexity_over_a_few_tokens_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("short.txt");
+    std::fs::write(&text, "Hello world").unwrap();
+    let out = dmlrun().arg("generate").arg(tiny()).args(["--ep", "cpu", "--perplexity"]).arg(&text).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("token(s) scored; a perplexity over fewer than 100 says little"), "{stderr}");
 }

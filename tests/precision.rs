@@ -52,6 +52,22 @@ fn bench_times_the_float32_model_beside_the_float16_one() {
     assert!(table.contains("float16: 69 of 69 nodes in float16") && table.contains("float32 p50 "), "{table}");
 }
 
+#[test]
+fn bench_with_a_baseline_model_gives_the_float32_pair_one_verdict() {
+    let model = sample("squeezenet1.1.onnx");
+    let out = dmlrun()
+        .arg("bench")
+        .arg(&model)
+        .arg("--baseline-model")
+        .arg(&model)
+        .args(["--iterations", "5", "--precision", "fp16", "-q"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(!table.contains("takes") && !table.contains("float32 p50"), "float32 timed once, in rounds: {table}");
+    assert!(table.contains("float32 timed as the --baseline-model, in rounds with it"), "{table}");
+}
+
 /// tests/models/NAME.onnx's outputs on random inputs (its free dimension `dim`), frozen as a
 /// test case in `dir`.
 fn frozen_case(name: &str, dim: &str, dir: &std::path::Path) -> std::path::PathBuf {
@@ -182,7 +198,12 @@ fn the_saved_int4_model_alone_gives_the_runs_outputs_and_says_what_was_done() {
     let record: std::collections::HashMap<_, _> = info.metadata.iter().cloned().collect();
     assert_eq!(record.get("dmlrun.precision").map(String::as_str), Some("int4"));
     let what = record.get("dmlrun.quantization").unwrap();
-    assert!(what.starts_with("int4, block 32, symmetric, accuracy level 4 (int8 activations): 3 of 5 MatMuls now MatMulNBits"), "{what}");
+    assert!(
+        what.starts_with(
+            "int4, block 32, symmetric, accuracy level 4 (int8 activations): 3 of 5 MatMuls now MatMulNBits"
+        ),
+        "{what}"
+    );
 }
 
 #[test]
@@ -203,7 +224,8 @@ fn test_and_bench_run_the_quantized_model_beside_the_original() {
     let table = String::from_utf8_lossy(&bench.stdout);
     assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
     assert!(
-        table.contains("int4: int4, block 32, symmetric, accuracy level 4 (int8 activations): 3 of 5 MatMuls") && table.contains("the original p50 "),
+        table.contains("int4: int4, block 32, symmetric, accuracy level 4 (int8 activations): 3 of 5 MatMuls")
+            && table.contains("the original p50 "),
         "{table}"
     );
 }
@@ -218,7 +240,10 @@ fn what_int4_does_not_take_is_refused_in_one_line() {
         .unwrap();
     assert_one_line_error(&out, "'48' is not a block size ONNX Runtime's quantizer takes: 16, 32, 64, 128 or 256");
     let out = dmlrun().arg(&model).args(["--generate", "ones", "--dim", "N=1", "--block-size", "64"]).output().unwrap();
-    assert_one_line_error(&out, "--block-size, --asymmetric and --accuracy-level say how --precision int4 or int8 quantizes the weights");
+    assert_one_line_error(
+        &out,
+        "--block-size, --asymmetric and --accuracy-level say how --precision int4 or int8 quantizes the weights",
+    );
     let decoder = test_model("tiny_decoder");
     let out =
         dmlrun().arg("generate").arg(&decoder).args(["--prompt-tokens", "4", "--save-model", "x"]).output().unwrap();
@@ -311,5 +336,52 @@ fn the_cpu_ep_gets_accuracy_level_4_by_default_and_the_flag_overrides_it() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--accuracy-level"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--accuracy-level"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn int4_with_nothing_to_quantize_or_a_keep_that_matches_nothing_is_refused_naming_what_there_is() {
+    let out = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .args(["--generate", "ones", "--dim", "batch=1", "--precision", "int4"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, "--precision int4: the model has no MatMul to quantize");
+    let out = dmlrun()
+        .arg(test_model("matmul_weights.onnx"))
+        .args(["--generate", "ones", "--dim", "N=1", "--precision", "int8", "--keep-fp32", "nomatch*"])
+        .output()
+        .unwrap();
+    assert_one_line_error(
+        &out,
+        "--keep-fp32 nomatch*: no MatMul of the model is named so or matches it (its MatMuls: ",
+    );
+    // A model quantized already is said to be.
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("int4.onnx");
+    quantized("int4", &["--save-model", saved.to_str().unwrap()]);
+    let out =
+        dmlrun().arg(&saved).args(["--generate", "ones", "--dim", "N=1", "--precision", "int4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Two MatMuls were left as written (computed and batched weights): nothing of them quantizes.
+    assert!(
+        stderr.contains("--precision int4: nothing to quantize in ") && stderr.contains("0 of 2 MatMuls"),
+        "{stderr}"
+    );
+    // In a bench of several models, the one without a MatMul runs as written, and that is said.
+    let bench = dmlrun()
+        .arg("bench")
+        .arg(test_model("add_mul.onnx"))
+        .arg(test_model("matmul_weights.onnx"))
+        .args(["--dim", "N=1", "--dim", "batch=1", "--iterations", "2", "--precision", "int4", "--json", "-", "-q"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&bench.stdout).unwrap();
+    let text = report.to_string();
+    assert!(text.contains("--precision int4 not applied: this model has no MatMul to quantize"), "{text}");
 }

@@ -177,7 +177,7 @@ fn a_time_limit_keeps_the_smallest_failing_model_so_far_and_exits_1() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{stderr}");
-    assert!(lines[0].contains("--time-limit 1ms hit") && lines[0].contains("(6 of 6 nodes)"), "{stderr}");
+    assert!(lines[0].contains("--timeout 1ms hit") && lines[0].contains("(6 of 6 nodes)"), "{stderr}");
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("reduce.json")).unwrap()).unwrap();
     assert_eq!(report["complete"], false);
     // What was kept still shows the difference.

@@ -574,9 +574,9 @@ fn test_save_models_writes_each_case_as_its_session_ran_it() {
 }
 
 /// `bench --save-models`: a file per model, converted ones with their record; a model dmlrun did
-/// not change whose weights are in external data gets a warning and no file.
+/// not change whose weights are in external data is written with its data copied beside it.
 #[test]
-fn bench_save_models_writes_a_file_per_model_and_warns_where_it_cannot() {
+fn bench_save_models_writes_a_file_per_model_with_its_external_data() {
     let dir = tempfile::tempdir().unwrap();
     let models = dir.path().join("models");
     std::fs::create_dir(&models).unwrap();
@@ -594,10 +594,16 @@ fn bench_save_models_writes_a_file_per_model_and_warns_where_it_cannot() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(metadata_of(&saved.join("add_mul.onnx"))["dmlrun.precision"], "fp32");
-    assert!(!saved.join("gelu_chain.onnx").exists());
+    assert_eq!(metadata_of(&saved.join("gelu_chain.onnx"))["dmlrun.precision"], "fp32");
+    assert!(saved.join("gelu_chain.onnx.data").is_file(), "its weights in its own data file");
     let gelu = report["models"].as_array().unwrap().iter().find(|m| m["name"] == "gelu_chain").unwrap();
-    let said = gelu["warnings"].to_string();
-    assert!(said.contains("--save-models") && said.contains("external data"), "{said}");
+    assert!(!gelu["warnings"].to_string().contains("--save-models"), "{gelu}");
+    let alone = dmlrun()
+        .arg(saved.join("gelu_chain.onnx"))
+        .args(["--generate", "ones", "--dim", "N=2", "-q"])
+        .output()
+        .unwrap();
+    assert!(alone.status.success(), "{}", String::from_utf8_lossy(&alone.stderr));
     // Converted to float16, the external data is read into the model written.
     let out = dmlrun()
         .arg("bench")

@@ -609,3 +609,16 @@ fn a_16_bit_grey_png_mostly_clipped_to_white_runs_with_a_warning() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report["warnings"].to_string().contains("16-bit grey"), "{}", report["warnings"]);
 }
+
+#[test]
+fn info_says_size_weights_and_op_types_and_folds_a_decoders_cache_names() {
+    let out = dmlrun().arg("info").arg(test_model("tiny_decoder")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("size       ") && text.contains("external data"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("weights    ") && l.contains("parameters; float32")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("nodes      ") && l.contains("MatMul")), "{text}");
+    assert!(text.contains("a decoder: dmlrun generate"), "{text}");
+    // Given the folder, info reads the decoder genai_config.json names.
+    assert!(text.contains("tiny_decoder/model.onnx"), "{text}");
+}

@@ -101,7 +101,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --help --version run test bench reduce fix generate merge info devices doctor completions man help"
+            opts="-i -q -v -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --verbose --ort-lib --ep-library --ort-log-level --help --version run test bench reduce fix generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -255,6 +255,10 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --accuracy-level)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --decompose)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -335,7 +339,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --sweep --sweep-shape --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --baseline-model --max-regression --rounds --shard --isolation --timeout --child-report --progress --preflight --json --csv --markdown --html --junit --save-models --save-fixed-dims --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --sweep --sweep-shape --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --baseline-model --max-regression --rounds --shard --isolation --timeout --child-report --progress --preflight --json --csv --markdown --html --junit --save-models --save-fixed-dims --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -430,6 +434,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --block-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accuracy-level)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -671,7 +679,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__fix)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --compare-ep --rtol --atol --isolation --timeout --child-report --progress --preflight --output --write-unchanged --save-fixed-dims --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --compare-ep --rtol --atol --isolation --timeout --child-report --progress --preflight --output --write-unchanged --save-fixed-dims --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -821,6 +829,10 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --accuracy-level)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --decompose)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -893,7 +905,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__generate)
-            opts="-p -n -i -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --chat --system --perplexity --window --stride --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --no-dml-graph-capture --choose-on-host --ignore-eos --sample --temperature --top-k --top-p --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --save-model --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-p -n -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --chat --system --perplexity --window --stride --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --no-dml-graph-capture --choose-on-host --ignore-eos --sample --temperature --top-k --top-p --repetition-penalty --no-repeat-ngram --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --save-model --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --precision --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -995,15 +1007,15 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --precision)
-                    COMPREPLY=($(compgen -W "fp32 fp16 int4 int8" -- "${cur}"))
-                    return 0
-                    ;;
                 --keep-fp32)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --block-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accuracy-level)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1043,15 +1055,19 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --repetition-penalty)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --no-repeat-ngram)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --seed)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --iterations)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -i)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1109,6 +1125,10 @@ _dmlrun() {
                     ;;
                 --ort-log-level)
                     COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 int4 int8" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1397,7 +1417,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__reduce)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --compare-ep --rtol --atol --time-limit --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --child-report --progress --preflight --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --compare-ep --rtol --atol --timeout --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --child-report --progress --preflight --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1547,6 +1567,10 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --accuracy-level)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --decompose)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1563,7 +1587,7 @@ _dmlrun() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --time-limit)
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1619,7 +1643,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__run)
-            opts="-i -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -q -v -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --verbose --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1766,6 +1790,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --block-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accuracy-level)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1853,7 +1881,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --save-models --save-fixed-dims --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-j -v -q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --save-models --save-fixed-dims --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1948,6 +1976,10 @@ _dmlrun() {
                     return 0
                     ;;
                 --block-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accuracy-level)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= block-size= asymmetric decompose= gemm-zero-bias reshape-allowzero-off dequantize-gather matmulnbits-bias-add matmulnbits-drop-g-idx dequantize-matmulnbits drop-qdq-pair print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-model= save-fixed-dims save-inputs= save-format= json= q/quiet ort-lib= ep-library= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= block-size= asymmetric accuracy-level= decompose= gemm-zero-bias reshape-allowzero-off dequantize-gather matmulnbits-bias-add matmulnbits-drop-g-idx dequantize-matmulnbits drop-qdq-pair print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-model= save-fixed-dims save-inputs= save-format= json= q/quiet v/verbose ort-lib= ep-library= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -78,12 +78,13 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l execution-mode -d 'Execut
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l precision -d 'The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
-int4\t''
-int8\t''"
+int4\t'Weight-only: each MatMul\'s constant weight in 4-bit blocks (MatMulNBits)'
+int8\t'Weight-only: each MatMul\'s constant weight in 8-bit blocks (MatMulNBits)'"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l accuracy-level -d 'With --precision int4 or int8: the MatMulNBits nodes\' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l iterations -d 'Timed runs after the first run (at least 1)' -r
@@ -127,6 +128,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-graph-capture -d 'Dir
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour. model.onnx is the model that made the outputs, as --save-model writes it (rewritten, converted), never the original beside another\'s outputs'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l save-fixed-dims -d 'With --save-model: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s q -l quiet -d 'Print only the outputs, no timings or progress'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -s v -l verbose -d 'Say more: the resolved session plan too (as --print-plan), before the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s V -l version -d 'Print version'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
@@ -193,12 +195,13 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l execution-mode -d 
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l precision -d 'The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
-int4\t''
-int8\t''"
+int4\t'Weight-only: each MatMul\'s constant weight in 4-bit blocks (MatMulNBits)'
+int8\t'Weight-only: each MatMul\'s constant weight in 8-bit blocks (MatMulNBits)'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l accuracy-level -d 'With --precision int4 or int8: the MatMulNBits nodes\' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l warmup -d 'Untimed runs after the first run and before the timed iterations' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l iterations -d 'Timed runs after the first run (at least 1)' -r
@@ -245,6 +248,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-graph-capture 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l as-test-data -d 'With --save-outputs DIR: write DIR as an ONNX test-data folder instead (model.onnx and test_data_set_0/input_K.pb, output_K.pb) that `dmlrun test DIR` checks later: a frozen record of the model\'s behaviour. model.onnx is the model that made the outputs, as --save-model writes it (rewritten, converted), never the original beside another\'s outputs'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l save-fixed-dims -d 'With --save-model: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s q -l quiet -d 'Print only the outputs, no timings or progress'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s v -l verbose -d 'Say more: the resolved session plan too (as --print-plan), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l generate -d 'How inputs no file gives are filled (a bench manifest can say per model; test fills the inputs of a model that has no test data, checked with --compare-ep)' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
@@ -276,12 +280,13 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l execution-mode -d
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l precision -d 'The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
-int4\t''
-int8\t''"
+int4\t'Weight-only: each MatMul\'s constant weight in 4-bit blocks (MatMulNBits)'
+int8\t'Weight-only: each MatMul\'s constant weight in 8-bit blocks (MatMulNBits)'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l accuracy-level -d 'With --precision int4 or int8: the MatMulNBits nodes\' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l rtol -d 'Relative tolerance: a float passes when |expected - actual| <= atol + rtol * |expected|. A case\'s data.json overrides it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l atol -d 'Absolute tolerance (see --rtol). A case\'s data.json overrides it. The default, 1e-7 with rtol 1e-3, is ONNX\'s own for its test data (its backend test runner\'s), so conformance results compare with ONNX Runtime\'s; run and bench compare two EPs at 1e-5' -r
@@ -368,12 +373,13 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l execution-mode -
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l precision -d 'The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
-int4\t''
-int8\t''"
+int4\t'Weight-only: each MatMul\'s constant weight in 4-bit blocks (MatMulNBits)'
+int8\t'Weight-only: each MatMul\'s constant weight in 8-bit blocks (MatMulNBits)'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l accuracy-level -d 'With --precision int4 or int8: the MatMulNBits nodes\' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l iterations -d 'Timed runs per model (default 100, unless --duration is given)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l duration -d 'Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)' -r
@@ -491,17 +497,18 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l execution-mode 
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l precision -d 'The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
-int4\t''
-int8\t''"
+int4\t'Weight-only: each MatMul\'s constant weight in 4-bit blocks (MatMulNBits)'
+int8\t'Weight-only: each MatMul\'s constant weight in 8-bit blocks (MatMulNBits)'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l accuracy-level -d 'With --precision int4 or int8: the MatMulNBits nodes\' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l compare-ep -d 'The reference execution provider, which must run the original model: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt\'s outputs to its outputs on the original. Takes what --ep takes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l atol -d 'Absolute tolerance (see --rtol)' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l time-limit -d 'Stop bisecting after this long and write the smallest failing model found so far (exit 1: it may not be the smallest)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l timeout -d 'Stop bisecting after this long and write the smallest failing model found so far (exit 1: it may not be the smallest); 0 for no limit. `--time-limit` is the same flag' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l candidate-timeout -d 'Kill a candidate\'s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s o -l output -d 'The folder to write the minimal model into, as an ONNX test case: model.onnx, test_data_set_0/ (the reference\'s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default: MODEL\'s name with `-reduced`, in the current folder' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l json -d 'Also write the summary as JSON (to stdout with `-`, or to FILE)' -r -F
@@ -583,12 +590,13 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l execution-mode -d 
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l precision -d 'The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session' -r -f -a "fp32\t'As the model is written'
 fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
-int4\t''
-int8\t''"
+int4\t'Weight-only: each MatMul\'s constant weight in 4-bit blocks (MatMulNBits)'
+int8\t'Weight-only: each MatMul\'s constant weight in 8-bit blocks (MatMulNBits)'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l accuracy-level -d 'With --precision int4 or int8: the MatMulNBits nodes\' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l compare-ep -d 'The reference execution provider, which must run the original model: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt\'s outputs to its outputs on the original. Takes what --ep takes' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ' -r
@@ -600,7 +608,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l timeout -d 'Kill a
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l child-report -d 'Internal: run as an isolation child, appending each item\'s result to FILE as one JSON line as it finishes, and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l preflight -d 'Internal: the items as the parent resolved them (JSON: each with its preflight), so that the child runs exactly those and resolves no flag again' -r -F
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s o -l output -d 'Where the fixed model goes, as `run --save-model` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged). Where nothing made it pass, the smallest model that still fails goes beside it, as `dmlrun reduce` writes one (`bert-dml-reduced/` for `-o bert-dml.onnx`)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s o -l output -d 'Where the model that passes goes: a FILE for a model, a folder (new or empty) for an onnxruntime-genai folder. Written whenever fix exits 0, as `run --save-model` writes it: every remedy applied (none where it passed as it is), dmlrun.* metadata_props saying which, and external data copied into `FILE.data` beside it. Where nothing made it pass, nothing is written there, and the smallest model that still fails goes beside it, as `dmlrun reduce` writes one (`bert-dml-reduced/` for `-o bert-dml.onnx`)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l json -d 'Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
@@ -623,7 +631,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l matmulnbits-drop-g
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l write-unchanged -d 'Accepted as before, and now the default: a model that passes as it is is written to --output unchanged (with dmlrun\'s record added), so `fix ... -o out.onnx && use out.onnx` holds whatever fix found'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l write-unchanged
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l save-fixed-dims -d 'With --output: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s q -l quiet -d 'No progress lines, only the record'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -658,12 +666,9 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l execution-mod
 parallel\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l precision -d 'Run the model in float16: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts' -r -f -a "fp32\t'As the model is written'
-fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
-int4\t''
-int8\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l accuracy-level -d 'With --precision int4 or int8: the MatMulNBits nodes\' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s n -l max-new-tokens -d 'Stop after this many new tokens (or at an end-of-sequence token)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l max-length -d 'The KV buffer\'s length in positions (prompt plus new tokens), fixed so that DirectML compiles one shape for every prompt. Default: the prompt plus --max-new-tokens' -r
@@ -673,8 +678,10 @@ growing\t'Each step\'s present outputs become the next step\'s past inputs, one 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l temperature -d 'Sampling temperature (with --sample)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l top-k -d 'Sample among the K most likely tokens only (0: all; with --sample)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l top-p -d 'Sample among the most likely tokens whose probabilities reach P (with --sample)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l repetition-penalty -d 'Each token already in the prompt or the text has its logit divided by F (multiplied where negative) before the choice, as transformers\' and onnxruntime-genai\'s repetition_penalty (1: off; 1.1 to 1.3 is usual). A guard against a greedy decoder that loops; the logits then come back to the host each step (not chosen on the device)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l no-repeat-ngram -d 'No run of N tokens occurs twice: a token that would repeat one is never chosen, as transformers\' no_repeat_ngram_size (0: off)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l seed -d 'Seed for --sample and for --prompt-tokens' -r
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s i -l iterations -d 'Measured repetitions of each prompt (the figures are over these)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l iterations -d 'Measured repetitions of each prompt (the figures are over these)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l warmup -d 'Unmeasured repetitions first' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l compare-ep -d 'Judge this EP\'s logits at every step against this execution provider\'s (exit 1 where their choices part where the reference was sure)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l compare-opt-level -d 'Graph optimisation level of the --compare-ep session (default: the same as --opt-level)' -r -f -a "disable\t''
@@ -698,6 +705,9 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l precision -d 'The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session' -r -f -a "fp32\t'As the model is written'
+int4\t'Weight-only: each MatMul\'s constant weight in 4-bit blocks (MatMulNBits)'
+int8\t'Weight-only: each MatMul\'s constant weight in 8-bit blocks (MatMulNBits)'"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -57,12 +57,13 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
-'--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
+'--precision=[The precision the model runs in\: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
-int4\:""
-int8\:""))' \
+int4\:"Weight-only\: each MatMul'\''s constant weight in 4-bit blocks (MatMulNBits)"
+int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBits)"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
 '--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
+'--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
@@ -100,6 +101,8 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--save-fixed-dims[With --save-model\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
 '-q[Print only the outputs, no timings or progress]' \
 '--quiet[Print only the outputs, no timings or progress]' \
+'(-q --quiet)-v[Say more\: the resolved session plan too (as --print-plan), before the session]' \
+'(-q --quiet)--verbose[Say more\: the resolved session plan too (as --print-plan), before the session]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -157,12 +160,13 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
-'--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
+'--precision=[The precision the model runs in\: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
-int4\:""
-int8\:""))' \
+int4\:"Weight-only\: each MatMul'\''s constant weight in 4-bit blocks (MatMulNBits)"
+int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBits)"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
 '--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
+'--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--warmup=[Untimed runs after the first run and before the timed iterations]:N:_default' \
 '--iterations=[Timed runs after the first run (at least 1)]:N:_default' \
@@ -201,6 +205,8 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--save-fixed-dims[With --save-model\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
 '-q[Print only the outputs, no timings or progress]' \
 '--quiet[Print only the outputs, no timings or progress]' \
+'(-q --quiet)-v[Say more\: the resolved session plan too (as --print-plan), before the session]' \
+'(-q --quiet)--verbose[Say more\: the resolved session plan too (as --print-plan), before the session]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 ':model -- The ONNX model file:_files' \
@@ -230,12 +236,13 @@ ones\:""))' \
 '--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
-'--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
+'--precision=[The precision the model runs in\: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
-int4\:""
-int8\:""))' \
+int4\:"Weight-only\: each MatMul'\''s constant weight in 4-bit blocks (MatMulNBits)"
+int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBits)"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
 '--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
+'--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--rtol=[Relative tolerance\: a float passes when |expected - actual| <= atol + rtol * |expected|. A case'\''s data.json overrides it]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol). A case'\''s data.json overrides it. The default, 1e-7 with rtol 1e-3, is ONNX'\''s own for its test data (its backend test runner'\''s), so conformance results compare with ONNX Runtime'\''s; run and bench compare two EPs at 1e-5]:A:_default' \
@@ -312,12 +319,13 @@ ones\:""))' \
 '--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
-'--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
+'--precision=[The precision the model runs in\: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
-int4\:""
-int8\:""))' \
+int4\:"Weight-only\: each MatMul'\''s constant weight in 4-bit blocks (MatMulNBits)"
+int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBits)"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
 '--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
+'--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '(--duration)--iterations=[Timed runs per model (default 100, unless --duration is given)]:N:_default' \
 '--duration=[Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations)]:TIME:_default' \
@@ -421,17 +429,18 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
-'--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
+'--precision=[The precision the model runs in\: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
-int4\:""
-int8\:""))' \
+int4\:"Weight-only\: each MatMul'\''s constant weight in 4-bit blocks (MatMulNBits)"
+int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBits)"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
 '--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
+'--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--compare-ep=[The reference execution provider, which must run the original model\: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt'\''s outputs to its outputs on the original. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol)]:A:_default' \
-'--time-limit=[Stop bisecting after this long and write the smallest failing model found so far (exit 1\: it may not be the smallest)]:TIME:_default' \
+'--timeout=[Stop bisecting after this long and write the smallest failing model found so far (exit 1\: it may not be the smallest); 0 for no limit. \`--time-limit\` is the same flag]:TIME:_default' \
 '--candidate-timeout=[Kill a candidate'\''s child process after this long. Where the whole model runs past it on the EP under test and the reference runs it, the reduction keeps the nodes that hang (a candidate that times out reproduces); otherwise a timeout counts as not reproducing]:TIME:_default' \
 '-o+[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, in the current folder]:DIR:_files' \
 '--output=[The folder to write the minimal model into, as an ONNX test case\: model.onnx, test_data_set_0/ (the reference'\''s inputs and outputs) and reduce.json (what was tried). It must not exist or be empty. Default\: MODEL'\''s name with \`-reduced\`, in the current folder]:DIR:_files' \
@@ -505,12 +514,13 @@ none\:"No resizing\: the image must already have the model'\''s size"))' \
 '--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
-'--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
+'--precision=[The precision the model runs in\: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session]:PRECISION:((fp32\:"As the model is written"
 fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
-int4\:""
-int8\:""))' \
+int4\:"Weight-only\: each MatMul'\''s constant weight in 4-bit blocks (MatMulNBits)"
+int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBits)"))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
 '--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
+'--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '--compare-ep=[The reference execution provider, which must run the original model\: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt'\''s outputs to its outputs on the original. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ]:R:_default' \
@@ -522,8 +532,8 @@ none\:"In this process"))' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
-'-o+[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged). Where nothing made it pass, the smallest model that still fails goes beside it, as \`dmlrun reduce\` writes one (\`bert-dml-reduced/\` for \`-o bert-dml.onnx\`)]:FILE:_files' \
-'--output=[Where the fixed model goes, as \`run --save-model\` writes it (every remedy applied, and dmlrun.* metadata_props saying which). Nothing is written where no remedy made the model pass, or where it passed as it was (unless --write-unchanged). Where nothing made it pass, the smallest model that still fails goes beside it, as \`dmlrun reduce\` writes one (\`bert-dml-reduced/\` for \`-o bert-dml.onnx\`)]:FILE:_files' \
+'-o+[Where the model that passes goes\: a FILE for a model, a folder (new or empty) for an onnxruntime-genai folder. Written whenever fix exits 0, as \`run --save-model\` writes it\: every remedy applied (none where it passed as it is), dmlrun.* metadata_props saying which, and external data copied into \`FILE.data\` beside it. Where nothing made it pass, nothing is written there, and the smallest model that still fails goes beside it, as \`dmlrun reduce\` writes one (\`bert-dml-reduced/\` for \`-o bert-dml.onnx\`)]:FILE|DIR:_files' \
+'--output=[Where the model that passes goes\: a FILE for a model, a folder (new or empty) for an onnxruntime-genai folder. Written whenever fix exits 0, as \`run --save-model\` writes it\: every remedy applied (none where it passed as it is), dmlrun.* metadata_props saying which, and external data copied into \`FILE.data\` beside it. Where nothing made it pass, nothing is written there, and the smallest model that still fails goes beside it, as \`dmlrun reduce\` writes one (\`bert-dml-reduced/\` for \`-o bert-dml.onnx\`)]:FILE|DIR:_files' \
 '--json=[Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text)]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
@@ -540,7 +550,7 @@ none\:"In this process"))' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
-'--write-unchanged[Accepted as before, and now the default\: a model that passes as it is is written to --output unchanged (with dmlrun'\''s record added), so \`fix ... -o out.onnx && use out.onnx\` holds whatever fix found]' \
+'--write-unchanged[]' \
 '--save-fixed-dims[With --output\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
 '-q[No progress lines, only the record]' \
 '--quiet[No progress lines, only the record]' \
@@ -575,12 +585,9 @@ _arguments "${_arguments_options[@]}" : \
 '--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
 '--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
 '*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
-'--precision=[Run the model in float16\: its float32 initializers, constants and computation converted before the session, its inputs and outputs staying float32 through Casts]:PRECISION:((fp32\:"As the model is written"
-fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
-int4\:""
-int8\:""))' \
 '*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
 '--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
+'--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
 '-n+[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
 '--max-new-tokens=[Stop after this many new tokens (or at an end-of-sequence token)]:N:_default' \
@@ -591,8 +598,9 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--temperature=[Sampling temperature (with --sample)]:T:_default' \
 '--top-k=[Sample among the K most likely tokens only (0\: all; with --sample)]:K:_default' \
 '--top-p=[Sample among the most likely tokens whose probabilities reach P (with --sample)]:P:_default' \
+'--repetition-penalty=[Each token already in the prompt or the text has its logit divided by F (multiplied where negative) before the choice, as transformers'\'' and onnxruntime-genai'\''s repetition_penalty (1\: off; 1.1 to 1.3 is usual). A guard against a greedy decoder that loops; the logits then come back to the host each step (not chosen on the device)]:F:_default' \
+'--no-repeat-ngram=[No run of N tokens occurs twice\: a token that would repeat one is never chosen, as transformers'\'' no_repeat_ngram_size (0\: off)]:N:_default' \
 '--seed=[Seed for --sample and for --prompt-tokens]:N:_default' \
-'-i+[Measured repetitions of each prompt (the figures are over these)]:N:_default' \
 '--iterations=[Measured repetitions of each prompt (the figures are over these)]:N:_default' \
 '--warmup=[Unmeasured repetitions first]:N:_default' \
 '--compare-ep=[Judge this EP'\''s logits at every step against this execution provider'\''s (exit 1 where their choices part where the reference was sure)]:EP:_default' \
@@ -608,6 +616,9 @@ growing\:"Each step'\''s present outputs become the next step'\''s past inputs, 
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--precision=[The precision the model runs in\: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session]:PRECISION:((fp32\:"As the model is written"
+int4\:"Weight-only\: each MatMul'\''s constant weight in 4-bit blocks (MatMulNBits)"
+int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBits)"))' \
 '--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--chat[Wrap each prompt (--prompt, or each line of --prompt-file) in the model'\''s chat template as one user message, ending where the assistant'\''s answer begins, as chat applications and onnxruntime-genai'\''s apply_chat_template do. The template is tokenizer_config.json'\''s "chat_template" (or chat_template.jinja) beside the tokenizer]' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \

@@ -12,6 +12,7 @@ use crate::runtime::plan::{EpRequest, OptimizationLevel};
 /// `dmlrun generate`.
 #[derive(Debug, Clone, Args)]
 #[command(group(ArgGroup::new("prompt_source").args(["prompt", "prompt_file", "prompt_tokens", "prompt_ids", "perplexity"])))]
+#[command(mut_arg("precision", |arg| arg.value_parser(generate_precision())))]
 pub struct GenerateArgs {
     /// An onnxruntime-genai model folder (genai_config.json, the decoder .onnx, tokenizer.json),
     /// or a decoder .onnx with input_ids, past_key_values.N.key|value inputs and logits,
@@ -172,6 +173,22 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "P", default_value_t = 1.0, requires = "sample")]
     pub top_p: f32,
 
+    /// Each token already in the prompt or the text has its logit divided by F (multiplied where
+    /// negative) before the choice, as transformers' and onnxruntime-genai's repetition_penalty
+    /// (1: off; 1.1 to 1.3 is usual). A guard against a greedy decoder that loops; the logits
+    /// then come back to the host each step (not chosen on the device).
+    ///
+    /// Example: --repetition-penalty 1.2
+    #[arg(long, value_name = "F", default_value_t = 1.0, value_parser = parse_repetition_penalty)]
+    pub repetition_penalty: f32,
+
+    /// No run of N tokens occurs twice: a token that would repeat one is never chosen, as
+    /// transformers' no_repeat_ngram_size (0: off).
+    ///
+    /// Example: --no-repeat-ngram 3
+    #[arg(long, alias = "no-repeat-ngram-size", value_name = "N", default_value_t = 0)]
+    pub no_repeat_ngram: usize,
+
     /// Seed for --sample and for --prompt-tokens.
     ///
     /// Example: --seed 42
@@ -181,7 +198,8 @@ pub struct GenerateArgs {
     /// Measured repetitions of each prompt (the figures are over these).
     ///
     /// Example: --iterations 5
-    #[arg(short = 'i', long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
+    // No -i: that is --input in every other command.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
     pub iterations: u64,
 
     /// Unmeasured repetitions first.
@@ -254,4 +272,17 @@ pub struct GenerateArgs {
 
     #[command(flatten)]
     pub ort: OrtArgs,
+}
+
+/// generate's `--precision`: what it takes listed (fp32, int4, int8); fp16 still parses, hidden,
+/// so that settings can say why a decoder is not converted to float16.
+fn generate_precision() -> impl clap::builder::TypedValueParser<Value = crate::runtime::plan::Precision> {
+    use crate::runtime::plan::Precision;
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    use clap::ValueEnum;
+    let listed: Vec<PossibleValue> = [Precision::Fp32, Precision::Int4, Precision::Int8, Precision::Fp16]
+        .into_iter()
+        .filter_map(|p| Some(p.to_possible_value()?.hide(p == Precision::Fp16)))
+        .collect();
+    PossibleValuesParser::new(listed).map(|text| Precision::from_str(&text, true).unwrap_or_default())
 }

@@ -65,6 +65,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "keep-fp32",
             "block-size",
             "asymmetric",
+            "accuracy-level",
             "decompose",
             "opt-level",
             "intra-threads",
@@ -87,6 +88,8 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "sample",
             "temperature",
             "top-p",
+            "repetition-penalty",
+            "no-repeat-ngram",
         ],
     ),
     (
@@ -125,7 +128,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
             "compare",
         ],
     ),
-    ("Reduction", &["time-limit", "candidate-timeout", "each-op"]),
+    ("Reduction", &["candidate-timeout", "each-op"]),
     ("Batches, isolation and time limits", &["shard", "jobs", "isolation", "timeout"]),
     (
         "Outputs and reports",
@@ -158,7 +161,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
 
 /// Flags whose group depends on the command: generate's --top-k and --seed are sampling's.
 const HELP_GROUP_OF_COMMAND: &[(&str, &str, &str)] =
-    &[("generate", "top-k", "Generation"), ("generate", "seed", "Generation")];
+    &[("generate", "top-k", "Generation"), ("generate", "seed", "Generation"), ("reduce", "timeout", "Reduction")];
 
 /// The flags `-h` shows (`--help` shows every one): what most runs of a command use.
 const SHORT_HELP: &[&str] = &[

@@ -112,10 +112,35 @@ pub fn usage_error_line(error: &clap::Error, args: &[std::ffi::OsString]) -> Str
         ErrorKind::UnknownArgument | ErrorKind::InvalidSubcommand => "; dmlrun COMMAND --help lists the flags",
         _ => "",
     };
+    if error.kind() == ErrorKind::InvalidValue {
+        return match equally_close(error) {
+            Some(near) => format!("{first}: did you mean {near}?"),
+            None => first,
+        };
+    }
     match suggested {
         Some(s) => format!("{first}: did you mean '{s}'?"),
         None => format!("{first}{help}"),
     }
+}
+
+/// The valid values nearest the value typed, every one tied for nearest (`int3`: 'int4' or
+/// 'int8', not whichever clap lists last), or `None` where none is near.
+fn equally_close(error: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
+    let typed: String = error.context().find_map(|(kind, value)| match (kind, value) {
+        (ContextKind::InvalidValue, ContextValue::String(s)) => Some(s.to_string()),
+        _ => None,
+    })?;
+    let valid: Vec<String> = error
+        .context()
+        .find_map(|(kind, value)| match (kind, value) {
+            (ContextKind::ValidValue, ContextValue::Strings(s)) => Some(s.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let near = crate::suggest::closest(&typed, valid);
+    (!near.is_empty()).then(|| near.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(" or "))
 }
 
 /// Every value-taking flag takes a negative number as its value (`--iterations -1` is then a

@@ -21,6 +21,9 @@ pub fn parse_at_least_1(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(0) => Err("must be at least 1".to_string()),
         Ok(n) => Ok(n),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => {
+            Err(format!("'{text}' is too large (at most {})", u64::MAX))
+        }
         Err(_) => Err(format!("'{text}' is not a whole number (at least 1)")),
     }
 }
@@ -145,13 +148,24 @@ pub fn parse_limit(text: &str) -> Result<std::time::Duration, String> {
     }
 }
 
+/// `--repetition-penalty`: a finite factor above 0.
+pub fn parse_repetition_penalty(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err(format!("'{text}' is not a factor above 0 (1 is off; 1.1 to 1.3 is usual)")),
+    }
+}
+
 /// Parses `NAME=N` with N a size (0 is a size: ONNX allows empty dimensions).
 pub fn parse_dim(text: &str) -> Result<(String, i64), String> {
     let (name, value) = text.split_once('=').ok_or_else(|| format!("'{text}' is not NAME=N"))?;
     if name.is_empty() {
         return Err(format!("'{text}' has no name before '='"));
     }
-    let n: i64 = value.trim().parse().map_err(|_| format!("'{value}' in '{text}' is not a whole number"))?;
+    let n: i64 = value.trim().parse().map_err(|e: std::num::ParseIntError| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => format!("'{value}' in '{text}' is too large (at most {})", i64::MAX),
+        _ => format!("'{value}' in '{text}' is not a whole number"),
+    })?;
     if n < 0 {
         return Err(format!("'{text}': a dimension cannot be negative"));
     }
@@ -193,9 +207,12 @@ pub fn parse_shape(text: &str) -> Result<(String, Vec<usize>), String> {
     let shape = dims
         .split([',', 'x'])
         .map(|d| {
-            d.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("'{d}' in '{text}' is not a size (a whole number, 0 or more)"))
+            d.trim().parse::<usize>().map_err(|e| match e.kind() {
+                std::num::IntErrorKind::PosOverflow => {
+                    format!("'{d}' in '{text}' is too large (at most {})", usize::MAX)
+                }
+                _ => format!("'{d}' in '{text}' is not a size (a whole number, 0 or more)"),
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok((name.to_string(), shape))

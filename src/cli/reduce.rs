@@ -30,10 +30,10 @@ pub struct ReduceArgs {
     pub reference: ReferenceArgs,
 
     /// Stop bisecting after this long and write the smallest failing model found so far
-    /// (exit 1: it may not be the smallest).
+    /// (exit 1: it may not be the smallest); 0 for no limit. `--time-limit` is the same flag.
     ///
-    /// Example: --time-limit 10m
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    /// Example: --timeout 10m
+    #[arg(long = "timeout", alias = "time-limit", value_name = "TIME", value_parser = parse_limit)]
     pub time_limit: Option<std::time::Duration>,
 
     /// Kill a candidate's child process after this long. Where the whole model runs past it on

@@ -126,6 +126,12 @@ pub struct RunArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
+    /// Say more: the resolved session plan too (as --print-plan), before the session.
+    ///
+    /// Example: -v
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
+
     #[command(flatten)]
     pub ort: OrtArgs,
 }

@@ -155,10 +155,11 @@ pub struct SessionArgs {
     #[arg(long = "session-config", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub session_config: Vec<(String, String)>,
 
-    /// Run the model in float16: its float32 initializers, constants and computation converted
-    /// before the session, its inputs and outputs staying float32 through Casts.
+    /// The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its
+    /// MatMul weights quantized, before the session.
     ///
-    /// DirectML's and ONNX Runtime's advice for speed on a GPU. The report says what was
+    /// fp16: the float32 initializers, constants and computation converted, the inputs and outputs
+    /// staying float32 through Casts. DirectML's and ONNX Runtime's advice for speed on a GPU. The report says what was
     /// converted and how far the outputs are from the float32 model's on the same inputs (on the
     /// CPU EP, or --compare-ep): max |diff|, and top-1/top-5 agreement for a classifier's output;
     /// bench also times the float32 model beside it. Left in float32: TopK,

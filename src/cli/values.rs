@@ -41,6 +41,8 @@ macro_rules! value_enum {
 value_enum!(Precision {
     Fp32: "As the model is written",
     Fp16: "Float32 initializers and computation converted to float16, inputs and outputs float32",
+    Int4: "Weight-only: each MatMul's constant weight in 4-bit blocks (MatMulNBits)",
+    Int8: "Weight-only: each MatMul's constant weight in 8-bit blocks (MatMulNBits)",
 });
 value_enum!(PerformancePreference);
 value_enum!(DeviceFilter);

@@ -41,6 +41,9 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     }
 }
 
+/// Fewer scored tokens than this, and `--perplexity` warns that its figure is noise.
+const FEW_SCORED: usize = 100;
+
 /// `--compare-ep` naming the EP under test itself, as it is: said once, before any work.
 fn warn_if_compared_with_itself(settings: &GenerateSettings, runtime: &crate::runtime::Runtime, preflight: &Preflight) {
     let Some((ep, level)) = &settings.compare else { return };
@@ -119,6 +122,7 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         token_choice: TokenChoice::after(settings.choice, decoder.decode_step_captured(), decoder.greedy_on_device()),
         graph_capture: capture,
         sampling: settings.sampling,
+        logits_processing: (!settings.processing.is_identity()).then_some(settings.processing),
         max_new_tokens: settings.max_new_tokens,
         warmup: settings.warmup,
         prompts: results,
@@ -185,6 +189,7 @@ fn report_of_session(
         token_choice: TokenChoice { on_device: false, why: String::new() },
         graph_capture: GraphCapture { asked: settings.capture, captured: false, why: String::new() },
         sampling: Sampling::Greedy,
+        logits_processing: None,
         max_new_tokens: 0,
         warmup: 0,
         prompts: Vec::new(),
@@ -202,12 +207,7 @@ fn report_of_session(
 /// `--save-model DIR`: the quantized decoder written as a model folder.
 fn save_model(settings: &GenerateSettings, decoder: &DecoderSession, preflight: &Preflight) -> Result<()> {
     let (Some(dir), Some(made)) = (&settings.save_model, &decoder.quantized) else { return Ok(()) };
-    if !made.quantization.converted_anything() {
-        bail!(
-            "--save-model {}: nothing was quantized (no MatMul with a constant 2-D weight); the model is as it was",
-            dir.display()
-        );
-    }
+    // A model with nothing to quantize never gets here: quantize_for refuses it.
     let files = engine::save_decoder(made, &preflight.model_path, preflight, dir)?;
     for file in files {
         crate::errln!("saved {}", file.display());
@@ -250,7 +250,7 @@ fn perplexity(
             settings.model.display()
         )
     })?;
-    let content = std::fs::read_to_string(text).with_context(|| format!("--perplexity {}", text.display()))?;
+    let content = crate::fsutil::read_text(text).with_context(|| format!("--perplexity {}", text.display()))?;
     let ids = tokenizer.encode(&content).with_context(|| format!("--perplexity {}", text.display()))?;
     let window = window.unwrap_or(spec.context_length.min(DEFAULT_WINDOW));
     if window > spec.context_length {
@@ -277,6 +277,14 @@ fn perplexity(
     };
     let mut decoder = DecoderSession::open(&runtime, &options)?;
     let measured = crate::generate::perplexity::measure(&mut decoder, &ids, window, stride)?;
+    // A perplexity over a handful of tokens is noise, whatever digits it prints.
+    if measured.scored < FEW_SCORED {
+        crate::errln!(
+            "dmlrun: warning: --perplexity {}: only {} token(s) scored; a perplexity over fewer than {FEW_SCORED} says little",
+            text.display(),
+            measured.scored
+        );
+    }
     let (reference_ep, reference) = match &settings.compare {
         Some((ep, level)) => {
             let request = preflight.request.reference(ep.clone(), *level);
@@ -350,7 +358,8 @@ fn prompts(
         }
         PromptSource::File(file) => {
             let tokenizer = need_tokenizer("--prompt-file")?;
-            let content = std::fs::read_to_string(file).with_context(|| format!("--prompt-file {}", file.display()))?;
+            let content =
+                crate::fsutil::read_text(file).with_context(|| format!("--prompt-file {}", file.display()))?;
             let mut prompts = Vec::new();
             for (i, line) in content.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
                 let ids = tokenizer.encode(&shown(line)?)?;
@@ -396,7 +405,10 @@ impl Repeating<'_> {
             preflight.with_request(self.runtime, &preflight.request.reference(ep.clone(), *optimization_level))?;
         let options = DecoderOptions { preflight: &reference, print_plan: false, ..*self.options };
         let mut other = DecoderSession::open(self.runtime, &options).context("the --compare-ep session")?;
-        let sampled = matches!(self.settings.sampling, Sampling::Sample { .. });
+        // Tokens chosen from rewritten logits are compared as sampled ones are: the reference's
+        // own greedy tokens are not what this run chose from.
+        let sampled =
+            matches!(self.settings.sampling, Sampling::Sample { .. }) || !self.settings.processing.is_identity();
         Ok(Some(compare_prompts(decoder, &mut other, prompts, results, self.looping, sampled)?))
     }
 
@@ -491,7 +503,7 @@ impl Repeating<'_> {
         streamed: bool,
     ) -> Result<(Generation, Option<String>)> {
         let settings = self.settings;
-        let mut sampler = Sampler::new(settings.sampling);
+        let mut sampler = Sampler::new(settings.sampling).with_processing(settings.processing);
         let mut stream = TextStream::default();
         let mut produced = String::new();
         let mut chosen = Vec::new();

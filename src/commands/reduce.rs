@@ -362,7 +362,7 @@ fn print_survey(settings: &ReduceSettings, survey: &report::OpSurvey) -> Result<
 }
 
 /// The reduction's report, to --json and as text, and where it stopped short of a minimal model
-/// (Ctrl-C, --time-limit), what the written model is.
+/// (Ctrl-C, --timeout), what the written model is.
 fn print_reduction(settings: &ReduceSettings, report: &ReduceReport) -> Result<ExitStatus> {
     let mut human = true;
     if let Some(path) = &settings.json {
@@ -377,7 +377,7 @@ fn print_reduction(settings: &ReduceSettings, report: &ReduceReport) -> Result<E
         let stopped = match interrupted {
             true => "interrupted".to_string(),
             false => {
-                format!("--time-limit {} hit", humantime::format_duration(settings.time_limit.unwrap_or_default()))
+                format!("--timeout {} hit", humantime::format_duration(settings.time_limit.unwrap_or_default()))
             }
         };
         crate::errln!(

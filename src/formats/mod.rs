@@ -12,3 +12,4 @@ pub mod outline;
 pub mod quantized;
 pub mod resample;
 pub mod tensor_proto;
+pub mod weights;

@@ -140,6 +140,9 @@ pub struct ModelInfo {
     /// The quantized form the model holds, if any (`info` says it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantized: Option<super::quantized::QuantizedForm>,
+    /// Parameters and bytes of the weights (initializers) by element type.
+    #[serde(default)]
+    pub weights: super::weights::WeightSummary,
     pub opsets: Vec<Opset>,
     pub inputs: Vec<IoInfo>,
     pub outputs: Vec<IoInfo>,
@@ -210,6 +213,7 @@ impl ModelInfo {
             .filter_map(|t| Some((t.name.clone()?, (t.data_type.unwrap_or(0), t.dims.clone()))))
             .collect();
         let quantized = super::quantized::QuantizedForm::of(&nodes, &initializers);
+        let weights = super::weights::WeightSummary::of(&nodes, &initializers);
         Ok(ModelInfo {
             ir_version: model.ir_version,
             producer_name: model.producer_name.filter(|s| !s.is_empty()),
@@ -228,6 +232,7 @@ impl ModelInfo {
             },
             nodes,
             quantized,
+            weights,
             opsets: model
                 .opset_import
                 .iter()

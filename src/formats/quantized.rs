@@ -166,7 +166,7 @@ impl QuantizedForm {
     }
 
     /// `MatMulNBits 168 (4 bits, block 32, symmetric; 2 with K not a whole number of blocks),
-    /// GatherBlockQuantized 1 (4 bits, block 32); 93% of the weights' bytes (612 MiB of 658 MiB)`.
+    /// GatherBlockQuantized 1 (4 bits, block 32); the quantized tensors are 612 MiB of the weights' 658 MiB (93%)`.
     pub fn describe(&self) -> String {
         let mut parts: Vec<String> = self
             .blockwise
@@ -202,10 +202,10 @@ impl QuantizedForm {
         let share = match self.weight_bytes {
             0 => String::new(),
             total => format!(
-                "; {:.0}% of the weights' bytes ({} of {})",
-                100.0 * self.quantized_bytes as f64 / total as f64,
+                "; the quantized tensors are {} of the weights' {} ({:.0}%)",
                 mib(self.quantized_bytes),
-                mib(total)
+                mib(total),
+                100.0 * self.quantized_bytes as f64 / total as f64
             ),
         };
         format!("{}{share}", parts.join(", "))

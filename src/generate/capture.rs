@@ -69,6 +69,8 @@ pub enum Choice {
     GreedyLogitsCompared,
     /// Drawn from the logits (`--sample`).
     Sampled,
+    /// The highest logit after `--repetition-penalty` or `--no-repeat-ngram` rewrote them.
+    GreedyProcessed,
 }
 
 /// Where the decode step's token was chosen, and why.
@@ -90,6 +92,10 @@ impl TokenChoice {
         let (on_device, why) = match (choice, captured, device) {
             (Choice::Sampled, ..) => (false, "sampling (--sample) draws from the whole vocabulary's logits".to_string()),
             (Choice::GreedyOnHost, ..) => (false, "--choose-on-host".into()),
+            (Choice::GreedyProcessed, ..) => (
+                false,
+                "--repetition-penalty or --no-repeat-ngram rewrites each step's logits with the tokens so far".into(),
+            ),
             (Choice::GreedyLogitsCompared, ..) => {
                 (false, "--compare-ep compares every step's logits, so they come back to the host".into())
             }

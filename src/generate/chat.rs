@@ -38,7 +38,7 @@ impl ChatTemplate {
         let (source, template) = match config["chat_template"].as_str() {
             Some(t) => (config_path.clone(), t.to_string()),
             None if jinja.is_file() => {
-                (jinja.clone(), std::fs::read_to_string(&jinja).with_context(|| jinja.display().to_string())?)
+                (jinja.clone(), crate::fsutil::read_text(&jinja).with_context(|| jinja.display().to_string())?)
             }
             None => anyhow::bail!(
                 "--chat: {} has no chat template (no \"chat_template\" in tokenizer_config.json, no chat_template.jinja)",

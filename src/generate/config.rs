@@ -233,7 +233,7 @@ pub fn from_genai_folder(folder: &Path) -> Result<DecoderSpec> {
             folder.display()
         );
     }
-    let text = std::fs::read_to_string(&config_path).with_context(|| format!("reading {}", config_path.display()))?;
+    let text = crate::fsutil::read_text(&config_path).with_context(|| format!("reading {}", config_path.display()))?;
     from_genai_json(&text, folder, &config_path.display().to_string())
 }
 

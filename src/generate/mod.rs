@@ -23,7 +23,7 @@ pub use capture::{CaptureAsk, Choice, GraphCapture, TokenChoice};
 pub use compare::{against_reference, AgainstReference};
 pub use config::{DecoderSpec, KvLayout};
 pub use model::DecoderModel;
-pub use sampling::{Sampler, Sampling};
+pub use sampling::{LogitsProcessing, Sampler, Sampling};
 
 /// How long one step of the model took, split where the engine can split it.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -119,6 +119,7 @@ pub fn generate(
     on_token: &mut dyn FnMut(i64, &[f32]) -> Result<()>,
 ) -> Result<Generation> {
     decoder.reset()?;
+    sampler.begin(prompt);
     let mut tokens = Vec::with_capacity(settings.max_new_tokens);
     let mut decode = Vec::with_capacity(settings.max_new_tokens);
     let mut prefill = None;

@@ -15,10 +15,65 @@ pub enum Sampling {
     Sample { temperature: f32, top_k: usize, top_p: f32, seed: u64 },
 }
 
-/// A sampler holding its generator, so a seeded run draws the same tokens every time.
+/// `--repetition-penalty` and `--no-repeat-ngram`: the logits rewritten with the tokens so far
+/// (the prompt's and those generated) before the choice, as transformers'
+/// `RepetitionPenaltyLogitsProcessor` and `NoRepeatNGramLogitsProcessor` (and onnxruntime-genai's
+/// `repetition_penalty`) define them: a guard against a greedy decoder looping.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LogitsProcessing {
+    /// Each token seen has its logit divided by this where positive, multiplied where negative
+    /// (1: off).
+    pub repetition_penalty: f32,
+    /// No n-gram of this size occurs twice: a token that would complete one seen before gets -inf
+    /// (0: off).
+    pub no_repeat_ngram: usize,
+}
+
+impl Default for LogitsProcessing {
+    fn default() -> Self {
+        LogitsProcessing { repetition_penalty: 1.0, no_repeat_ngram: 0 }
+    }
+}
+
+impl LogitsProcessing {
+    pub fn is_identity(&self) -> bool {
+        self.repetition_penalty == 1.0 && self.no_repeat_ngram == 0
+    }
+
+    /// `logits` rewritten for the next token after `history`.
+    pub fn apply(&self, logits: &mut [f32], history: &[i64]) {
+        if self.repetition_penalty != 1.0 {
+            let mut seen = std::collections::HashSet::new();
+            for &token in history {
+                let Some(logit) = usize::try_from(token).ok().and_then(|t| logits.get_mut(t)) else { continue };
+                if seen.insert(token) {
+                    *logit =
+                        if *logit < 0.0 { *logit * self.repetition_penalty } else { *logit / self.repetition_penalty };
+                }
+            }
+        }
+        let n = self.no_repeat_ngram;
+        if n > 0 && history.len() + 1 >= n {
+            let prefix = &history[history.len() + 1 - n..];
+            for window in history.windows(n) {
+                if &window[..n - 1] == prefix {
+                    if let Some(logit) = usize::try_from(window[n - 1]).ok().and_then(|t| logits.get_mut(t)) {
+                        *logit = f32::NEG_INFINITY;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A sampler holding its generator, so a seeded run draws the same tokens every time, and (where
+/// the logits are processed) the tokens so far.
 pub struct Sampler {
     sampling: Sampling,
     rng: rand::rngs::StdRng,
+    processing: LogitsProcessing,
+    history: Vec<i64>,
+    scratch: Vec<f32>,
 }
 
 impl Sampler {
@@ -27,24 +82,57 @@ impl Sampler {
             Sampling::Sample { seed, .. } => seed,
             Sampling::Greedy => 0,
         };
-        Sampler { sampling, rng: rand::rngs::StdRng::seed_from_u64(seed) }
+        Sampler {
+            sampling,
+            rng: rand::rngs::StdRng::seed_from_u64(seed),
+            processing: LogitsProcessing::default(),
+            history: Vec::new(),
+            scratch: Vec::new(),
+        }
     }
 
-    /// Whether the choice is the highest logit's, which a device can make where the logits are.
+    /// The same, each step's logits rewritten by `processing` first.
+    pub fn with_processing(self, processing: LogitsProcessing) -> Sampler {
+        Sampler { processing, ..self }
+    }
+
+    /// A new generation from `prompt`: the tokens so far are its tokens.
+    pub fn begin(&mut self, prompt: &[i64]) {
+        self.history.clear();
+        if !self.processing.is_identity() {
+            self.history.extend_from_slice(prompt);
+        }
+    }
+
+    /// Whether the choice is the highest logit's as they come, which a device can make where the
+    /// logits are.
     pub fn is_greedy(&self) -> bool {
-        matches!(self.sampling, Sampling::Greedy)
+        matches!(self.sampling, Sampling::Greedy) && self.processing.is_identity()
     }
 
     /// The next token from `logits` (one position, the whole vocabulary).
     pub fn next(&mut self, logits: &[f32]) -> i64 {
-        match self.sampling {
+        let logits = match self.processing.is_identity() {
+            true => logits,
+            false => {
+                self.scratch.clear();
+                self.scratch.extend_from_slice(logits);
+                self.processing.apply(&mut self.scratch, &self.history);
+                &self.scratch
+            }
+        };
+        let token = match self.sampling {
             Sampling::Greedy => argmax(logits) as i64,
             Sampling::Sample { temperature, top_k, top_p, .. } => {
                 let candidates = candidates(logits, temperature, top_k, top_p);
                 let draw: f64 = self.rng.random();
                 pick(&candidates, draw) as i64
             }
+        };
+        if !self.processing.is_identity() {
+            self.history.push(token);
         }
+        token
     }
 }
 
@@ -134,6 +222,37 @@ mod tests {
     fn a_low_temperature_sharpens_towards_greedy() {
         let c = candidates(&[1.0, 1.1, 0.9], 0.001, 0, 0.999);
         assert_eq!(c, vec![(1, 1.0)]);
+    }
+
+    #[test]
+    fn the_repetition_penalty_divides_a_positive_logit_and_multiplies_a_negative_one_once() {
+        let processing = LogitsProcessing { repetition_penalty: 2.0, no_repeat_ngram: 0 };
+        let mut logits = [4.0, -1.0, 3.0, 1.0];
+        processing.apply(&mut logits, &[0, 1, 0]);
+        assert_eq!(logits, [2.0, -2.0, 3.0, 1.0]);
+        // Greedy over the penalised logits leaves token 0 for token 2.
+        let mut sampler = Sampler::new(Sampling::Greedy).with_processing(processing);
+        sampler.begin(&[0, 1]);
+        assert!(!sampler.is_greedy());
+        assert_eq!(sampler.next(&[4.0, -1.0, 3.0, 1.0]), 2);
+    }
+
+    #[test]
+    fn no_repeat_ngram_bans_the_token_that_would_complete_a_seen_ngram() {
+        let processing = LogitsProcessing { repetition_penalty: 1.0, no_repeat_ngram: 2 };
+        // Seen: 5 7, 7 5, 5 7; the last token 7 was followed by 5: 5 is banned next.
+        let mut logits = [0.0; 8];
+        processing.apply(&mut logits, &[5, 7, 5, 7]);
+        assert_eq!(logits.iter().filter(|l| l.is_infinite()).count(), 1);
+        assert_eq!(logits[5], f32::NEG_INFINITY);
+        // A 3-gram: after "1 2", "3" was seen (1 2 3); after "2 1" nothing.
+        let three = LogitsProcessing { repetition_penalty: 1.0, no_repeat_ngram: 3 };
+        let mut logits = [0.0; 4];
+        three.apply(&mut logits, &[1, 2, 3, 1, 2]);
+        assert_eq!(logits, [0.0, 0.0, 0.0, f32::NEG_INFINITY]);
+        let mut logits = [0.0; 4];
+        three.apply(&mut logits, &[1, 2, 3, 2, 1]);
+        assert!(logits.iter().all(|l| l.is_finite()));
     }
 
     #[test]

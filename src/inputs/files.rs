@@ -44,9 +44,10 @@ pub(super) fn detect_kind(path: &Path) -> Result<FileKind> {
 
 /// Reads a whole file, refusing ones larger than `limit` bytes (plus room for headers).
 pub(super) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    // The caller names the file (`input file x.npy: ...`): said once, not twice.
+    let meta = std::fs::metadata(path).map_err(|e| anyhow::anyhow!(crate::fsutil::os_words(&e)))?;
     if meta.len() > limit.saturating_add(1 << 20) {
-        bail!("{} is {} bytes, over the limit of {limit} bytes (--max-tensor-bytes)", path.display(), meta.len());
+        bail!("{} bytes, over the limit of {limit} bytes (--max-tensor-bytes)", meta.len());
     }
-    std::fs::read(path).with_context(|| format!("reading {}", path.display()))
+    std::fs::read(path).map_err(|e| anyhow::anyhow!(crate::fsutil::os_words(&e)))
 }

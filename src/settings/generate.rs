@@ -45,6 +45,8 @@ pub struct GenerateSettings {
     pub max_length: Option<usize>,
     pub ignore_eos: bool,
     pub sampling: crate::generate::Sampling,
+    /// `--repetition-penalty`, `--no-repeat-ngram`.
+    pub processing: crate::generate::LogitsProcessing,
     pub choice: crate::generate::Choice,
     pub capture: crate::generate::CaptureAsk,
     pub warmup: u64,
@@ -73,6 +75,10 @@ impl GenerateSettings {
             bail!("--precision fp16 converts a model for run, test, bench and reduce; a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); generate takes int4 and int8");
         }
         let exports = report_files(&args.exports);
+        let processing = crate::generate::LogitsProcessing {
+            repetition_penalty: args.repetition_penalty,
+            no_repeat_ngram: args.no_repeat_ngram,
+        };
         if let Some(dir) = &args.save_model {
             if args.session.precision.weight_bits().is_none() {
                 bail!(
@@ -126,12 +132,14 @@ impl GenerateSettings {
                 },
                 false => Sampling::Greedy,
             },
-            choice: match (args.sample, args.choose_on_host, args.compare_ep.is_some()) {
+            choice: match (args.sample, args.choose_on_host, args.compare_ep.is_some(), processing.is_identity()) {
                 (true, ..) => Choice::Sampled,
-                (false, true, _) => Choice::GreedyOnHost,
-                (false, false, true) => Choice::GreedyLogitsCompared,
-                (false, false, false) => Choice::Greedy,
+                (false, true, ..) => Choice::GreedyOnHost,
+                (false, false, true, _) => Choice::GreedyLogitsCompared,
+                (false, false, false, false) => Choice::GreedyProcessed,
+                (false, false, false, true) => Choice::Greedy,
             },
+            processing,
             capture: match (args.device_io.dml_graph_capture, args.no_dml_graph_capture) {
                 (true, _) => CaptureAsk::DmlGraphCapture,
                 (false, true) => CaptureAsk::NoDmlGraphCapture,

@@ -64,7 +64,7 @@ impl ReduceSettings {
             inputs: args.input.inputs.clone(),
             load,
             generated_by_default,
-            time_limit: args.time_limit,
+            time_limit: args.time_limit.filter(|limit| !limit.is_zero()),
             candidate_timeout: args.candidate_timeout,
             json: args.json.clone(),
             quiet: args.quiet,

@@ -65,7 +65,7 @@ impl RunSettings {
             model,
             ort: OrtSettings::of(&args.ort),
             request: run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?,
-            print_plan: args.session.print_plan,
+            print_plan: args.session.print_plan || args.verbose,
             inputs: args.input.inputs.clone(),
             load: load_options(&args.input, &args.preprocess),
             reference: args.compare.compare_ep.clone().map(|ep| ReferenceSettings {

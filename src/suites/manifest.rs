@@ -306,7 +306,7 @@ fn collect_models(dir: &Path, found: &mut Vec<BenchTarget>) -> Result<()> {
 
 /// Reads a manifest; paths in it are relative to the manifest's folder.
 pub fn read_manifest(path: &Path) -> Result<Vec<BenchTarget>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading manifest {}", path.display()))?;
+    let text = crate::fsutil::read_text(path).with_context(|| format!("reading manifest {}", path.display()))?;
     parse_manifest(&text, path)
 }
 

@@ -170,7 +170,7 @@ fn load_case(dir: &Path, base: &Path) -> Result<Case> {
     let (mut rtol, mut atol) = (None, None);
     let data_json = dir.join("data.json");
     if data_json.is_file() {
-        let text = std::fs::read_to_string(&data_json).with_context(|| format!("reading {}", data_json.display()))?;
+        let text = crate::fsutil::read_text(&data_json).with_context(|| format!("reading {}", data_json.display()))?;
         let value: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("{}: not valid JSON", data_json.display()))?;
         rtol = value.get("rtol").and_then(|v| v.as_f64());

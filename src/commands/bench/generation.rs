@@ -35,7 +35,11 @@ pub(super) fn bench_generation(
     let (mut decoder, mut capture, model_load_ms) = open_decoder(runtime, plan, &spec, kv_length, settings)?;
     let looping =
         generate::LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
-    let (runs, first_ttft) = timed_generations(&mut decoder, &prompt, &looping, wanted.repetitions)?;
+    let measuring = match settings.budget.time_box {
+        Some(limit) => Measuring::For(limit),
+        None => Measuring::Repetitions(wanted.repetitions),
+    };
+    let (runs, first_ttft) = timed_generations(&mut decoder, &prompt, &looping, measuring)?;
     if runs.is_empty() {
         return Ok(Measured::InterruptedBeforeTiming);
     }
@@ -88,19 +92,38 @@ pub(super) fn bench_generation(
     })))
 }
 
-/// The warm-up generation and `repetitions` measured ones, each from `prompt` (greedy); the
-/// measured ones (Ctrl-C's not counted) and the warm-up's time to the first token.
+/// How many generations are measured after the warm-up.
+#[derive(Debug, Clone, Copy)]
+enum Measuring {
+    /// The entry's `repetitions`.
+    Repetitions(usize),
+    /// `--duration`: generations until it is spent (one at least), as bench times a model.
+    For(std::time::Duration),
+}
+
+impl Measuring {
+    fn wants_another(self, measured: usize, since: std::time::Instant) -> bool {
+        match self {
+            Measuring::Repetitions(n) => measured < n,
+            Measuring::For(limit) => measured == 0 || since.elapsed() < limit,
+        }
+    }
+}
+
+/// The warm-up generation and the measured ones, each from `prompt` (greedy); the measured ones
+/// (Ctrl-C's not counted) and the warm-up's time to the first token.
 fn timed_generations(
     decoder: &mut engine::DecoderSession,
     prompt: &[i64],
     looping: &crate::generate::LoopSettings<'_>,
-    repetitions: usize,
+    measuring: Measuring,
 ) -> Result<(Vec<crate::generate::Generation>, Option<f64>)> {
     use crate::generate::{self, Sampler, Sampling};
     let mut runs = Vec::new();
     let mut first_ttft = None;
-    for repetition in 0..=repetitions {
-        if crate::interrupt::interrupted() {
+    let mut since = std::time::Instant::now();
+    for repetition in 0.. {
+        if crate::interrupt::interrupted() || (repetition > 0 && !measuring.wants_another(runs.len(), since)) {
             break;
         }
         let mut greedy = Sampler::new(Sampling::Greedy);
@@ -109,8 +132,11 @@ fn timed_generations(
         if let Some(memory) = decoder.model.memory.as_mut() {
             memory.sample();
         }
-        // The first is the warm-up; an interrupted one is not counted.
-        if repetition > 0 && generation.stop != generate::Stop::Interrupted {
+        // The first is the warm-up (the clock of --duration starts after it); an interrupted
+        // one is not counted.
+        if repetition == 0 {
+            since = std::time::Instant::now();
+        } else if generation.stop != generate::Stop::Interrupted {
             runs.push(generation);
         }
     }

@@ -517,7 +517,10 @@ fn measure_request<'a>(
         budget: settings.budget,
         reference,
         time_reference: true,
-        time_float32: true,
+        // A --baseline-model is the original timed beside this one in alternating rounds and
+        // judged by the paired test: timing the original a second time, alone, would give the
+        // same pair a second, untested verdict.
+        time_float32: plan.baseline.is_none(),
         rounds: settings.rounds,
         keep_made_model: settings.batch.saved.is_some(),
         paired: plan.baseline.as_ref().map(|baseline| engine::Pairing {

@@ -349,6 +349,7 @@ impl Plan {
             ..Quantization::default()
         };
         let mut converted = HashMap::new();
+        let mut matmul_names = Vec::new();
         let mut readers: HashMap<String, usize> = HashMap::new();
         let mut converted_readers: HashMap<String, usize> = HashMap::new();
         for (index, raw) in graph.node.iter().enumerate() {
@@ -361,6 +362,7 @@ impl Plan {
                 continue;
             }
             report.matmuls += 1;
+            matmul_names.push(node.name.clone());
             let weight_name = &node.inputs[1];
             match why_left(&node, weights.get(weight_name), graph_inputs.contains(weight_name), options) {
                 Some(why) => report.left.push(LeftMatMul { node: node.name.clone(), why }),
@@ -375,6 +377,7 @@ impl Plan {
                 }
             }
         }
+        check_keep_matches(&options.keep, &matmul_names)?;
         let dropped: HashSet<String> = converted_readers
             .iter()
             .filter(|(name, n)| readers.get(*name) == Some(n))
@@ -382,6 +385,29 @@ impl Plan {
             .collect();
         Ok(Plan { converted, dropped, weights, raw: HashMap::new(), external, report })
     }
+}
+
+/// A `--keep-fp32` entry that names no MatMul keeps nothing: a typo (`'*lm_haed*'`) would quantize
+/// the head silently, so it is refused, the nearest names or a few of the MatMuls named.
+fn check_keep_matches(keep: &[String], matmuls: &[String]) -> Result<()> {
+    for entry in keep {
+        if entry == "MatMul" || matmuls.iter().any(|name| matches_pattern(entry, name)) {
+            continue;
+        }
+        let near = crate::suggest::closest(entry, matmuls.iter().cloned());
+        let shown: Vec<String> = match near.is_empty() {
+            false => near.iter().map(|n| format!("'{n}'")).collect(),
+            true => matmuls.iter().take(3).map(|n| format!("'{n}'")).collect(),
+        };
+        let candidates = match (near.is_empty(), matmuls.len()) {
+            (_, 0) => "it has none".to_string(),
+            (false, _) => format!("did you mean {}?", shown.join(", ")),
+            (true, n) if n > 3 => format!("its MatMuls: {} and {} more", shown.join(", "), n - 3),
+            (true, _) => format!("its MatMuls: {}", shown.join(", ")),
+        };
+        bail!("--keep-fp32 {entry}: no MatMul of the model is named so or matches it ({candidates})");
+    }
+    Ok(())
 }
 
 /// Why a `MatMul` is left as written, or `None` where it is converted.
@@ -553,6 +579,19 @@ mod tests {
         assert!(external >= 15, "each quantized weight in the data file: {external}");
         assert_eq!(graph.nodes().iter().filter(|n| n.op_type == "MatMulNBits").count(), 15);
         assert!(graph.nodes().iter().all(|n| n.op_type != "MatMul"));
+    }
+
+    #[test]
+    fn a_keep_entry_that_matches_no_matmul_is_refused_with_the_names_near_it() {
+        let names = ["/model/lm_head/MatMul".to_string(), "/model/layers.0/mlp/MatMul".to_string()];
+        assert!(check_keep_matches(&["*lm_head*".into(), "MatMul".into()], &names).is_ok());
+        let typo = check_keep_matches(&["/model/lm_haed/MatMul".into()], &names).unwrap_err().to_string();
+        assert!(typo.contains("did you mean '/model/lm_head/MatMul'"), "{typo}");
+        let nothing = check_keep_matches(&["nomatch*".into()], &names).unwrap_err().to_string();
+        assert_eq!(
+            nothing,
+            "--keep-fp32 nomatch*: no MatMul of the model is named so or matches it (its MatMuls: '/model/lm_head/MatMul', '/model/layers.0/mlp/MatMul')"
+        );
     }
 
     #[test]

@@ -75,6 +75,12 @@ pub fn render(report: &BenchReport) -> String {
                     s.p50 / f.p50
                 ),
                 (None, Some(e)) => format!("{} could not run here: {e}", p.original_label()),
+                (None, None) if m.baseline_model.is_some() => {
+                    format!(
+                        "{} timed as the --baseline-model, in rounds with it (its verdict below)",
+                        p.original_label()
+                    )
+                }
                 (None, None) => format!("{} not timed", p.original_label()),
             };
             let float32 = if p.converted_anything() { format!("; {float32}") } else { String::new() };

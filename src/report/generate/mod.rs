@@ -52,6 +52,9 @@ pub struct GenerateReport {
     /// Where the decode step's token was chosen (on the device: one int64 read back), and why.
     pub token_choice: TokenChoice,
     pub sampling: Sampling,
+    /// `--repetition-penalty`, `--no-repeat-ngram`, where asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logits_processing: Option<crate::generate::LogitsProcessing>,
     pub max_new_tokens: usize,
     pub warmup: u64,
     pub prompts: Vec<PromptResult>,

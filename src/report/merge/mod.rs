@@ -31,7 +31,7 @@ impl Report {
     /// Reads a `dmlrun test` or `dmlrun bench` JSON report; a file that is not one whole is an
     /// error naming it.
     pub fn read(path: &Path) -> Result<Report> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = crate::fsutil::read_text(path).with_context(|| format!("reading {}", path.display()))?;
         Report::parse(&text, path)
     }
 

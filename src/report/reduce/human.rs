@@ -60,7 +60,7 @@ pub fn human(r: &ReduceReport) -> String {
         r.seconds,
         fails,
         r.reduction.tried.len() - fails,
-        if r.reduction.complete { "" } else { "; stopped by --time-limit" }
+        if r.reduction.complete { "" } else { "; stopped by --timeout" }
     );
     let _ = writeln!(
         s,

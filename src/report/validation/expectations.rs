@@ -10,7 +10,7 @@ use super::{Status, TestReport};
 
 /// Reads an expectations file: `STATUS NAME  # comment` lines.
 pub fn read(path: &Path) -> Result<BTreeMap<String, Status>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading --expect {}", path.display()))?;
+    let text = crate::fsutil::read_text(path).with_context(|| format!("reading --expect {}", path.display()))?;
     let mut map = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::diagnose::run_exposed;
@@ -86,7 +86,15 @@ pub fn quantize_for(model_path: &Path, plan: &SessionPlan) -> Result<QuantizedMo
     let path = folder.path().join(name);
     let (files, quantization) = crate::graph::quantize_model(model_path, &path, &options)
         .with_context(|| format!("--precision {}: quantizing model {}", plan.precision, model_path.display()))?;
-    let path = if quantization.converted_anything() { path } else { model_path.to_path_buf() };
+    if !quantization.converted_anything() {
+        // A run "at int4" of a model that is not: refused, not reported as a quantized result.
+        bail!(
+            "--precision {}: nothing to quantize in {}: {}",
+            plan.precision,
+            model_path.display(),
+            quantization.describe()
+        );
+    }
     Ok(QuantizedModel { path, files, _folder: folder, quantization })
 }
 

@@ -75,6 +75,11 @@ impl Preflight {
         request: PlanRequest,
         not_applied: Vec<String>,
     ) -> Result<Preflight> {
+        // Here, not in plan::resolve: the request's shared part, resolved against no model, keeps
+        // its precision.
+        if request.precision.weight_bits().is_some() && !plan::quantizable(&model.info) {
+            anyhow::bail!("--precision {}: {}", request.precision, plan::nothing_to_quantize(&model.info, "the model"));
+        }
         let plan = plan::resolve(&request, &runtime.offered(), &model.info)?;
         Ok(Preflight { model_path: model_path.to_path_buf(), model, request, plan, not_applied })
     }

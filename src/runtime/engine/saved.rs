@@ -77,20 +77,36 @@ pub fn saved_model(
 }
 
 /// The `dmlrun.*` metadata_props of a model dmlrun wrote: its version, the source model, the
-/// rewrites and the precision, and (int4, int8) what was quantized and what left, and why.
+/// rewrites and the precision, and (int4, int8) what was quantized and what left, and why. A
+/// source dmlrun wrote before keeps what its record said was done to it (`fix` of an int4 model
+/// it made stays `int4`, not `fp32`): the rewrites add up, and a precision this run did not
+/// change is carried.
 fn record(model_path: &Path, preflight: &Preflight, quantization: Option<&Quantization>) -> Vec<(String, String)> {
+    use crate::runtime::plan::Precision;
     let sha: String = preflight.model.sha256.iter().take(8).map(|b| format!("{b:02x}")).collect();
     let name = model_path.file_name().map_or_else(String::new, crate::fsutil::escaped);
     let plan = &preflight.plan;
-    let rewrites: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
+    let earlier = |key: &str| preflight.model.info.metadata.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let before = earlier("dmlrun.rewrites").filter(|r| r != "none");
+    let added =
+        plan.rewrites.iter().map(|r| r.flag()).filter(|f| !before.as_ref().is_some_and(|b| b.contains(f.as_str())));
+    let rewrites: Vec<String> = before.clone().into_iter().chain(added).collect();
+    let precision = match (plan.precision, earlier("dmlrun.precision")) {
+        (Precision::Fp32, Some(before)) => before,
+        (precision, _) => precision.to_string(),
+    };
     let mut entries = vec![
         ("dmlrun.version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
         ("dmlrun.source".to_string(), format!("{name} (sha256 {sha}...)")),
         ("dmlrun.rewrites".to_string(), if rewrites.is_empty() { "none".into() } else { rewrites.join(" ") }),
-        ("dmlrun.precision".to_string(), plan.precision.to_string()),
+        ("dmlrun.precision".to_string(), precision),
     ];
-    if let Some(q) = quantization {
-        entries.push(("dmlrun.quantization".to_string(), q.describe()));
+    match (quantization, earlier("dmlrun.quantization")) {
+        (Some(q), _) => entries.push(("dmlrun.quantization".to_string(), q.describe())),
+        (None, Some(before)) if plan.precision == Precision::Fp32 => {
+            entries.push(("dmlrun.quantization".to_string(), before))
+        }
+        (None, _) => {}
     }
     entries
 }

@@ -56,6 +56,16 @@ impl PlanRequest {
             }
             fits
         });
+        if self.precision.weight_bits().is_some() && !quantizable(model) {
+            notes.push(format!(
+                "--precision {} not applied: {}",
+                self.precision,
+                nothing_to_quantize(model, "this model")
+            ));
+            fitted.precision = super::Precision::Fp32;
+            fitted.keep_fp32.clear();
+            fitted.quantization = Default::default();
+        }
         fitted.rewrites.retain(|rewrite| {
             let fits = rewritable(model, *rewrite);
             if !fits {
@@ -80,6 +90,13 @@ pub fn check_flags_fit_some(request: &PlanRequest, models: &[&ModelInfo]) -> Res
             n => format!("none of the {n} models"),
         };
         bail!("{}: {}", rewrite.flag(), nothing_to_rewrite(*rewrite, &which));
+    }
+    if request.precision.weight_bits().is_some() && !models.iter().any(|m| quantizable(m)) {
+        let which = match models {
+            [model] => nothing_to_quantize(model, "the model"),
+            _ => format!("none of the {} models has a MatMul to quantize", models.len()),
+        };
+        bail!("--precision {}: {which}", request.precision);
     }
     let union = |of: fn(&ModelInfo) -> Vec<String>| {
         let mut all: Vec<String> = Vec::new();
@@ -119,6 +136,20 @@ pub fn check_flags_fit_some(request: &PlanRequest, models: &[&ModelInfo]) -> Res
 /// Whether `rewrite` finds something to rewrite in the model's main graph.
 pub fn rewritable(model: &ModelInfo, rewrite: Rewrite) -> bool {
     model.nodes.iter().any(|node| rewrite.fits(node, &model.nodes))
+}
+
+/// Whether `--precision int4|int8` finds a `MatMul` in the model's main graph to quantize.
+pub fn quantizable(model: &ModelInfo) -> bool {
+    model.nodes.iter().any(|node| node.op_type == "MatMul" && matches!(node.domain.as_str(), "" | "ai.onnx"))
+}
+
+/// `the model has no MatMul to quantize (it holds 30 MatMulNBits already: run it as it is)`.
+pub fn nothing_to_quantize(model: &ModelInfo, which: &str) -> String {
+    let already = model.op_types.get("MatMulNBits").copied().unwrap_or(0);
+    match already {
+        0 => format!("{which} has no MatMul to quantize"),
+        n => format!("{which} has no MatMul to quantize (it holds {n} MatMulNBits already: run it as it is)"),
+    }
 }
 
 /// `the model has no LayerNormalization node`, `none of the 3 models has a Gemm without a bias`.
