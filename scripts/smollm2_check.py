@@ -71,7 +71,9 @@ def python_int4(source_folder, folder):
     import onnx
     from onnxruntime.quantization.matmul_nbits_quantizer import DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer
 
-    config = DefaultWeightOnlyQuantConfig(block_size=32, is_symmetric=True, bits=4)
+    # accuracy_level 4: what dmlrun writes for the CPU EP (its int8 kernels), so that the three
+    # forms compared below compute alike.
+    config = DefaultWeightOnlyQuantConfig(block_size=32, is_symmetric=True, bits=4, accuracy_level=4)
     quantizer = MatMulNBitsQuantizer(onnx.load(os.path.join(source_folder, "model.onnx")), algo_config=config)
     quantizer.process()
     os.makedirs(folder)

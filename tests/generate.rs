@@ -629,3 +629,30 @@ fn perplexity_over_a_few_tokens_is_warned_of() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("token(s) scored; a perplexity over fewer than 100 says little"), "{stderr}");
 }
+
+#[test]
+fn chat_without_a_prompt_talks_turn_by_turn_keeping_the_conversation() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = tiny_with_chat_template(dir.path());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dmlrun"))
+        .arg("generate")
+        .arg(&folder)
+        .args(["--ep", "cpu", "--chat", "-n", "4"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"Hello\n\nAgain\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // One answer a turn (the empty line is no turn), each from the whole conversation so far.
+    let sizes: Vec<usize> =
+        stderr.lines().filter_map(|l| l.split(" of ").nth(1)?.split(' ').next()?.parse().ok()).collect();
+    assert_eq!(sizes.len(), 2, "{stderr}");
+    assert!(sizes[1] > sizes[0] + 2, "the second turn holds the first and its answer: {sizes:?}");
+    let refused = dmlrun().arg("generate").arg(&folder).args(["--chat", "--compare-ep", "cpu"]).output().unwrap();
+    assert_one_line_error(&refused, "--chat with no prompt reads its turns from standard input");
+}

@@ -59,9 +59,15 @@ impl ChatTemplate {
     /// The text of a conversation of one user message (after `system`, where given), ending
     /// where the assistant's answer begins.
     pub fn render(&self, system: Option<&str>, user: &str) -> Result<String> {
-        let turns = system.map(|s| ("system", s)).into_iter().chain([("user", user)]);
+        let turns: Vec<(&str, &str)> = system.map(|s| ("system", s)).into_iter().chain([("user", user)]).collect();
+        self.render_turns(&turns)
+    }
+
+    /// The text of a whole conversation, `(role, content)` a message (`system`, `user`,
+    /// `assistant`), ending where the assistant's next answer begins.
+    pub fn render_turns(&self, turns: &[(&str, &str)]) -> Result<String> {
         let messages: Vec<minijinja::Value> =
-            turns.map(|(role, content)| minijinja::context! { role => role, content => content }).collect();
+            turns.iter().map(|&(role, content)| minijinja::context! { role => role, content => content }).collect();
         let failed = |e: minijinja::Error| anyhow!("--chat: the chat template of {}: {e}", self.source.display());
         let template = self.env.get_template(NAME).map_err(failed)?;
         template

@@ -18,6 +18,8 @@ pub enum PromptSource {
 /// What `generate` is asked to do.
 #[derive(Debug, Clone)]
 pub enum Task {
+    /// `--chat` with no prompt: a conversation read from standard input, a turn a line.
+    Conversation,
     /// Generate from each prompt.
     Generate(PromptSource),
     /// `--perplexity FILE`: score a text, generating nothing.
@@ -99,6 +101,7 @@ impl GenerateSettings {
             (None, None, None, None) => None,
         };
         let task = match (prompt, &args.perplexity) {
+            (None, None) if args.chat => Task::Conversation,
             (Some(prompt), _) => Task::Generate(prompt),
             (None, Some(text)) => Task::Perplexity {
                 text: text.clone(),
@@ -109,8 +112,13 @@ impl GenerateSettings {
                 "no prompt: give --prompt TEXT, --prompt-file FILE, --prompt-tokens N or --prompt-ids IDS (or --perplexity FILE)"
             ),
         };
-        if args.chat && !matches!(task, Task::Generate(PromptSource::Text(_) | PromptSource::File(_))) {
-            bail!("--chat wraps a text prompt in the model's chat template: give --prompt TEXT or --prompt-file FILE");
+        if args.chat
+            && !matches!(task, Task::Generate(PromptSource::Text(_) | PromptSource::File(_)) | Task::Conversation)
+        {
+            bail!("--chat wraps a text prompt in the model's chat template: give --prompt TEXT or --prompt-file FILE, or none to talk turn by turn");
+        }
+        if matches!(task, Task::Conversation) && args.compare_ep.is_some() {
+            bail!("--compare-ep compares generations of given prompts; --chat with no prompt reads its turns from standard input");
         }
         Ok(GenerateSettings {
             model: args.model.clone(),

@@ -1,5 +1,7 @@
 //! `dmlrun generate MODEL`: a decoder LLM's text, and the figures LLM benchmarks report.
 
+mod conversation;
+
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -38,6 +40,7 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     match &settings.task {
         Task::Generate(source) => generate_text(settings, source),
         Task::Perplexity { text, window, stride } => perplexity(settings, text, *window, *stride),
+        Task::Conversation => conversation::talk(settings),
     }
 }
 
