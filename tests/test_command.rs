@@ -517,3 +517,19 @@ fn a_hang_on_generated_inputs_is_named_as_the_run_not_the_inputs() {
     assert_eq!(case["status"], "timeout", "{case}");
     assert_eq!(case["reason"], "ran past --timeout 2s in the run on generated inputs: killed", "{case}");
 }
+
+#[test]
+fn test_and_bench_warn_once_where_compare_ep_names_the_ep_under_test_itself() {
+    let model = test_model("add_mul.onnx");
+    for (command, extra) in [("test", &[][..]), ("bench", &["--iterations", "2", "-q"][..])] {
+        let out = dmlrun()
+            .arg(command)
+            .arg(&model)
+            .args(["--ep", "cpu", "--compare-ep", "cpu", "--dim", "batch=1"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.matches("are the same execution provider here (cpu)").count(), 1, "{command}: {stderr}");
+    }
+}

@@ -56,12 +56,8 @@ fn measure(
         .reference
         .as_ref()
         .map(|r| (preflight.request.reference(r.ep.clone(), r.optimization_level), r.tolerance));
-    if let Some((reference, _)) = &reference {
-        let dml = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
-        if let Some(why) = preflight.request.compared_with_itself(reference, dml) {
-            crate::errln!("dmlrun: warning: {why}");
-        }
-    }
+    let compare = settings.reference.as_ref().map(|r| (&r.ep, r.optimization_level));
+    engine::warn_if_compared_with_itself(runtime, &preflight.request, compare);
     let measure = engine::MeasureRequest {
         preflight,
         label: None,

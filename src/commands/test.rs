@@ -48,6 +48,8 @@ fn test(settings: &TestSettings) -> Result<ExitStatus> {
         None => BTreeMap::new(),
     };
     engine::check_flags(&runtime, &settings.request)?;
+    let compare = settings.check.reference.as_ref().map(|r| (&r.ep, r.optimization_level));
+    engine::warn_if_compared_with_itself(&runtime, &settings.request, compare);
     // What would fail every case (DirectML missing, an adapter that does not exist) is said once.
     engine::check_request(&runtime, &settings.request)?;
     // DirectML sessions share one device queue: never run them concurrently.

@@ -109,6 +109,18 @@ pub struct LoopSettings<'a> {
     pub ignore_eos: bool,
 }
 
+/// Whether `tokens` end in a loop: their last stretch is one run of 1 to 8 tokens, repeated three
+/// times or more (`a b c a b c a b c`), six tokens at the least.
+pub fn ends_in_a_loop(tokens: &[i64]) -> bool {
+    (1..=8).any(|period| {
+        let tail = (3 * period).max(6);
+        tokens.len() >= tail && {
+            let end = &tokens[tokens.len() - tail..];
+            end.iter().zip(&end[period..]).all(|(a, b)| a == b)
+        }
+    })
+}
+
 /// Generates from `prompt` until EOS, `max_new_tokens` or Ctrl-C; `on_token` sees each token as
 /// it is chosen (to print the text as it comes), with the logits it was chosen from.
 pub fn generate(
@@ -221,6 +233,17 @@ pub fn kv_length(prompt: usize, max_new_tokens: usize, max_length: Option<usize>
         );
     }
     Ok(needed)
+}
+
+#[cfg(test)]
+mod loop_tests {
+    #[test]
+    fn a_repeated_stretch_at_the_end_is_a_loop_and_varied_text_is_not() {
+        assert!(super::ends_in_a_loop(&[9, 1, 2, 3, 1, 2, 3, 1, 2, 3]));
+        assert!(super::ends_in_a_loop(&[4, 4, 4, 4, 4, 4]));
+        assert!(!super::ends_in_a_loop(&[1, 2, 3, 4, 5, 6, 7, 8, 9]));
+        assert!(!super::ends_in_a_loop(&[1, 2, 1, 2]), "too short to say");
+    }
 }
 
 #[cfg(test)]

@@ -141,6 +141,8 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
     if !settings.print_plan {
         engine::check_request(&runtime, &settings.request)?;
     }
+    let compare = settings.reference.as_ref().map(|r| (&r.ep, r.optimization_level));
+    engine::warn_if_compared_with_itself(&runtime, &settings.request, compare);
     let directml = engine::plans_directml(&runtime, &settings.request);
     let placement = crate::isolation::PlacementRequest { directml, ..run.placement }.resolve()?;
     let entries = preflight_models(&runtime, settings, targets)?;

@@ -47,15 +47,6 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
 /// Fewer scored tokens than this, and `--perplexity` warns that its figure is noise.
 const FEW_SCORED: usize = 100;
 
-/// `--compare-ep` naming the EP under test itself, as it is: said once, before any work.
-fn warn_if_compared_with_itself(settings: &GenerateSettings, runtime: &crate::runtime::Runtime, preflight: &Preflight) {
-    let Some((ep, level)) = &settings.compare else { return };
-    let dml = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
-    if let Some(why) = preflight.request.compared_with_itself(&preflight.request.reference(ep.clone(), *level), dml) {
-        crate::errln!("dmlrun: warning: {why}");
-    }
-}
-
 fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<ExitStatus> {
     // Every export checked before the (long) generation: a typo in a folder costs nothing.
     let mut exports = exports(settings)?;
@@ -75,7 +66,8 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
     let runtime = settings.ort.load()?;
     let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
-    warn_if_compared_with_itself(settings, &runtime, &preflight);
+    let compare = settings.compare.as_ref().map(|(ep, level)| (ep, *level));
+    engine::warn_if_compared_with_itself(&runtime, &preflight.request, compare);
     crate::stage::step("session creation");
     let generating = Generating {
         preflight: &preflight,
@@ -268,7 +260,8 @@ fn perplexity(
         .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
     let runtime = settings.ort.load()?;
     let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
-    warn_if_compared_with_itself(settings, &runtime, &preflight);
+    let compare = settings.compare.as_ref().map(|(ep, level)| (ep, *level));
+    engine::warn_if_compared_with_itself(&runtime, &preflight.request, compare);
     crate::stage::step("session creation");
     let options = DecoderOptions {
         preflight: &preflight,
@@ -428,6 +421,23 @@ impl Repeating<'_> {
         Ok((results, false))
     }
 
+    /// Where greedy text ends in a loop (a small or quantized model's usual failure), what guards
+    /// against it and what tells whether the model was sure: said once, on the streamed text.
+    fn hint_if_it_loops(&self, generation: &Generation) {
+        let settings = self.settings;
+        let greedy = matches!(settings.sampling, Sampling::Greedy) && settings.processing.is_identity();
+        if settings.quiet || !greedy || settings.ignore_eos || !generate::ends_in_a_loop(&generation.tokens) {
+            return;
+        }
+        let compare = match settings.compare {
+            Some(_) => "",
+            None => "; --compare-ep cpu says whether the reference was sure where the tokens part (a near-tie) or not",
+        };
+        crate::errln!(
+            "dmlrun: note: the text ends repeating itself, as a greedy small or quantized model often does: --repetition-penalty 1.2 or --no-repeat-ngram 3 guard against it{compare}"
+        );
+    }
+
     /// One prompt's warm-ups and timed repetitions, the first timed one's text streamed; its
     /// result (none where Ctrl-C came before a timed one) and whether Ctrl-C stopped it.
     fn generate_prompt(&self, decoder: &mut DecoderSession, prompt: &Prompt) -> Result<(Option<PromptResult>, bool)> {
@@ -448,6 +458,7 @@ impl Repeating<'_> {
             let (generation, produced) = self.repetition(decoder, prompt, streamed)?;
             if streamed {
                 text = produced;
+                self.hint_if_it_loops(&generation);
             }
             if !settings.quiet && repetitions > 1 {
                 crate::errln!(

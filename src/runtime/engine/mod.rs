@@ -41,7 +41,9 @@ pub use measure::{batch_size, made_label, measure, Comparison, MeasureRequest, M
 pub use open::{load, open, DeviceReport, LoadedModel};
 pub use paired::{PairedRuns, Pairing};
 pub use precision::{quantize_weights, to_float16, Converted, ConvertedModel, PrecisionReport};
-pub use preflight::{check_flags, check_request, finish_plan, plans_directml, Preflight, Scope};
+pub use preflight::{
+    check_flags, check_request, finish_plan, plans_directml, warn_if_compared_with_itself, Preflight, Scope,
+};
 pub use rewrite::{rewrite, RewriteReport, RewrittenModel};
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
 pub use saved::{save_decoder, saved_model, SavedModels};

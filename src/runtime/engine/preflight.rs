@@ -99,6 +99,20 @@ impl Preflight {
     }
 }
 
+/// Says once, on stderr, where `--compare-ep` names the EP under test itself with the same options
+/// (`PlanRequest::compared_with_itself`): run, test, bench and generate call it before any work.
+pub fn warn_if_compared_with_itself(
+    runtime: &Runtime,
+    request: &PlanRequest,
+    compare: Option<(&crate::runtime::plan::EpRequest, Option<crate::runtime::plan::OptimizationLevel>)>,
+) {
+    let Some((ep, level)) = compare else { return };
+    let dml = runtime.has_provider(crate::runtime::plan::DML_PROVIDER);
+    if let Some(why) = request.compared_with_itself(&request.reference(ep.clone(), level), dml) {
+        crate::errln!("dmlrun: warning: {why}");
+    }
+}
+
 /// Checks what `request` asks of every model: that the loaded ONNX Runtime has its execution
 /// providers and that its adapter exists. Fails with the error every model would fail with.
 pub fn check_request(runtime: &Runtime, request: &PlanRequest) -> Result<()> {
