@@ -46,4 +46,17 @@ impl NodeOutline {
     pub fn int(&self, name: &str) -> Option<i64> {
         self.ints.get(name).copied()
     }
+
+    /// A node of `op` reading `inputs`, with integer attributes `ints`: what the tests that
+    /// read outlines make.
+    #[cfg(test)]
+    pub fn made(op: &str, inputs: &[&str], ints: &[(&str, i64)]) -> NodeOutline {
+        NodeOutline {
+            op_type: op.into(),
+            domain: String::new(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            outputs: Vec::new(),
+            ints: ints.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        }
+    }
 }

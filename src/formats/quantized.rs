@@ -221,11 +221,11 @@ fn mib(bytes: u64) -> String {
 
 /// The elements `dims` hold; `None` where a dimension is negative or the product overflows (a
 /// damaged file).
-fn element_count(dims: &[i64]) -> Option<u64> {
+pub(super) fn element_count(dims: &[i64]) -> Option<u64> {
     dims.iter().try_fold(1u64, |n, d| n.checked_mul(u64::try_from(*d).ok()?))
 }
 
-fn bytes_of((data_type, dims): &(i32, Vec<i64>)) -> u64 {
+pub(super) fn bytes_of((data_type, dims): &(i32, Vec<i64>)) -> u64 {
     let count = element_count(dims).and_then(|n| usize::try_from(n).ok());
     count.and_then(|n| DType::from_onnx_code(*data_type)?.byte_len(n)).unwrap_or(0) as u64
 }
@@ -235,13 +235,7 @@ mod tests {
     use super::*;
 
     fn node(op: &str, inputs: &[&str], ints: &[(&str, i64)]) -> NodeOutline {
-        NodeOutline {
-            op_type: op.into(),
-            domain: String::new(),
-            inputs: inputs.iter().map(|s| s.to_string()).collect(),
-            outputs: Vec::new(),
-            ints: ints.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        }
+        NodeOutline::made(op, inputs, ints)
     }
 
     #[test]

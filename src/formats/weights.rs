@@ -32,10 +32,10 @@ impl WeightSummary {
             quantization_data.extend(node.inputs.iter().skip(2).map(String::as_str));
         }
         let mut summary = WeightSummary::default();
-        for (name, (data_type, dims)) in initializers {
-            let count = dims.iter().try_fold(1u64, |n, d| n.checked_mul(u64::try_from(*d).ok()?)).unwrap_or(0);
-            let dtype = DType::from_onnx_code(*data_type);
-            let bytes = dtype.and_then(|t| t.byte_len(usize::try_from(count).ok()?)).unwrap_or(0) as u64;
+        for (name, header) in initializers {
+            let count = super::quantized::element_count(&header.1).unwrap_or(0);
+            let dtype = DType::from_onnx_code(header.0);
+            let bytes = super::quantized::bytes_of(header);
             let (parameters, type_name) = match packed.get(name.as_str()) {
                 Some((values, bits)) => (*values, format!("int{bits}")),
                 None if quantization_data.contains(name.as_str()) => (0, dtype.map_or("other", DType::name).into()),
@@ -91,13 +91,7 @@ mod tests {
     use super::*;
 
     fn outline(op: &str, inputs: &[&str], ints: &[(&str, i64)]) -> NodeOutline {
-        NodeOutline {
-            op_type: op.into(),
-            domain: String::new(),
-            inputs: inputs.iter().map(|s| s.to_string()).collect(),
-            outputs: Vec::new(),
-            ints: ints.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        }
+        NodeOutline::made(op, inputs, ints)
     }
 
     #[test]
