@@ -262,6 +262,7 @@ fn check_case(
         }
     };
     result.placement.clone_from(&model.device.placement);
+    result.off_directml.clone_from(&model.device.off_directml);
     let mut reference = match &reference_request {
         Some(r) => Some(engine::load(runtime, &case.model, &model.info, r).context("reference session")?),
         None => None,

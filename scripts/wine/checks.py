@@ -330,8 +330,36 @@ def partial_block(folder):
     report = load(f"{folder}/partial-int4.json")
     named = [n for p in report["device"]["placement"] for n in p.get("names", [])]
     assert "MatMulNBits 'partial_Q4'" in named, report["device"]["placement"]
-    assert "MatMulNBits 'partial_Q4'" in text and "whole blocks" in text, text
-    print(f"off DirectML, named: {', '.join(named)}")
+    off = {n["node"]: n for n in report["device"].get("off_directml", [])}
+    why = off["partial_Q4"].get("reason", "")
+    assert "its K, 48, is not a whole number of 32-blocks" in why, off
+    assert "MatMulNBits 'partial_Q4'" in text and "is not a whole number of 32-blocks" in text, text
+    print(f"off DirectML, named: {', '.join(named)}; why: {why}")
+
+
+def partial_block_alone(folder):
+    """The one-node model of issue 75 (a MatMulNBits with K 48, block 32): ONNX Runtime places its
+    one node on the CPU and lists none, so dmlrun names the node from the model with the reason,
+    never "DirectML takes none of this model's operators"; `fix` with no flag finds
+    --dequantize-matmulnbits and writes a model that runs wholly on DirectML, with the CPU EP's
+    outputs."""
+    with open(f"{folder}/k48.txt", encoding="utf-8") as f:
+        text = f.read()
+    report = load(f"{folder}/k48.json")
+    off = report["device"].get("off_directml", [])
+    assert [n["node"] for n in off] == ["proj"], off
+    assert "its K, 48, is not a whole number of 32-blocks" in off[0].get("reason", ""), off
+    assert "MatMulNBits 'proj' (its K, 48, is not a whole number of 32-blocks" in text, text
+    assert "takes none of this model's operators" not in text, text
+    fixed = load(f"{folder}/k48-fix.json")
+    assert fixed["verdict"] == "fixed" and "--dequantize-matmulnbits" in fixed["remedies"], fixed
+    alone = load(f"{folder}/k48-fixed-run.json")
+    working = [n for n in alone["device"].get("off_directml", []) if not n.get("harmless")]
+    assert not working, alone["device"]
+    placed = {p["execution_provider"]: p["nodes"] for p in alone["device"]["placement"]}
+    assert placed.get("DmlExecutionProvider"), placed
+    print(f"the one-node partial block: named with its reason; fix: {' '.join(fixed['remedies'])}; "
+          f"the fixed model wholly on DirectML ({placed})")
 
 
 def partial_block_dequantized(folder):

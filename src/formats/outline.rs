@@ -12,6 +12,9 @@ use super::onnx_proto::NodeProto;
 /// attributes (no weights, no subgraph).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeOutline {
+    /// Its name (empty where the model gives none): what ONNX Runtime's placement log names.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
     pub op_type: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub domain: String,
@@ -25,6 +28,7 @@ pub struct NodeOutline {
 impl NodeOutline {
     pub fn of(node: &EditNode) -> NodeOutline {
         NodeOutline {
+            name: node.name.clone().unwrap_or_default(),
             op_type: node.op_type.clone().unwrap_or_default(),
             domain: node.domain.clone().unwrap_or_default(),
             inputs: node.input.clone(),
@@ -35,6 +39,7 @@ impl NodeOutline {
 
     pub fn of_header(node: &NodeProto) -> NodeOutline {
         NodeOutline {
+            name: node.name.clone().unwrap_or_default(),
             op_type: node.op_type.clone().unwrap_or_default(),
             domain: node.domain.clone().unwrap_or_default(),
             inputs: node.input.clone(),
@@ -52,6 +57,7 @@ impl NodeOutline {
     #[cfg(test)]
     pub fn made(op: &str, inputs: &[&str], ints: &[(&str, i64)]) -> NodeOutline {
         NodeOutline {
+            name: String::new(),
             op_type: op.into(),
             domain: String::new(),
             inputs: inputs.iter().map(|s| s.to_string()).collect(),

@@ -184,7 +184,11 @@ pub fn of_test(
             name: c.name.clone(),
             file: files.get(&c.name).map(|f| relative_to_workspace(f, workspace)),
             status: c.status.word().to_string(),
-            detail: c.reason.clone().unwrap_or_default(),
+            detail: [c.reason.clone(), c.off_directml_line().map(|off| format!("off DirectML: {off}"))]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("; "),
             failed: if expecting { s.unexpected.contains(&c.name) } else { c.status != Status::Pass },
         })
         .collect();
@@ -223,6 +227,10 @@ pub fn of_bench(report: &super::bench::BenchReport, workspace: Option<&Path>) ->
             }
             if differs {
                 let _ = write!(detail, "; outputs differ from the --compare-ep reference");
+            }
+            if let Some(off) = m.device.off_directml_line().filter(|_| m.device.off_directml.iter().any(|n| n.works()))
+            {
+                let _ = write!(detail, "; off DirectML: {off}");
             }
             Item {
                 name: m.name.clone(),

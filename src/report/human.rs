@@ -50,6 +50,9 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         if !report.device.placement.is_empty() {
             let _ = writeln!(w, "placement   : {}", crate::runtime::placement::describe(&report.device.placement));
         }
+        if let Some(off) = report.device.off_directml_line() {
+            let _ = writeln!(w, "off DirectML: {off}");
+        }
         if let Some(changed) = &report.device.direct3d12 {
             let _ = writeln!(w, "direct3d12  : {changed}");
         }

@@ -10,6 +10,8 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use crate::formats::outline::NodeOutline;
+
 /// Placement lines from each session's log, by the session's log id, until the session's
 /// builder takes them ([`take_placement`]).
 static PLACEMENTS: Mutex<BTreeMap<String, PlacementLog>> = Mutex::new(BTreeMap::new());
@@ -139,16 +141,98 @@ fn parse_node(line: &str) -> Option<(String, String)> {
     valid.then(|| (op_type.to_string(), name.to_string()))
 }
 
-/// The nodes a run asked for DirectML left elsewhere that do the model's work (not the shape
-/// computations ONNX Runtime keeps on the CPU on purpose), by name: `MatMulNBits 'lm_head'`.
-pub fn working_off_directml(placement: &[EpNodes]) -> Vec<&str> {
-    placement
-        .iter()
-        .filter(|p| p.execution_provider != DML)
-        .flat_map(|p| &p.names)
-        .filter(|n| !SHAPE_OPS.iter().any(|op| n.split_once(' ').is_some_and(|(o, _)| o == *op)))
-        .map(String::as_str)
-        .collect()
+/// A node a run asked DirectML for that ran elsewhere: its name and operator, where it ran, and
+/// why, wherever that can be known (dmlrun's reading of the node against what DirectML's kernels
+/// take; ONNX Runtime's log says where, never why).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OffNode {
+    pub node: String,
+    pub op_type: String,
+    pub execution_provider: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reason: Option<String>,
+    /// A shape computation ONNX Runtime keeps on the CPU on purpose: no loss.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub harmless: bool,
+}
+
+impl OffNode {
+    /// Does the model's work (not a shape computation), so its time is the CPU's.
+    pub fn works(&self) -> bool {
+        !self.harmless
+    }
+}
+
+/// Every node a DirectML run did not get, in the model's order where ONNX Runtime names them and
+/// every node of `model` where it placed them all elsewhere without a list, each with its
+/// reason. Empty where DirectML was not asked for (`placement` has no DirectML provider and
+/// `directml_asked` is false) or took every node.
+pub fn nodes_off_directml(placement: &[EpNodes], model: &[NodeOutline], directml_asked: bool) -> Vec<OffNode> {
+    if !directml_asked || placement.is_empty() {
+        return Vec::new();
+    }
+    let by_name: BTreeMap<&str, &NodeOutline> = model.iter().map(|n| (n.name.as_str(), n)).collect();
+    let mut off = Vec::new();
+    for p in placement.iter().filter(|p| p.execution_provider != DML) {
+        // "All nodes placed on [CPU]" lists none: the model's own nodes are those it placed.
+        let all_of_them = p.names.is_empty() && !placement.iter().any(|q| q.execution_provider == DML);
+        let listed: Vec<(String, String)> = match all_of_them {
+            true => model.iter().map(|n| (n.op_type.clone(), n.name.clone())).collect(),
+            false => p.names.iter().filter_map(|n| split_name(n)).collect(),
+        };
+        for (op_type, node) in listed {
+            // A node of ONNX Runtime's own making (a fusion) is read by its operator alone.
+            let (reason, harmless) = match by_name.get(node.as_str()) {
+                Some(outline) => why_node_off_directml(outline),
+                None => why_node_off_directml(&NodeOutline { op_type: op_type.clone(), ..NodeOutline::default() }),
+            };
+            off.push(OffNode { node, op_type, execution_provider: p.execution_provider.clone(), reason, harmless });
+        }
+    }
+    off
+}
+
+/// `MatMulNBits 'lm_head'` back to its operator and name.
+fn split_name(listed: &str) -> Option<(String, String)> {
+    let (op, name) = listed.split_once(" '")?;
+    Some((op.to_string(), name.strip_suffix('\'')?.to_string()))
+}
+
+/// Why DirectML did not take this node, read from the node against what its kernels take; and
+/// whether its place is harmless (a shape computation ONNX Runtime keeps on the CPU on purpose).
+pub fn why_node_off_directml(node: &NodeOutline) -> (Option<String>, bool) {
+    let given = |i: usize| node.inputs.get(i).is_some_and(|n| !n.is_empty());
+    if node.op_type == "MatMulNBits" {
+        let (k, block) = (node.int("K"), node.int("block_size"));
+        if let (Some(k), Some(block)) = (k, block) {
+            if block > 0 && k % block != 0 {
+                return (
+                    Some(format!(
+                        "its K, {k}, is not a whole number of {block}-blocks: DirectML's MatMulNBits takes whole blocks only, so the last block is partial (--dequantize-matmulnbits writes it as a MatMul DirectML runs)"
+                    )),
+                    false,
+                );
+            }
+        }
+        if given(4) {
+            return (
+                Some("it has a g_idx input, which DirectML's MatMulNBits does not take (--matmulnbits-drop-g-idx where it reorders nothing)".into()),
+                false,
+            );
+        }
+        if given(5) {
+            return (
+                Some("it has a bias input, which DirectML's MatMulNBits does not take (--matmulnbits-bias-add)".into()),
+                false,
+            );
+        }
+        // Whole blocks, no g_idx, no bias: what DirectML refused in it is not known here.
+        return (None, false);
+    }
+    if SHAPE_OPS.contains(&node.op_type.as_str()) {
+        return (Some("a shape computation ONNX Runtime keeps on the CPU on purpose: harmless".into()), true);
+    }
+    (why_off_directml(&node.op_type).map(str::to_string), false)
 }
 
 /// Why DirectML leaves an operator to the CPU, where that is known.
@@ -163,25 +247,6 @@ pub fn why_off_directml(op_type: &str) -> Option<&'static str> {
         }
         _ => None,
     }
-}
-
-/// `MatMulNBits 'a', MatMulNBits 'b' and 3 more (MatMulNBits: ...)`: at most `shown` names, then
-/// the reasons known for their operators.
-pub fn name_list(names: &[&str], shown: usize) -> String {
-    let mut text = names.iter().take(shown).copied().collect::<Vec<_>>().join(", ");
-    if names.len() > shown {
-        text += &format!(" and {} more", names.len() - shown);
-    }
-    let mut ops: Vec<&str> = names.iter().filter_map(|n| n.split_once(' ').map(|(op, _)| op)).collect();
-    ops.dedup();
-    ops.sort_unstable();
-    ops.dedup();
-    let reasons: Vec<String> =
-        ops.iter().filter_map(|op| why_off_directml(op).map(|why| format!("{op}: {why}"))).collect();
-    if !reasons.is_empty() {
-        text += &format!(" ({})", reasons.join("; "));
-    }
-    text
 }
 
 /// Nodes on providers other than `provider`, and the total.
@@ -240,36 +305,76 @@ pub fn describe(placement: &[EpNodes]) -> String {
             format!("{}{noun} on {}{ops}", p.nodes, p.execution_provider)
         })
         .collect();
-    let off: Vec<&str> = match placement.iter().any(|p| p.execution_provider == DML) {
-        true => placement.iter().flat_map(|p| &p.names).map(String::as_str).collect(),
-        false => Vec::new(),
+    parts.join(", ")
+}
+
+/// The line a report gives the nodes off DirectML: those doing the model's work grouped by
+/// operator and reason, then how many shape computations ONNX Runtime kept on the CPU on purpose.
+/// `None` where there are none.
+pub fn describe_off_directml(off: &[OffNode]) -> Option<String> {
+    let working: Vec<&OffNode> = off.iter().filter(|n| n.works()).collect();
+    let harmless = off.len() - working.len();
+    let shapes = match harmless {
+        0 => String::new(),
+        1 => "1 shape computation ONNX Runtime keeps on the CPU on purpose (harmless)".into(),
+        n => format!("{n} shape computations ONNX Runtime keeps on the CPU on purpose (harmless)"),
     };
-    match off.is_empty() {
-        true => parts.join(", "),
-        false => format!("{}; off DirectML: {}", parts.join(", "), name_list(&off, 6)),
+    match (working.is_empty(), shapes.is_empty()) {
+        (true, true) => None,
+        (true, false) => Some(shapes),
+        (false, true) => Some(describe_off(&working, 3)),
+        (false, false) => Some(format!("{}; and {shapes}", describe_off(&working, 3))),
     }
+}
+
+/// `MatMulNBits 'a', 'b' and 3 more (its K, 48, is not ...); Erf 'e'`: the nodes grouped by
+/// operator and reason, at most `shown` names a group.
+pub fn describe_off(nodes: &[&OffNode], shown: usize) -> String {
+    // (operator, reason) and the names under it, in the order first met.
+    type Group<'a> = ((&'a str, Option<&'a str>), Vec<&'a str>);
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for node in nodes {
+        let key = (node.op_type.as_str(), node.reason.as_deref());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, names)) => names.push(&node.node),
+            None => groups.push((key, vec![&node.node])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|((op, why), names)| {
+            let mut listed = names.iter().take(shown).map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+            if names.len() > shown {
+                listed += &format!(" and {} more", names.len() - shown);
+            }
+            match why {
+                Some(why) => format!("{op} {listed} ({why})"),
+                None => format!("{op} {listed} (no reason known: ONNX Runtime's log gives none)"),
+            }
+        })
+        .collect();
+    parts.join("; ")
 }
 
 /// The warning a DirectML run needs when ONNX Runtime gave DirectML none of its nodes: the CPU
 /// execution provider then ran everything, and nothing else would say so (ONNX Runtime warns only
 /// about a graph split between providers). Also where DirectML ran the model but ONNX Runtime left
-/// nodes that do its work on the CPU (a MatMulNBits DirectML's kernel does not take, an op it has
-/// no kernel for): those are named, with the reason where it is known, since their time is the
-/// CPU's.
-pub fn directml_warning(execution_provider: &str, placement: &[EpNodes]) -> Option<String> {
+/// nodes that do its work elsewhere (a MatMulNBits with a partial block, an op it has no kernel
+/// for): those are named, with the reason where it is known, since their time is the CPU's.
+/// `off` is [`nodes_off_directml`]'s list.
+pub fn directml_warning(execution_provider: &str, placement: &[EpNodes], off: &[OffNode]) -> Option<String> {
     let (elsewhere, total) = nodes_elsewhere(placement, DML);
     if execution_provider != DML || total == 0 {
         return None;
     }
-    let working = working_off_directml(placement);
+    let working: Vec<&OffNode> = off.iter().filter(|n| n.works()).collect();
     if elsewhere == total {
         let named = match working.is_empty() {
             true => String::new(),
-            false => format!(": {}", name_list(&working, 8)),
+            false => format!(": {}", describe_off(&working, 3)),
         };
         return Some(format!(
-            "DirectML was asked for, but ONNX Runtime placed all {total} nodes on {}: DirectML takes none of \
-             this model's operators at these types, so these results and timings are the CPU's{named}",
+            "DirectML was asked for, but ONNX Runtime placed all {total} nodes on {}, so these results and timings are the CPU's{named}",
             placement.iter().map(|p| p.execution_provider.as_str()).collect::<Vec<_>>().join(" and ")
         ));
     }
@@ -277,7 +382,7 @@ pub fn directml_warning(execution_provider: &str, placement: &[EpNodes]) -> Opti
         format!(
             "DirectML was asked for, but ONNX Runtime left {} node(s) that do the model's work on the CPU, and their time is the CPU's: {}",
             working.len(),
-            name_list(&working, 8)
+            describe_off(&working, 3)
         )
     })
 }
@@ -350,40 +455,54 @@ mod tests {
         assert_eq!(in_one[1].op_types[0], OpCount { op_type: "Shape".into(), count: 2 });
         assert_eq!(
             describe(&in_one),
-            "2 nodes on DmlExecutionProvider (DmlFusedNode_0_0 1, Relu 1), 3 on CPUExecutionProvider (Shape 2, Gather 1); \
-             off DirectML: Shape 'shape', Gather 'g', Shape 'shape_2'"
+            "2 nodes on DmlExecutionProvider (DmlFusedNode_0_0 1, Relu 1), 3 on CPUExecutionProvider (Shape 2, Gather 1)"
+        );
+        let off = nodes_off_directml(&in_one, &[], true);
+        assert_eq!(
+            describe_off_directml(&off).unwrap(),
+            "3 shape computations ONNX Runtime keeps on the CPU on purpose (harmless)"
         );
         assert_eq!(nodes_elsewhere(&in_one, "DmlExecutionProvider"), (3, 5));
     }
 
     #[test]
-    fn the_nodes_off_directml_are_named_and_those_doing_the_work_told_apart() {
+    fn the_nodes_off_directml_are_named_with_their_reasons_and_the_shape_ones_told_apart() {
         let mut log = PlacementLog::default();
         log.feed(
             " Node(s) placed on [DmlExecutionProvider]. Number of nodes: 2\n  MatMulNBits (q_proj)\n  Relu (relu_1)\n",
         );
-        log.feed(" Node(s) placed on [CPUExecutionProvider]. Number of nodes: 3\n  Shape (shape)\n  MatMulNBits (lm_head)\n  GatherBlockQuantized (embed)\n");
+        log.feed(" Node(s) placed on [CPUExecutionProvider]. Number of nodes: 5\n  Shape (shape)\n  MatMulNBits (lm_head)\n  MatMulNBits (gptq)\n  GatherBlockQuantized (embed)\n  Erf (erf)\n");
         let placement = log.finish();
         assert_eq!(placement[0].names, Vec::<String>::new(), "DirectML's own nodes are counted, not named");
-        assert_eq!(placement[1].names, ["Shape 'shape'", "MatMulNBits 'lm_head'", "GatherBlockQuantized 'embed'"]);
-        let working = working_off_directml(&placement);
+        let named = |name: &str, op: &str, inputs: &[&str], ints: &[(&str, i64)]| {
+            let mut n = NodeOutline::made(op, inputs, ints);
+            n.name = name.into();
+            n
+        };
+        let model = [
+            named("lm_head", "MatMulNBits", &["x", "w", "s"], &[("K", 72), ("block_size", 32), ("bits", 4)]),
+            named("gptq", "MatMulNBits", &["x", "w", "s", "", "g_idx"], &[("K", 64), ("block_size", 32)]),
+            named("erf", "Erf", &["x"], &[]),
+        ];
+        let off = nodes_off_directml(&placement, &model, true);
+        let reasons: Vec<(&str, bool, Option<&str>)> =
+            off.iter().map(|n| (n.node.as_str(), n.harmless, n.reason.as_deref())).collect();
         assert_eq!(
-            working,
-            ["MatMulNBits 'lm_head'", "GatherBlockQuantized 'embed'"],
-            "Shape is ONNX Runtime's choice"
+            reasons[0],
+            ("shape", true, Some("a shape computation ONNX Runtime keeps on the CPU on purpose: harmless"))
         );
-        let listed = name_list(&working, 1);
+        assert!(reasons[1].2.unwrap().starts_with("its K, 72, is not a whole number of 32-blocks"), "{reasons:?}");
+        assert!(reasons[2].2.unwrap().starts_with("it has a g_idx input"), "{reasons:?}");
+        assert!(reasons[3].2.unwrap().starts_with("DirectML has no kernel for it"), "{reasons:?}");
+        assert_eq!(reasons[4], ("erf", false, None));
+        let line = describe_off_directml(&off).unwrap();
+        assert!(line.contains("Erf 'erf' (no reason known: ONNX Runtime's log gives none)"), "{line}");
         assert!(
-            listed.starts_with("MatMulNBits 'lm_head' and 1 more (GatherBlockQuantized: DirectML has no kernel"),
-            "{listed}"
+            line.ends_with("; and 1 shape computation ONNX Runtime keeps on the CPU on purpose (harmless)"),
+            "{line}"
         );
-        assert!(listed.contains("MatMulNBits: DirectML's kernel takes whole blocks"), "{listed}");
-        let line = describe(&placement);
-        assert!(line.ends_with("; off DirectML: Shape 'shape', MatMulNBits 'lm_head', GatherBlockQuantized 'embed' (GatherBlockQuantized: DirectML has no kernel for it; --dequantize-gather writes it as a Gather; MatMulNBits: DirectML's kernel takes whole blocks of K and no bias or g_idx input: K not a whole number of blocks, or such an input)"), "{line}");
-        // Shape computations alone: nothing doing the work.
-        let mut log = PlacementLog::default();
-        log.feed(" Node(s) placed on [CPUExecutionProvider]. Number of nodes: 1\n  Shape (shape)\n");
-        assert!(working_off_directml(&log.finish()).is_empty());
+        // A CPU run asked nothing of DirectML: nothing is off it.
+        assert!(nodes_off_directml(&placement, &model, false).is_empty());
     }
 
     #[test]

@@ -228,6 +228,15 @@ impl Attempts<'_> {
                     // NaN or infinity where the reference has a number.
                     overflowed = ran.mismatches.iter().any(crate::compare::Mismatch::non_finite);
                     match ran.mismatches.first() {
+                        // Right numbers with the model's work on the CPU: not what was asked.
+                        None if ran.off_directml.is_some() => (
+                            AttemptOutcome::Fails(format!(
+                                "ran, but not wholly on DirectML: off it, {}",
+                                ran.off_directml.unwrap_or_default()
+                            )),
+                            ran.max_abs_diff,
+                            None,
+                        ),
                         None => (AttemptOutcome::Passes, ran.max_abs_diff, ran.model),
                         // The largest finite difference would hide the infinite one.
                         Some(first) => {
@@ -369,6 +378,8 @@ pub(super) struct Ran {
     /// Where it passed against the reference: the model the session ran, as `--save-model`
     /// writes it, or why it cannot be written.
     pub(super) model: Option<std::result::Result<Vec<u8>, String>>,
+    /// Where DirectML was asked for: the nodes doing the model's work that ran elsewhere, said.
+    pub(super) off_directml: Option<String>,
 }
 
 /// Runs the model once with `request`, against the reference on the original where `tolerance`
@@ -398,6 +409,8 @@ pub(super) fn run_once(
         keep_made_model: tolerance.is_some(),
     };
     let measured = engine::measure(runtime, &measure, &indicatif::ProgressBar::hidden())?;
+    let device = &measured.model.device;
+    let off_directml = device.off_directml.iter().any(|n| n.works()).then(|| device.off_directml_line()).flatten();
     let (mismatches, max_abs_diff) = match measured.comparison {
         Some(c) => {
             let largest =
@@ -419,7 +432,7 @@ pub(super) fn run_once(
         )
         .map_err(|e| crate::exit::one_line(&e))
     });
-    Ok(Ran { mismatches, max_abs_diff, model })
+    Ok(Ran { mismatches, max_abs_diff, model, off_directml })
 }
 
 /// The reference runs the model as ONNX Runtime does by default: the options under test

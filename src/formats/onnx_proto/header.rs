@@ -186,6 +186,8 @@ pub struct NodeProto {
     pub input: Vec<String>,
     #[prost(string, repeated, tag = "2")]
     pub output: Vec<String>,
+    #[prost(string, optional, tag = "3")]
+    pub name: Option<String>,
     #[prost(string, optional, tag = "4")]
     pub op_type: Option<String>,
     #[prost(message, repeated, tag = "5")]

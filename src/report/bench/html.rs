@@ -81,6 +81,9 @@ fn environment(page: &mut Page, report: &BenchReport) {
     ];
     if let Some(m) = first {
         rows.push(("execution provider", m.device.describe()));
+        if let Some(off) = m.device.off_directml_line() {
+            rows.push(("off DirectML", off));
+        }
         if let Some(r) = &m.reference {
             rows.push(("--compare-ep", r.device.describe()));
         }
@@ -349,6 +352,9 @@ fn model_section(page: &mut Page, m: &ModelBench) {
             .map(|b| format!(" · batch {b}: {:.1} items/s", m.items_per_s.unwrap_or(0.0)))
             .unwrap_or_default()
     ));
+    if let Some(off) = m.device.off_directml_line() {
+        page.push(&format!(r#"<p class="sub">off DirectML: {}</p>"#, esc(&off)));
+    }
     // One x range for the model and its reference, so the two distributions compare by eye.
     let reference = m.reference.as_ref().filter(|r| !r.samples_ms.is_empty());
     let all = m.samples_ms.iter().chain(reference.iter().flat_map(|r| r.samples_ms.iter()));

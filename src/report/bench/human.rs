@@ -40,6 +40,9 @@ pub fn render(report: &BenchReport) -> String {
             m.first_run_ms,
             rss
         );
+        if let Some(off) = m.device.off_directml_line() {
+            let _ = writeln!(w, "{:<width$} off DirectML: {off}", "");
+        }
         if m.status == super::ModelStatus::Interrupted {
             let _ = writeln!(
                 w,

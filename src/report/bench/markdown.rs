@@ -51,6 +51,14 @@ impl Exporter<BenchReport> for MarkdownExporter {
             rows.push(row);
         }
         let mut text = crate::report::markdown_table(&header, &(3..header.len()).collect::<Vec<_>>(), &rows);
+        let off: Vec<String> = report
+            .models
+            .iter()
+            .filter_map(|m| Some(format!("- **{}**: {}\n", m.name, m.device.off_directml_line()?)))
+            .collect();
+        if !off.is_empty() {
+            text.push_str(&format!("\nNodes off DirectML:\n\n{}", off.concat()));
+        }
         for table in super::sweep_tables(report) {
             text.push_str(&sweep(&table));
         }
@@ -129,5 +137,33 @@ mod tests {
         );
         let empty = "  |".repeat(10);
         assert_eq!(lines[3], format!("| broken | failed: model broken.onnx: not a valid ONNX model |{empty}"));
+    }
+}
+
+#[cfg(test)]
+mod off_directml_tests {
+    use super::super::tests::sample_report;
+    use super::*;
+    use crate::runtime::placement::OffNode;
+
+    /// A model whose MatMulNBits ran on the CPU: bench's text, Markdown, HTML and the CI summary
+    /// name it with its reason.
+    #[test]
+    fn every_bench_format_names_a_node_off_directml_with_its_reason() {
+        let mut report = sample_report();
+        report.models[0].device.off_directml = vec![OffNode {
+            node: "proj".into(),
+            op_type: "MatMulNBits".into(),
+            execution_provider: "CPUExecutionProvider".into(),
+            reason: Some("its K, 48, is not a whole number of 32-blocks".into()),
+            harmless: false,
+        }];
+        let named = "MatMulNBits 'proj' (its K, 48, is not a whole number of 32-blocks)";
+        assert!(super::super::human::render(&report).contains(&format!("off DirectML: {named}")));
+        assert!(MarkdownExporter.render(&report).unwrap().contains(&format!("- **squeeze, \"net\"**: {named}")));
+        let page = super::super::html::render(&report);
+        assert!(page.contains("off DirectML: MatMulNBits &#39;proj&#39; (its K, 48,"), "{page}");
+        let outcome = crate::report::github::of_bench(&report, None);
+        assert!(outcome.items.iter().any(|i| i.detail.contains(&format!("off DirectML: {named}"))), "{outcome:?}");
     }
 }

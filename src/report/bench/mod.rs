@@ -335,6 +335,7 @@ pub(crate) mod tests {
                     device_id: None,
                     adapter_name: None,
                     placement: vec![],
+                    off_directml: vec![],
                     chosen_by: None,
                     direct3d12: None,
                 },

@@ -10,6 +10,9 @@ use crate::generate::{CaptureAsk, KvLayout};
 pub fn human(report: &GenerateReport, verbose: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "model:     {} ({})", report.model.display(), report.device.describe());
+    if let Some(off) = report.device.off_directml_line() {
+        let _ = writeln!(out, "off DirectML: {off}");
+    }
     if let Some(changed) = &report.device.direct3d12 {
         let _ = writeln!(out, "direct3d12: {changed}");
     }

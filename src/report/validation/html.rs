@@ -78,6 +78,12 @@ pub fn render(report: &TestReport) -> String {
             c.max_abs_diff.map_or("-".into(), |d| format!("{d:.3e}")),
             esc(c.reason.as_deref().unwrap_or(""))
         ));
+        if let Some(off) = c.off_directml_line() {
+            html.push_str(&format!(
+                r#"<tr class="detail {word}"><td></td><td colspan="5" class="reason">off DirectML: {}</td></tr>"#,
+                esc(&off)
+            ));
+        }
         let detailed: Vec<_> = c.mismatches.iter().filter_map(|m| m.values.as_ref().map(|v| (m, v))).collect();
         if detailed.is_empty() {
             continue;

@@ -10,7 +10,9 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
     if !quiet {
         for c in &report.cases {
             let known = c.expected_status == Some(c.status);
-            if c.status == Status::Pass && !verbose {
+            // A pass whose work partly ran on the CPU is no DirectML pass: shown with why.
+            let off = c.off_directml_line();
+            if c.status == Status::Pass && !verbose && off.is_none() {
                 continue;
             }
             if known && !verbose {
@@ -30,6 +32,9 @@ pub fn render(report: &TestReport, verbose: bool, quiet: bool, expect: Option<&P
                 out.push_str(&format!(": {reason}"));
             }
             out.push('\n');
+            if let Some(off) = &off {
+                out.push_str(&format!("      off DirectML: {off}\n"));
+            }
             // What run says of a rewrite or a float16 conversion, said of each case shown.
             if let Some(r) = &c.rewrite {
                 out.push_str(&format!("      rewritten: {}\n", r.describe()));

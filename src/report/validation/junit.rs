@@ -68,6 +68,9 @@ pub fn render(report: &TestReport) -> Result<String> {
         let (class, name) = case.name.rsplit_once('/').unwrap_or(("dmlrun", case.name.as_str()));
         let mut test_case = TestCase::new(name, status);
         test_case.set_classname(class);
+        if let Some(off) = case.off_directml_line() {
+            test_case.add_property(Property::new("off DirectML", off));
+        }
         test_case.set_time(seconds(case.duration_ms));
         suite.add_test_case(test_case);
     }

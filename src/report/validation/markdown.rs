@@ -8,7 +8,13 @@ pub fn markdown(report: &TestReport) -> String {
 }
 
 fn markdown_of(cases: &[CaseResult]) -> String {
-    crate::report::markdown_table(&HEADER, &[3, 4, 5], &rows(cases))
+    let mut text = crate::report::markdown_table(&HEADER, &[3, 4, 5], &rows(cases));
+    let off: Vec<String> =
+        cases.iter().filter_map(|c| Some(format!("- **{}**: {}\n", c.name, c.off_directml_line()?))).collect();
+    if !off.is_empty() {
+        text.push_str(&format!("\nNodes off DirectML:\n\n{}", off.concat()));
+    }
+    text
 }
 
 #[cfg(test)]

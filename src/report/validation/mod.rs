@@ -42,6 +42,9 @@ pub struct CaseResult {
     /// Where ONNX Runtime placed the model's nodes (with DirectML: how many DirectML took).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub placement: Vec<EpNodes>,
+    /// Where DirectML was asked for: the nodes that ran elsewhere, by name, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub off_directml: Vec<crate::runtime::placement::OffNode>,
     /// The status --expect predicted, when it was not `pass`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub expected_status: Option<Status>,
@@ -142,6 +145,16 @@ impl Summary {
 }
 
 impl CaseResult {
+    /// What every format says of the nodes DirectML did not get, where any do the model's work
+    /// (`runtime::placement::describe_off_directml`); shape computations alone say nothing.
+    pub fn off_directml_line(&self) -> Option<String> {
+        self.off_directml
+            .iter()
+            .any(|n| n.works())
+            .then(|| crate::runtime::placement::describe_off_directml(&self.off_directml))
+            .flatten()
+    }
+
     /// The result of a case that ended without a verdict of its own (a crash, a timeout).
     pub fn ended(name: &str, status: Status, reason: String, data_sets: usize) -> CaseResult {
         CaseResult { status, reason: Some(reason), ..CaseResult::passing(name, data_sets) }
@@ -158,6 +171,7 @@ impl CaseResult {
             duration_ms: 0.0,
             max_abs_diff: None,
             placement: Vec::new(),
+            off_directml: Vec::new(),
             expected_status: None,
             blame: None,
             node: None,
@@ -185,5 +199,66 @@ impl Summary {
     /// Cases that did not pass, whatever the reason.
     pub fn not_passed(&self) -> usize {
         self.failed + self.errors + self.crashed + self.timed_out + self.interrupted
+    }
+}
+
+#[cfg(test)]
+mod off_directml_tests {
+    use super::*;
+    use crate::runtime::placement::OffNode;
+
+    fn off(node: &str, op: &str, reason: Option<&str>, harmless: bool) -> OffNode {
+        OffNode {
+            node: node.into(),
+            op_type: op.into(),
+            execution_provider: "CPUExecutionProvider".into(),
+            reason: reason.map(str::to_string),
+            harmless,
+        }
+    }
+
+    /// A passing case whose MatMulNBits ran on the CPU: every format of test's report names it
+    /// with its reason; a case with only shape computations off DirectML says nothing.
+    #[test]
+    fn every_test_format_names_a_node_off_directml_with_its_reason() {
+        let why = "its K, 48, is not a whole number of 32-blocks";
+        let mut partial = CaseResult::passing("k48", 1);
+        partial.off_directml = vec![off("proj", "MatMulNBits", Some(why), false), off("s", "Shape", None, true)];
+        let mut shapes = CaseResult::passing("shapes", 1);
+        shapes.off_directml = vec![off("s", "Shape", None, true)];
+        let mut report = TestReport {
+            schema: TEST_SCHEMA.into(),
+            dmlrun_version: "0".into(),
+            onnxruntime: crate::runtime::LibraryInfo {
+                path: "onnxruntime.dll".into(),
+                source: crate::runtime::LibrarySource::Flag,
+                version: "1.24.4".into(),
+                providers: vec![],
+            },
+            plan_request: "--ep dml --device 0".into(),
+            reference: None,
+            tolerance: None,
+            summary: Summary::default(),
+            cases: Vec::new(),
+            skipped: Vec::new(),
+            interrupted: false,
+            shard: None,
+            isolation: Default::default(),
+        };
+        report.settle(&[Some(partial), Some(shapes)], &BTreeMap::new(), std::time::Duration::ZERO);
+        let named = format!("MatMulNBits 'proj' ({why})");
+        let human = human::render(&report, false, false, None);
+        assert!(human.contains(&format!("PASS  k48\n      off DirectML: {named}")), "{human}");
+        assert!(!human.contains("shapes"), "a case with only shape computations off DirectML is a plain pass: {human}");
+        assert!(markdown::markdown(&report).contains(&format!("- **k48**: {named}")));
+        let junit = junit::render(&report).unwrap();
+        assert!(
+            junit.contains("name=\"off DirectML\"") && junit.contains("not a whole number of 32-blocks"),
+            "{junit}"
+        );
+        let page = html::render(&report);
+        assert!(page.contains("off DirectML: MatMulNBits &#39;proj&#39; (its K, 48,"), "{page}");
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["cases"][0]["off_directml"][0]["reason"], why);
     }
 }

@@ -54,6 +54,10 @@ pub struct DeviceReport {
     /// execution provider the rest.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub placement: Vec<EpNodes>,
+    /// Where DirectML was asked for: every node that ran elsewhere, by name, with why where it
+    /// can be known ([`placement::nodes_off_directml`]).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub off_directml: Vec<placement::OffNode>,
     /// The EP selection policy that chose the execution provider (`--ep policy:...`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub chosen_by: Option<String>,
@@ -86,7 +90,13 @@ impl DeviceReport {
     /// What a DirectML run whose work ONNX Runtime placed (wholly or in part) on the CPU must say
     /// ([`placement::directml_warning`]).
     pub fn placement_warning(&self) -> Option<String> {
-        placement::directml_warning(&self.execution_provider, &self.placement)
+        placement::directml_warning(&self.execution_provider, &self.placement, &self.off_directml)
+    }
+
+    /// `MatMulNBits 'mm' (its K, 48, ...); and 4 shape computations ...`: what every report says
+    /// of the nodes a DirectML run did not get ([`placement::describe_off_directml`]).
+    pub fn off_directml_line(&self) -> Option<String> {
+        placement::describe_off_directml(&self.off_directml)
     }
 }
 
@@ -111,7 +121,8 @@ pub fn open(
         anyhow::Error::new(SessionFailure { step, ort_message, line })
     })?;
     let session_time = started.elapsed();
-    let device = DeviceReport { direct3d12, ..device_report(runtime, &plan, placement, adapter_name) };
+    let off_directml = placement::nodes_off_directml(&placement, &info.nodes, plan.uses_directml());
+    let device = DeviceReport { direct3d12, off_directml, ..device_report(runtime, &plan, placement, adapter_name) };
     if let Some(tracker) = &mut memory {
         tracker.session_created();
     }
@@ -222,6 +233,7 @@ fn device_report(
         device_id,
         adapter_name,
         placement: Vec::new(),
+        off_directml: Vec::new(),
         chosen_by: None,
         direct3d12: None,
     };
@@ -259,9 +271,16 @@ mod tests {
                     names: Vec::new(),
                 })
                 .collect(),
+            off_directml: Vec::new(),
             chosen_by: None,
             direct3d12: None,
         }
+    }
+
+    /// `device` with its off-DirectML nodes read against `model`, as `load` reads them.
+    fn read_against(device: DeviceReport, model: &[crate::formats::outline::NodeOutline]) -> DeviceReport {
+        let off_directml = placement::nodes_off_directml(&device.placement, model, true);
+        DeviceReport { off_directml, ..device }
     }
 
     #[test]
@@ -269,20 +288,37 @@ mod tests {
         let warning = dml_device(&[(plan::CPU_PROVIDER, 1)]).placement_warning().unwrap();
         assert_eq!(
             warning,
-            "DirectML was asked for, but ONNX Runtime placed all 1 nodes on CPUExecutionProvider: DirectML takes none \
-             of this model's operators at these types, so these results and timings are the CPU's"
+            "DirectML was asked for, but ONNX Runtime placed all 1 nodes on CPUExecutionProvider, so these results \
+             and timings are the CPU's"
+        );
+        // ONNX Runtime lists no node when it places them all on one provider: the model's own
+        // nodes are named, with dmlrun's reading of why.
+        let mut partial = crate::formats::outline::NodeOutline::made(
+            "MatMulNBits",
+            &["a", "b", "s"],
+            &[("K", 48), ("N", 8), ("bits", 4), ("block_size", 32)],
+        );
+        partial.name = "mm".into();
+        let warning = read_against(dml_device(&[(plan::CPU_PROVIDER, 1)]), &[partial]).placement_warning().unwrap();
+        assert!(
+            warning.ends_with(
+                "so these results and timings are the CPU's: MatMulNBits 'mm' (its K, 48, is not a whole number of \
+                 32-blocks: DirectML's MatMulNBits takes whole blocks only, so the last block is partial \
+                 (--dequantize-matmulnbits writes it as a MatMul DirectML runs))"
+            ),
+            "{warning}"
         );
         // Some or all nodes on DirectML, those off it shape computations: the placement line says
         // it; no warning.
         assert_eq!(dml_device(&[(plan::DML_PROVIDER, 40), (plan::CPU_PROVIDER, 4)]).placement_warning(), None);
         // A node doing the model's work off DirectML is named, with the reason.
         let mut split = dml_device(&[(plan::DML_PROVIDER, 40), (plan::CPU_PROVIDER, 2)]);
-        split.placement[1].names = vec!["Shape 'shape'".into(), "MatMulNBits 'lm_head'".into()];
-        let warning = split.placement_warning().unwrap();
+        split.placement[1].names = vec!["Shape 'shape'".into(), "GatherBlockQuantized 'embed'".into()];
+        let warning = read_against(split, &[]).placement_warning().unwrap();
         assert!(
             warning.starts_with(
                 "DirectML was asked for, but ONNX Runtime left 1 node(s) that do the model's work on the CPU, and their \
-                 time is the CPU's: MatMulNBits 'lm_head' (MatMulNBits: DirectML's kernel takes whole blocks"
+                 time is the CPU's: GatherBlockQuantized 'embed' (DirectML has no kernel for it"
             ),
             "{warning}"
         );
