@@ -8,13 +8,19 @@
 
 An import is a `use crate::...`/`use super::...` (brace groups included) or a path written out
 in code (`crate::report::write_json(...)`); `pub use` in a `mod.rs` (a module naming what it
-offers) and `#[cfg(test)] mod tests` blocks are not counted.
+offers) and `#[cfg(test)] mod NAME { ... }` blocks are not counted, wherever in the file they
+sit: the code after a test module is read like any other (an import placed below the tests once
+hid a cycle from this check).
 
-    python3 scripts/module_layers.py [--graph]
+    python3 scripts/module_layers.py [--graph] [--src DIR]
+    python3 scripts/module_layers.py --self-test   (plants a cycle after a test module, and
+                                                    checks that it is found)
 """
 import os, re, sys
 
 SRC = os.path.join(os.path.dirname(__file__), "..", "src")
+if "--src" in sys.argv:
+    SRC = sys.argv[sys.argv.index("--src") + 1]
 
 # Lowest first. A module may import from its own layer and those below it.
 LAYERS = [
@@ -47,12 +53,37 @@ def modules():
     return found
 
 
+def without_test_modules(text):
+    """The text less every `#[cfg(test)] mod NAME { ... }` block, its braces matched (braces in
+    string and char literals skipped)."""
+    out, at = [], 0
+    for m in re.finditer(r"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{", text):
+        if m.start() < at:
+            continue
+        out.append(text[at : m.start()])
+        i, depth = m.end(), 1
+        while i < len(text) and depth:
+            c = text[i]
+            if c == '"':
+                i += 1
+                while i < len(text) and text[i] != '"':
+                    i += 2 if text[i] == "\\" else 1
+            elif c == "'" and re.match(r"'(\\.|[^\\'])'", text[i : i + 4]):
+                i = text.index("'", i + 1 + (text[i + 1] == "\\"))
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+            i += 1
+        at = i
+    out.append(text[at:])
+    return "".join(out)
+
+
 def code_of(path):
     text = open(path, encoding="utf-8").read()
-    cut = re.search(r"#\[cfg\(test\)\]\s*mod tests", text)
-    if cut:
-        text = text[: cut.start()]
     text = re.sub(r"//[^\n]*", "", text)
+    text = without_test_modules(text)
     if path.endswith("mod.rs"):
         text = re.sub(r"pub use [^;]*;", "", text, flags=re.S)
     return text
@@ -169,5 +200,32 @@ def main():
     print(f"module layers: {len(known)} modules, no import cycle, no lower layer importing a higher one")
 
 
+def self_test():
+    """A tree with a cycle whose second half sits after a test module: the check must fail on it,
+    and pass once the import is inside the test module."""
+    import subprocess, tempfile
+    with tempfile.TemporaryDirectory() as src:
+        os.makedirs(os.path.join(src, "formats"))
+        with open(os.path.join(src, "formats", "mod.rs"), "w") as f:
+            f.write("mod model;\nmod quantized;\n")
+        with open(os.path.join(src, "formats", "model.rs"), "w") as f:
+            f.write("use super::quantized::Form;\npub struct Model;\n")
+        planted = "pub struct Form;\n#[cfg(test)]\nmod tests {\n    fn s() -> &'static str { \"}\" }\n}\nuse super::model::Model;\n"
+        path = os.path.join(src, "formats", "quantized.rs")
+        with open(path, "w") as f:
+            f.write(planted)
+        run = lambda: subprocess.run([sys.executable, __file__, "--src", src], capture_output=True, text=True)
+        found = run()
+        assert found.returncode == 1 and "import cycle: formats::model <-> formats::quantized" in found.stdout, found.stdout
+        with open(path, "w") as f:
+            f.write(planted.replace("}\nuse super::model::Model;\n", "    use super::super::model::Model;\n}\n"))
+        clean = run()
+        assert clean.returncode == 0, clean.stdout
+    print("module layers self-test: a cycle planted after a test module is found; inside one, it is not counted")
+
+
 if __name__ == "__main__":
-    main()
+    if "--self-test" in sys.argv:
+        self_test()
+    else:
+        main()

@@ -258,32 +258,3 @@ mod tests {
         assert!(QuantizedForm::of(&[node("Relu", &["x"], &[])], &initializers).is_none());
     }
 }
-
-/// How one of a model's outputs is quantized, where it is: what a difference in it is counted in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum QuantizedOutput {
-    /// Written by a DequantizeLinear whose scale is this initializer: its step is the scale.
-    Dequantized { scale: String },
-    /// An integer tensor a QuantizeLinear or a QLinear operator writes: its step is 1.
-    Integer,
-}
-
-/// The model's outputs that are quantized values, by name.
-pub fn quantized_outputs(info: &super::model::ModelInfo) -> Vec<(String, QuantizedOutput)> {
-    let mut found = Vec::new();
-    for output in &info.outputs {
-        let Some(node) = info.nodes.iter().find(|n| n.outputs.first() == Some(&output.name)) else { continue };
-        let quantizing = node.op_type == "QuantizeLinear" || node.op_type.starts_with("QLinear");
-        match node.op_type.as_str() {
-            "DequantizeLinear" => match node.inputs.get(1) {
-                Some(scale) if !scale.is_empty() => {
-                    found.push((output.name.clone(), QuantizedOutput::Dequantized { scale: scale.clone() }))
-                }
-                _ => {}
-            },
-            _ if quantizing => found.push((output.name.clone(), QuantizedOutput::Integer)),
-            _ => {}
-        }
-    }
-    found
-}

@@ -1,10 +1,9 @@
 //! `dmlrun bench`: many models, trustworthy statistics, exports, a regression gate.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use indicatif::MultiProgress;
-use sha2::{Digest, Sha256};
 
 use crate::batch::{self, Batch, Ended, Entry};
 use crate::cli::BenchArgs;
@@ -18,12 +17,13 @@ use crate::report::export::Exports;
 use crate::report::ms;
 use crate::runtime::engine::diagnose::{Blame, EpFailure};
 use crate::runtime::engine::{self, Preflight};
-use crate::runtime::plan::{OptimizationLevel, PlanRequest};
+use crate::runtime::plan::OptimizationLevel;
 use crate::runtime::Runtime;
 use crate::settings::BenchSettings;
 use crate::suites::manifest::{self, BenchTarget};
 
 mod baseline;
+mod files;
 mod generation;
 mod sweep;
 
@@ -328,14 +328,17 @@ fn prepare(
         request.dims.push((name.clone(), *value));
     }
     if let Some(dir) = &settings.profile {
-        request.profile_prefix = Some(OrtWritten::new(dir, &sanitize(&target.name)).partial_path());
+        request.profile_prefix = Some(OrtWritten::new(dir, &files::sanitize(&target.name)).partial_path());
     }
     // The optimised-model cache: load the cached file if there is one, else have ONNX Runtime write it.
     let mut model_path = target.path.clone();
     let mut cache = None;
     if let Some(dir) = &settings.cache {
-        let name =
-            format!("{}-{}.onnx", sanitize(&target.name), cache_key(&file.sha256, &request, &runtime.library.version));
+        let name = format!(
+            "{}-{}.onnx",
+            files::sanitize(&target.name),
+            files::cache_key(&file.sha256, &request, &runtime.library.version)
+        );
         let cached = dir.join(&name);
         if cached.is_file() {
             file = ModelFile::read(&cached)?;
@@ -389,7 +392,7 @@ fn bench_model(
     let target = &plan.target;
     // Declared before the session, so they are dropped after it (see OrtWritten); the plan
     // already names the paths ONNX Runtime writes.
-    let profile_file = settings.profile.as_deref().map(|dir| OrtWritten::new(dir, &sanitize(&target.name)));
+    let profile_file = settings.profile.as_deref().map(|dir| OrtWritten::new(dir, &files::sanitize(&target.name)));
     let cache_write = match (&plan.cache, &settings.cache) {
         (Some(CacheUse::Write { file }), Some(dir)) => Some(OrtWritten::new(dir, file)),
         _ => None,
@@ -416,7 +419,7 @@ fn bench_model(
         return Ok(Measured::InterruptedBeforeTiming);
     }
     let profile = match &profile_file {
-        Some(pending) => Some(finish_profile(&mut measured.model, pending)?),
+        Some(pending) => Some(files::finish_profile(&mut measured.model, pending)?),
         None => None,
     };
     let bench = model_bench(runtime, plan, settings, measured, (sessions, cache, profile), bars)?;
@@ -583,46 +586,4 @@ fn reference_bench(c: &engine::Comparison) -> ReferenceBench {
         outputs_compared: c.outputs_compared,
         differences: c.differences.clone(),
     }
-}
-
-fn finish_profile(model: &mut engine::LoadedModel, pending: &OrtWritten) -> Result<ProfileSummary> {
-    let written = model.end_profiling()?;
-    // ONNX Runtime names the file after the prefix plus a timestamp.
-    let file = pending.keep(Path::new(&written)).context("--profile")?;
-    let top_ops = crate::runtime::profile::read_op_times(&file)?.into_iter().take(10).collect();
-    let graph_fusion = if model.plan.fusion_disabled() { bench::GraphFusion::Off } else { bench::GraphFusion::On };
-    Ok(ProfileSummary { file, graph_fusion, top_ops })
-}
-
-/// The cache key: everything that changes the optimised model.
-fn cache_key(model_sha256: &[u8; 32], request: &PlanRequest, ort_version: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(model_sha256);
-    let mut dims = request.dims.clone();
-    dims.sort();
-    let mut denotations = request.dim_denotations.clone();
-    denotations.sort();
-    hasher.update(
-        format!(
-            "ep={:?};device={:?};pref={:?};filter={:?};dims={dims:?};den={denotations:?};opt={:?};ort={ort_version};config={:?};ep_options={:?};metacommands={};precision={:?};keep={:?};rewrites={:?}",
-            request.ep,
-            request.device,
-            request.performance_preference,
-            request.device_filter,
-            request.optimization_level,
-            request.session_config,
-            request.ep_options,
-            !request.dml_disable_metacommands,
-            request.precision,
-            request.keep_fp32,
-            request.rewrites
-        )
-        .as_bytes(),
-    );
-    let digest = hasher.finalize();
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
-}
-
-fn sanitize(name: &str) -> String {
-    name.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect()
 }

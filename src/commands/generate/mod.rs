@@ -1,6 +1,7 @@
 //! `dmlrun generate MODEL`: a decoder LLM's text, and the figures LLM benchmarks report.
 
 mod conversation;
+mod perplexity;
 
 use std::path::Path;
 
@@ -39,13 +40,10 @@ pub fn execute(args: &GenerateArgs) -> Result<ExitStatus> {
 fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     match &settings.task {
         Task::Generate(source) => generate_text(settings, source),
-        Task::Perplexity { text, window, stride } => perplexity(settings, text, *window, *stride),
+        Task::Perplexity { text, window, stride } => perplexity::score(settings, text, *window, *stride),
         Task::Conversation => conversation::talk(settings),
     }
 }
-
-/// Fewer scored tokens than this, and `--perplexity` warns that its figure is noise.
-const FEW_SCORED: usize = 100;
 
 fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<ExitStatus> {
     // Every export checked before the (long) generation: a typo in a folder costs nothing.
@@ -223,94 +221,6 @@ fn publish(
         crate::report::github::publish(&outcome, target)?;
     }
     Ok(())
-}
-
-/// Tokens in a --perplexity window when --window is not given: the model's context, at most this.
-const DEFAULT_WINDOW: usize = 2048;
-
-/// `--perplexity FILE`: the text scored window by window on the EP (the prefill path only, no
-/// capture), and on `--compare-ep`'s with the ratio.
-fn perplexity(
-    settings: &GenerateSettings,
-    text: &Path,
-    window: Option<usize>,
-    stride: Option<usize>,
-) -> Result<ExitStatus> {
-    let mut exports = exports(settings)?;
-    let DecoderModel { spec, file, tokenizer, .. } =
-        DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
-    let tokenizer = tokenizer.with_context(|| {
-        format!(
-            "--perplexity needs a tokenizer: {} has no tokenizer.json; give one with --tokenizer FILE",
-            settings.model.display()
-        )
-    })?;
-    let content = crate::fsutil::read_text(text).with_context(|| format!("--perplexity {}", text.display()))?;
-    let ids = tokenizer.encode(&content).with_context(|| format!("--perplexity {}", text.display()))?;
-    let window = window.unwrap_or(spec.context_length.min(DEFAULT_WINDOW));
-    if window > spec.context_length {
-        bail!("--window {window} is longer than the model's context of {} tokens", spec.context_length);
-    }
-    let stride = stride.unwrap_or((window / 2).max(1));
-    crate::generate::perplexity::windows(ids.len(), window, stride)
-        .with_context(|| format!("--perplexity {}", text.display()))?;
-
-    crate::stage::step("loading ONNX Runtime");
-    let _deadline = (!settings.timeout.is_zero())
-        .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
-    let runtime = settings.ort.load()?;
-    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
-    let compare = settings.compare.as_ref().map(|(ep, level)| (ep, *level));
-    engine::warn_if_compared_with_itself(&runtime, &preflight.request, compare);
-    crate::stage::step("session creation");
-    let options = DecoderOptions {
-        preflight: &preflight,
-        spec: &spec,
-        print_plan: settings.print_plan,
-        kv_length: window,
-        greedy_on_device: false,
-        capture_falls_back: false,
-    };
-    let mut decoder = DecoderSession::open(&runtime, &options)?;
-    let measured = crate::generate::perplexity::measure(&mut decoder, &ids, window, stride)?;
-    // A perplexity over a handful of tokens is noise, whatever digits it prints.
-    if measured.scored < FEW_SCORED {
-        crate::errln!(
-            "dmlrun: warning: --perplexity {}: only {} token(s) scored; a perplexity over fewer than {FEW_SCORED} says little",
-            text.display(),
-            measured.scored
-        );
-    }
-    let (reference_ep, reference) = match &settings.compare {
-        Some((ep, level)) => {
-            let request = preflight.request.reference(ep.clone(), *level);
-            let reference = preflight.with_request(&runtime, &request)?;
-            let options = DecoderOptions { preflight: &reference, print_plan: false, ..options };
-            let mut other = DecoderSession::open(&runtime, &options).context("the --compare-ep session")?;
-            let scored = crate::generate::perplexity::measure(&mut other, &ids, window, stride)?;
-            (Some(other.model.device.describe()), Some(scored))
-        }
-        None => (None, None),
-    };
-    if let Some(memory) = decoder.model.memory.as_mut() {
-        memory.sample();
-    }
-    let ratio = reference.as_ref().map(|r| measured.perplexity / r.perplexity);
-    let result = report::PerplexityResult { text: text.to_path_buf(), measured, reference_ep, reference, ratio };
-    let capture = GraphCapture {
-        asked: settings.capture,
-        captured: false,
-        why: "--perplexity runs the prefill path only".into(),
-    };
-    let report = GenerateReport {
-        token_choice: TokenChoice { on_device: false, why: "--perplexity reads every position's logits".into() },
-        graph_capture: capture,
-        perplexity: Some(result),
-        ..report_of_session(settings, &spec, Some(tokenizer.path.clone()), &runtime, &decoder, window)
-    };
-    publish(settings, &mut exports, &report)?;
-    save_model(settings, &decoder, &preflight)?;
-    Ok(ExitStatus::Success)
 }
 
 fn prompts(

@@ -191,6 +191,13 @@ impl DataFile {
     }
 }
 
+impl super::header::TensorHeader {
+    /// Where its data is, where it is in an external file (`folder` is the model's).
+    pub fn external_ref(&self, folder: &Path) -> Result<Option<ExternalRef>> {
+        external_ref(self.name.as_deref().unwrap_or_default(), self.data_location, &self.external_data, folder)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

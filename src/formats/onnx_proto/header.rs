@@ -260,3 +260,18 @@ pub struct ModelProto {
     #[prost(message, repeated, tag = "14")]
     pub metadata_props: Vec<StringStringEntryProto>,
 }
+
+/// A `TensorProto` read for its header: the data (`raw_data`, `float_data`) skipped.
+#[derive(Clone, PartialEq, Message)]
+pub struct TensorHeader {
+    #[prost(int64, repeated, packed = "false", tag = "1")]
+    pub dims: Vec<i64>,
+    #[prost(int32, optional, tag = "2")]
+    pub data_type: Option<i32>,
+    #[prost(string, optional, tag = "8")]
+    pub name: Option<String>,
+    #[prost(message, repeated, tag = "13")]
+    pub external_data: Vec<StringStringEntryProto>,
+    #[prost(int32, optional, tag = "14")]
+    pub data_location: Option<i32>,
+}

@@ -23,8 +23,8 @@ use half::f16;
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
-use crate::formats::onnx_proto::external::{external_ref, DataFile, ExternalReader, ExternalRef, INLINE_BELOW};
-use crate::formats::onnx_proto::header::StringStringEntryProto;
+use crate::formats::onnx_proto::external::{DataFile, ExternalReader, ExternalRef, INLINE_BELOW};
+use crate::formats::onnx_proto::header::TensorHeader;
 use crate::formats::onnx_proto::lossless::{
     EditAttribute, EditNode, EditTensor, NodeView, OpsetView, RawGraph, RawModel, TensorName, ValueName,
 };
@@ -453,27 +453,6 @@ pub fn matches_pattern(pattern: &str, name: &str) -> bool {
         }
     }
     true
-}
-
-/// A `TensorProto` read for its header: the data (`raw_data`, `float_data`) skipped.
-#[derive(Clone, PartialEq, Message)]
-struct TensorHeader {
-    #[prost(int64, repeated, packed = "false", tag = "1")]
-    dims: Vec<i64>,
-    #[prost(int32, optional, tag = "2")]
-    data_type: Option<i32>,
-    #[prost(string, optional, tag = "8")]
-    name: Option<String>,
-    #[prost(message, repeated, tag = "13")]
-    external_data: Vec<StringStringEntryProto>,
-    #[prost(int32, optional, tag = "14")]
-    data_location: Option<i32>,
-}
-
-impl TensorHeader {
-    fn external_ref(&self, folder: &Path) -> Result<Option<ExternalRef>> {
-        external_ref(self.name.as_deref().unwrap_or_default(), self.data_location, &self.external_data, folder)
-    }
 }
 
 /// A weight's values as little-endian bytes, from the model or its external file.

@@ -3,12 +3,12 @@
 
 use super::Preflight;
 use crate::compare::Difference;
-use crate::formats::quantized::{quantized_outputs, QuantizedOutput};
+use crate::formats::model::QuantizedOutput;
 
 /// Sets each difference's quantization step where its output is quantized: the scale of the
 /// DequantizeLinear that writes it (a one-element constant), or 1 for integers.
 pub fn count_in_steps(differences: &mut [Difference], preflight: &Preflight) {
-    let outputs = quantized_outputs(&preflight.model.info);
+    let outputs = preflight.model.info.quantized_outputs();
     if outputs.is_empty() {
         return;
     }
