@@ -13,7 +13,7 @@ use crate::inputs::LoadOptions;
 use crate::report::validation::{CaseResult, Status};
 use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
 use crate::runtime::engine::{self, Preflight, PreparedInputs, SavedModels, Scope};
-use crate::runtime::plan::{self, EpRequest, PlanRequest, Precision, ReferenceRequest, SessionPlan};
+use crate::runtime::plan::{self, EpRequest, PlanRequest, ReferenceRequest, SessionPlan};
 use crate::runtime::Runtime;
 use crate::suites::testdata::{self, Case};
 use crate::tensor::HostValue;
@@ -217,27 +217,13 @@ fn check_case(
         None => None,
     };
     let check_on = preflight.request.reference(EpRequest::Cpu, None);
-    let rewritten = match plan.rewrites.is_empty() {
-        true => None,
-        false => {
-            let verified_on = first_inputs.as_ref().map(|p| (&check_on, p));
-            Some(engine::rewrite(runtime, &case.model, info, &plan.rewrites, verified_on)?)
-        }
+    let check_made = match &first_inputs {
+        Some(prepared) => engine::Check::On(&check_on, prepared),
+        None => engine::Check::Not("no inputs to run it on here"),
     };
-    result.rewrite = rewritten.as_ref().map(|r| r.report.clone());
-    let source_model = rewritten.as_ref().map_or(case.model.as_path(), |r| r.path.as_path());
-    let float16 = match (plan.precision, &first_inputs) {
-        (Precision::Fp16, Some(prepared)) => {
-            crate::stage::step("the float16 conversion");
-            Some(engine::to_float16(runtime, source_model, preflight, &check_on, prepared)?)
-        }
-        (Precision::Int4 | Precision::Int8, Some(prepared)) => {
-            crate::stage::step("the weight quantization");
-            Some(engine::quantize_weights(runtime, source_model, preflight, &plan, (&check_on, prepared))?)
-        }
-        _ => None,
-    };
-    let model_path = float16.as_ref().map_or(source_model, |f| f.path.as_path());
+    let made = engine::made_for_session(runtime, preflight, &plan, check_made, &mut |w| result.warnings.push(w))?;
+    result.rewrite = made.rewrite();
+    let model_path = made.path();
     // A failure on DirectML (or any EP but the CPU) is checked on the reference EP with the same
     // inputs, to say whose it is.
     let explain = |plan: &SessionPlan, stage: Stage, prepared: &PreparedInputs, e: anyhow::Error| {
@@ -282,8 +268,8 @@ fn check_case(
         let actual = engine::run_to_host_values(&mut model.session, &prepared)
             .map_err(|e| explain(&model.plan, Stage::Run, &prepared, e))?;
         // --precision fp16: the first data set's outputs against the float32 model's, as run reports them.
-        if let (Some(f), None) = (&float16, &result.precision) {
-            result.precision = Some(f.report(&actual));
+        if result.precision.is_none() {
+            result.precision = made.precision_report(&actual);
         }
         let expected = match (&mut reference, set) {
             (Some(r), _) => {
@@ -330,10 +316,7 @@ fn check_case(
     if let Some(saved) = cases.saved {
         // The model as the session ran it, read while the rewritten or converted file exists;
         // one that cannot be written is a warning on the case, not its verdict.
-        let made = match model_path != case.model {
-            true => Some(std::fs::read(model_path).with_context(|| format!("reading {}", model_path.display()))?),
-            false => None,
-        };
+        let made = made.bytes()?;
         let saved = saved.save(
             &case.name,
             &case.model,

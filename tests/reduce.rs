@@ -418,3 +418,22 @@ fn with_no_input_given_the_inputs_are_generated_and_said_to_be() {
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("dmlrun: note: fix: no --input given"), "{stderr}");
 }
+
+/// reduce makes its model with the engine's one maker, so int4 and int8 reach it as they reach
+/// run: the quantized model is the one reduced (here it passes, so nothing is written).
+#[test]
+fn reduce_works_on_the_model_int8_makes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dmlrun()
+        .arg("reduce")
+        .arg(test_model("matmul_weights.onnx"))
+        .args(["--precision", "int8", "--generate", "ones", "--dim", "N=2"])
+        .args(APPROXIMATE)
+        .arg("-o")
+        .arg(dir.path().join("reduced"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("reduce: --precision int8: int8, block 32, symmetric, accuracy level 4"), "{stderr}");
+    assert!(stderr.contains("MatMulNBits 'head_Q8'") && stderr.contains("its weights quantized to int8"), "{stderr}");
+}

@@ -125,7 +125,7 @@ fn candidate_check(settings: &ReduceSettings) -> CaseCheck {
 /// float16), read and planned, with the name a person reads for it and the reference's request.
 struct Subject {
     /// Held while reduce works: the made model's files.
-    _made: Option<Made>,
+    _made: Option<engine::MadeModel>,
     /// What was done to the user's model, where something was.
     made_as: Option<String>,
     /// The user's model and what was done to it, never the temporary file.
@@ -161,6 +161,7 @@ impl Subject {
                 let as_made = PlanRequest {
                     precision: Precision::Fp32,
                     keep_fp32: Vec::new(),
+                    quantization: Default::default(),
                     rewrites: Vec::new(),
                     ..request.clone()
                 };
@@ -273,57 +274,31 @@ fn check_eps_differ(settings: &ReduceSettings, runtime: &crate::runtime::Runtime
     Ok(())
 }
 
-/// A model dmlrun made from the user's (rewritten, converted to float16): the file reduce works
-/// on. Both are kept while it works: where float16 changed nothing, the converted model is the
-/// rewritten file itself.
-struct Made {
-    rewritten: Option<engine::RewrittenModel>,
-    converted: Option<engine::ConvertedModel>,
-}
-
-impl Made {
-    fn path(&self) -> &Path {
-        match (&self.converted, &self.rewritten) {
-            (Some(converted), _) => &converted.path,
-            (None, Some(rewritten)) => &rewritten.path,
-            (None, None) => Path::new(""),
-        }
-    }
-}
-
-/// --decompose, --gemm-zero-bias, --precision fp16: the model reduced is the rewritten and
-/// converted one, made here once (checked and typed by runs of the inputs on the reference EP);
-/// both EPs then run that model. `None` where the model is reduced as it is.
+/// --decompose, --gemm-zero-bias, --precision fp16|int4|int8: the model reduced is the one the
+/// engine makes for the session (checked by runs of the inputs on the reference EP), made here
+/// once; both EPs then run that model. `None` where the model is reduced as it is.
 fn made_model(
     runtime: &crate::runtime::Runtime,
     settings: &ReduceSettings,
     preflight: &Preflight,
     reference: &PlanRequest,
-) -> Result<Option<Made>> {
+) -> Result<Option<engine::MadeModel>> {
     let plan = &preflight.plan;
-    if plan.precision != Precision::Fp16 && plan.rewrites.is_empty() {
+    if plan.precision == Precision::Fp32 && plan.rewrites.is_empty() {
         return Ok(None);
     }
     let bound = crate::inputs::bind(&settings.inputs, &preflight.input_signatures(), &settings.load)?;
     let prepared = engine::PreparedInputs::new(&bound.tensors)?;
-    let rewritten = match plan.rewrites.is_empty() {
-        false => {
-            let check = Some((reference, &prepared));
-            let rewritten = engine::rewrite(runtime, &settings.model, preflight.info(), &plan.rewrites, check)?;
-            crate::errln!("reduce: rewritten: {}", rewritten.report.describe());
-            Some(rewritten)
-        }
-        true => None,
-    };
-    if plan.precision != Precision::Fp16 {
-        return Ok(Some(Made { rewritten, converted: None }));
+    let check = engine::Check::On(reference, &prepared);
+    let made =
+        engine::made_for_session(runtime, preflight, plan, check, &mut |w| crate::errln!("reduce: warning: {w}"))?;
+    if let Some(rewritten) = made.rewrite() {
+        crate::errln!("reduce: rewritten: {}", rewritten.describe());
     }
-    let source = rewritten.as_ref().map_or(settings.model.as_path(), |r| r.path.as_path());
-    let converted = engine::to_float16(runtime, source, preflight, reference, &prepared)?;
-    if let engine::Converted::Float16(conversion) = &converted.conversion {
-        crate::errln!("reduce: --precision fp16: {}", conversion.describe());
+    if let Some(conversion) = made.describe_conversion() {
+        crate::errln!("reduce: --precision {}: {conversion}", plan.precision);
     }
-    Ok(Some(Made { rewritten, converted: Some(converted) }))
+    Ok(made.is_made().then_some(made))
 }
 
 /// The candidates' requests: the EP under test with its adapter and options, and the reference

@@ -143,10 +143,13 @@ pub fn write_fixed_folder(runtime: &Runtime, folder: &Path, request: &PlanReques
     let DecoderModel { spec, file, .. } = DecoderModel::read(folder, None, None)?;
     let external: Vec<PathBuf> = file.info.external_data.iter().map(PathBuf::from).collect();
     let decoder_name = spec.model.file_name().context("the decoder's file name")?.to_os_string();
-    let rewritten = engine::rewrite(runtime, &spec.model, &file.info, &request.rewrites, None)?;
     let preflight = Preflight::of(runtime, &spec.model.clone(), file, request, Scope::Alone)?;
-    let made = std::fs::read(&rewritten.path).context("reading the rewritten decoder")?;
-    let bytes = engine::saved_model(&spec.model, &preflight, Some(&made), Some(&rewritten.report), None, false)?;
+    let why = "a decoder's outputs are compared by generating (fix's attempts compared its tokens)";
+    let made = engine::made_for_session(runtime, &preflight, &preflight.plan, engine::Check::Not(why), &mut |w| {
+        crate::errln!("dmlrun: warning: fix: {w}")
+    })?;
+    let made_bytes = std::fs::read(made.path()).context("reading the fixed decoder")?;
+    let bytes = engine::saved_model(&spec.model, &preflight, Some(&made_bytes), made.rewrite().as_ref(), None, false)?;
 
     let staging = crate::fsutil::temp_dir_beside(output, ".dmlrun-fix-folder-")
         .with_context(|| format!("--output {}", output.display()))?;
@@ -161,8 +164,8 @@ pub fn write_fixed_folder(runtime: &Runtime, folder: &Path, request: &PlanReques
             .with_context(|| format!("copying {}", entry.path().display()))?;
     }
     // Its weights copied a tensor at a time from the rewritten model's data file to its own.
-    let rewritten_folder = crate::fsutil::folder_of(&rewritten.path);
-    crate::formats::onnx_proto::write_model_from(&staging.path().join(&decoder_name), &bytes, rewritten_folder)
+    let made_folder = crate::fsutil::folder_of(made.path());
+    crate::formats::onnx_proto::write_model_from(&staging.path().join(&decoder_name), &bytes, made_folder)
         .context("writing the fixed decoder")?;
     if output.is_dir() {
         std::fs::remove_dir(output).with_context(|| format!("--output {}", output.display()))?;

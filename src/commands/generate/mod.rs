@@ -192,15 +192,15 @@ fn report_of_session(
         comparison: None,
         perplexity: None,
         rewrite: decoder.rewrite.clone(),
-        quantization: decoder.quantized.as_ref().map(|q| q.quantization.clone()),
+        quantization: decoder.made.quantized().map(|q| q.quantization.clone()),
         interrupted: false,
     }
 }
 
 /// `--save-model DIR`: the quantized decoder written as a model folder.
 fn save_model(settings: &GenerateSettings, decoder: &DecoderSession, preflight: &Preflight) -> Result<()> {
-    let (Some(dir), Some(made)) = (&settings.save_model, &decoder.quantized) else { return Ok(()) };
-    // A model with nothing to quantize never gets here: quantize_for refuses it.
+    let (Some(dir), Some(made)) = (&settings.save_model, decoder.made.quantized()) else { return Ok(()) };
+    // A model with nothing to quantize never gets here: the engine refuses to make it.
     let files = engine::save_decoder(made, &preflight.model_path, preflight, dir)?;
     for file in files {
         crate::errln!("saved {}", file.display());

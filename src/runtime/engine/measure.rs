@@ -8,14 +8,14 @@ use serde::Serialize;
 
 use super::device_io::{measure_on_device, DeviceIo};
 use super::diagnose::{self, Stage};
+use super::made::{made_for_session, Check};
 use super::open::{load, open, DeviceReport, LoadedModel};
 use super::paired::{alternate, PairedRuns, Pairing};
-use super::precision::{quantize_weights, to_float16, Converted, ConvertedModel, PrecisionReport};
+use super::precision::PrecisionReport;
 use super::preflight::{BoundForSession, Preflight};
-use super::rewrite::{rewrite, RewriteReport, RewrittenModel};
+use super::rewrite::RewriteReport;
 use super::runs::{run_to_host_values, timed_runs, warm_up, Feed, PreparedInputs, RunBudget};
 use crate::compare::Tolerance;
-use crate::graph::Conversion;
 use crate::inputs::{BoundInputs, InputSpec, LoadOptions};
 use crate::runtime::plan::{self, EpRequest, PlanRequest, Precision, SessionPlan};
 use crate::runtime::Runtime;
@@ -104,12 +104,13 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         preflight.bind(runtime, request.inputs, request.load, request.print_plan)?;
     // Said before the (possibly long) session creation.
     said.into_iter().for_each(|w| warnings.say(w));
-    let (rewritten, float16) = made_for_session(runtime, request, &plan, &prepared, &mut |w| warnings.say(w))?;
-    let source_model = rewritten.as_ref().map_or(preflight.model_path.as_path(), |r| r.path.as_path());
-    let session_model = float16.as_ref().map_or(source_model, |f| f.path.as_path());
-    let made_model = (request.keep_made_model && session_model != preflight.model_path)
-        .then(|| made_model_bytes(session_model))
-        .transpose()?;
+    let reference = match &request.reference {
+        Some((reference, _)) => reference.clone(),
+        None => preflight.request.reference(EpRequest::Cpu, None),
+    };
+    let made = made_for_session(runtime, preflight, &plan, Check::On(&reference, &prepared), &mut |w| warnings.say(w))?;
+    let (source_model, session_model) = (made.source(), made.path());
+    let made_model = if request.keep_made_model { made.bytes()? } else { None };
     let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
         let reference = request.reference.as_ref().map(|(r, _)| r);
         let failed = diagnose::Failed { model_path: session_model, info, plan, stage };
@@ -150,7 +151,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     }
     let reference = request.reference.as_ref();
     let comparison = reference.map(|r| compare_with_reference(runtime, request, r, &prepared, &outputs)).transpose()?;
-    let mut precision = float16.as_ref().map(|f| f.report(&outputs));
+    let mut precision = made.precision_report(&outputs);
     // Timed beside it only where something was converted: the same model twice is no comparison.
     let converted = precision.as_ref().is_some_and(PrecisionReport::converted_anything);
     if let (Some(report), true) = (&mut precision, request.time_float32 && converted) {
@@ -170,7 +171,7 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         device_io,
         warnings: warnings.said,
         precision,
-        rewrite: rewritten.map(|r| r.report),
+        rewrite: made.rewrite(),
     })
 }
 
@@ -189,48 +190,6 @@ impl Warnings<'_> {
         }
         self.said.push(w);
     }
-}
-
-/// The model the session runs: rewritten (--decompose, --gemm-zero-bias, ...), then converted
-/// (--precision fp16) or its weights quantized (int4, int8), each checked against what it was
-/// made from on the reference EP with the inputs about to be bound.
-fn made_for_session(
-    runtime: &Runtime,
-    request: &MeasureRequest,
-    plan: &SessionPlan,
-    prepared: &PreparedInputs,
-    warn: &mut impl FnMut(String),
-) -> Result<(Option<RewrittenModel>, Option<ConvertedModel>)> {
-    if plan.rewrites.is_empty() && plan.precision == Precision::Fp32 {
-        return Ok((None, None));
-    }
-    let preflight = request.preflight;
-    let info = preflight.info();
-    let reference = match &request.reference {
-        Some((reference, _)) => reference.clone(),
-        None => preflight.request.reference(EpRequest::Cpu, None),
-    };
-    let rewritten = match plan.rewrites.is_empty() {
-        true => None,
-        false => Some(rewrite(runtime, &preflight.model_path, info, &plan.rewrites, Some((&reference, prepared)))?),
-    };
-    let source_model = rewritten.as_ref().map_or(preflight.model_path.as_path(), |r| r.path.as_path());
-    let converted = match plan.precision {
-        Precision::Fp32 => None,
-        Precision::Fp16 => {
-            crate::stage::step("the float16 conversion");
-            let converted = to_float16(runtime, source_model, preflight, &reference, prepared)?;
-            if let Converted::Float16(conversion) = &converted.conversion {
-                warn_conversion(conversion, warn);
-            }
-            Some(converted)
-        }
-        Precision::Int4 | Precision::Int8 => {
-            crate::stage::step("the weight quantization");
-            Some(quantize_weights(runtime, source_model, preflight, plan, (&reference, prepared))?)
-        }
-    };
-    Ok((rewritten, converted))
 }
 
 /// What the runs in host memory give: the first run's time and outputs, the timed runs (ms), and
@@ -362,27 +321,6 @@ pub fn made_label(plan: &SessionPlan) -> String {
         }
     }
     steps.join(", then ")
-}
-
-/// The bytes of a model dmlrun made, to save: the file as written, or, where its weights are in a
-/// data file beside it (weights quantized from a model with external data), read in.
-fn made_model_bytes(path: &std::path::Path) -> Result<Vec<u8>> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    match crate::formats::model::ModelInfo::from_bytes(&bytes)?.external_data.is_empty() {
-        true => Ok(bytes),
-        false => crate::graph::Graph::read(path)?.with_outputs(&[]),
-    }
-}
-
-/// What the float16 conversion did that a reader of any report must know: values float16
-/// cannot hold.
-fn warn_conversion(conversion: &Conversion, warn: &mut impl FnMut(String)) {
-    if conversion.values_clamped > 0 {
-        warn(format!(
-            "--precision fp16: {} weights beyond float16's range (65504) were clamped to it",
-            conversion.values_clamped
-        ));
-    }
 }
 
 /// The batch size of a run: the first axis of the first input, when that input has a batch

@@ -23,6 +23,7 @@ mod decoder;
 mod device_io;
 pub mod diagnose;
 mod gpu_memory;
+mod made;
 mod measure;
 mod open;
 mod paired;
@@ -37,14 +38,15 @@ mod steps;
 pub use decoder::{open_generating, DecoderOptions, DecoderSession, Generating};
 pub use device_io::DeviceIo;
 pub use gpu_memory::GpuMemory;
+pub use made::{made_for_session, Check, MadeModel};
 pub use measure::{batch_size, made_label, measure, Comparison, MeasureRequest, Measurement};
 pub use open::{load, open, DeviceReport, LoadedModel};
 pub use paired::{PairedRuns, Pairing};
-pub use precision::{quantize_weights, to_float16, Converted, ConvertedModel, PrecisionReport};
+pub use precision::PrecisionReport;
 pub use preflight::{
     check_flags, check_request, finish_plan, plans_directml, warn_if_compared_with_itself, Preflight, Scope,
 };
-pub use rewrite::{rewrite, RewriteReport, RewrittenModel};
+pub use rewrite::RewriteReport;
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
 pub use saved::{save_decoder, saved_model, SavedModels};
 pub use sessions::{measure_sessions, ConcurrentSessions};

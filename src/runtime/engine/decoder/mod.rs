@@ -61,9 +61,9 @@ pub struct DecoderSession {
     full_length_decode_mask: bool,
     /// `--decompose`, `--gemm-zero-bias`: what the session's model had rewritten.
     pub rewrite: Option<super::rewrite::RewriteReport>,
-    /// `--precision int4|int8`: the session's model with its weights quantized (its temporary
-    /// files kept as long as the session, for `--save-model`).
-    pub quantized: Option<super::precision::QuantizedModel>,
+    /// The session's model as dmlrun made it (`--precision int4|int8`'s quantized files kept as
+    /// long as the session, for `--save-model`).
+    pub made: super::MadeModel,
     /// The vocabulary's size: the logits output's fixed last dimension, else what the prefill's
     /// logits said.
     vocab: usize,

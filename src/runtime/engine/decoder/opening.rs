@@ -26,10 +26,15 @@ impl DecoderSession {
         plan.auto_dims = false;
         check_layout(&plan, spec, model_path, options.print_plan)?;
         plan::check_available(&plan, &preflight.request, &runtime.offered())?;
-        let made = MadeForSession::new(runtime, preflight, &plan)?;
+        // A decoder takes no inputs the making could run both models on; generate's --compare-ep
+        // compares the tokens of whole generations.
+        let why = "a decoder's outputs are compared by generating (--compare-ep compares the tokens)";
+        let made =
+            super::super::made_for_session(runtime, preflight, &plan, super::super::Check::Not(why), &mut |w| {
+                crate::errln!("dmlrun: warning: {w}")
+            })?;
         let vocab = fixed_vocab(preflight, spec);
-        let (mut model, head_failure) =
-            open_with_head(runtime, made.path(model_path), preflight, plan, options, vocab)?;
+        let (mut model, head_failure) = open_with_head(runtime, made.path(), preflight, plan, options, vocab)?;
         // Errors name the user's model, not the rewritten copy, which is gone with this call.
         model.model_path = model_path.to_path_buf();
         let (kv_type, logits_type) = io_types(&model, spec)?;
@@ -47,7 +52,7 @@ impl DecoderSession {
             past: 0,
             logits: Vec::new(),
             rewrite: made.rewrite(),
-            quantized: made.quantized,
+            made,
             kv_bytes,
             full_length_decode_mask,
             vocab,
@@ -74,49 +79,6 @@ fn check_layout(plan: &SessionPlan, spec: &DecoderSpec, model_path: &Path, print
         );
     }
     Ok(())
-}
-
-/// The model the session runs where dmlrun changed the user's: rewritten (--decompose ...),
-/// then its weights quantized (--precision int4|int8), as run's are.
-struct MadeForSession {
-    rewritten: Option<super::super::rewrite::RewrittenModel>,
-    quantized: Option<super::super::precision::QuantizedModel>,
-}
-
-impl MadeForSession {
-    fn new(runtime: &Runtime, preflight: &Preflight, plan: &SessionPlan) -> Result<MadeForSession> {
-        let model_path = preflight.model_path.as_path();
-        // A decoder takes no inputs this step could run both models on; generate's --compare-ep
-        // compares the tokens of whole generations.
-        let rewritten = match plan.rewrites.is_empty() {
-            true => None,
-            false => Some(super::super::rewrite::rewrite(runtime, model_path, preflight.info(), &plan.rewrites, None)?),
-        };
-        let source = rewritten.as_ref().map_or(model_path, |r| r.path.as_path());
-        let quantized = match plan.precision.weight_bits() {
-            Some(_) => Some(super::super::precision::quantize_for(source, plan)?),
-            None => None,
-        };
-        Ok(MadeForSession { rewritten, quantized })
-    }
-
-    /// The file the session opens: the last one made, else the user's.
-    fn path<'a>(&'a self, model_path: &'a Path) -> &'a Path {
-        match (&self.quantized, &self.rewritten) {
-            (Some(q), _) => &q.path,
-            (None, Some(r)) => &r.path,
-            (None, None) => model_path,
-        }
-    }
-
-    fn rewrite(&self) -> Option<super::super::rewrite::RewriteReport> {
-        self.rewritten.as_ref().map(|r| super::super::rewrite::RewriteReport {
-            not_compared: Some(
-                "a decoder's outputs are compared by generating (--compare-ep compares the tokens)".into(),
-            ),
-            ..r.report.clone()
-        })
-    }
 }
 
 /// The vocabulary's size where the logits output fixes it (0 where not). The logits' buffer of
