@@ -22,7 +22,8 @@ models DirectML users deploy hold, made here with `onnx.helper` (each a few KB).
 - `nbits_k48_partial`, `nbits_fp16_zp`, `nbits_fp16_symmetric`, `nbits_8b`, `nbits_2b`,
   `nbits_block128_bias` (`.onnx`): one MatMulNBits each (K 64, N 16, block 32, 4 bits, uint8
   zero points, float32 unless named): K 48 (a partial last block), float16 scales and input with
-  zero points and without, 8 and 2 bits, K 256 in blocks of 128 with a bias.
+  zero points and without, 8 and 2 bits, K 256 in blocks of 128 with a bias. `nbits_wide_8b.onnx`:
+  K 1024, N 2048, 8 bits, no zero points, no accuracy level (for `dmlrun tune`).
 
 - `nbits_bias.onnx`, `nbits_g_idx.onnx`, `nbits_g_idx_zp.onnx`, `nbits_g_idx_reordered.onnx`:
   one MatMulNBits (K 64, N 16, block 32, 4 bits) with a bias (and uint8 zero points); with a
@@ -393,6 +394,12 @@ def main():
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(args.out, "qdq_softmax_mul.onnx"))
     cases.append(dict(file="qdq_softmax_mul.onnx", kind="qdq_pairs"))
+    # Last, so the models above keep their random values. For dmlrun tune: a wide int8 MatMulNBits (K 1024, N 2048) without an accuracy level, which
+    # ONNX Runtime's CPU kernel dequantizes on every run.
+    wide = nbits(rng, "nbits_wide_8b", k=1024, n=2048, bits=8, zero_points=False)
+    onnx.checker.check_model(wide)
+    onnx.save(wide, os.path.join(args.out, "nbits_wide_8b.onnx"))
+    cases.append(dict(file="nbits_wide_8b.onnx", kind="tune_accuracy_level"))
     if args.int8:
         cases += int8_models(rng, args.out)
     with open(os.path.join(args.out, "cases.json"), "w") as f:

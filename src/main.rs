@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => commands::bench::execute(args),
         Some(Command::Reduce(args)) => commands::reduce::execute(args),
         Some(Command::Fix(args)) => commands::fix::execute(args),
+        Some(Command::Tune(args)) => commands::tune::execute(args),
         Some(Command::Generate(args)) => commands::generate::execute(args),
         Some(Command::Merge(args)) => commands::merge::execute(args),
         Some(Command::Info(args)) => commands::info::execute(args),

@@ -13,21 +13,6 @@ fn rewrite_models(dir: &Path) -> Vec<serde_json::Value> {
     models_made_by("scripts/make_rewrite_models.py", dir, &["--seed", "45", "--per-op", "3"])
 }
 
-/// The models a script of the project writes into `dir`, and the `cases.json` it lists them in.
-fn models_made_by(script: &str, dir: &Path, args: &[&str]) -> Vec<serde_json::Value> {
-    let python = python_with("onnx, numpy", &["onnx", "numpy"]);
-    let status = std::process::Command::new(python)
-        .arg(root().join(script))
-        .arg(dir)
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "{script}");
-    let cases = std::fs::read_to_string(dir.join("cases.json")).unwrap();
-    serde_json::from_str::<serde_json::Value>(&cases).unwrap().as_array().unwrap().clone()
-}
-
 fn run_json(model: &Path, extra: &[&str]) -> serde_json::Value {
     let out = dmlrun()
         .arg(model)
@@ -631,4 +616,18 @@ fn bench_save_models_writes_a_file_per_model_with_its_external_data() {
         assert_eq!(out.status.code(), Some(2), "{command}: {said}");
         assert!(said.starts_with("dmlrun: error: --save-models "), "{command}: {said}");
     }
+}
+
+/// `--matmul-as-mul-reducesum`: every MatMul with a constant weight of two dimensions as a Mul
+/// and a ReduceSum, the outputs the original's to float32's rounding; the MatMuls whose weight is
+/// computed or has three dimensions left as they are.
+#[test]
+fn matmul_as_mul_reducesum_keeps_the_outputs_and_leaves_what_it_cannot_write() {
+    let report = run_json(&test_model("matmul_weights.onnx"), &["--dim", "N=2", "--matmul-as-mul-reducesum"]);
+    let rewrite = &report["rewrite"];
+    let replaced = rewrite["summary"]["rewritten"]["--matmul-as-mul-reducesum"].as_array().unwrap().len();
+    assert_eq!(replaced, 3, "{rewrite}");
+    let worst =
+        rewrite["outputs"].as_array().unwrap().iter().map(|o| o["max_abs"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert!(worst < 1e-5, "{rewrite}");
 }

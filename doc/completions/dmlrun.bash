@@ -55,6 +55,9 @@ _dmlrun() {
             dmlrun,test)
                 cmd="dmlrun__subcmd__test"
                 ;;
+            dmlrun,tune)
+                cmd="dmlrun__subcmd__tune"
+                ;;
             dmlrun__subcmd__help,bench)
                 cmd="dmlrun__subcmd__help__subcmd__bench"
                 ;;
@@ -94,6 +97,9 @@ _dmlrun() {
             dmlrun__subcmd__help,test)
                 cmd="dmlrun__subcmd__help__subcmd__test"
                 ;;
+            dmlrun__subcmd__help,tune)
+                cmd="dmlrun__subcmd__help__subcmd__tune"
+                ;;
             *)
                 ;;
         esac
@@ -101,7 +107,7 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -v -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --verbose --ort-lib --ep-library --ort-log-level --help --version run test bench reduce fix generate merge info devices doctor completions man help"
+            opts="-i -q -v -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --verbose --ort-lib --ep-library --ort-log-level --help --version run test bench reduce fix tune generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -339,7 +345,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__bench)
-            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --sweep --sweep-shape --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --baseline-model --max-regression --rounds --shard --isolation --timeout --child-report --progress --preflight --json --csv --markdown --html --junit --save-models --save-fixed-dims --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --io-on-device --dml-graph-capture --iterations --duration --min-iterations --max-iterations --warmup --sessions --sweep --sweep-shape --profile --profile-unfused --cache --compare-ep --compare-opt-level --rtol --atol --baseline --baseline-model --max-regression --rounds --shard --isolation --timeout --child-report --progress --preflight --json --csv --markdown --html --junit --save-models --save-fixed-dims --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -679,7 +685,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__fix)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --compare-ep --rtol --atol --isolation --timeout --child-report --progress --preflight --output --write-unchanged --save-fixed-dims --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --compare-ep --rtol --atol --isolation --timeout --child-report --progress --preflight --output --write-unchanged --save-fixed-dims --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -905,7 +911,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__generate)
-            opts="-p -n -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --chat --system --perplexity --window --stride --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --no-dml-graph-capture --choose-on-host --ignore-eos --sample --temperature --top-k --top-p --repetition-penalty --no-repeat-ngram --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --save-model --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --precision --color --help"
+            opts="-p -n -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --chat --system --perplexity --window --stride --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --no-dml-graph-capture --choose-on-host --ignore-eos --sample --temperature --top-k --top-p --repetition-penalty --no-repeat-ngram --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --save-model --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --precision --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1143,7 +1149,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__help)
-            opts="run test bench reduce fix generate merge info devices doctor completions man help"
+            opts="run test bench reduce fix tune generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1338,6 +1344,20 @@ _dmlrun() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dmlrun__subcmd__help__subcmd__tune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dmlrun__subcmd__info)
             opts="-h --json --full-metadata --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1417,7 +1437,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__reduce)
-            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --compare-ep --rtol --atol --timeout --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --child-report --progress --preflight --color --help"
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --compare-ep --rtol --atol --timeout --candidate-timeout --each-op --output --json --quiet --ort-lib --ep-library --ort-log-level --child-report --progress --preflight --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1643,7 +1663,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__run)
-            opts="-i -q -v -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --verbose --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-i -q -v -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --verbose --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1881,7 +1901,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__test)
-            opts="-j -v -q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --print-plan --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --save-models --save-fixed-dims --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
+            opts="-j -v -q -h --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --rtol --atol --tol --check-finite --compare-ep --compare-opt-level --compare-intra-threads --expect --write-expect --shard --jobs --isolation --timeout --child-report --progress --preflight --save-models --save-fixed-dims --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2077,6 +2097,216 @@ _dmlrun() {
                     ;;
                 --ci)
                     COMPREPLY=($(compgen -W "auto github none" -- "${cur}"))
+                    return 0
+                    ;;
+                --ort-lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep-library)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ort-log-level)
+                    COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dmlrun__subcmd__tune)
+            opts="-i -o -q -h --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --budget --compare-ep --rtol --atol --output --json --quiet --ort-lib --ep-library --ort-log-level --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate)
+                    COMPREPLY=($(compgen -W "random zeros ones" -- "${cur}"))
+                    return 0
+                    ;;
+                --seed)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --free-dim-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --generate-range)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tensor-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-image-pixels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preset)
+                    COMPREPLY=($(compgen -W "imagenet unit raw" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize)
+                    COMPREPLY=($(compgen -W "crop stretch letterbox center-crop none" -- "${cur}"))
+                    return 0
+                    ;;
+                --resize-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -W "bilinear bicubic" -- "${cur}"))
+                    return 0
+                    ;;
+                --scale)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mean)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --std)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel-order)
+                    COMPREPLY=($(compgen -W "rgb bgr" -- "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -W "nchw nhwc" -- "${cur}"))
+                    return 0
+                    ;;
+                --pad-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shape)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dim-denotation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --device)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dml-performance-preference)
+                    COMPREPLY=($(compgen -W "default high-performance minimum-power" -- "${cur}"))
+                    return 0
+                    ;;
+                --dml-device-filter)
+                    COMPREPLY=($(compgen -W "gpu npu any" -- "${cur}"))
+                    return 0
+                    ;;
+                --ep-option)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --opt-level)
+                    COMPREPLY=($(compgen -W "disable basic extended all" -- "${cur}"))
+                    return 0
+                    ;;
+                --intra-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --inter-threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --execution-mode)
+                    COMPREPLY=($(compgen -W "sequential parallel" -- "${cur}"))
+                    return 0
+                    ;;
+                --memory-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --precision)
+                    COMPREPLY=($(compgen -W "fp32 fp16 int4 int8" -- "${cur}"))
+                    return 0
+                    ;;
+                --keep-fp32)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --block-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --accuracy-level)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --decompose)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-ep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rtol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --atol)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --json)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --ort-lib)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= block-size= asymmetric accuracy-level= decompose= gemm-zero-bias reshape-allowzero-off dequantize-gather matmulnbits-bias-add matmulnbits-drop-g-idx dequantize-matmulnbits drop-qdq-pair print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-model= save-fixed-dims save-inputs= save-format= json= q/quiet v/verbose ort-lib= ep-library= ort-log-level= h/help V/version
+    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= block-size= asymmetric accuracy-level= decompose= gemm-zero-bias reshape-allowzero-off dequantize-gather matmulnbits-bias-add matmulnbits-drop-g-idx dequantize-matmulnbits drop-qdq-pair matmul-as-mul-reducesum matmulnbits-accuracy-level print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-model= save-fixed-dims save-inputs= save-format= json= q/quiet v/verbose ort-lib= ep-library= ort-log-level= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -122,6 +122,8 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -l matmulnbits-bias-add -d '
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l matmulnbits-drop-g-idx -d 'Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l matmul-as-mul-reducesum -d 'Write every MatMul whose weight is a constant of two dimensions [K, N] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l matmulnbits-accuracy-level -d 'Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -136,6 +138,7 @@ complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "test" -d 'Validate model
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "fix" -d 'Get a model through an execution provider that rejects it or gets it wrong: the remedies that fit it tried, each a whole run against the reference, and the model that passes written'
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "tune" -d 'Find the fastest verified form of a model on the device at hand: each candidate form (a speed rewrite, float16, a session option) checked against the original on the reference EP and timed beside it in alternating rounds, kept only where the paired test says faster, the kept ones combined'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "generate" -d 'Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do: time to first token, tokens per second, per-token latency'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "merge" -d 'Put reports back together: the JSON reports of a run\'s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
@@ -242,6 +245,8 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l matmulnbits-bias-a
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l matmulnbits-drop-g-idx -d 'Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l matmul-as-mul-reducesum -d 'Write every MatMul whose weight is a constant of two dimensions [K, N] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l matmulnbits-accuracy-level -d 'Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand run" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -337,6 +342,8 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l matmulnbits-bias-
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l matmulnbits-drop-g-idx -d 'Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l matmul-as-mul-reducesum -d 'Write every MatMul whose weight is a constant of two dimensions [K, N] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l matmulnbits-accuracy-level -d 'Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l check-finite -d 'Fail a case whose outputs hold NaN or Inf'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l save-fixed-dims -d 'With --save-models: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source'
@@ -439,6 +446,8 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l matmulnbits-bias
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l matmulnbits-drop-g-idx -d 'Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l matmul-as-mul-reducesum -d 'Write every MatMul whose weight is a constant of two dimensions [K, N] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l matmulnbits-accuracy-level -d 'Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -535,6 +544,8 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l matmulnbits-bia
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l matmulnbits-drop-g-idx -d 'Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l matmul-as-mul-reducesum -d 'Write every MatMul whose weight is a constant of two dimensions [K, N] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l matmulnbits-accuracy-level -d 'Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -l each-op -d 'Instead of bisecting: check each operator type of the model alone (its first node as a one-node model, fed with the reference\'s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand reduce" -s q -l quiet -d 'No progress bar or per-candidate lines on stderr'
@@ -630,11 +641,103 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l matmulnbits-bias-a
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l matmulnbits-drop-g-idx -d 'Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l matmul-as-mul-reducesum -d 'Write every MatMul whose weight is a constant of two dimensions [K, N] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l matmulnbits-accuracy-level -d 'Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l write-unchanged
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l save-fixed-dims -d 'With --output: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s q -l quiet -d 'No progress lines, only the record'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
+zeros\t''
+ones\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l seed -d 'Seed for --generate random' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l free-dim-size -d 'Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l generate-range -d 'The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI): floats in [LO, HI), integers from LO to HI inclusive. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l max-tensor-bytes -d 'Refuse tensors (input files, generated data) larger than this many bytes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l max-image-pixels -d 'Refuse images (--input, a manifest\'s image inputs) with more pixels than this (decompression bombs)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l preset -d 'Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs)' -r -f -a "imagenet\t'torchvision ImageNet: crop mode, [0,1] then mean [0.485,0.456,0.406] / std [0.229,0.224,0.225], RGB'
+unit\t'Stretch to size, scale to [0,1], no mean/std, RGB'
+raw\t'Stretch to size, pixel values 0..255 unchanged, RGB'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l resize -d 'How the picture fits the model\'s size: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none' -r -f -a "crop\t'Resize the shorter side (to `--resize-to`, default crop/0.875), then centre-crop'
+stretch\t'Resize to exactly the model\'s size, ignoring the aspect ratio'
+letterbox\t'Fit inside the model\'s size keeping the aspect ratio, pad the rest with `--pad-value`'
+center-crop\t'No resizing: centre-crop to the model\'s size, padding with zeros where the picture is smaller (torchvision\'s `CenterCrop` alone)'
+none\t'No resizing: the image must already have the model\'s size'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l resize-to -d 'With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l filter -d 'Resampling filter (Pillow-exact)' -r -f -a "bilinear\t''
+bicubic\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l scale -d 'Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l mean -d 'Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l std -d 'Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l channel-order -d 'Channel order the model expects; --mean and --std stay R,G,B' -r -f -a "rgb\t''
+bgr\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l layout -d 'Tensor layout (default: inferred from where the model input has 1 or 3 channels)' -r -f -a "nchw\t''
+nhwc\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l pad-value -d 'With --resize letterbox: the pixel value of the padding' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l image-size -d 'Target HEIGHTxWIDTH when the model\'s spatial dimensions are free (default: the image\'s own size)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l dim -d 'Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l shape -d 'The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l dim-denotation -d 'Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l ep -d 'Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy:POLICY' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l device -d 'DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML\'s device_id), part of its name, or its LUID' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l dml-performance-preference -d 'DirectML performance_preference: let DirectML pick the adapter (instead of --device)' -r -f -a "default\t''
+high-performance\t''
+minimum-power\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l dml-device-filter -d 'DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device)' -r -f -a "gpu\t''
+npu\t''
+any\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l ep-option -d 'A DirectML provider option passed through to ONNX Runtime as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l opt-level -d 'Graph optimisation level' -r -f -a "disable\t''
+basic\t''
+extended\t''
+all\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l intra-threads -d 'Threads within one operator (ONNX Runtime\'s intra_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l inter-threads -d 'Threads across operators in parallel mode (inter_op_num_threads; 0 = default)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l execution-mode -d 'Execution mode. DirectML requires sequential; parallel is refused with it' -r -f -a "sequential\t''
+parallel\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l memory-pattern -d 'ONNX Runtime\'s memory pattern optimisation (default on for the CPU; DirectML requires off)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l session-config -d 'A session config entry (ONNX Runtime\'s AddSessionConfigEntry), passed as given. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l precision -d 'The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session' -r -f -a "fp32\t'As the model is written'
+fp16\t'Float32 initializers and computation converted to float16, inputs and outputs float32'
+int4\t'Weight-only: each MatMul\'s constant weight in 4-bit blocks (MatMulNBits)'
+int8\t'Weight-only: each MatMul\'s constant weight in 8-bit blocks (MatMulNBits)'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l keep-fp32 -d 'With --precision fp16: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8: leave this MatMul (by name, `*` for any run of characters) as written. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l block-size -d 'With --precision int4 or int8: the rows of a weight\'s column quantized together (16, 32, 64, 128 or 256)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l accuracy-level -d 'With --precision int4 or int8: the MatMulNBits nodes\' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l decompose -d 'Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated): LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l budget -d 'How long the search may take: the candidates are tried in order of expected gain until it is spent (each is timed for a share of it)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l compare-ep -d 'The reference execution provider, which must run the original model: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt\'s outputs to its outputs on the original. Takes what --ep takes' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l rtol -d 'Relative tolerance: outputs further apart than atol + rtol * |reference| differ' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l atol -d 'Absolute tolerance (see --rtol)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -s o -l output -d 'Where the fastest verified form goes, as `run --save-model` writes it, with what was applied and its measured ratio in dmlrun.* metadata_props. Nothing is written where no candidate was measured faster' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l json -d 'Write the record of the candidates as JSON to FILE ("-" for stdout instead of the text)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l ort-lib -d 'ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)' -r -F
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l ep-library -d 'Register a plugin execution provider library (ONNX Runtime\'s RegisterExecutionProviderLibrary) under NAME, by default the file\'s name. Repeatable' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l ort-log-level -d 'Lowest severity of ONNX Runtime\'s own log lines shown on stderr' -r -f -a "verbose\t''
+info\t''
+warning\t''
+error\t''
+fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l gemm-zero-bias -d 'Give every Gemm without its optional bias an explicit zero bias, of its output\'s width and its weight\'s type, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l reshape-allowzero-off -d 'Drop `allowzero=1` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l dequantize-gather -d 'Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales\' type), before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l matmulnbits-bias-add -d 'Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l matmulnbits-drop-g-idx -d 'Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l matmul-as-mul-reducesum -d 'Write every MatMul whose weight is a constant of two dimensions [K, N] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l matmulnbits-accuracy-level -d 'Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -s q -l quiet -d 'No progress lines, only the record'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand tune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -s p -l prompt -d 'The prompt text, tokenized with the model\'s tokenizer.json' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-file -d 'A file of prompts, one per line (empty lines skipped); each is generated and reported on its own' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l prompt-tokens -d 'A synthetic prompt of exactly N tokens (ids drawn from --seed), as LLM benchmark scripts use; needs no tokenizer' -r
@@ -722,6 +825,8 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l matmulnbits-b
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l matmulnbits-drop-g-idx -d 'Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dequantize-matmulnbits -d 'Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales\' type, float16 for the builder\'s DirectML models), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l drop-qdq-pair -d 'Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l matmul-as-mul-reducesum -d 'Write every MatMul whose weight is a constant of two dimensions [K, N] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l matmulnbits-accuracy-level -d 'Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l print-plan -d 'Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l io-on-device -d 'Upload the inputs to DirectML\'s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU\'s work without the host<->GPU copies'
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l dml-graph-capture -d 'DirectML graph capture (ep.dml.enable_graph_capture): the first run\'s GPU work is recorded and replayed, saving the CPU\'s per-run dispatch'
@@ -781,16 +886,17 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -l color -d 'When to 
 always\t''
 never\t''"
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "fix" -d 'Get a model through an execution provider that rejects it or gets it wrong: the remedies that fit it tried, each a whole run against the reference, and the model that passes written'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "generate" -d 'Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do: time to first token, tokens per second, per-token latency'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "merge" -d 'Put reports back together: the JSON reports of a run\'s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix generate merge info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "run" -d 'Run a model once (plus timed iterations) and report outputs and timings (the default)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "test" -d 'Validate models against ONNX test-data folders (model.onnx + test_data_set_N/*.pb)'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "bench" -d 'Benchmark models: given directly, found in folders, or listed in a TOML/JSON manifest'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "reduce" -d 'When an execution provider rejects a model (or its outputs differ): bisect to the smallest run of nodes that still fails, written as an ONNX test case'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "fix" -d 'Get a model through an execution provider that rejects it or gets it wrong: the remedies that fit it tried, each a whole run against the reference, and the model that passes written'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "tune" -d 'Find the fastest verified form of a model on the device at hand: each candidate form (a speed rewrite, float16, a session option) checked against the original on the reference EP and timed beside it in alternating rounds, kept only where the paired test says faster, the kept ones combined'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "generate" -d 'Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do: time to first token, tokens per second, per-token latency'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "merge" -d 'Put reports back together: the JSON reports of a run\'s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "info" -d 'Show a model\'s inputs, outputs, symbolic dimensions, opsets and metadata'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "devices" -d 'List the DirectML (DXGI) adapters; the index is the --device value'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "doctor" -d 'Show which ONNX Runtime dmlrun loads, from where, and its execution providers'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "completions" -d 'Print a shell completion script: dmlrun completions bash > /etc/bash_completion.d/dmlrun'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "man" -d 'Print the man page (roff): dmlrun man > dmlrun.1'
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand help; and not __fish_seen_subcommand_from run test bench reduce fix tune generate merge info devices doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -94,6 +94,8 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
+'--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -198,6 +200,8 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
+'--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -283,6 +287,8 @@ none\:"In this process"))' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
+'--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
 '--save-fixed-dims[With --save-models\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
@@ -374,6 +380,8 @@ none\:"In this process"))' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
+'--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -462,6 +470,8 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
+'--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
 '-q[No progress bar or per-candidate lines on stderr]' \
@@ -549,6 +559,8 @@ none\:"In this process"))' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
+'--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--write-unchanged[]' \
 '--save-fixed-dims[With --output\: write the free dimensions as this run fixed them (--dim, --shape, or the sizes dmlrun gave them for DirectML from the inputs), for an application that sets no free-dimension overrides of its own; dmlrun.fixed_dims says which. Without it they stay symbolic, as in the source]' \
@@ -557,6 +569,88 @@ none\:"In this process"))' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 ':model -- The ONNX model to get through the execution provider --ep names (auto by default\: DirectML where the loaded ONNX Runtime has it), checked against the reference (--compare-ep, the CPU by default) on the original model:_files' \
+&& ret=0
+;;
+(tune)
+_arguments "${_arguments_options[@]}" : \
+'*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
+'--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
+zeros\:""
+ones\:""))' \
+'--seed=[Seed for --generate random]:N:_default' \
+'--free-dim-size=[Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no other input with the same dimension name). Default 1]:N:_default' \
+'*--generate-range=[The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI)\: floats in \[LO, HI), integers from LO to HI inclusive. Repeatable]:[NAME=]LO,HI:_default' \
+'--max-tensor-bytes=[Refuse tensors (input files, generated data) larger than this many bytes]:BYTES:_default' \
+'--max-image-pixels=[Refuse images (--input, a manifest'\''s image inputs) with more pixels than this (decompression bombs)]:PIXELS:_default' \
+'--preset=[Named preprocessing\: imagenet (default for float inputs), unit (\[0,1\]), raw (0..255; default for uint8 inputs)]:PRESET:((imagenet\:"torchvision ImageNet\: crop mode, \[0,1\] then mean \[0.485,0.456,0.406\] / std \[0.229,0.224,0.225\], RGB"
+unit\:"Stretch to size, scale to \[0,1\], no mean/std, RGB"
+raw\:"Stretch to size, pixel values 0..255 unchanged, RGB"))' \
+'--resize=[How the picture fits the model'\''s size\: crop (shorter side, then centre crop), center-crop (centre crop alone), stretch, letterbox, none]:MODE:((crop\:"Resize the shorter side (to \`--resize-to\`, default crop/0.875), then centre-crop"
+stretch\:"Resize to exactly the model'\''s size, ignoring the aspect ratio"
+letterbox\:"Fit inside the model'\''s size keeping the aspect ratio, pad the rest with \`--pad-value\`"
+center-crop\:"No resizing\: centre-crop to the model'\''s size, padding with zeros where the picture is smaller (torchvision'\''s \`CenterCrop\` alone)"
+none\:"No resizing\: the image must already have the model'\''s size"))' \
+'--resize-to=[With --resize crop\: the shorter-side length before cropping (default\: crop size / 0.875, 256 for 224)]:N:_default' \
+'--filter=[Resampling filter (Pillow-exact)]:FILTER:(bilinear bicubic)' \
+'--scale=[Multiply pixel values (0..255) by this before mean/std (imagenet and unit\: 1/255)]:F:_default' \
+'*--mean=[Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406]:R,G,B:_default' \
+'*--std=[Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225]:R,G,B:_default' \
+'--channel-order=[Channel order the model expects; --mean and --std stay R,G,B]:ORDER:(rgb bgr)' \
+'--layout=[Tensor layout (default\: inferred from where the model input has 1 or 3 channels)]:LAYOUT:(nchw nhwc)' \
+'--pad-value=[With --resize letterbox\: the pixel value of the padding]:0-255:_default' \
+'--image-size=[Target HEIGHTxWIDTH when the model'\''s spatial dimensions are free (default\: the image'\''s own size)]:HxW:_default' \
+'*--dim=[Fix a free (symbolic) input dimension by name, e.g. --dim batch=1. Repeatable]:NAME=N:_default' \
+'*--shape=[The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable]:NAME=D0,D1,...:_default' \
+'*--dim-denotation=[Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable]:DENOTATION=N:_default' \
+'--ep=[Execution provider\: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml, cpu, an EP name, or policy\:POLICY]:EP:_default' \
+'--device=[DirectML adapter\: its index (DXGI order, as \`dmlrun devices\` lists them\: DirectML'\''s device_id), part of its name, or its LUID]:N|NAME|luid:HIGH-LOW:_default' \
+'--dml-performance-preference=[DirectML performance_preference\: let DirectML pick the adapter (instead of --device)]:PREF:(default high-performance minimum-power)' \
+'--dml-device-filter=[DirectML device_filter\: which kinds of adapter DirectML may pick (instead of --device)]:FILTER:(gpu npu any)' \
+'*--ep-option=[A DirectML provider option passed through to ONNX Runtime as given. Repeatable]:KEY=VALUE:_default' \
+'--opt-level=[Graph optimisation level]:LEVEL:(disable basic extended all)' \
+'--intra-threads=[Threads within one operator (ONNX Runtime'\''s intra_op_num_threads; 0 = default)]:N:_default' \
+'--inter-threads=[Threads across operators in parallel mode (inter_op_num_threads; 0 = default)]:N:_default' \
+'--execution-mode=[Execution mode. DirectML requires sequential; parallel is refused with it]:MODE:(sequential parallel)' \
+'--memory-pattern=[ONNX Runtime'\''s memory pattern optimisation (default on for the CPU; DirectML requires off)]:on|off:_default' \
+'*--session-config=[A session config entry (ONNX Runtime'\''s AddSessionConfigEntry), passed as given. Repeatable]:KEY=VALUE:_default' \
+'--precision=[The precision the model runs in\: fp32 as written, fp16 converted, or int4/int8 with its MatMul weights quantized, before the session]:PRECISION:((fp32\:"As the model is written"
+fp16\:"Float32 initializers and computation converted to float16, inputs and outputs float32"
+int4\:"Weight-only\: each MatMul'\''s constant weight in 4-bit blocks (MatMulNBits)"
+int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBits)"))' \
+'*--keep-fp32=[With --precision fp16\: leave this operator type (Softmax) or node (by name) in float32, with Casts around it; with int4 or int8\: leave this MatMul (by name, \`*\` for any run of characters) as written. Repeatable]:OP|NODE:_default' \
+'--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
+'--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
+'*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
+'--budget=[How long the search may take\: the candidates are tried in order of expected gain until it is spent (each is timed for a share of it)]:TIME:_default' \
+'--compare-ep=[The reference execution provider, which must run the original model\: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt'\''s outputs to its outputs on the original. Takes what --ep takes]:EP:_default' \
+'--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ]:R:_default' \
+'--atol=[Absolute tolerance (see --rtol)]:A:_default' \
+'-o+[Where the fastest verified form goes, as \`run --save-model\` writes it, with what was applied and its measured ratio in dmlrun.* metadata_props. Nothing is written where no candidate was measured faster]:FILE:_files' \
+'--output=[Where the fastest verified form goes, as \`run --save-model\` writes it, with what was applied and its measured ratio in dmlrun.* metadata_props. Nothing is written where no candidate was measured faster]:FILE:_files' \
+'--json=[Write the record of the candidates as JSON to FILE ("-" for stdout instead of the text)]:FILE:_files' \
+'--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
+'*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
+'--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
+'--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
+'--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
+'--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
+'--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
+'--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
+'--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
+'--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
+'--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
+'--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
+'--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
+'--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
+'-q[No progress lines, only the record]' \
+'--quiet[No progress lines, only the record]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':model -- The ONNX model to make faster on the execution provider and device --ep and --device name, each candidate form checked against the original on the reference (--compare-ep):_files' \
 && ret=0
 ;;
 (generate)
@@ -631,6 +725,8 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
+'--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
 '--dml-graph-capture[DirectML graph capture (ep.dml.enable_graph_capture)\: the first run'\''s GPU work is recorded and replayed, saving the CPU'\''s per-run dispatch]' \
@@ -741,6 +837,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(tune)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (generate)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -790,6 +890,7 @@ _dmlrun_commands() {
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
 'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
 'fix:Get a model through an execution provider that rejects it or gets it wrong\: the remedies that fit it tried, each a whole run against the reference, and the model that passes written' \
+'tune:Find the fastest verified form of a model on the device at hand\: each candidate form (a speed rewrite, float16, a session option) checked against the original on the reference EP and timed beside it in alternating rounds, kept only where the paired test says faster, the kept ones combined' \
 'generate:Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do\: time to first token, tokens per second, per-token latency' \
 'merge:Put reports back together\: the JSON reports of a run'\''s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
@@ -839,6 +940,7 @@ _dmlrun__subcmd__help_commands() {
 'bench:Benchmark models\: given directly, found in folders, or listed in a TOML/JSON manifest' \
 'reduce:When an execution provider rejects a model (or its outputs differ)\: bisect to the smallest run of nodes that still fails, written as an ONNX test case' \
 'fix:Get a model through an execution provider that rejects it or gets it wrong\: the remedies that fit it tried, each a whole run against the reference, and the model that passes written' \
+'tune:Find the fastest verified form of a model on the device at hand\: each candidate form (a speed rewrite, float16, a session option) checked against the original on the reference EP and timed beside it in alternating rounds, kept only where the paired test says faster, the kept ones combined' \
 'generate:Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx) and measure it as LLM benchmarks do\: time to first token, tokens per second, per-token latency' \
 'merge:Put reports back together\: the JSON reports of a run'\''s --shard K/N parts into the report of the whole run (JSON, JUnit, HTML, ...), or with --compare whole runs of the same work on different machines or devices side by side' \
 'info:Show a model'\''s inputs, outputs, symbolic dimensions, opsets and metadata' \
@@ -915,6 +1017,11 @@ _dmlrun__subcmd__help__subcmd__test_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun help test commands' commands "$@"
 }
+(( $+functions[_dmlrun__subcmd__help__subcmd__tune_commands] )) ||
+_dmlrun__subcmd__help__subcmd__tune_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun help tune commands' commands "$@"
+}
 (( $+functions[_dmlrun__subcmd__info_commands] )) ||
 _dmlrun__subcmd__info_commands() {
     local commands; commands=()
@@ -944,6 +1051,11 @@ _dmlrun__subcmd__run_commands() {
 _dmlrun__subcmd__test_commands() {
     local commands; commands=()
     _describe -t commands 'dmlrun test commands' commands "$@"
+}
+(( $+functions[_dmlrun__subcmd__tune_commands] )) ||
+_dmlrun__subcmd__tune_commands() {
+    local commands; commands=()
+    _describe -t commands 'dmlrun tune commands' commands "$@"
 }
 
 if [ "$funcstack[1]" = "_dmlrun" ]; then

@@ -95,6 +95,7 @@ pub const HELP_GROUPS: &[(&str, &[&str])] = &[
     (
         "Timing",
         &[
+            "budget",
             "warmup",
             "iterations",
             "duration",

@@ -20,6 +20,7 @@ mod rules;
 mod run;
 mod shared;
 mod test;
+mod tune;
 mod values;
 
 use std::path::PathBuf;
@@ -43,6 +44,7 @@ pub use shared::{
     SessionArgs,
 };
 pub use test::TestArgs;
+pub use tune::TuneArgs;
 
 use crate::runtime::ep_devices::EpLibraryRequest;
 use crate::runtime::plan::OrtLogLevel;
@@ -126,6 +128,14 @@ pub enum Command {
     /// Exit code 0 when it passes as it is or was fixed (the model written either way), 1 when no
     /// remedy made it pass, 2 on error (the reference cannot run it either, say).
     Fix(Box<FixArgs>),
+    /// Find the fastest verified form of a model on the device at hand: each candidate form
+    /// (a speed rewrite, float16, a session option) checked against the original on the
+    /// reference EP and timed beside it in alternating rounds, kept only where the paired test
+    /// says faster, the kept ones combined.
+    ///
+    /// Exit code 0 when a faster form was found (written with -o) or none was (the original is
+    /// the fastest), 2 on error.
+    Tune(Box<TuneArgs>),
     /// Generate text with a decoder LLM (an onnxruntime-genai model folder or a decoder .onnx)
     /// and measure it as LLM benchmarks do: time to first token, tokens per second, per-token
     /// latency.

@@ -11,3 +11,4 @@ pub mod merge;
 pub mod reduce;
 pub mod run;
 pub mod test;
+pub mod tune;

@@ -10,6 +10,7 @@ pub mod human;
 pub mod json;
 pub mod merge;
 pub mod reduce;
+pub mod tune;
 pub mod validation;
 
 use std::path::PathBuf;

@@ -12,6 +12,7 @@ mod merge;
 mod reduce;
 mod run;
 mod test;
+mod tune;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,7 +23,7 @@ use crate::cases::CaseCheck;
 use crate::cli::{
     BatchInputArgs, BenchArgs, ChildArgs, DeviceIoArgs, ExportArgs, FixArgs, GenerateArgs, GeneratedInputArgs,
     InfoArgs, InputArgs, IsolationArgs, MergeArgs, OrtArgs, PreprocessArgs, ReduceArgs, RunArgs, SaveModelsArgs,
-    SessionArgs, TestArgs,
+    SessionArgs, TestArgs, TuneArgs,
 };
 use crate::compare::{Tolerance, Tolerances};
 use crate::formats::image::PreprocessRequest;
@@ -47,6 +48,7 @@ pub use merge::MergeSettings;
 pub use reduce::ReduceSettings;
 pub use run::RunSettings;
 pub use test::TestSettings;
+pub use tune::TuneSettings;
 
 /// Turns the session flags into a plan request; a `--device` given by name or LUID is looked up
 /// among the DXGI adapters here, once.

@@ -132,3 +132,18 @@ pub fn interrupt_group(args: &[&std::ffi::OsStr], signals: usize, ready: impl Fn
     }
     child.wait_with_output().unwrap()
 }
+
+/// The models a script of the project writes into `dir`, and the `cases.json` it lists them in.
+pub fn models_made_by(script: &str, dir: &std::path::Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let python = python_with("onnx, numpy", &["onnx", "numpy"]);
+    let status = std::process::Command::new(python)
+        .arg(root().join(script))
+        .arg(dir)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{script}");
+    let cases = std::fs::read_to_string(dir.join("cases.json")).unwrap();
+    serde_json::from_str::<serde_json::Value>(&cases).unwrap().as_array().unwrap().clone()
+}

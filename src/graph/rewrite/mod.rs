@@ -6,6 +6,8 @@
 //!   `gemm_zero_bias` (`--gemm-zero-bias`), `reshape_allowzero` (`--reshape-allowzero-off`),
 //!   `gather_dequantized` (`--dequantize-gather`), `matmul_nbits_inputs` (`--matmulnbits-bias-add`,
 //!   `--matmulnbits-drop-g-idx`), `matmul_nbits_dequantized` (`--dequantize-matmulnbits`), `qdq_pair_dropped` (`--drop-qdq-pair`);
+//!   and the speed rules `tune` measures (`Purpose::Speed`): `matmul_as_mul_reducesum`
+//!   (`--matmul-as-mul-reducesum`), `matmul_nbits_accuracy` (`--matmulnbits-accuracy-level`);
 //! - `decompose`: `--decompose OP`, a normalisation or Gelu as primitive ONNX ops (a rule with a
 //!   value: the operator).
 //!
@@ -18,6 +20,8 @@
 mod decompose;
 mod gather_dequantized;
 mod gemm_zero_bias;
+mod matmul_as_mul_reducesum;
+mod matmul_nbits_accuracy;
 mod matmul_nbits_dequantized;
 mod matmul_nbits_inputs;
 mod qdq_pair_dropped;
@@ -32,7 +36,7 @@ use prost::Message;
 use serde::{Deserialize, Serialize};
 
 pub use decompose::Decomposable;
-pub use rule::{Rule, Scope};
+pub use rule::{Purpose, Rule, Scope};
 
 use super::Graph;
 use crate::formats::model::NodeOutline;
@@ -58,6 +62,8 @@ pub static RULES: &[&dyn Rule] = &[
     &matmul_nbits_inputs::MatMulNBitsDropGIdx,
     &matmul_nbits_dequantized::MatMulNBitsDequantized,
     &qdq_pair_dropped::QdqPairDropped,
+    &matmul_as_mul_reducesum::MatMulAsMulReduceSum,
+    &matmul_nbits_accuracy::MatMulNBitsAccuracyLevel,
 ];
 
 /// A rule of [`RULES`], by its place in the list (which is the order `fix` tries them in).
@@ -170,6 +176,14 @@ impl Rewrite {
 
     /// Whether it fits `node` (where it fits at all is what `info`, `reduce`, `fix` and the plan
     /// ask).
+    /// What it is for: `--decompose` is a remedy.
+    pub fn purpose(self) -> Purpose {
+        match self {
+            Rewrite::Decompose(_) => Purpose::Remedy,
+            Rewrite::Rule(id) => id.rule().purpose(),
+        }
+    }
+
     pub fn fits(self, node: &NodeOutline, graph: &[NodeOutline]) -> bool {
         match self {
             Rewrite::Decompose(d) => node.op_type == d.op_type(),
@@ -258,6 +272,22 @@ impl Graph {
         Graph::rewrites_fitting(&self.nodes)
     }
 
+    /// The speed rules that would find something to rewrite in the model: `tune`'s candidates.
+    pub fn speedups_fitting(&self) -> Vec<Rewrite> {
+        let nodes: Vec<NodeOutline> = self.outlines();
+        Rewrite::all()
+            .filter(|r| r.purpose() == Purpose::Speed && nodes.iter().any(|node| r.fits(node, &nodes)))
+            .collect()
+    }
+
+    fn outlines(&self) -> Vec<NodeOutline> {
+        self.nodes
+            .iter()
+            .filter_map(|node| EditNode::decode(node.raw.as_slice()).ok())
+            .map(|n| NodeOutline::of(&n))
+            .collect()
+    }
+
     /// The rewrites that would find something to rewrite among `nodes` (a run of the model's
     /// nodes, as `reduce` keeps one), in the order of [`Graph::applicable_rewrites`].
     pub fn rewrites_fitting(nodes: &[super::Node]) -> Vec<Rewrite> {
@@ -266,7 +296,11 @@ impl Graph {
             .filter_map(|node| EditNode::decode(node.raw.as_slice()).ok())
             .map(|node| NodeOutline::of(&node))
             .collect();
-        Rewrite::all().filter(|rewrite| nodes.iter().any(|node| rewrite.fits(node, &nodes))).collect()
+        Rewrite::all()
+            .filter(|rewrite| {
+                rewrite.purpose() == Purpose::Remedy && nodes.iter().any(|node| rewrite.fits(node, &nodes))
+            })
+            .collect()
     }
 
     /// The model with `rewrites` applied. A rewrite that finds nothing to rewrite is an error

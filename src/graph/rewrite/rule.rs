@@ -28,6 +28,15 @@ impl std::ops::Deref for Scope<'_> {
     }
 }
 
+/// What a rule is for: a remedy makes a model run or agree where it did not (`fix` tries them,
+/// `reduce` offers them); a speed rule writes the same computation in a form that may be faster on
+/// some device (`tune` measures them there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Remedy,
+    Speed,
+}
+
 /// One rewrite dmlrun knows, switched on by a flag of its own.
 pub trait Rule: Sync {
     /// The flag's long name (`gemm-zero-bias` for `--gemm-zero-bias`); with `_` for `-`, its name
@@ -43,6 +52,11 @@ pub trait Rule: Sync {
 
     /// What it rewrites, as `the model has no ...` ends: `Gemm without a bias`.
     fn what_it_fits(&self) -> &'static str;
+
+    /// What it is for (a remedy, unless it says otherwise).
+    fn purpose(&self) -> Purpose {
+        Purpose::Remedy
+    }
 
     /// Whether it fits this node of `graph` (every node of the node's graph, for a rule that
     /// reads the node's neighbours): the one predicate behind `reduce`'s offers, `fix`'s

@@ -1,0 +1,334 @@
+//! `dmlrun tune MODEL`: the fastest verified form of a model on the device at hand. Each
+//! candidate form (a speed rule that fits the model, float16, a session option) is checked
+//! against the original on the reference EP and timed beside the original in alternating rounds;
+//! it is kept only where the paired test (Mann-Whitney U and a bootstrap interval of the ratio of
+//! medians) says faster, the kept ones are combined and measured again, and the fastest verified
+//! form is written with its record. Where nothing is faster, that is said and nothing written.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::cli::TuneArgs;
+use crate::compare::Tolerance;
+use crate::exit::ExitStatus;
+use crate::graph::{Graph, Purpose, Rewrite};
+use crate::report::tune::{self as report, Candidate, Outcome, TuneReport};
+use crate::runtime::engine::{self, Measurement, Pairing, Preflight, RunBudget, Scope};
+use crate::runtime::plan::{OptimizationLevel, PlanRequest, Precision, DML_DISABLE_FUSION};
+use crate::runtime::Runtime;
+use crate::settings::TuneSettings;
+use crate::stats::change::{judge, Timed, Verdict};
+
+/// The rounds each side is timed in, interleaved.
+const ROUNDS: usize = 8;
+/// The least a side is run, whatever the budget: the test needs samples.
+const MIN_RUNS: u64 = 16;
+/// The most: a model of microseconds would otherwise give the bootstrap millions of samples.
+const MAX_RUNS: u64 = 2000;
+/// A change smaller than this is taken as none.
+const THRESHOLD: f64 = 0.01;
+/// What float16 is held to, where --rtol and --atol ask less.
+const FLOAT16: Tolerance = Tolerance { atol: 1e-3, rtol: 1e-2 };
+
+pub fn execute(args: &TuneArgs) -> Result<ExitStatus> {
+    tune(&TuneSettings::resolve(args)?)
+}
+
+/// A candidate form: the flags that make it, the request they make, and the session options
+/// among them (which a model file cannot hold).
+#[derive(Debug, Clone)]
+struct Form {
+    flags: Vec<String>,
+    request: PlanRequest,
+    session_options: Vec<String>,
+}
+
+/// One candidate tried: its record, and (where it passed its check) the model it ran.
+struct Tried {
+    candidate: Candidate,
+    form: Form,
+    made: Option<(Preflight, Measurement)>,
+}
+
+fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
+    let started = Instant::now();
+    let runtime = settings.ort.load()?;
+    engine::check_request(&runtime, &settings.request)?;
+    let original = Preflight::read(&runtime, &settings.model, &settings.request, Scope::Alone)?;
+    let (forms, not_fitting) = candidates(&Graph::read(&settings.model)?, &original);
+    // Each candidate's share, and one for the combination.
+    let share = settings.budget / (forms.len() as u32 + 1).max(1);
+    let mut tried = Vec::new();
+    for form in forms {
+        let spent = started.elapsed() + share > settings.budget || crate::interrupt::interrupted();
+        let one = match spent {
+            true => Tried { candidate: not_tried(&form), form, made: None },
+            false => try_form(&runtime, settings, &original, form, share),
+        };
+        if !settings.quiet {
+            crate::errln!("tune: {}: {}", one.candidate.label(), one.candidate.outcome.word());
+        }
+        tried.push(one);
+    }
+    let combined = combine(&runtime, settings, &original, &tried, share);
+    let best = fastest(tried.iter().chain(combined.as_ref()));
+    let written = match (best, &settings.output) {
+        (Some(best), Some(path)) => Some(write(settings, best, path)?),
+        _ => None,
+    };
+    let device = tried.iter().find_map(|t| t.made.as_ref()).map(|(_, m)| m.model.device.describe());
+    let report = TuneReport {
+        schema: report::TUNE_SCHEMA,
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        model: settings.model.clone(),
+        device: device.unwrap_or_else(|| settings.request.describe_ep()),
+        reference: settings.compare_ep.to_string(),
+        not_fitting,
+        candidates: tried.iter().map(|t| t.candidate.clone()).collect(),
+        combined: combined.as_ref().map(|c| c.candidate.clone()),
+        chosen: best.map(|b| b.form.flags.clone()).unwrap_or_default(),
+        written,
+        run_with: best.map(|b| b.form.session_options.clone()).unwrap_or_default(),
+        budget_s: settings.budget.as_secs_f64(),
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    print_report(settings, &report)?;
+    Ok(if crate::interrupt::interrupted() { ExitStatus::Interrupted } else { ExitStatus::Success })
+}
+
+/// The forms worth trying on this model, in the order of their expected gain (the speed rules,
+/// then float16, then the session options), and the speed rules that do not fit, with why.
+fn candidates(graph: &Graph, original: &Preflight) -> (Vec<Form>, Vec<String>) {
+    let request = &original.request;
+    let fitting = graph.speedups_fitting();
+    let ops: std::collections::HashSet<String> = graph.nodes().iter().map(|n| n.op_type.clone()).collect();
+    let not_fitting = Rewrite::all()
+        .filter_map(|r| match r {
+            Rewrite::Rule(id) if r.purpose() == Purpose::Speed && !fitting.contains(&r) => {
+                Some(format!("{}: {}", r.flag(), id.rule().nothing_rewritten(&ops)))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut forms: Vec<Form> = fitting
+        .into_iter()
+        .filter(|r| !request.rewrites.contains(r))
+        .map(|r| {
+            let mut changed = request.clone();
+            changed.rewrites.push(r);
+            Form { flags: vec![r.flag()], request: changed, session_options: Vec::new() }
+        })
+        .collect();
+    if request.precision == Precision::Fp32 {
+        let changed = PlanRequest { precision: Precision::Fp16, ..request.clone() };
+        forms.push(Form { flags: vec!["--precision fp16".into()], request: changed, session_options: Vec::new() });
+    }
+    if request.optimization_level == OptimizationLevel::All {
+        let changed = PlanRequest { optimization_level: OptimizationLevel::Extended, ..request.clone() };
+        let flag = "--opt-level extended".to_string();
+        forms.push(Form { flags: vec![flag.clone()], request: changed, session_options: vec![flag] });
+    }
+    if original.plan.uses_directml() {
+        let mut fusion_off = request.clone();
+        fusion_off.session_config.push((DML_DISABLE_FUSION.to_string(), "1".to_string()));
+        let flag = format!("--session-config {DML_DISABLE_FUSION}=1");
+        forms.push(Form { flags: vec![flag.clone()], request: fusion_off, session_options: vec![flag] });
+        if !request.dml_disable_metacommands {
+            let changed = PlanRequest { dml_disable_metacommands: true, ..request.clone() };
+            let flag = "--dml-disable-metacommands".to_string();
+            forms.push(Form { flags: vec![flag.clone()], request: changed, session_options: vec![flag] });
+        }
+    }
+    (forms, not_fitting)
+}
+
+/// One form checked against the original on the reference EP and timed beside it.
+fn try_form(runtime: &Runtime, settings: &TuneSettings, original: &Preflight, form: Form, share: Duration) -> Tried {
+    let started = Instant::now();
+    let record = |outcome: Outcome| Candidate {
+        flags: form.flags.clone(),
+        outcome,
+        change: None,
+        p50_ms: None,
+        original_p50_ms: None,
+        max_abs_diff: None,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let measured = Preflight::read(runtime, &settings.model, &form.request, Scope::Alone)
+        .and_then(|preflight| measure(runtime, settings, original, &preflight, share).map(|m| (preflight, m)));
+    let (preflight, measured) = match measured {
+        Ok(both) => both,
+        Err(e) => return Tried { candidate: record(Outcome::Fails(crate::exit::one_line(&e))), form, made: None },
+    };
+    let comparison = measured.comparison.as_ref();
+    let max_abs_diff = comparison.and_then(|c| c.differences.iter().map(|d| d.max_abs).reduce(f64::max));
+    if let Some(first) = comparison.and_then(|c| c.mismatches.first()) {
+        let candidate = Candidate { max_abs_diff, ..record(Outcome::Differs(first.to_string())) };
+        return Tried { candidate, form, made: None };
+    }
+    let old = measured.paired.as_ref().map(|p| Timed { samples: &p.samples_ms, rounds: &p.rounds });
+    let new = Timed { samples: &measured.samples, rounds: &measured.rounds };
+    let change = old.and_then(|old| judge(old, new, THRESHOLD));
+    let faster = change.as_ref().is_some_and(|c| c.verdict == Verdict::Improvement);
+    let candidate = Candidate {
+        change,
+        p50_ms: crate::stats::summarize(&measured.samples).map(|s| s.p50),
+        original_p50_ms: measured.paired.as_ref().and_then(|p| crate::stats::summarize(&p.samples_ms)).map(|s| s.p50),
+        max_abs_diff,
+        ..record(if faster { Outcome::Faster } else { Outcome::NotFaster })
+    };
+    Tried { candidate, form, made: Some((preflight, measured)) }
+}
+
+/// The form's session beside the original's, rounds interleaved, each side's outputs checked
+/// against the original's on the reference EP (float16 at float16's tolerance).
+fn measure(
+    runtime: &Runtime,
+    settings: &TuneSettings,
+    original: &Preflight,
+    preflight: &Preflight,
+    share: Duration,
+) -> Result<Measurement> {
+    let tolerance = match preflight.request.precision {
+        Precision::Fp16 => Tolerance {
+            atol: settings.tolerance.atol.max(FLOAT16.atol),
+            rtol: settings.tolerance.rtol.max(FLOAT16.rtol),
+        },
+        _ => settings.tolerance,
+    };
+    // Half the share a side, as the pairing splits it into its rounds.
+    let budget = RunBudget { max: MAX_RUNS, time_box: Some(share / 2), min: MIN_RUNS };
+    let request = engine::MeasureRequest {
+        preflight,
+        label: None,
+        print_plan: false,
+        inputs: &settings.inputs,
+        load: &settings.load,
+        warmup: 3,
+        budget,
+        reference: Some((preflight.request.reference(settings.compare_ep.clone(), None), tolerance)),
+        time_reference: false,
+        time_float32: false,
+        rounds: ROUNDS,
+        paired: Some(Pairing {
+            baseline: original,
+            inputs: &settings.inputs,
+            load: &settings.load,
+            warmup: 3,
+            budget,
+            rounds: ROUNDS,
+        }),
+        keep_made_model: settings.output.is_some(),
+    };
+    engine::measure(runtime, &request, &indicatif::ProgressBar::hidden())
+}
+
+fn not_tried(form: &Form) -> Candidate {
+    Candidate {
+        flags: form.flags.clone(),
+        outcome: Outcome::NotTried,
+        change: None,
+        p50_ms: None,
+        original_p50_ms: None,
+        max_abs_diff: None,
+        seconds: 0.0,
+    }
+}
+
+/// The kept forms together, checked and timed once more, where two or more were kept.
+fn combine(
+    runtime: &Runtime,
+    settings: &TuneSettings,
+    original: &Preflight,
+    tried: &[Tried],
+    share: Duration,
+) -> Option<Tried> {
+    let kept: Vec<&Form> = tried.iter().filter(|t| t.candidate.outcome == Outcome::Faster).map(|t| &t.form).collect();
+    if kept.len() < 2 || crate::interrupt::interrupted() {
+        return None;
+    }
+    let mut request = original.request.clone();
+    let mut form = Form { flags: Vec::new(), request: request.clone(), session_options: Vec::new() };
+    for one in &kept {
+        for r in &one.request.rewrites {
+            if !request.rewrites.contains(r) {
+                request.rewrites.push(*r);
+            }
+        }
+        for entry in &one.request.session_config {
+            if !request.session_config.contains(entry) {
+                request.session_config.push(entry.clone());
+            }
+        }
+        if one.request.precision != Precision::Fp32 {
+            request.precision = one.request.precision;
+        }
+        if one.request.optimization_level != original.request.optimization_level {
+            request.optimization_level = one.request.optimization_level;
+        }
+        request.dml_disable_metacommands |= one.request.dml_disable_metacommands;
+        form.flags.extend(one.flags.iter().cloned());
+        form.session_options.extend(one.session_options.iter().cloned());
+    }
+    form.request = request;
+    Some(try_form(runtime, settings, original, form, share))
+}
+
+/// The verified form with the lowest ratio to the original among those measured faster.
+fn fastest<'a>(tried: impl Iterator<Item = &'a Tried>) -> Option<&'a Tried> {
+    tried.filter(|t| t.candidate.outcome == Outcome::Faster).min_by(|a, b| ratio(a).total_cmp(&ratio(b)))
+}
+
+fn ratio(tried: &Tried) -> f64 {
+    tried.candidate.change.as_ref().map_or(f64::INFINITY, |c| c.ratio)
+}
+
+/// The form written as `run --save-model` writes it, with the measured ratio and where it was
+/// measured in `dmlrun.tuned`.
+fn write(settings: &TuneSettings, best: &Tried, path: &std::path::Path) -> Result<PathBuf> {
+    let Some((preflight, measured)) = &best.made else { anyhow::bail!("--output: the chosen form was not kept") };
+    let model = engine::saved_model(
+        &settings.model,
+        preflight,
+        measured.made_model.as_deref(),
+        measured.rewrite.as_ref(),
+        measured.precision.as_ref(),
+        false,
+    )?;
+    let change = best.candidate.change.as_ref();
+    let said = format!(
+        "{}: {:.3}x the original's p50 [{:.3}, {:.3}] (Mann-Whitney U p {:.3}, {} rounds interleaved) on {}{}",
+        best.form.flags.join(" "),
+        change.map_or(f64::NAN, |c| c.ratio),
+        change.map_or(f64::NAN, |c| c.ci_low),
+        change.map_or(f64::NAN, |c| c.ci_high),
+        change.map_or(f64::NAN, |c| c.p_value),
+        ROUNDS,
+        measured.model.device.describe(),
+        match best.form.session_options.is_empty() {
+            true => String::new(),
+            false => format!("; run it with {}", best.form.session_options.join(" ")),
+        }
+    );
+    let model =
+        crate::formats::onnx_proto::with_metadata(&model, "dmlrun.tuned", &[("dmlrun.tuned".to_string(), said)])?;
+    crate::formats::onnx_proto::write_model_from(path, &model, crate::fsutil::folder_of(&settings.model))
+        .with_context(|| format!("--output {}", path.display()))?;
+    Ok(path.to_path_buf())
+}
+
+fn print_report(settings: &TuneSettings, report: &TuneReport) -> Result<()> {
+    let json_on_stdout = match &settings.json {
+        Some(path) => crate::report::write_json(path, report, "--json")?,
+        None => false,
+    };
+    let human = report::human::render(report);
+    if json_on_stdout {
+        crate::err!("{human}");
+    } else {
+        crate::out!("{human}");
+    }
+    Ok(())
+}

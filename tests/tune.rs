@@ -1,0 +1,79 @@
+//! `dmlrun tune` on Linux's CPU EP: it keeps a candidate only where the paired test says faster
+//! and its outputs agree with the original's, and says so where nothing helps. DirectML's figures
+//! come from the GPU machine (docs/gpu.md).
+
+mod common;
+
+use common::*;
+
+fn tune(model: &std::path::Path, extra: &[&str]) -> (std::process::Output, serde_json::Value) {
+    let out = dmlrun().arg("tune").arg(model).args(["--ep", "cpu", "--json", "-", "-q"]).args(extra).output().unwrap();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out, report)
+}
+
+/// ONNX Runtime's CPU kernel dequantizes a MatMulNBits without an accuracy level on every run:
+/// tune finds `--matmulnbits-accuracy-level` faster, checks it, and writes the model with it.
+#[test]
+fn tune_finds_the_int8_kernels_a_quantizer_left_unasked_and_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    models_made_by("scripts/make_quantized_models.py", dir.path(), &[]);
+    let output = dir.path().join("tuned.onnx");
+    let model = dir.path().join("nbits_wide_8b.onnx");
+    let (out, report) =
+        // int8 activations move a 1024-long dot product's sum by up to about 1 in 10: the tolerance
+        // the user accepts for that speed is theirs to give.
+        tune(&model, &["--budget", "12s", "--generate", "random", "--rtol", "0.1", "--atol", "1.5", "-o", output.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let candidates = report["candidates"].as_array().unwrap();
+    let level = candidates.iter().find(|c| c["flags"][0] == "--matmulnbits-accuracy-level").unwrap();
+    assert_eq!(level["outcome"], "faster", "{report}");
+    let change = &level["change"];
+    assert!(change["ratio"].as_f64().unwrap() < 1.0 && change["p_value"].as_f64().unwrap() < 0.05, "{change}");
+    assert!(report["chosen"].as_array().unwrap().iter().any(|f| f == "--matmulnbits-accuracy-level"), "{report}");
+    // The written model alone: its node has the level, and its record says what was measured.
+    let info = dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(&output).unwrap()).unwrap();
+    assert_eq!(info.nodes[0].int("accuracy_level"), Some(4));
+    let tuned = info.metadata.iter().find(|(k, _)| k == "dmlrun.tuned").map(|(_, v)| v.clone()).unwrap();
+    assert!(tuned.contains("x the original's p50") && tuned.contains("Mann-Whitney U"), "{tuned}");
+    // The rule that does not fit is said, with why.
+    let not_fitting = report["not_fitting"].to_string();
+    assert!(not_fitting.contains("--matmul-as-mul-reducesum: the model has no MatMul"), "{not_fitting}");
+}
+
+/// Where nothing is faster (float16 on a CPU, an optimisation level that changes nothing), tune
+/// says the original is the fastest and writes nothing.
+#[test]
+fn tune_says_so_where_nothing_is_faster_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("tuned.onnx");
+    let model = test_model("add_mul.onnx");
+    let (out, report) =
+        tune(&model, &["--budget", "6s", "--generate", "random", "--dim", "batch=1", "-o", output.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let flags: Vec<String> =
+        report["candidates"].as_array().unwrap().iter().map(|c| c["flags"][0].as_str().unwrap().to_string()).collect();
+    assert_eq!(flags, ["--precision fp16", "--opt-level extended"], "{report}");
+    for candidate in report["candidates"].as_array().unwrap() {
+        assert_ne!(candidate["outcome"], "faster", "{candidate}");
+    }
+    assert_eq!(report["chosen"], serde_json::json!([]));
+    assert!(!output.exists(), "nothing written where nothing was faster");
+    let text = dmlrun()
+        .arg("tune")
+        .arg(&model)
+        .args(["--ep", "cpu", "--budget", "4s", "--generate", "random", "--dim", "batch=1", "-q"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("fastest     : the original: no candidate was measured faster here"), "{text}");
+}
+
+#[test]
+fn tune_refuses_a_folder_and_an_output_it_cannot_write_before_any_work() {
+    let out = dmlrun().arg("tune").arg(test_model("tiny_decoder")).output().unwrap();
+    assert_one_line_error(&out, "a genai folder's decoder is not tuned yet");
+    let out =
+        dmlrun().arg("tune").arg(test_model("add_mul.onnx")).args(["-o", "/nonexistent-dir/x.onnx"]).output().unwrap();
+    assert_one_line_error(&out, "--output /nonexistent-dir/x.onnx");
+}
