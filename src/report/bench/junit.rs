@@ -47,6 +47,9 @@ pub fn render(report: &BenchReport) -> Result<String> {
                 ));
             }
         }
+        if let Some(off) = m.device.off_directml_line() {
+            said.push_str(&format!("\noff DirectML: {off}"));
+        }
         case.set_system_out(said);
         suite.add_test_case(case);
     }

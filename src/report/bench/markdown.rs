@@ -163,6 +163,12 @@ mod off_directml_tests {
         assert!(MarkdownExporter.render(&report).unwrap().contains(&format!("- **squeeze, \"net\"**: {named}")));
         let page = super::super::html::render(&report);
         assert!(page.contains("off DirectML: MatMulNBits &#39;proj&#39; (its K, 48,"), "{page}");
+        let junit = super::super::junit::render(&report).unwrap();
+        assert!(
+            junit.contains("off DirectML: MatMulNBits &apos;proj&apos;")
+                || junit.contains("off DirectML: MatMulNBits 'proj'"),
+            "{junit}"
+        );
         let outcome = crate::report::github::of_bench(&report, None);
         assert!(outcome.items.iter().any(|i| i.detail.contains(&format!("off DirectML: {named}"))), "{outcome:?}");
     }

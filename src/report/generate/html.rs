@@ -20,6 +20,9 @@ pub fn html(report: &GenerateReport) -> String {
         if report.decode_step_captured { " &middot; decode step graph-captured" } else { "" },
         report.session_create_ms
     ));
+    if let Some(off) = report.device.off_directml_line() {
+        page.push(&format!("<p>off DirectML: {}</p>", esc(&off)));
+    }
     let rows: Vec<(String, Vec<String>)> =
         report.prompts.iter().map(|p| (String::new(), row(report, p).iter().map(|c| esc(c)).collect())).collect();
     page.table("figures", LABELS, &(1..LABELS.len()).collect::<Vec<_>>(), &rows);

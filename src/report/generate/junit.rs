@@ -45,7 +45,8 @@ pub fn junit(report: &GenerateReport) -> anyhow::Result<String> {
         };
         let mut case = TestCase::new(format!("prompt {} ({})", i + 1, p.source), status);
         case.set_classname("generate");
-        case.set_system_out(detail);
+        let off = report.device.off_directml_line().map(|off| format!("\noff DirectML: {off}")).unwrap_or_default();
+        case.set_system_out(format!("{detail}{off}"));
         suite.add_test_case(case);
     }
     let mut junit = Report::new("dmlrun generate");

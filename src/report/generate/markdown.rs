@@ -9,6 +9,9 @@ use super::GenerateReport;
 pub fn markdown(report: &GenerateReport) -> String {
     let rows: Vec<Vec<String>> = report.prompts.iter().map(|p| row(report, p)).collect();
     let mut out = crate::report::markdown_table(LABELS, &(1..LABELS.len()).collect::<Vec<_>>(), &rows);
+    if let Some(off) = report.device.off_directml_line() {
+        let _ = write!(out, "\noff DirectML: {off}\n");
+    }
     if let Some(p) = &report.perplexity {
         let _ = write!(out, "\n{}\n", p.describe().replace('\n', "\n\n"));
     }
