@@ -56,17 +56,7 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
     if let Some(layout) = settings.kv_layout {
         spec.past_present_share_buffer = layout == KvLayout::Shared;
     }
-    // A step that never returns cannot be stopped but with the process: the deadline ends it,
-    // saying which step it was in (named before the clock starts, so even a limit that ends at
-    // once names one).
-    crate::stage::step("loading ONNX Runtime");
-    let _deadline = (!settings.timeout.is_zero())
-        .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
-    let runtime = settings.ort.load()?;
-    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
-    let compare = settings.compare.as_ref().map(|(ep, level)| (ep, *level));
-    engine::warn_if_compared_with_itself(&runtime, &preflight.request, compare);
-    crate::stage::step("session creation");
+    let (_deadline, runtime, preflight) = loaded(settings, &spec, file)?;
     let generating = Generating {
         preflight: &preflight,
         spec: &spec,
@@ -127,6 +117,26 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
     publish(settings, &mut exports, &report)?;
     save_model(settings, &decoder, &preflight)?;
     Ok(exit_status(&report))
+}
+
+/// ONNX Runtime loaded under `--timeout`'s deadline and the decoder's preflight made, as every
+/// generating task starts: the deadline ends a step that never returns, saying which step it was
+/// in (named before the clock starts, so even a limit that ends at once names one). The deadline
+/// lives as long as the value returned.
+fn loaded(
+    settings: &GenerateSettings,
+    spec: &DecoderSpec,
+    file: crate::formats::model::ModelFile,
+) -> Result<(Option<Deadline>, Runtime, Preflight)> {
+    crate::stage::step("loading ONNX Runtime");
+    let deadline = (!settings.timeout.is_zero())
+        .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
+    let runtime = settings.ort.load()?;
+    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
+    let compare = settings.compare.as_ref().map(|(ep, level)| (ep, *level));
+    engine::warn_if_compared_with_itself(&runtime, &preflight.request, compare);
+    crate::stage::step("session creation");
+    Ok((deadline, runtime, preflight))
 }
 
 /// An export to stdout takes it: the text is then not printed.

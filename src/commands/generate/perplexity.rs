@@ -9,9 +9,8 @@ use super::{exports, publish, report_of_session, save_model};
 use crate::exit::ExitStatus;
 use crate::generate::{DecoderModel, GraphCapture, TokenChoice};
 use crate::report::generate::{self as report, GenerateReport};
-use crate::runtime::engine::{self, DecoderOptions, DecoderSession, Preflight, Scope};
+use crate::runtime::engine::{DecoderOptions, DecoderSession};
 use crate::settings::GenerateSettings;
-use crate::stage::Deadline;
 
 /// Fewer scored tokens than this, and `--perplexity` warns that its figure is noise.
 const FEW_SCORED: usize = 100;
@@ -46,14 +45,7 @@ pub(super) fn score(
     crate::generate::perplexity::windows(ids.len(), window, stride)
         .with_context(|| format!("--perplexity {}", text.display()))?;
 
-    crate::stage::step("loading ONNX Runtime");
-    let _deadline = (!settings.timeout.is_zero())
-        .then(|| Deadline::start(settings.timeout, format!("model {}", settings.model.display())));
-    let runtime = settings.ort.load()?;
-    let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
-    let compare = settings.compare.as_ref().map(|(ep, level)| (ep, *level));
-    engine::warn_if_compared_with_itself(&runtime, &preflight.request, compare);
-    crate::stage::step("session creation");
+    let (_deadline, runtime, preflight) = super::loaded(settings, &spec, file)?;
     let options = DecoderOptions {
         preflight: &preflight,
         spec: &spec,
