@@ -23,6 +23,17 @@ pub const ONNX_TEST_DATA: Tolerance = Tolerance { atol: 1e-7, rtol: 1e-3 };
 /// sum in another order differ by more than ONNX's test data allows, near zero above all.
 pub const EP_COMPARISON: Tolerance = Tolerance { atol: 1e-5, rtol: 1e-3 };
 
+/// What a model converted to float16 is held to against float32's outputs (`tune`'s float16
+/// candidate, `fix`'s float16 remedy), where the tolerance given asks less: float16 keeps 11 bits.
+pub const FLOAT16: Tolerance = Tolerance { atol: 1e-3, rtol: 1e-2 };
+
+impl Tolerance {
+    /// Each bound the looser of this one and `floor`'s.
+    pub fn at_least(self, floor: Tolerance) -> Tolerance {
+        Tolerance { atol: self.atol.max(floor.atol), rtol: self.rtol.max(floor.rtol) }
+    }
+}
+
 impl Default for Tolerance {
     /// ONNX's defaults for its test data.
     fn default() -> Self {

@@ -33,6 +33,9 @@ fn a_model_that_already_passes_is_said_to_and_written_unchanged() {
     assert_eq!(record["verdict"], "passes");
     assert_eq!(record["attempts"].as_array().unwrap().len(), 1, "{record}");
     assert_eq!(record["attempts"][0]["outcome"], "passes");
+    // No --timeout: an attempt may take ten times the reference's own time, at least 30 s (a
+    // model this small gets the floor), not the ten minutes of a bench model.
+    assert_eq!(record["time_limit_s"], 30.0, "{record}");
     // Written unchanged (with dmlrun's record), so `fix ... -o out && use out` holds: exit 0
     // always leaves a model that passes at --output.
     assert_eq!(record["written"], output.to_str().unwrap());
@@ -48,6 +51,12 @@ fn a_model_that_already_passes_is_said_to_and_written_unchanged() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(record["written"], output.to_str().unwrap());
     assert!(output.is_file());
+    // A --timeout given is the limit, scaled from nothing.
+    std::fs::remove_file(&output).unwrap();
+    let (out, record) =
+        fix("add_mul.onnx", &["--ep", "cpu", "--generate", "random", "--dim", "batch=2", "--timeout", "45s"], &output);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(record["time_limit_s"], 45.0, "{record}");
 }
 
 #[test]
@@ -281,4 +290,26 @@ fn external_offsets_misaligned(model: &std::path::Path) -> (bool, Vec<String>) {
         }
     }
     (any, misaligned)
+}
+
+#[test]
+fn a_float16_attempt_is_held_to_float16s_tolerance_and_says_so() {
+    // float16 keeps 11 bits: at the float32 tolerance asked (atol 1e-7, rtol 0) no float16 model
+    // could pass; the attempt is judged at float16's (atol 1e-3, rtol 1e-2) and its note says so.
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("fp16.onnx");
+    let flags = ["--ep", "cpu", "--precision", "fp16", "--generate", "random", "--dim", "N=2"];
+    let (out, record) = fix("gelu_chain.onnx", &[&flags[..], &["--atol", "1e-7", "--rtol", "0"]].concat(), &output);
+    assert_eq!(out.status.code(), Some(0), "{} {record}", String::from_utf8_lossy(&out.stderr));
+    let attempt = &record["attempts"][0];
+    assert_eq!(attempt["outcome"], "passes", "{record}");
+    assert_eq!(attempt["note"], "held to float16's tolerance: atol 0.001, rtol 0.01", "{record}");
+    // The difference is float16's rounding: there, and within float16's bounds.
+    let diff = attempt["max_abs_diff"].as_f64().unwrap();
+    assert!(diff > 1e-7 && diff < 1e-2, "{diff}");
+    // In float32 the tolerance asked is the one held to, and no note is made.
+    let (out, record) =
+        fix("gelu_chain.onnx", &["--ep", "cpu", "--generate", "random", "--dim", "N=2", "--atol", "1e-7"], &output);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(record["attempts"][0].get("note").is_none_or(|n| n.is_null()), "{record}");
 }

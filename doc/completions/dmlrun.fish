@@ -309,7 +309,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -s j -l jobs -d 'Run
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
 process\t'Always in child processes'
 none\t'In this process'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case, and for fix 10 times the reference\'s own time, 30s to 10m; 0 for no limit)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l child-report -d 'Internal: run as an isolation child, appending each item\'s result to FILE as one JSON line as it finishes, and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand test" -l preflight -d 'Internal: the items as the parent resolved them (JSON: each with its preflight), so that the child runs exactly those and resolves no flag again' -r -F
@@ -413,7 +413,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l shard -d 'Benchm
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
 process\t'Always in child processes'
 none\t'In this process'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case, and for fix 10 times the reference\'s own time, 30s to 10m; 0 for no limit)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l child-report -d 'Internal: run as an isolation child, appending each item\'s result to FILE as one JSON line as it finishes, and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand bench" -l preflight -d 'Internal: the items as the parent resolved them (JSON: each with its preflight), so that the child runs exactly those and resolves no flag again' -r -F
@@ -615,7 +615,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l atol -d 'Absolute 
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l isolation -d 'Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as `crash`, one that runs past --timeout as `timeout`, and the others still run' -r -f -a "auto\t'In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise'
 process\t'Always in child processes'
 none\t'In this process'"
-complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case; 0 for no limit)' -r
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l timeout -d 'Kill a case or model that runs longer than this, from its start, and record it as `timeout` with the step it was in (default: 10m a bench model, 5m a test case, and for fix 10 times the reference\'s own time, 30s to 10m; 0 for no limit)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l child-report -d 'Internal: run as an isolation child, appending each item\'s result to FILE as one JSON line as it finishes, and nothing else' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l progress -d 'Internal: write the item (and step) under way to FILE, for the parent\'s time limit' -r -F
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand fix" -l preflight -d 'Internal: the items as the parent resolved them (JSON: each with its preflight), so that the child runs exactly those and resolves no flag again' -r -F

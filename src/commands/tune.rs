@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::cli::TuneArgs;
-use crate::compare::Tolerance;
 use crate::exit::ExitStatus;
 use crate::graph::{Graph, Purpose, Rewrite};
 use crate::report::tune::{self as report, Candidate, Outcome, TuneReport};
@@ -29,8 +28,6 @@ const MIN_RUNS: u64 = 16;
 const MAX_RUNS: u64 = 2000;
 /// A change smaller than this is taken as none.
 const THRESHOLD: f64 = 0.01;
-/// What float16 is held to, where --rtol and --atol ask less.
-const FLOAT16: Tolerance = Tolerance { atol: 1e-3, rtol: 1e-2 };
 
 pub fn execute(args: &TuneArgs) -> Result<ExitStatus> {
     tune(&TuneSettings::resolve(args)?)
@@ -192,10 +189,7 @@ fn measure(
     share: Duration,
 ) -> Result<Measurement> {
     let tolerance = match preflight.request.precision {
-        Precision::Fp16 => Tolerance {
-            atol: settings.tolerance.atol.max(FLOAT16.atol),
-            rtol: settings.tolerance.rtol.max(FLOAT16.rtol),
-        },
+        Precision::Fp16 => settings.tolerance.at_least(crate::compare::FLOAT16),
         _ => settings.tolerance,
     };
     // Half the share a side, as the pairing splits it into its rounds.

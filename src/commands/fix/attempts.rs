@@ -222,30 +222,37 @@ impl Attempts<'_> {
             return Tried { attempt, model: None, tokens: None, overflowed: false };
         }
         let mut overflowed = false;
-        let (outcome, max_abs_diff, model) =
-            match run_once(self.runtime, self.settings, &request, Some(self.settings.tolerance)) {
-                Ok(ran) => {
-                    // NaN or infinity where the reference has a number.
-                    overflowed = ran.mismatches.iter().any(crate::compare::Mismatch::non_finite);
-                    match ran.mismatches.first() {
-                        // Right numbers with the model's work on the CPU: not what was asked.
-                        None if ran.off_directml.is_some() => (
-                            AttemptOutcome::Fails(format!(
-                                "ran, but not wholly on DirectML: off it, {}",
-                                ran.off_directml.unwrap_or_default()
-                            )),
-                            ran.max_abs_diff,
-                            None,
-                        ),
-                        None => (AttemptOutcome::Passes, ran.max_abs_diff, ran.model),
-                        // The largest finite difference would hide the infinite one.
-                        Some(first) => {
-                            (AttemptOutcome::Differs(first.to_string()), ran.max_abs_diff.filter(|_| !overflowed), None)
-                        }
+        // A float16 remedy is held to float16's tolerance where the one given asks less, as tune
+        // holds its float16 candidate: float32's would reject every float16 model.
+        let tolerance = match request.precision {
+            Precision::Fp16 => self.settings.tolerance.at_least(crate::compare::FLOAT16),
+            _ => self.settings.tolerance,
+        };
+        let note = (tolerance != self.settings.tolerance)
+            .then(|| format!("held to float16's tolerance: atol {}, rtol {}", tolerance.atol, tolerance.rtol));
+        let (outcome, max_abs_diff, model) = match run_once(self.runtime, self.settings, &request, Some(tolerance)) {
+            Ok(ran) => {
+                // NaN or infinity where the reference has a number.
+                overflowed = ran.mismatches.iter().any(crate::compare::Mismatch::non_finite);
+                match ran.mismatches.first() {
+                    // Right numbers with the model's work on the CPU: not what was asked.
+                    None if ran.off_directml.is_some() => (
+                        AttemptOutcome::Fails(format!(
+                            "ran, but not wholly on DirectML: off it, {}",
+                            ran.off_directml.unwrap_or_default()
+                        )),
+                        ran.max_abs_diff,
+                        None,
+                    ),
+                    None => (AttemptOutcome::Passes, ran.max_abs_diff, ran.model),
+                    // The largest finite difference would hide the infinite one.
+                    Some(first) => {
+                        (AttemptOutcome::Differs(first.to_string()), ran.max_abs_diff.filter(|_| !overflowed), None)
                     }
                 }
-                Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None, None),
-            };
+            }
+            Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None, None),
+        };
         // The model to ship, kept as a file: a child hands it to its parent this way.
         let model = model.map(|made| {
             made.and_then(|bytes| {
@@ -256,7 +263,7 @@ impl Attempts<'_> {
             })
         });
         let attempt =
-            Attempt { remedies: flags, outcome, max_abs_diff, seconds: started.elapsed().as_secs_f64(), note: None };
+            Attempt { remedies: flags, outcome, max_abs_diff, seconds: started.elapsed().as_secs_f64(), note };
         Tried { attempt, model, tokens: None, overflowed }
     }
 

@@ -54,6 +54,10 @@ impl Remedy {
 /// How long an attempt may take by default, as a bench model: a large model's float16
 /// conversion and DirectML's compilation of it take minutes.
 const ATTEMPT_LIMIT: Duration = Duration::from_secs(600);
+/// An attempt's limit where none was given: this many times the reference's own time ...
+const ATTEMPT_SCALE: f64 = 10.0;
+/// ... and never less than this (a DirectML session compiles what the CPU EP only loads).
+const ATTEMPT_FLOOR: Duration = Duration::from_secs(30);
 
 pub fn execute(args: &FixArgs) -> Result<ExitStatus> {
     fix(&FixSettings::resolve(args)?)
@@ -85,7 +89,7 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
         false => Graph::read(&settings.model)?,
     };
     let staging = staging_folder(&settings.output)?;
-    let attempts = Attempts {
+    let mut attempts = Attempts {
         runtime: &runtime,
         settings,
         placement,
@@ -93,7 +97,9 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
         staging: staging.path(),
         reference_tokens: Default::default(),
     };
-    run_reference(&attempts)?;
+    let reference_seconds = run_reference(&attempts)?;
+    attempts.placement = scaled_to_reference(attempts.placement, reference_seconds, settings.quiet);
+    let placement = attempts.placement;
     let fit = remedies_that_fit(&graph, settings);
     let mut record = Record { quiet: settings.quiet, attempts: Vec::new() };
     let reduced_here = staging.path().join("reduced");
@@ -167,7 +173,26 @@ fn resolve_placement(settings: &FixSettings, runtime: &crate::runtime::Runtime) 
 
 /// The reference must run the original: its outputs (a decoder's tokens) are what every attempt
 /// is held to.
-fn run_reference(attempts: &Attempts) -> Result<()> {
+/// Where no --timeout was given, each attempt may take ATTEMPT_SCALE times what the reference took
+/// (its session and its run, at least ATTEMPT_FLOOR, at most ATTEMPT_LIMIT): an attempt that hangs
+/// costs a small multiple of the model's own time, not ten minutes, and a zoo is fixed in minutes.
+fn scaled_to_reference(placement: Placement, reference_seconds: f64, quiet: bool) -> Placement {
+    if !placement.default_limit || !placement.in_children {
+        return placement;
+    }
+    let scaled = Duration::from_secs_f64(reference_seconds * ATTEMPT_SCALE).clamp(ATTEMPT_FLOOR, ATTEMPT_LIMIT);
+    if !quiet {
+        crate::errln!(
+            "fix: each attempt may take {} ({ATTEMPT_SCALE:.0}x the reference's {reference_seconds:.1} s, at least {}); --timeout sets another limit",
+            humantime::format_duration(Duration::from_secs(scaled.as_secs().max(1))),
+            humantime::format_duration(ATTEMPT_FLOOR),
+        );
+    }
+    Placement { limit: Some(scaled), ..placement }
+}
+
+/// Runs the original on the reference; returns how long that took, in seconds.
+fn run_reference(attempts: &Attempts) -> Result<f64> {
     let settings = attempts.settings;
     crate::stage::step("the reference run");
     let reference = attempts.reference();
@@ -186,7 +211,7 @@ fn run_reference(attempts: &Attempts) -> Result<()> {
     if !settings.decoder && settings.generated_by_default && settings.inputs.is_empty() && !settings.quiet {
         crate::errln!("{}", crate::inputs::synthetic::generated_by_default("fix"));
     }
-    Ok(())
+    Ok(reference.attempt.seconds)
 }
 
 /// The remedies that fit the model and the user did not give (those stay in every attempt).
