@@ -655,4 +655,19 @@ fn chat_without_a_prompt_talks_turn_by_turn_keeping_the_conversation() {
     assert!(sizes[1] > sizes[0] + 2, "the second turn holds the first and its answer: {sizes:?}");
     let refused = dmlrun().arg("generate").arg(&folder).args(["--chat", "--compare-ep", "cpu"]).output().unwrap();
     assert_one_line_error(&refused, "--chat with no prompt reads its turns from standard input");
+    // --kv-layout holds in a conversation as in one generation (it was once read by the latter only).
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dmlrun"))
+        .arg("generate")
+        .arg(&folder)
+        .args(["--ep", "cpu", "--chat", "-n", "2", "--kv-layout", "growing", "--print-plan"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"Hello\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("KV cache growing"), "{stderr}");
 }

@@ -16,8 +16,7 @@ use crate::settings::GenerateSettings;
 
 /// The conversation until end of input (or Ctrl-C, or until it outgrows the KV cache).
 pub(super) fn talk(settings: &GenerateSettings) -> Result<ExitStatus> {
-    let DecoderModel { spec, file, tokenizer, .. } =
-        DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
+    let DecoderModel { spec, file, tokenizer, .. } = super::read_decoder(settings)?;
     let tokenizer = tokenizer.with_context(|| {
         format!(
             "--chat needs a tokenizer: {} has no tokenizer.json; give one with --tokenizer FILE",
@@ -46,6 +45,10 @@ pub(super) fn talk(settings: &GenerateSettings) -> Result<ExitStatus> {
         turns.push(("system".into(), system));
     }
     let terminal = std::io::stdin().is_terminal();
+    let layout = if spec.past_present_share_buffer { "shared" } else { "growing" };
+    crate::errln!(
+        "(a conversation of up to {kv_length} positions, KV cache {layout}: a turn a line, until end of input)"
+    );
     while let Some(line) = next_turn(terminal)? {
         turns.push(("user".into(), line));
         let shown: Vec<(&str, &str)> = turns.iter().map(|(r, c)| (r.as_str(), c.as_str())).collect();

@@ -45,17 +45,23 @@ fn generate(settings: &GenerateSettings) -> Result<ExitStatus> {
     }
 }
 
+/// The decoder as the flags name it (its folder, tokenizer and context), with the KV cache's layout
+/// --kv-layout asks: one reading for every task.
+fn read_decoder(settings: &GenerateSettings) -> Result<DecoderModel> {
+    let mut model = DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
+    if let Some(layout) = settings.kv_layout {
+        model.spec.past_present_share_buffer = layout == KvLayout::Shared;
+    }
+    Ok(model)
+}
+
 fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<ExitStatus> {
     // Every export checked before the (long) generation: a typo in a folder costs nothing.
     let mut exports = exports(settings)?;
-    let DecoderModel { mut spec, file, tokenizer, vocab } =
-        DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
+    let DecoderModel { spec, file, tokenizer, vocab } = read_decoder(settings)?;
     let prompts = prompts(settings, source, tokenizer.as_ref(), vocab, &spec)?;
     let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
     let kv_length = generate::kv_length(longest, settings.max_new_tokens, settings.max_length, spec.context_length)?;
-    if let Some(layout) = settings.kv_layout {
-        spec.past_present_share_buffer = layout == KvLayout::Shared;
-    }
     let (_deadline, runtime, preflight) = loaded(settings, &spec, file)?;
     let generating = Generating {
         preflight: &preflight,

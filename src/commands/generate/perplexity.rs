@@ -27,8 +27,7 @@ pub(super) fn score(
     stride: Option<usize>,
 ) -> Result<ExitStatus> {
     let mut exports = exports(settings)?;
-    let DecoderModel { spec, file, tokenizer, .. } =
-        DecoderModel::read(&settings.model, settings.tokenizer.as_deref(), settings.context_length)?;
+    let DecoderModel { spec, file, tokenizer, .. } = super::read_decoder(settings)?;
     let tokenizer = tokenizer.with_context(|| {
         format!(
             "--perplexity needs a tokenizer: {} has no tokenizer.json; give one with --tokenizer FILE",
