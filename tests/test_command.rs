@@ -533,3 +533,53 @@ fn test_and_bench_warn_once_where_compare_ep_names_the_ep_under_test_itself() {
         assert_eq!(stderr.matches("are the same execution provider here (cpu)").count(), 1, "{command}: {stderr}");
     }
 }
+
+#[test]
+fn a_zoo_of_families_reads_worst_family_first_and_failures_first_in_each() {
+    // Two families: `vision` all passing (two copies of one case), `speech` with one case that
+    // passes and one that cannot load. The page opens with the families, the worst first, and
+    // lists the cases grouped by family, the failing case before the passing one.
+    let dir = tempfile::tempdir().unwrap();
+    let zoo = dir.path().join("zoo");
+    let case = frozen_case(dir.path());
+    for (family, name) in [("vision", "a_passes"), ("vision", "b_passes"), ("speech", "a_passes")] {
+        let to = zoo.join(family).join(name);
+        std::fs::create_dir_all(to.join("test_data_set_0")).unwrap();
+        std::fs::copy(case.join("model.onnx"), to.join("model.onnx")).unwrap();
+        for f in ["input_0.pb", "input_1.pb", "output_0.pb", "output_1.pb"] {
+            std::fs::copy(case.join("test_data_set_0").join(f), to.join("test_data_set_0").join(f)).unwrap();
+        }
+    }
+    let broken = zoo.join("speech/z_broken");
+    std::fs::create_dir_all(broken.join("test_data_set_0")).unwrap();
+    std::fs::write(broken.join("model.onnx"), b"not a model").unwrap();
+    let html = dir.path().join("zoo.html");
+    let out = dmlrun().arg("test").arg(&zoo).arg("--html").arg(&html).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let families = page
+        .split(r#"<table class="families">"#)
+        .nth(1)
+        .expect("a table of families")
+        .split("</table>")
+        .next()
+        .unwrap();
+    let speech = families.find("speech").unwrap();
+    assert!(speech < families.find("vision").unwrap(), "the worst family first: {families}");
+    assert!(
+        families.contains(
+            "<td>speech</td><td class=\"n\">2</td><td class=\"n\">1</td><td class=\"n\">1</td><td class=\"n\">50%</td>"
+        ),
+        "{families}"
+    );
+    let cases = page.split(r#"<table class="cases">"#).nth(1).unwrap();
+    let order: Vec<usize> = ["speech <span", "speech/z_broken", "speech/a_passes", "vision <span", "vision/a_passes"]
+        .iter()
+        .map(|needle| cases.find(needle).unwrap_or_else(|| panic!("{needle} missing: {cases}")))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "grouped, failures first: {order:?}");
+    // A report of one family is the list as it ran, with no table of families.
+    let out = dmlrun().arg("test").arg(zoo.join("vision")).arg("--html").arg(&html).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!std::fs::read_to_string(&html).unwrap().contains("By family"));
+}

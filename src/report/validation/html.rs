@@ -1,9 +1,63 @@
 //! The `test --html` page: totals, every case with its status (filterable without script), and
 //! for each mismatch where the outputs part: the first differing index, both values, the
-//! largest difference and the smallest tolerance that would pass.
+//! largest difference and the smallest tolerance that would pass. A zoo of many families (cases
+//! in folders `FAMILY/NAME`) gets a table of families, the worst first, and its cases grouped by
+//! family, the cases that do not pass first in each, so a page of 100+ models reads from what
+//! needs doing.
+
+use std::collections::BTreeMap;
 
 use crate::report::html::{esc, svg, Page};
-use crate::report::validation::TestReport;
+use crate::report::validation::{CaseResult, Status, TestReport};
+
+/// A case's family: the first folder of its name (`torchvision/resnet50` is `torchvision`).
+fn family(name: &str) -> &str {
+    name.split(['/', '\\']).next().filter(|_| name.contains(['/', '\\'])).unwrap_or("")
+}
+
+/// The cases by family, the families with the lowest share passing first, the cases that do not
+/// pass first within each; `None` where there are fewer than two families (the list as it ran).
+fn by_family(cases: &[CaseResult]) -> Option<Vec<(&str, Vec<&CaseResult>)>> {
+    let mut families: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
+    for c in cases {
+        families.entry(family(&c.name)).or_default().push(c);
+    }
+    if families.len() < 2 {
+        return None;
+    }
+    let mut grouped: Vec<(&str, Vec<&CaseResult>)> = families.into_iter().collect();
+    for (_, members) in &mut grouped {
+        members.sort_by_key(|c| (c.status == Status::Pass, c.name.clone()));
+    }
+    let share = |members: &[&CaseResult]| {
+        members.iter().filter(|c| c.status == Status::Pass).count() as f64 / members.len() as f64
+    };
+    grouped.sort_by(|a, b| share(&a.1).total_cmp(&share(&b.1)).then(a.0.cmp(b.0)));
+    Some(grouped)
+}
+
+fn families_table(page: &mut Page, grouped: &[(&str, Vec<&CaseResult>)]) {
+    page.heading(2, "By family");
+    let rows: Vec<(String, Vec<String>)> = grouped
+        .iter()
+        .map(|(name, members)| {
+            let passed = members.iter().filter(|c| c.status == Status::Pass).count();
+            let class = if passed < members.len() { "bad" } else { "" };
+            let shown = if name.is_empty() { "(top level)" } else { name };
+            (
+                class.to_string(),
+                vec![
+                    esc(shown),
+                    members.len().to_string(),
+                    passed.to_string(),
+                    (members.len() - passed).to_string(),
+                    format!("{:.0}%", 100.0 * passed as f64 / members.len() as f64),
+                ],
+            )
+        })
+        .collect();
+    page.table("families", &["family", "cases", "passed", "not passing", "pass rate"], &[1, 2, 3, 4], &rows);
+}
 
 pub fn render(report: &TestReport) -> String {
     let mut page = Page::new();
@@ -59,6 +113,10 @@ pub fn render(report: &TestReport) -> String {
     }
     page.push(&format!("<dt>dmlrun</dt><dd>{}</dd></dl>", esc(&report.dmlrun_version)));
 
+    let grouped = by_family(&report.cases);
+    if let Some(grouped) = &grouped {
+        families_table(&mut page, grouped);
+    }
     page.heading(2, "Cases");
     page.push(
         r#"<div class="filters" role="radiogroup" aria-label="show"><label><input type="radio" name="show" id="show-all" checked> all</label><label><input type="radio" name="show" id="only-failing"> not passing</label><label><input type="radio" name="show" id="only-passing"> passing</label></div>"#,
@@ -66,7 +124,23 @@ pub fn render(report: &TestReport) -> String {
     let mut html = String::from(
         r#"<table class="cases"><thead><tr><th>case</th><th>status</th><th class="n">data sets</th><th class="n">ms</th><th class="n">max |diff|</th><th>reason</th></tr></thead><tbody>"#,
     );
-    for c in &report.cases {
+    let order: Vec<(Option<&str>, &CaseResult)> = match &grouped {
+        Some(grouped) => grouped
+            .iter()
+            .flat_map(|(name, members)| members.iter().enumerate().map(move |(i, c)| ((i == 0).then_some(*name), *c)))
+            .collect(),
+        None => report.cases.iter().map(|c| (None, c)).collect(),
+    };
+    for (starts, c) in order {
+        if let Some(name) = starts {
+            let members = &grouped.as_ref().into_iter().flatten().find(|(n, _)| *n == name).expect("a family listed").1;
+            let passed = members.iter().filter(|c| c.status == Status::Pass).count();
+            html.push_str(&format!(
+                r#"<tr class="family"><th colspan="6">{} <span class="sub">{passed} of {} pass</span></th></tr>"#,
+                esc(if name.is_empty() { "(top level)" } else { name }),
+                members.len()
+            ));
+        }
         let word = c.status.word();
         let known = if c.expected_status == Some(c.status) { r#" <span class="badge">known</span>"# } else { "" };
         html.push_str(&format!(
