@@ -385,3 +385,28 @@ fn int4_with_nothing_to_quantize_or_a_keep_that_matches_nothing_is_refused_namin
     let text = report.to_string();
     assert!(text.contains("--precision int4 not applied: this model has no MatMul to quantize"), "{text}");
 }
+
+#[test]
+fn float16_of_a_model_with_external_data_reads_its_tensors_where_they_are_and_leaves_nothing_beside_it() {
+    // The float32 run that finds the float tensors exposes them in a copy of the model written
+    // beside the original (its external data read from its own file: a model past protobuf's
+    // 2 GiB, ViT-H/14 or Stable Diffusion's UNet, converts so), removed after the run.
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["external_weights.onnx", "external_weights.bin"] {
+        std::fs::copy(test_model(f), dir.path().join(f)).unwrap();
+    }
+    let model = dir.path().join("external_weights.onnx");
+    let out = dmlrun()
+        .arg(&model)
+        .args(["--ep", "cpu", "--precision", "fp16", "--generate", "ones", "--iterations", "1", "--json", "-"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["precision"]["conversion"]["tensors_converted"], 1, "{report}");
+    let mut left: Vec<String> =
+        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    left.sort();
+    assert_eq!(left, ["external_weights.bin", "external_weights.onnx"], "nothing left beside the model");
+}

@@ -222,6 +222,26 @@ impl Graph {
     /// The model with `extra` tensors added to its graph outputs (after the model's own), as
     /// ONNX Runtime accepts them: by name, their types inferred.
     pub fn with_outputs(&self, extra: &[String]) -> Result<Vec<u8>> {
+        self.exposing(extra, true)
+    }
+
+    /// As [`Graph::with_outputs`], the initializers kept as the model holds them: a tensor in
+    /// external data stays a reference to its file, so the model must be written in this model's
+    /// folder; a model past protobuf's 2 GiB (ViT-H/14, Stable Diffusion's UNet) fits so.
+    pub fn with_outputs_beside(&self, extra: &[String]) -> Result<Vec<u8>> {
+        self.exposing(extra, false)
+    }
+
+    /// Whether a tensor of the model is in an external data file.
+    pub fn has_external_data(&self) -> bool {
+        use crate::formats::onnx_proto::lossless::EditTensor;
+        self.graph
+            .initializer
+            .iter()
+            .any(|raw| EditTensor::decode(raw.as_slice()).is_ok_and(|t| t.data_location == Some(1)))
+    }
+
+    fn exposing(&self, extra: &[String], inline: bool) -> Result<Vec<u8>> {
         let mut graph = self.graph.clone();
         graph.node = self.nodes.iter().map(|n| n.raw.clone()).collect();
         let known: HashSet<&str> = self.outputs.iter().map(String::as_str).collect();
@@ -233,7 +253,9 @@ impl Graph {
             extra.iter().filter(|n| !known.contains(n.as_str()) && read.contains(n.as_str())).map(|n| named_value(n)),
         );
         // External data read in: the model is written elsewhere than the original.
-        graph.initializer = graph.initializer.iter().map(|raw| self.inline_external(raw)).collect::<Result<_>>()?;
+        if inline {
+            graph.initializer = graph.initializer.iter().map(|raw| self.inline_external(raw)).collect::<Result<_>>()?;
+        }
         self.encode(graph)
     }
 

@@ -34,16 +34,33 @@ pub fn run_exposed(
     prepared: &PreparedInputs,
     tensors: &[String],
 ) -> anyhow::Result<(Vec<(String, HostValue)>, DeviceReport)> {
-    let bytes = graph.with_outputs(tensors)?;
-    let folder = tempfile::tempdir()?;
-    let path = folder.path().join("exposed.onnx");
-    std::fs::write(&path, &bytes)?;
+    let (bytes, file) = exposed_model(graph, tensors)?;
+    let path = file.to_path_buf();
     let info = ModelInfo::from_bytes(&bytes)?;
     // An error about the copy names the user's model, and what was done to it.
     let named = |e| say_made_as(e, &path, graph.source(), "with its intermediate tensors as outputs");
     let mut session = load(runtime, &path, &info, request).map_err(named)?;
     let values = run_to_host_values(&mut session.session, prepared).map_err(named)?;
     Ok((values, session.device.clone()))
+}
+
+/// The model with `tensors` exposed, written where ONNX Runtime can open it: a model with external
+/// data beside its own (its tensors left in their files, read from there: a model past 2 GiB fits,
+/// and nothing is copied), under a hidden temporary name removed after; where that folder cannot
+/// be written, or the model holds its weights itself, in a temporary folder with every tensor inline.
+fn exposed_model(graph: &Graph, tensors: &[String]) -> anyhow::Result<(Vec<u8>, tempfile::TempPath)> {
+    if graph.has_external_data() {
+        let beside = tempfile::Builder::new().prefix(".dmlrun-exposed-").suffix(".onnx").tempfile_in(graph.folder());
+        if let Ok(file) = beside {
+            let bytes = graph.with_outputs_beside(tensors)?;
+            std::fs::write(file.path(), &bytes)?;
+            return Ok((bytes, file.into_temp_path()));
+        }
+    }
+    let bytes = graph.with_outputs(tensors)?;
+    let file = tempfile::Builder::new().prefix("exposed-").suffix(".onnx").tempfile()?;
+    std::fs::write(file.path(), &bytes)?;
+    Ok((bytes, file.into_temp_path()))
 }
 
 /// A reference run of a whole model for `dmlrun reduce`: the inputs bound as `run` binds them

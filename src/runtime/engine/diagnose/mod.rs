@@ -458,7 +458,9 @@ pub fn say_made_as(error: anyhow::Error, made: &Path, original: &Path, what: &st
     let label = format!("{} ({what})", original.display());
     let label = label.as_str();
     let path = made.display().to_string();
-    let folder = made.parent().map(|f| f.display().to_string());
+    // The made model's own temporary folder is named for it too; a model made beside the original
+    // (in the original's folder) leaves the folder's name alone.
+    let folder = made.parent().filter(|f| Some(*f) != original.parent()).map(|f| f.display().to_string());
     let rename = |text: &str| {
         let text = text.replace(&path, label);
         match &folder {
