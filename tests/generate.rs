@@ -630,22 +630,27 @@ fn perplexity_over_a_few_tokens_is_warned_of() {
     assert!(stderr.contains("token(s) scored; a perplexity over fewer than 100 says little"), "{stderr}");
 }
 
-#[test]
-fn chat_without_a_prompt_talks_turn_by_turn_keeping_the_conversation() {
+/// `dmlrun generate FOLDER ARGS` with `stdin` written to its standard input.
+fn generate_with_stdin(folder: &std::path::Path, args: &[&str], stdin: &[u8]) -> std::process::Output {
     use std::io::Write;
-    let dir = tempfile::tempdir().unwrap();
-    let folder = tiny_with_chat_template(dir.path());
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dmlrun"))
         .arg("generate")
-        .arg(&folder)
-        .args(["--ep", "cpu", "--chat", "-n", "4"])
+        .arg(folder)
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"Hello\n\nAgain\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn chat_without_a_prompt_talks_turn_by_turn_keeping_the_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = tiny_with_chat_template(dir.path());
+    let out = generate_with_stdin(&folder, &["--ep", "cpu", "--chat", "-n", "4"], b"Hello\n\nAgain\n");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     // One answer a turn (the empty line is no turn), each from the whole conversation so far.
@@ -656,17 +661,8 @@ fn chat_without_a_prompt_talks_turn_by_turn_keeping_the_conversation() {
     let refused = dmlrun().arg("generate").arg(&folder).args(["--chat", "--compare-ep", "cpu"]).output().unwrap();
     assert_one_line_error(&refused, "--chat with no prompt reads its turns from standard input");
     // --kv-layout holds in a conversation as in one generation (it was once read by the latter only).
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dmlrun"))
-        .arg("generate")
-        .arg(&folder)
-        .args(["--ep", "cpu", "--chat", "-n", "2", "--kv-layout", "growing", "--print-plan"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"Hello\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args = ["--ep", "cpu", "--chat", "-n", "2", "--kv-layout", "growing", "--print-plan"];
+    let out = generate_with_stdin(&folder, &args, b"Hello\n");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("KV cache growing"), "{stderr}");

@@ -193,20 +193,21 @@ def transformers_specs():
             return Seq2Seq(), {"input_ids": ids, "decoder_input_ids": ids[:, :8]}
         return build
 
-    def t5_decoder():
-        cfg = tf.T5Config()
-        model = tf.T5Model(cfg)
-        dec = model.decoder
-
+    def cross_decoder(decoder, d_model, encoder_length, vocab):
+        """A decoder that attends to an encoder's states, without a cache: ids and states in."""
         class Dec(torch.nn.Module):
             def __init__(self):
                 super().__init__()
-                self.dec = dec
+                self.dec = decoder
 
             def forward(self, input_ids, encoder_hidden_states):
                 return self.dec(input_ids=input_ids, encoder_hidden_states=encoder_hidden_states, use_cache=False)[0]
 
-        return Dec(), {"input_ids": tokens(cfg.vocab_size, 8), "encoder_hidden_states": torch.randn(1, 16, cfg.d_model)}
+        return Dec(), {"input_ids": tokens(vocab, 8), "encoder_hidden_states": torch.randn(1, encoder_length, d_model)}
+
+    def t5_decoder():
+        cfg = tf.T5Config()
+        return cross_decoder(tf.T5Model(cfg).decoder, cfg.d_model, 16, cfg.vocab_size)
 
     def whisper_encoder():
         cfg = tf.WhisperConfig()
@@ -214,17 +215,7 @@ def transformers_specs():
 
     def whisper_decoder():
         cfg = tf.WhisperConfig()
-        dec = tf.WhisperModel(cfg).decoder
-
-        class Dec(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.dec = dec
-
-            def forward(self, input_ids, encoder_hidden_states):
-                return self.dec(input_ids=input_ids, encoder_hidden_states=encoder_hidden_states, use_cache=False)[0]
-
-        return Dec(), {"input_ids": tokens(cfg.vocab_size, 8), "encoder_hidden_states": torch.randn(1, 1500, cfg.d_model)}
+        return cross_decoder(tf.WhisperModel(cfg).decoder, cfg.d_model, 1500, cfg.vocab_size)
 
     def t5_encoder():
         cfg = tf.T5Config()
