@@ -6,7 +6,7 @@ fix ran), and the pass rate of each family and of all; a summary line on stderr.
 
     python3 scripts/zoo_table.py REPORTS_DIR... [--markdown FILE] [--summary]
 
-Each REPORTS_DIR holds zoo-dynamo.json (scripts/gpu/zoo_models.py), zoo-test-G.json and
+Each REPORTS_DIR holds zoo-dynamo.json (or zoo-torchscript.json, zoo-both.json: scripts/gpu/zoo_models.py), zoo-test-G.json and
 zoo-remedied-G.json (`dmlrun test` on DirectML, a shard a GPU) and zoo-fix.json
 (scripts/gpu/zoo_fix.py). A model not exported is counted
 apart (the exporter's failure, not DirectML's).
@@ -45,7 +45,9 @@ def rows(folders, remedies):
     stands over an earlier one's)."""
     exports, written, remedied, fixes = {}, {}, {}, {}
     for folder in folders:
-        for r in (load(folder, "zoo-dynamo.json") or {}).get("models", []):
+        # One index an exporter setting (zoo_models.py --exporter): dynamo, torchscript or both.
+        indexes = [load(folder, f"zoo-{exporter}.json") or {} for exporter in ("dynamo", "torchscript", "both")]
+        for r in (m for index in indexes for m in index.get("models", [])):
             key = f"{r['family']}/{r['name']}"
             # A model a later call did not export again keeps its first record.
             if r["status"] == "made" or key not in exports:

@@ -1,11 +1,13 @@
 """The full zoo (issue 74): every model family DirectML users run, with random weights, exported by
 torch as users export today (the dynamo exporter, torch 2.11's default) and, where it fails,
-by the TorchScript one users fall back to (--exporter torchscript: that one first); each an ONNX test-data folder (model.onnx,
+by the TorchScript one users fall back to (--exporter torchscript: that one first; --exporter
+both: each model by each, the TorchScript one as NAME-torchscript, since both kinds of graph reach
+DirectML); each an ONNX test-data folder (model.onnx,
 test_data_set_0 with seeded inputs and ONNX Runtime's CPU EP outputs, data.json with the zoo's
 tolerances) under OUT/FAMILY/NAME, and OUT/zoo.json listing what was made and what failed to
 export, with why.
 
-    python3 zoo_models.py OUT [--families F,...] [--only NAME,...] [--exporter dynamo|torchscript]
+    python3 zoo_models.py OUT [--families F,...] [--only NAME,...] [--exporter dynamo|torchscript|both]
                               [--jobs N] [--list] [--max-params M] [--deadline S]
 
 Families: torchvision-classification (all 80 of torchvision 0.26), torchvision-detection (with
@@ -326,12 +328,14 @@ def catalogue(families):
 
 
 # --- one model ------------------------------------------------------------------------------------
-def export_one(family, name, out, exporter, fallback, max_params, threads):
+def export_one(family, name, out, exporter, fallback, max_params, threads, suffix=""):
     import torch
 
     torch.set_num_threads(threads)
     torch.manual_seed(SEED)
-    record = {"family": family, "name": name, "exporter": exporter}
+    # The case is NAME (or NAME-torchscript beside the dynamo one, with --exporter both).
+    case = name + suffix
+    record = {"family": family, "name": case, "exporter": exporter}
     t0 = time.time()
     try:
         builder = dict((n, b) for f, n, b in catalogue([family_group(family)]) if f == family)[name]
@@ -345,7 +349,7 @@ def export_one(family, name, out, exporter, fallback, max_params, threads):
                 record["why"] = f"{params / 1e6:.0f} M parameters, over --max-params"
                 return record
             expected_torch = module(*inputs.values())
-        folder = os.path.join(out, family, name)
+        folder = os.path.join(out, family, case)
         os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
         path = os.path.join(folder, "model.onnx")
         args = tuple(inputs.values())
@@ -371,7 +375,7 @@ def export_one(family, name, out, exporter, fallback, max_params, threads):
         record["status"] = "made"
     except Exception as e:  # noqa: BLE001 - every failure is recorded with its cause, not raised
         # A half-written folder (test data, no model) is no case: removed.
-        shutil.rmtree(os.path.join(out, family, name), ignore_errors=True)
+        shutil.rmtree(os.path.join(out, family, case), ignore_errors=True)
         record["status"] = "export-failed"
         record["why"] = f"{type(e).__name__}: {first_line(e)}"
         record["trace"] = traceback.format_exc()[-1500:]
@@ -422,7 +426,8 @@ def main():
     p.add_argument("out")
     p.add_argument("--families", default=",".join(FAMILIES))
     p.add_argument("--only", help="comma-separated model names, or @FILE of names (family/name or name)")
-    p.add_argument("--exporter", choices=["dynamo", "torchscript"], default="dynamo")
+    p.add_argument("--exporter", choices=["dynamo", "torchscript", "both"], default="dynamo",
+                   help="both: each model by each exporter, the TorchScript one as NAME-torchscript, no fallback")
     p.add_argument("--no-fallback", action="store_true", help="no second exporter where the first fails")
     p.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 4))
     p.add_argument("--max-params", type=float, default=0, help="skip models with more parameters (0: none)")
@@ -448,8 +453,11 @@ def main():
     # The catalogue's order puts the big families (torchvision) first; sizes are unknown before
     # building, so nothing better balances the pool.
     pool = ProcessPoolExecutor(max_workers=a.jobs)
-    futures = {pool.submit(export_one, fam, name, a.out, a.exporter, not a.no_fallback, a.max_params, threads): (fam, name)
-               for fam, name, _ in specs}
+    # Each job: the exporter, whether the other is tried where it fails, the case's suffix.
+    jobs = ([("dynamo", False, ""), ("torchscript", False, "-torchscript")] if a.exporter == "both"
+            else [(a.exporter, not a.no_fallback, "")])
+    futures = {pool.submit(export_one, fam, name, a.out, exporter, fallback, a.max_params, threads, suffix): (fam, name + suffix)
+               for fam, name, _ in specs for exporter, fallback, suffix in jobs}
     try:
         for fut in as_completed(futures, timeout=(deadline - time.time()) if deadline else None):
             fam, name = futures[fut]
