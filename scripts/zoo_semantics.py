@@ -164,7 +164,7 @@ def truth(semantic, answer):
     if kind == "ctc-text":
         return "reads the rendered text" if answer == semantic["texts"] else f"reads {answer}, rendered {semantic['texts']}"
     if kind == "orientation":
-        return "orientations right" if answer == semantic["truth"] else f"orientations {answer}, truth {semantic['truth']}"
+        return "gets the orientations right" if answer == semantic["truth"] else f"says orientations {answer}, truth {semantic['truth']}"
     if kind == "text-lines":
         return "finds the rendered lines" if len(answer) == semantic["lines"] else f"finds {len(answer)} boxes, rendered {semantic['lines']} lines"
     if kind == "speech-frames":
@@ -173,7 +173,7 @@ def truth(semantic, answer):
             return any(s <= mid <= e for s, e in semantic["bursts"])
         hits = sum(1 for f, a in zip(semantic["frames"], answer) if a and inside(f))
         false = sum(1 for f, a in zip(semantic["frames"], answer) if a and not inside(f))
-        return f"{hits} flagged frames inside the voiced bursts, {false} outside"
+        return f"flags {hits} frames inside the voiced bursts, {false} outside"
     return ""
 
 
@@ -190,6 +190,8 @@ def check(folder, command, flags):
     with open(os.path.join(folder, "semantic.json")) as f:
         semantic = json.load(f)
     data = os.path.join(folder, "test_data_set_0")
+    if not os.path.isdir(data):
+        return None, semantic, f"{data}: no such folder (make the zoo again with scripts/make-zoo)"
     inputs = sorted(n for n in os.listdir(data) if n.startswith("input_"))
     args = [f"{read_pb(os.path.join(data, n))[0]}={os.path.join(data, n)}" for n in inputs]
     with tempfile.TemporaryDirectory() as tmp:
@@ -197,7 +199,10 @@ def check(folder, command, flags):
         for a in args:
             cmd += ["--input", a]
         cmd += ["--save-outputs", tmp, "--save-format", "npz", "--iterations", "1", "-q", *flags]
-        run = subprocess.run(cmd, capture_output=True, text=True)
+        try:
+            run = subprocess.run(cmd, capture_output=True, text=True)
+        except FileNotFoundError:
+            sys.exit(f"zoo_semantics: --dmlrun {shlex.join(command)}: no such program (give the path of dmlrun, or \"wine PATH/dmlrun.exe\")")
         # Exit 1 with outputs saved is a numeric verdict (--compare-ep, or float16 held to the
         # float32 reference): the answer is read all the same, since the answer is the question.
         saved = [n for n in os.listdir(tmp) if n.endswith(".npz")]
@@ -246,24 +251,34 @@ def read_expect(path):
 
 def main():
     argv = sys.argv[1:]
-    if argv == ["--self-test"]:
+    split = argv.index("--") if "--" in argv else len(argv)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("zoo", nargs="?", help="the zoo scripts/make-zoo made (or one model folder of it)")
+    p.add_argument("--dmlrun", default="dmlrun", help='how dmlrun is started (default: dmlrun; under Wine "wine PATH/dmlrun.exe")')
+    p.add_argument("--json", help="write the answers to FILE")
+    p.add_argument("--expect", help="a file of 'differs NAME' lines: the models known to differ on this stack")
+    p.add_argument("--self-test", action="store_true", help="check that the comparison tells changed answers apart, and stop")
+    a, unknown = p.parse_known_args(argv[:split])
+    if unknown:
+        p.error(f"unrecognized arguments: {' '.join(unknown)} (dmlrun's own flags go after --: ZOO --dmlrun PATH -- --ep cpu)")
+    if a.self_test:
         self_test()
         return
-    split = argv.index("--") if "--" in argv else len(argv)
-    p = argparse.ArgumentParser()
-    p.add_argument("zoo")
-    p.add_argument("--dmlrun", default="dmlrun")
-    p.add_argument("--json")
-    p.add_argument("--expect")
-    a = p.parse_args(argv[:split])
+    if a.zoo is None:
+        p.error("the zoo folder is required")
+    if not os.path.isdir(a.zoo):
+        sys.exit(f"zoo_semantics: {a.zoo}: no such folder")
     command, flags = shlex.split(a.dmlrun), argv[split + 1:]
     known = read_expect(a.expect)
     folders = sorted(d for d, _, files in os.walk(a.zoo) if "semantic.json" in files)
     if not folders:
-        sys.exit(f"zoo_semantics: no semantic.json under {a.zoo}: make it with scripts/make-zoo")
+        sys.exit(f"zoo_semantics: no semantic.json under {a.zoo}: only the zoo's real models have one (scripts/make-zoo)")
     unexpected, differing, results = [], 0, []
     for folder in folders:
         name = os.path.relpath(folder, a.zoo)
+        if name == ".":
+            name = os.path.basename(os.path.abspath(folder))
         answer, semantic, error = check(folder, command, flags)
         kind = semantic["kind"]
         if error:
@@ -276,7 +291,7 @@ def main():
         note = truth(semantic, semantic["cpu_answer"])
         print(f"{'SAME' if ok else 'DIFF'}  {name}: {describe(kind, answer) if answer is not None else '-'}"
               f"{'  (' + why + ')' if why else ''}{' (known)' if not ok and name in known else ''}"
-              f"{'; on the CPU EP it ' + note if note else ''}")
+              f"{'; the CPU EP ' + note if note else ''}")
         results.append({"model": name, "kind": kind, "same": ok, "why": why, "answer": answer,
                         "cpu_answer": semantic["cpu_answer"], "cpu_note": note})
     print(f"{len(folders)} models: {len(folders) - differing} give the CPU EP's answers, {differing} do not"

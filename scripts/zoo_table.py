@@ -4,7 +4,7 @@ DirectML (pass, differs, rejected, crash, hang), with the remedies of the second
 `dmlrun fix` (pass with remedies), or still failing (why, and the node reduce pinned it on where
 fix ran), and the pass rate of each family and of all; a summary line on stderr.
 
-    python3 scripts/zoo_table.py REPORTS_DIR... [--markdown FILE] [--summary]
+    python3 scripts/zoo_table.py REPORTS_DIR... [--markdown FILE] [--remedies FLAGS]
 
 Each REPORTS_DIR holds zoo-dynamo.json (or zoo-torchscript.json, zoo-both.json: scripts/gpu/zoo_models.py), zoo-test-G.json and
 zoo-remedied-G.json (`dmlrun test` on DirectML, a shard a GPU) and zoo-fix.json
@@ -19,6 +19,14 @@ from collections import defaultdict
 
 AS_WRITTEN = {"pass": "pass", "fail": "differs", "error": "rejected", "crash": "crash", "timeout": "hang",
               "interrupted": "interrupted"}
+
+
+def clip(text, limit):
+    """`text` cut at a word before `limit` characters, with an ellipsis where cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + " ..."
 
 
 def load(folder, name):
@@ -61,7 +69,7 @@ def rows(folders, remedies):
         row = {"model": key, "family": export["family"], "name": export["name"],
                "parameters": export.get("parameters"), "exporter": export.get("exporter", "")}
         if export["status"] != "made":
-            row.update(written="not exported", final="not exported", note=export.get("why", "")[:160])
+            row.update(written="not exported", final="not exported", note=clip(export.get("why", ""), 160))
             table.append(row)
             continue
         case = written.get(key)
@@ -73,7 +81,7 @@ def rows(folders, remedies):
             table.append(row)
             continue
         row["written"] = AS_WRITTEN.get(case["status"], case["status"])
-        row["reason"] = (case.get("reason") or "")[:200]
+        row["reason"] = clip(case.get("reason") or "", 200)
         if row["written"] == "pass":
             row["final"] = "pass"
         elif key in remedied and remedied[key]["status"] == "pass":
@@ -84,7 +92,7 @@ def rows(folders, remedies):
             again = remedied.get(key)
             row.update(final_of(fixes.get(key)))
             if again is not None:
-                with_remedies = f"with the remedies: {AS_WRITTEN.get(again['status'], again['status'])}, {(again.get('reason') or '')[:160]}"
+                with_remedies = f"with the remedies: {AS_WRITTEN.get(again['status'], again['status'])}, {clip(again.get('reason') or '', 160)}"
                 row["note"] = f"{with_remedies}; {row['note']}" if row.get("note") else with_remedies
         table.append(row)
     return table
@@ -95,7 +103,7 @@ def final_of(fix):
         return {"final": "fails", "note": "fix not run (the calls' time ran out)"}
     record = fix.get("record")
     if record is None:
-        why = fix.get("stopped") or f"fix exited {fix.get('exit')}: {' '.join(fix.get('stderr_tail', []))[:200]}"
+        why = fix.get("stopped") or f"fix exited {fix.get('exit')}: {clip(' '.join(fix.get('stderr_tail', [])), 200)}"
         return {"final": "fails", "note": why}
     verdict = record["verdict"]
     located = record.get("located") or {}
@@ -148,14 +156,17 @@ def markdown(table):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("folders", nargs="+")
-    p.add_argument("--markdown")
+    p.add_argument("folders", nargs="+", help="one folder of reports a GPU_STEPS=zoo call, earliest first")
+    p.add_argument("--markdown", help="write the tables to FILE (default: standard output)")
     p.add_argument("--remedies", default="--gemm-zero-bias --reshape-allowzero-off --decompose LayerNormalization --precision fp16",
                    help="the remedies of the calls' second pass (GPU_ZOO_REMEDIES)")
     a = p.parse_args()
+    for folder in a.folders:
+        if not os.path.isdir(folder):
+            sys.exit(f"zoo_table: {folder}: no such folder")
     table = rows(a.folders, a.remedies)
     if not table:
-        sys.exit("zoo_table: no zoo-dynamo.json in " + ", ".join(a.folders))
+        sys.exit(f"zoo_table: no zoo-dynamo.json, zoo-torchscript.json or zoo-both.json in {', '.join(a.folders)}")
     text, (ran, written, final, untried) = markdown(table)
     if a.markdown:
         with open(a.markdown, "w") as f:
