@@ -15,9 +15,23 @@ fn family(name: &str) -> &str {
     name.split(['/', '\\']).next().filter(|_| name.contains(['/', '\\'])).unwrap_or("")
 }
 
+/// A family of cases as the page lists it: its name as shown, its cases (those that do not pass
+/// first) and how many pass.
+struct Family<'a> {
+    name: &'a str,
+    cases: Vec<&'a CaseResult>,
+    passed: usize,
+}
+
+impl Family<'_> {
+    fn share(&self) -> f64 {
+        self.passed as f64 / self.cases.len() as f64
+    }
+}
+
 /// The cases by family, the families with the lowest share passing first, the cases that do not
 /// pass first within each; `None` where there are fewer than two families (the list as it ran).
-fn by_family(cases: &[CaseResult]) -> Option<Vec<(&str, Vec<&CaseResult>)>> {
+fn by_family(cases: &[CaseResult]) -> Option<Vec<Family<'_>>> {
     let mut families: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
     for c in cases {
         families.entry(family(&c.name)).or_default().push(c);
@@ -25,35 +39,32 @@ fn by_family(cases: &[CaseResult]) -> Option<Vec<(&str, Vec<&CaseResult>)>> {
     if families.len() < 2 {
         return None;
     }
-    let mut grouped: Vec<(&str, Vec<&CaseResult>)> = families.into_iter().collect();
-    for (_, members) in &mut grouped {
-        members.sort_by_key(|c| (c.status == Status::Pass, c.name.clone()));
-    }
-    let share = |members: &[&CaseResult]| {
-        members.iter().filter(|c| c.status == Status::Pass).count() as f64 / members.len() as f64
-    };
-    grouped.sort_by(|a, b| share(&a.1).total_cmp(&share(&b.1)).then(a.0.cmp(b.0)));
+    let mut grouped: Vec<Family<'_>> = families
+        .into_iter()
+        .map(|(name, mut cases)| {
+            cases.sort_by_key(|c| (c.status == Status::Pass, c.name.clone()));
+            let passed = cases.iter().filter(|c| c.status == Status::Pass).count();
+            Family { name: if name.is_empty() { "(top level)" } else { name }, cases, passed }
+        })
+        .collect();
+    grouped.sort_by(|a, b| a.share().total_cmp(&b.share()).then(a.name.cmp(b.name)));
     Some(grouped)
 }
 
-fn families_table(page: &mut Page, grouped: &[(&str, Vec<&CaseResult>)]) {
+fn families_table(page: &mut Page, grouped: &[Family<'_>]) {
     page.heading(2, "By family");
     let rows: Vec<(String, Vec<String>)> = grouped
         .iter()
-        .map(|(name, members)| {
-            let passed = members.iter().filter(|c| c.status == Status::Pass).count();
-            let class = if passed < members.len() { "bad" } else { "" };
-            let shown = if name.is_empty() { "(top level)" } else { name };
-            (
-                class.to_string(),
-                vec![
-                    esc(shown),
-                    members.len().to_string(),
-                    passed.to_string(),
-                    (members.len() - passed).to_string(),
-                    format!("{:.0}%", 100.0 * passed as f64 / members.len() as f64),
-                ],
-            )
+        .map(|f| {
+            let class = if f.passed < f.cases.len() { "bad" } else { "" };
+            let cells = vec![
+                esc(f.name),
+                f.cases.len().to_string(),
+                f.passed.to_string(),
+                (f.cases.len() - f.passed).to_string(),
+                format!("{:.0}%", 100.0 * f.share()),
+            ];
+            (class.to_string(), cells)
         })
         .collect();
     page.table("families", &["family", "cases", "passed", "not passing", "pass rate"], &[1, 2, 3, 4], &rows);
@@ -124,69 +135,19 @@ pub fn render(report: &TestReport) -> String {
     let mut html = String::from(
         r#"<table class="cases"><thead><tr><th>case</th><th>status</th><th class="n">data sets</th><th class="n">ms</th><th class="n">max |diff|</th><th>reason</th></tr></thead><tbody>"#,
     );
-    let order: Vec<(Option<&str>, &CaseResult)> = match &grouped {
-        Some(grouped) => grouped
-            .iter()
-            .flat_map(|(name, members)| members.iter().enumerate().map(move |(i, c)| ((i == 0).then_some(*name), *c)))
-            .collect(),
-        None => report.cases.iter().map(|c| (None, c)).collect(),
-    };
-    for (starts, c) in order {
-        if let Some(name) = starts {
-            let members = &grouped.as_ref().into_iter().flatten().find(|(n, _)| *n == name).expect("a family listed").1;
-            let passed = members.iter().filter(|c| c.status == Status::Pass).count();
-            html.push_str(&format!(
-                r#"<tr class="family"><th colspan="6">{} <span class="sub">{passed} of {} pass</span></th></tr>"#,
-                esc(if name.is_empty() { "(top level)" } else { name }),
-                members.len()
-            ));
+    match &grouped {
+        Some(grouped) => {
+            for f in grouped {
+                html.push_str(&format!(
+                    r#"<tr class="family"><th colspan="6">{} <span class="sub">{} of {} pass</span></th></tr>"#,
+                    esc(f.name),
+                    f.passed,
+                    f.cases.len()
+                ));
+                f.cases.iter().for_each(|c| case_rows(&mut html, c));
+            }
         }
-        let word = c.status.word();
-        let known = if c.expected_status == Some(c.status) { r#" <span class="badge">known</span>"# } else { "" };
-        html.push_str(&format!(
-            r#"<tr class="case {word}"><td>{}</td><td><span class="status {word}">{}</span>{known}</td><td class="n">{}</td><td class="n">{:.1}</td><td class="n">{}</td><td class="reason">{}</td></tr>"#,
-            esc(&c.name),
-            word.to_uppercase(),
-            c.data_sets,
-            c.duration_ms,
-            c.max_abs_diff.map_or("-".into(), |d| format!("{d:.3e}")),
-            esc(c.reason.as_deref().unwrap_or(""))
-        ));
-        if let Some(off) = c.off_directml_line() {
-            html.push_str(&format!(
-                r#"<tr class="detail {word}"><td></td><td colspan="5" class="reason">off DirectML: {}</td></tr>"#,
-                esc(&off)
-            ));
-        }
-        let detailed: Vec<_> = c.mismatches.iter().filter_map(|m| m.values.as_ref().map(|v| (m, v))).collect();
-        if detailed.is_empty() {
-            continue;
-        }
-        html.push_str(&format!(
-            r#"<tr class="detail {word}"><td></td><td colspan="5"><table class="mismatches"><thead><tr><th>output</th><th class="n">first index</th><th class="n">expected</th><th class="n">actual</th><th class="n">|diff|</th><th class="n">elements off</th><th>passes with</th></tr></thead><tbody>"#
-        ));
-        for (m, v) in detailed {
-            let passes = match (v.min_atol, v.min_rtol) {
-                (Some(a), Some(r)) => format!("atol {} (rtol 0) or rtol {} (atol 0)", svg::num(a), svg::num(r)),
-                (Some(a), None) => format!("atol {} (rtol 0)", svg::num(a)),
-                (None, Some(r)) => format!("rtol {} (atol 0)", svg::num(r)),
-                (None, None) => "no tolerance (NaN or Inf differ)".to_string(),
-            };
-            html.push_str(&format!(
-                r#"<tr><td>{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{} of {}</td><td>{} <span class="sub">(now atol {:e}, rtol {:e})</span></td></tr>"#,
-                esc(&m.output),
-                v.first_index,
-                esc(&v.expected),
-                esc(&v.actual),
-                v.diff.map_or("-".into(), |d| format!("{d:.3e}")),
-                v.mismatched,
-                v.total,
-                esc(&passes),
-                v.tolerance.atol,
-                v.tolerance.rtol
-            ));
-        }
-        html.push_str("</tbody></table></td></tr>");
+        None => report.cases.iter().for_each(|c| case_rows(&mut html, c)),
     }
     html.push_str("</tbody></table>");
     page.push(&html);
@@ -200,4 +161,54 @@ pub fn render(report: &TestReport) -> String {
         page.table("skipped", &["folder", "why"], &[], &rows);
     }
     page.finish("dmlrun test")
+}
+
+/// A case's row, and its rows of detail: where it ran off DirectML, where its outputs part.
+fn case_rows(html: &mut String, c: &CaseResult) {
+    let word = c.status.word();
+    let known = if c.expected_status == Some(c.status) { r#" <span class="badge">known</span>"# } else { "" };
+    html.push_str(&format!(
+        r#"<tr class="case {word}"><td>{}</td><td><span class="status {word}">{}</span>{known}</td><td class="n">{}</td><td class="n">{:.1}</td><td class="n">{}</td><td class="reason">{}</td></tr>"#,
+        esc(&c.name),
+        word.to_uppercase(),
+        c.data_sets,
+        c.duration_ms,
+        c.max_abs_diff.map_or("-".into(), |d| format!("{d:.3e}")),
+        esc(c.reason.as_deref().unwrap_or(""))
+    ));
+    if let Some(off) = c.off_directml_line() {
+        html.push_str(&format!(
+            r#"<tr class="detail {word}"><td></td><td colspan="5" class="reason">off DirectML: {}</td></tr>"#,
+            esc(&off)
+        ));
+    }
+    let detailed: Vec<_> = c.mismatches.iter().filter_map(|m| m.values.as_ref().map(|v| (m, v))).collect();
+    if detailed.is_empty() {
+        return;
+    }
+    html.push_str(&format!(
+        r#"<tr class="detail {word}"><td></td><td colspan="5"><table class="mismatches"><thead><tr><th>output</th><th class="n">first index</th><th class="n">expected</th><th class="n">actual</th><th class="n">|diff|</th><th class="n">elements off</th><th>passes with</th></tr></thead><tbody>"#
+    ));
+    for (m, v) in detailed {
+        let passes = match (v.min_atol, v.min_rtol) {
+            (Some(a), Some(r)) => format!("atol {} (rtol 0) or rtol {} (atol 0)", svg::num(a), svg::num(r)),
+            (Some(a), None) => format!("atol {} (rtol 0)", svg::num(a)),
+            (None, Some(r)) => format!("rtol {} (atol 0)", svg::num(r)),
+            (None, None) => "no tolerance (NaN or Inf differ)".to_string(),
+        };
+        html.push_str(&format!(
+            r#"<tr><td>{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td class="n">{} of {}</td><td>{} <span class="sub">(now atol {:e}, rtol {:e})</span></td></tr>"#,
+            esc(&m.output),
+            v.first_index,
+            esc(&v.expected),
+            esc(&v.actual),
+            v.diff.map_or("-".into(), |d| format!("{d:.3e}")),
+            v.mismatched,
+            v.total,
+            esc(&passes),
+            v.tolerance.atol,
+            v.tolerance.rtol
+        ));
+    }
+    html.push_str("</tbody></table></td></tr>");
 }
