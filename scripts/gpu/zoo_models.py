@@ -178,34 +178,31 @@ def transformers_specs():
             return First.wrap(model_cls(cfg)), {"input_ids": tokens(cfg.vocab_size)}
         return build
 
+    def uncached(module, first, second):
+        """`module` called with two named inputs and no cache, its first output: what an
+        encoder-decoder or a decoder attending to an encoder's states computes in one pass."""
+        class Uncached(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = module
+
+            def forward(self, a, b):
+                return self.inner(**{first: a, second: b}, use_cache=False)[0]
+
+        return Uncached()
+
     def seq2seq(config_cls, model_cls, **config):
         def build():
             cfg = config_cls(**config)
             ids = tokens(cfg.vocab_size)
-            inner = model_cls(cfg)
-
-            class Seq2Seq(torch.nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.inner = inner
-
-                def forward(self, input_ids, decoder_input_ids):
-                    return self.inner(input_ids=input_ids, decoder_input_ids=decoder_input_ids, use_cache=False)[0]
-
-            return Seq2Seq(), {"input_ids": ids, "decoder_input_ids": ids[:, :8]}
+            model = uncached(model_cls(cfg), "input_ids", "decoder_input_ids")
+            return model, {"input_ids": ids, "decoder_input_ids": ids[:, :8]}
         return build
 
     def cross_decoder(decoder, d_model, encoder_length, vocab):
         """A decoder that attends to an encoder's states, without a cache: ids and states in."""
-        class Dec(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.dec = decoder
-
-            def forward(self, input_ids, encoder_hidden_states):
-                return self.dec(input_ids=input_ids, encoder_hidden_states=encoder_hidden_states, use_cache=False)[0]
-
-        return Dec(), {"input_ids": tokens(vocab, 8), "encoder_hidden_states": torch.randn(1, encoder_length, d_model)}
+        model = uncached(decoder, "input_ids", "encoder_hidden_states")
+        return model, {"input_ids": tokens(vocab, 8), "encoder_hidden_states": torch.randn(1, encoder_length, d_model)}
 
     def t5_decoder():
         cfg = tf.T5Config()
