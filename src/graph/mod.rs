@@ -234,11 +234,12 @@ impl Graph {
 
     /// Whether a tensor of the model is in an external data file.
     pub fn has_external_data(&self) -> bool {
-        use crate::formats::onnx_proto::lossless::EditTensor;
+        // The header alone: a tensor's payload is skipped, not copied.
+        use crate::formats::onnx_proto::header::TensorHeader;
         self.graph
             .initializer
             .iter()
-            .any(|raw| EditTensor::decode(raw.as_slice()).is_ok_and(|t| t.data_location == Some(1)))
+            .any(|raw| TensorHeader::decode(raw.as_slice()).is_ok_and(|t| t.data_location == Some(1)))
     }
 
     fn exposing(&self, extra: &[String], inline: bool) -> Result<Vec<u8>> {
