@@ -41,7 +41,8 @@ def split(zoo, known_file, dest_known, dest_rest):
         link(zoo, name, dest_known if name in known else dest_rest)
 
 
-def failing(zoo, dest, reports):
+def statuses(reports):
+    """Each case's status in `dmlrun test` JSONs (shards of one run; a missing shard is none)."""
     status = {}
     for path in reports:
         if not os.path.isfile(path):
@@ -49,7 +50,11 @@ def failing(zoo, dest, reports):
         with open(path) as f:
             for case in json.load(f)["cases"]:
                 status[case["name"]] = case["status"]
-    for name, st in sorted(status.items()):
+    return status
+
+
+def failing(zoo, dest, reports):
+    for name, st in sorted(statuses(reports).items()):
         if st != "pass" and os.path.isfile(os.path.join(zoo, name, "model.onnx")):
             print(link(zoo, name, dest))
 

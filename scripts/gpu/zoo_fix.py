@@ -21,6 +21,8 @@ import sys
 import threading
 import time
 
+from zoo_cases import statuses
+
 
 def read_pb_name(path):
     from onnx import TensorProto
@@ -68,13 +70,7 @@ def main():
     p.add_argument("--budget", type=float, default=300)
     a = p.parse_args(argv[:split])
     dmlrun = argv[split + 1:]
-    status = {}
-    for path in a.reports:
-        if os.path.isfile(path):
-            with open(path) as f:
-                for case in json.load(f)["cases"]:
-                    status[case["name"]] = case["status"]
-    failing = [name for name, st in sorted(status.items()) if st != "pass"]
+    failing = [name for name, st in sorted(statuses(a.reports).items()) if st != "pass"]
     out_root = a.zoo.rstrip("/") + "-fixed"
     work = queue.Queue()
     for name in failing:
