@@ -15,6 +15,7 @@ use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
 use crate::runtime::engine::{self, Preflight, PreparedInputs, SavedModels, Scope};
 use crate::runtime::plan::{self, EpRequest, PlanRequest, ReferenceRequest, SessionPlan};
 use crate::runtime::Runtime;
+use crate::suites::shard::ShardInfo;
 use crate::suites::testdata::{self, Case};
 use crate::tensor::HostValue;
 
@@ -96,10 +97,13 @@ pub fn preflight(
     runtime: &Runtime,
     request: &PlanRequest,
     cases: Vec<Case>,
+    shard: Option<&ShardInfo>,
 ) -> Result<Vec<Entry<CaseItem, CaseResult>>> {
     let read: Vec<Result<ModelFile>> = cases.iter().map(read_case_model).collect();
     let models: Vec<&ModelInfo> = read.iter().flatten().map(|m| &m.info).collect();
-    plan::check_flags_fit_some(request, &models)?;
+    if let Some(warning) = plan::check_flags_fit_shard(request, &models, shard)? {
+        crate::errln!("warning: {warning}");
+    }
     Ok(cases
         .into_iter()
         .zip(read)

@@ -218,7 +218,7 @@ fn check_candidate(
 ) -> Result<(Outcome, Option<f64>)> {
     let found = testdata::discover(&[dir.to_path_buf()])?.cases;
     anyhow::ensure!(found.len() == 1, "{}: a candidate is one test case, found {}", dir.display(), found.len());
-    let entries = cases::preflight(cases.runtime, request, found)?;
+    let entries = cases::preflight(cases.runtime, request, found, None)?;
     let mut checked = None;
     batch::run(cases, entries, options, &mut |_, result| {
         checked = Some(result);

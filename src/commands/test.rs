@@ -56,7 +56,7 @@ fn test(settings: &TestSettings) -> Result<ExitStatus> {
     let directml = engine::plans_directml(&runtime, &settings.request)
         || settings.check.reference_request(&settings.request).is_some_and(|r| engine::plans_directml(&runtime, &r));
     let placement = PlacementRequest { directml, print_plan: false, ..run.placement }.resolve()?;
-    let entries = cases::preflight(&runtime, &settings.request, found)?;
+    let entries = cases::preflight(&runtime, &settings.request, found, shard.as_ref())?;
     let options =
         batch::Options::new(placement, directml, (settings.jobs, CASES_PER_CHILD), Counting::Cases, run.quiet);
     let mut report = TestReport {

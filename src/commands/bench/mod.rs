@@ -21,6 +21,7 @@ use crate::runtime::plan::OptimizationLevel;
 use crate::runtime::Runtime;
 use crate::settings::BenchSettings;
 use crate::suites::manifest::{self, BenchTarget};
+use crate::suites::shard::ShardInfo;
 
 mod baseline;
 mod files;
@@ -145,7 +146,7 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
     engine::warn_if_compared_with_itself(&runtime, &settings.request, compare);
     let directml = engine::plans_directml(&runtime, &settings.request);
     let placement = crate::isolation::PlacementRequest { directml, ..run.placement }.resolve()?;
-    let entries = preflight_models(&runtime, settings, targets)?;
+    let entries = preflight_models(&runtime, settings, targets, shard.as_ref())?;
     // One model at a time, each alone in its child: a timing measures one session.
     let options = batch::Options::new(placement, directml, (1, 1), crate::progress::Counting::Models, run.quiet);
 
@@ -230,11 +231,14 @@ fn preflight_models(
     runtime: &Runtime,
     settings: &BenchSettings,
     targets: Vec<BenchTarget>,
+    shard: Option<&ShardInfo>,
 ) -> Result<Vec<Entry<ModelPlan, BenchOutcome>>> {
     let pairs = pair_baseline_models(&targets, &settings.baseline_models)?;
     let read: Vec<Result<ModelRead>> = targets.iter().map(ModelRead::of).collect();
     let models: Vec<&ModelInfo> = read.iter().flatten().map(ModelRead::info).collect();
-    crate::runtime::plan::check_flags_fit_some(&settings.request, &models)?;
+    if let Some(warning) = crate::runtime::plan::check_flags_fit_shard(&settings.request, &models, shard)? {
+        crate::errln!("warning: {warning}");
+    }
     if let Some(sweep) = &settings.sweep {
         check_sweep_fits_some(sweep, &models)?;
     }

@@ -22,7 +22,7 @@ pub enum Scope {
     Alone,
     /// One model of several (a bench folder, a test suite): the flag is left out for this model
     /// and said in its report; one that fits none of them is the run's error
-    /// ([`plan::check_flags_fit_some`]).
+    /// ([`plan::check_flags_fit_shard`]).
     OneOfMany,
 }
 

@@ -133,6 +133,24 @@ pub fn check_flags_fit_some(request: &PlanRequest, models: &[&ModelInfo]) -> Res
     Ok(())
 }
 
+/// [`check_flags_fit_some`] for a run that may be one shard of several: a shard's models are
+/// not the run's, and a flag that fits none of them may fit another shard's (a rewrite only a
+/// few models of a zoo need), so there it is a warning, returned to be said, not the run's error.
+/// A run of one shard (or none) is refused as before.
+pub fn check_flags_fit_shard(
+    request: &PlanRequest,
+    models: &[&ModelInfo],
+    shard: Option<&crate::suites::shard::ShardInfo>,
+) -> Result<Option<String>> {
+    match (check_flags_fit_some(request, models), shard) {
+        (Ok(()), _) => Ok(None),
+        (Err(e), Some(info)) if info.shard.total > 1 => {
+            Ok(Some(format!("shard {}: {e} (another shard's models may have it)", info.shard)))
+        }
+        (Err(e), _) => Err(e),
+    }
+}
+
 /// Whether `rewrite` finds something to rewrite in the model's main graph.
 pub fn rewritable(model: &ModelInfo, rewrite: Rewrite) -> bool {
     model.nodes.iter().any(|node| rewrite.fits(node, &model.nodes))
@@ -203,5 +221,23 @@ mod tests {
         let den = PlanRequest { dim_denotations: vec![("DATA_BATCH".into(), 2)], ..PlanRequest::default() };
         assert!(check_flags_fit_some(&den, &[&with]).is_ok());
         assert!(check_flags_fit_some(&den, &[&without]).is_err());
+    }
+
+    #[test]
+    fn in_one_shard_of_several_a_flag_no_model_of_the_shard_has_is_a_warning_not_the_runs_error() {
+        use crate::suites::shard::{Shard, ShardInfo, ShardMode};
+        let shard =
+            |index, total| ShardInfo { shard: Shard { index, total, mode: ShardMode::Count }, of_items: 4, from: None };
+        let batch = PlanRequest { dims: vec![("batch".into(), 2)], ..PlanRequest::default() };
+        let without = ModelInfo::default();
+        let warning = check_flags_fit_shard(&batch, &[&without], Some(&shard(2, 4))).unwrap();
+        assert_eq!(
+            warning.as_deref(),
+            Some("shard 2/4: --dim batch=2: the model has no free dimension named 'batch' (its symbolic dimensions: none) (another shard's models may have it)")
+        );
+        // A shard of one, or no shard: the whole run's models, so the run's error as before.
+        assert!(check_flags_fit_shard(&batch, &[&without], Some(&shard(1, 1))).is_err());
+        assert!(check_flags_fit_shard(&batch, &[&without], None).is_err());
+        assert_eq!(check_flags_fit_shard(&batch, &[&model_with_batch()], Some(&shard(2, 4))).unwrap(), None);
     }
 }

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use dims::{fix_dims_from_inputs, BoundShape, DimKey, DimOverride, DimSource};
 use dims::{resolve_dims, resolve_shapes, unfixed_dims};
-pub use fitting::{check_flags_fit_some, nothing_to_quantize, quantizable};
+pub use fitting::{check_flags_fit_shard, nothing_to_quantize, quantizable};
 pub use providers::{
     check_available, AdapterSelection, Offered, ProviderPlan, DML_CONFIG_PREFIX, DML_DISABLE_FUSION, DML_GRAPH_CAPTURE,
 };
