@@ -14,6 +14,9 @@ apart (the exporter's failure, not DirectML's).
 import argparse
 import json
 import os
+import random
+import re
+import statistics
 import sys
 from collections import defaultdict
 
@@ -154,6 +157,60 @@ def markdown(table):
     return "\n".join(lines) + "\n", (n, w, w + f, u)
 
 
+def case_of(path):
+    """`family/name` of a case's model path as dmlrun.exe wrote it (Windows separators under Wine)."""
+    return "/".join(re.split(r"[\\/]", path)[-3:-1])
+
+
+def bootstrap_ratio(slow, fast, rounds=2000, seed=0):
+    """The ratio of medians median(slow) / median(fast) and its 95% percentile-bootstrap interval
+    (each side resampled on its own: the runs were not paired)."""
+    rng = random.Random(seed)
+    ratios = sorted(statistics.median(rng.choices(slow, k=len(slow))) / statistics.median(rng.choices(fast, k=len(fast)))
+                    for _ in range(rounds))
+    return statistics.median(slow) / statistics.median(fast), ratios[int(0.025 * rounds)], ratios[int(0.975 * rounds) - 1]
+
+
+def speed(folders):
+    """The speed step's models (zoo-speed-written.json, zoo-speed-remedied.json: `dmlrun bench` on
+    DirectML; zoo-speed-cpu.json: the CPU EP; zoo-eager.json: PyTorch eager on CUDA), a row each."""
+    dml, cpu, eager = {}, {}, {}
+    for folder in folders:
+        for form in ("written", "remedied"):
+            for m in (load(folder, f"zoo-speed-{form}.json") or {}).get("models", []):
+                dml[case_of(m["path"])] = (form, m)
+        for m in (load(folder, "zoo-speed-cpu.json") or {}).get("models", []):
+            cpu[case_of(m["path"])] = m
+        for m in (load(folder, "zoo-eager.json") or {}).get("models", []):
+            eager[m["model"]] = m
+    rows = []
+    for key in sorted(dml):
+        form, m = dml[key]
+        row = {"model": key, "form": "float32 as written" if form == "written" else "float16 with the remedies",
+               "dml": m["latency_ms"]["p50"], "dml_cov": m["latency_ms"]["cov"]}
+        c = cpu.get(key)
+        if c and c.get("samples_ms") and m.get("samples_ms"):
+            row["cpu"], row["cpu_cov"] = c["latency_ms"]["p50"], c["latency_ms"]["cov"]
+            row["cpu_ratio"] = bootstrap_ratio(c["samples_ms"], m["samples_ms"])
+        e = eager.get(key, {}).get("float32" if form == "written" else "float16")
+        if e:
+            row["eager"] = e["p50_ms"]
+        rows.append(row)
+    return rows
+
+
+def speed_markdown(rows):
+    lines = ["| model | on DirectML | DirectML p50 ms (CoV) | CPU EP p50 ms (CoV) | CPU EP / DirectML [95% CI] | PyTorch eager on CUDA p50 ms, same precision | eager / DirectML |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        cpu = f"{r['cpu']:.2f} ({100 * r['cpu_cov']:.0f}%)" if "cpu" in r else "-"
+        ratio = "{:.1f}x [{:.1f}, {:.1f}]".format(*r["cpu_ratio"]) if "cpu_ratio" in r else "-"
+        eager = f"{r['eager']:.2f}" if "eager" in r else "-"
+        versus = f"{r['eager'] / r['dml']:.2f}x" if "eager" in r else "-"
+        lines.append(f"| {r['model']} | {r['form']} | {r['dml']:.2f} ({100 * r['dml_cov']:.0f}%) | {cpu} | {ratio} | {eager} | {versus} |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("folders", nargs="+", help="one folder of reports a GPU_STEPS=zoo call, earliest first")
@@ -168,6 +225,9 @@ def main():
     if not table:
         sys.exit(f"zoo_table: no zoo-dynamo.json, zoo-torchscript.json or zoo-both.json in {', '.join(a.folders)}")
     text, (ran, written, final, untried) = markdown(table)
+    timed = speed(a.folders)
+    if timed:
+        text += "\n" + speed_markdown(timed)
     if a.markdown:
         with open(a.markdown, "w") as f:
             f.write(text)
