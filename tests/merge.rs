@@ -409,3 +409,50 @@ fn compare_tells_apart_runs_that_differ_only_in_their_session_options() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("opt-level all, session-config session.intra_op.allow_spinning=0 (onnxruntime"), "{text}");
 }
+
+#[test]
+fn a_rewrite_that_fits_none_of_one_shards_cases_is_a_warning_there_and_the_unsharded_runs_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let zoo = zoo(dir.path());
+    // The one case with a Gemm without a bias: --gemm-zero-bias fits it and no other.
+    let out = dmlrun()
+        .arg(test_model("gemm_tanh_no_bias.onnx"))
+        .args(["--generate", "random", "--iterations", "1", "-q", "--as-test-data", "--save-outputs"])
+        .arg(zoo.join("gemm"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let out = dmlrun().arg("test").arg(zoo.join("case0")).arg("--gemm-zero-bias").output().unwrap();
+    assert_one_line_error(&out, "--gemm-zero-bias: the model has no Gemm without a bias");
+
+    let mut warned = Vec::new();
+    for k in 1..=2 {
+        let json = dir.path().join(format!("shard{k}.json"));
+        let out = dmlrun()
+            .arg("test")
+            .arg(&zoo)
+            .args(["--gemm-zero-bias", "--shard", &format!("{k}/2"), "-q", "--json"])
+            .arg(&json)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // 0 or 1 (case3 fails where it runs), never the usage error's 2.
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let names: Vec<String> = verdicts(&report).into_iter().map(|(n, _)| n).collect();
+        if names.iter().any(|n| n == "gemm") {
+            assert!(!stderr.contains("another shard"), "{stderr}");
+        } else {
+            assert!(
+                stderr.contains(&format!(
+                    "warning: shard {k}/2: --gemm-zero-bias: none of the {} models has a Gemm without a bias (another shard's models may have it)",
+                    names.len()
+                )),
+                "{stderr}"
+            );
+            warned.push(k);
+        }
+    }
+    assert_eq!(warned.len(), 1, "one shard holds the Gemm case, the other was warned");
+}
