@@ -107,16 +107,12 @@ _dmlrun() {
 
     case "${cmd}" in
         dmlrun)
-            opts="-i -q -v -h -V --color --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --verbose --ort-lib --ep-library --ort-log-level --help --version run test bench reduce fix tune generate merge info devices doctor completions man help"
+            opts="-i -q -v -h -V --input --generate --seed --free-dim-size --generate-range --max-tensor-bytes --max-image-pixels --preset --resize --resize-to --filter --scale --mean --std --channel-order --layout --pad-value --image-size --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --precision --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --matmulnbits-accuracy-level --print-plan --io-on-device --dml-graph-capture --warmup --iterations --compare-ep --compare-opt-level --rtol --atol --timeout --top-k --labels --save-outputs --as-test-data --save-model --save-fixed-dims --save-inputs --save-format --json --quiet --verbose --ort-lib --ep-library --ort-log-level --color --help --version run test bench reduce fix tune generate merge info devices doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --input)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -335,6 +331,10 @@ _dmlrun() {
                     ;;
                 --ort-log-level)
                     COMPREPLY=($(compgen -W "verbose info warning error fatal" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

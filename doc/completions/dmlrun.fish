@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dmlrun_global_optspecs
-    string join \n color= i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= block-size= asymmetric accuracy-level= decompose= gemm-zero-bias reshape-allowzero-off dequantize-gather matmulnbits-bias-add matmulnbits-drop-g-idx dequantize-matmulnbits drop-qdq-pair matmul-as-mul-reducesum matmulnbits-accuracy-level print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-model= save-fixed-dims save-inputs= save-format= json= q/quiet v/verbose ort-lib= ep-library= ort-log-level= h/help V/version
+    string join \n i/input= generate= seed= free-dim-size= generate-range= max-tensor-bytes= max-image-pixels= preset= resize= resize-to= filter= scale= mean= std= channel-order= layout= pad-value= image-size= dim= shape= dim-denotation= no-auto-dims ep= device= dml-performance-preference= dml-device-filter= dml-disable-metacommands ep-option= opt-level= intra-threads= inter-threads= execution-mode= memory-pattern= session-config= precision= keep-fp32= block-size= asymmetric accuracy-level= decompose= gemm-zero-bias reshape-allowzero-off dequantize-gather matmulnbits-bias-add matmulnbits-drop-g-idx dequantize-matmulnbits drop-qdq-pair matmul-as-mul-reducesum matmulnbits-accuracy-level print-plan io-on-device dml-graph-capture warmup= iterations= compare-ep= compare-opt-level= rtol= atol= timeout= top-k= labels= save-outputs= as-test-data save-model= save-fixed-dims save-inputs= save-format= json= q/quiet v/verbose ort-lib= ep-library= ort-log-level= color= h/help V/version
 end
 
 function __fish_dmlrun_needs_command
@@ -24,9 +24,6 @@ function __fish_dmlrun_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c dmlrun -n "__fish_dmlrun_needs_command" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
-always\t''
-never\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -s i -l input -d 'An input: FILE for the model\'s first input, or NAME=FILE. Repeatable' -r
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l generate -d 'Fill inputs no --input gives: random (seeded), zeros or ones' -r -f -a "random\t'Uniform random: floats in [0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)'
 zeros\t''
@@ -112,6 +109,9 @@ info\t''
 warning\t''
 error\t''
 fatal\t''"
+complete -c dmlrun -n "__fish_dmlrun_needs_command" -l color -d 'When to use colour in help and diagnostics: auto (only on a terminal, and not when NO_COLOR is set), always, never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l no-auto-dims -d 'Leave free dimensions free under DirectML instead of fixing them from the inputs'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l dml-disable-metacommands -d 'DirectML\'s disable_metacommands provider option: run DirectML\'s own compute shaders instead of the driver\'s metacommands (vendor-tuned kernels for convolution, GEMM)'
 complete -c dmlrun -n "__fish_dmlrun_needs_command" -l asymmetric -d 'With --precision int4 or int8: a zero point a block (uint8), mapping each block\'s range [min, max]; by default symmetric, as the model builder writes DirectML models'

@@ -15,7 +15,6 @@ _dmlrun() {
 
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
-'--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '*-i+[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
 '*--input=[An input\: FILE for the model'\''s first input, or NAME=FILE. Repeatable]:[NAME=]FILE:_default' \
 '--generate=[Fill inputs no --input gives\: random (seeded), zeros or ones]:FILL:((random\:"Uniform random\: floats in \[0, 1), integers 0 or 1, bools 50/50 (--generate-range changes the range)"
@@ -84,6 +83,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
 '--ort-log-level=[Lowest severity of ONNX Runtime'\''s own log lines shown on stderr]:LEVEL:(verbose info warning error fatal)' \
+'--color=[When to use colour in help and diagnostics\: auto (only on a terminal, and not when NO_COLOR is set), always, never]:WHEN:(auto always never)' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \

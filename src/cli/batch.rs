@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::help::{BATCHES, OUTPUTS};
 use super::parse::*;
 use crate::isolation::Isolation;
 
@@ -23,7 +24,7 @@ pub struct IsolationArgs {
     /// per child.
     ///
     /// Example: --isolation process
-    #[arg(long, value_name = "WHERE", default_value = "auto")]
+    #[arg(long, value_name = "WHERE", default_value = "auto", help_heading = BATCHES)]
     pub isolation: Isolation,
 
     /// Kill a case or model that runs longer than this, from its start, and record it as
@@ -35,7 +36,7 @@ pub struct IsolationArgs {
     /// --print-plan) a --timeout is refused rather than ignored.
     ///
     /// Example: --timeout 60s
-    #[arg(long, value_name = "TIME", value_parser = parse_limit)]
+    #[arg(long, value_name = "TIME", value_parser = parse_limit, help_heading = BATCHES)]
     pub timeout: Option<std::time::Duration>,
 
     #[command(flatten)]
@@ -75,21 +76,21 @@ pub struct ExportArgs {
     /// Write the report as JSON to FILE ("-" for stdout instead of the summary).
     ///
     /// Example: --json results.json
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
     pub json: Option<PathBuf>,
 
     /// Write a CSV table to FILE ("-" for stdout): a row per case (test), model (bench) or prompt
     /// (generate), with its status and figures.
     ///
     /// Example: --csv bench.csv
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
     pub csv: Option<PathBuf>,
 
     /// Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README
     /// (merge --compare: the comparison).
     ///
     /// Example: --markdown - >> RESULTS.md
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
     pub markdown: Option<PathBuf>,
 
     /// Write a self-contained HTML page to FILE. test: the totals and every case with its status
@@ -99,7 +100,7 @@ pub struct ExportArgs {
     /// token's decode latency over the sequence (where the KV cache's growth shows).
     ///
     /// Example: --html report.html
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
     pub html: Option<PathBuf>,
 
     /// Write JUnit XML to FILE ("-" for stdout): a case per test case, bench model or generate
@@ -107,7 +108,7 @@ pub struct ExportArgs {
     /// its output; generate: where its tokens part from --compare-ep's).
     ///
     /// Example: --junit results.xml
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
     pub junit: Option<PathBuf>,
 }
 
@@ -121,7 +122,7 @@ pub struct SaveModelsArgs {
     /// unless its weights are in external data files: then it gets a warning and no file.
     ///
     /// Example: dmlrun bench models/ --device 0 --precision fp16 --save-models fp16/
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = OUTPUTS)]
     pub save_models: Option<PathBuf>,
 
     /// With --save-models: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
@@ -130,7 +131,7 @@ pub struct SaveModelsArgs {
     /// symbolic, as in the source.
     ///
     /// Example: --save-models fixed/ --save-fixed-dims
-    #[arg(long, requires = "save_models")]
+    #[arg(long, requires = "save_models", help_heading = OUTPUTS)]
     pub save_fixed_dims: bool,
 }
 
@@ -143,7 +144,7 @@ pub struct CiArgs {
     /// them too; stdout is unchanged. auto: github where GITHUB_ACTIONS=true; none: never.
     ///
     /// Example: --ci none
-    #[arg(long, value_name = "WHERE", value_enum, default_value = "auto")]
+    #[arg(long, value_name = "WHERE", value_enum, default_value = "auto", help_heading = OUTPUTS)]
     pub ci: CiSystem,
 }
 

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::help::{BATCHES, CHECKING, OUTPUTS, TIMING};
 use super::parse::*;
 use super::{
     BatchInputArgs, CompareArgs, DeviceIoArgs, ExportArgs, IsolationArgs, OrtArgs, SaveModelsArgs, SessionArgs,
@@ -32,31 +33,31 @@ pub struct BenchArgs {
     /// Timed runs per model (default 100, unless --duration is given).
     ///
     /// Example: --iterations 500
-    #[arg(long, value_name = "N", value_parser = parse_iterations, conflicts_with = "duration")]
+    #[arg(long, value_name = "N", value_parser = parse_iterations, conflicts_with = "duration", help_heading = TIMING)]
     pub iterations: Option<u64>,
 
     /// Time box per model instead of a count, e.g. 10s or 500ms (bounded by --min/--max-iterations).
     ///
     /// Example: --duration 10s
-    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, help_heading = TIMING)]
     pub duration: Option<std::time::Duration>,
 
     /// With --duration: at least this many timed runs.
     ///
     /// Example: --duration 5s --min-iterations 50
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_iterations)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_iterations, help_heading = TIMING)]
     pub min_iterations: u64,
 
     /// With --duration: at most this many timed runs.
     ///
     /// Example: --duration 30s --max-iterations 10000
-    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = parse_iterations)]
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, value_parser = parse_iterations, help_heading = TIMING)]
     pub max_iterations: u64,
 
     /// Untimed runs after the first run.
     ///
     /// Example: --warmup 20
-    #[arg(long, value_name = "N", default_value_t = 5, value_parser = parse_warmup)]
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = parse_warmup, help_heading = TIMING)]
     pub warmup: u64,
 
     /// Also run N sessions of each model at once, each by its own thread, and report their
@@ -67,7 +68,7 @@ pub struct BenchArgs {
     /// --iterations or --duration. DirectML's rule of one Run at a time holds per session.
     ///
     /// Example: dmlrun bench resnet50.onnx --device 0 --sessions 4
-    #[arg(long, value_name = "N", value_parser = parse_sessions)]
+    #[arg(long, value_name = "N", value_parser = parse_sessions, help_heading = TIMING)]
     pub sessions: Option<u32>,
 
     /// Measure each model once per size of a free dimension, each size in a session of its own:
@@ -78,14 +79,14 @@ pub struct BenchArgs {
     /// Markdown and the HTML page (items/s and p50 plotted against the size) show the sweep.
     ///
     /// Example: dmlrun bench resnet50.onnx --device 0 --sweep N=1,2,4,8,16,32,64
-    #[arg(long, value_name = "DIM=N,N,...", value_parser = parse_sweep, conflicts_with = "sweep_shape")]
+    #[arg(long, value_name = "DIM=N,N,...", value_parser = parse_sweep, conflicts_with = "sweep_shape", help_heading = TIMING)]
     pub sweep: Option<Sweep>,
 
     /// As --sweep, over one input's whole shapes (which also fix its named free dimensions),
     /// separated by ':'.
     ///
     /// Example: --sweep-shape x=1,3,224,224:1,3,320,320:1,3,640,640
-    #[arg(long, value_name = "NAME=SHAPE:SHAPE...", value_parser = parse_sweep_shape)]
+    #[arg(long, value_name = "NAME=SHAPE:SHAPE...", value_parser = parse_sweep_shape, help_heading = TIMING)]
     pub sweep_shape: Option<Sweep>,
 
     /// Save ONNX Runtime's per-operator profile of each model into DIR and print the top 10 operators.
@@ -94,7 +95,7 @@ pub struct BenchArgs {
     /// --profile-unfused to see the operators.
     ///
     /// Example: --profile profiles/
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = TIMING)]
     pub profile: Option<PathBuf>,
 
     /// With --profile on DirectML: turn DirectML's graph fusion off (ep.dml.disable_graph_fusion=1)
@@ -104,14 +105,14 @@ pub struct BenchArgs {
     /// report labels it so. Implies DirectML.
     ///
     /// Example: dmlrun bench resnet50.onnx --device 0 --profile prof/ --profile-unfused
-    #[arg(long, requires = "profile")]
+    #[arg(long, requires = "profile", help_heading = TIMING)]
     pub profile_unfused: bool,
 
     /// Keep the optimised model ONNX Runtime produces in DIR (keyed by model hash, EP, device,
     /// dims, optimisation level and ONNX Runtime version) and load it next time.
     ///
     /// Example: --cache ~/.cache/dmlrun
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = TIMING)]
     pub cache: Option<PathBuf>,
 
     #[command(flatten)]
@@ -129,7 +130,7 @@ pub struct BenchArgs {
     /// and new together instead.
     ///
     /// Example: --baseline main-bench.json --max-regression 5%
-    #[arg(long, value_name = "OLD.json")]
+    #[arg(long, value_name = "OLD.json", help_heading = CHECKING)]
     pub baseline: Option<PathBuf>,
 
     /// Time an older version of the model in the same session, in alternating rounds (A B B A
@@ -141,7 +142,7 @@ pub struct BenchArgs {
     /// judges float16 against float32.
     ///
     /// Example: dmlrun bench new.onnx --baseline-model old.onnx --max-regression 5%
-    #[arg(long, value_name = "OLD.onnx", conflicts_with_all = ["baseline", "sweep", "sweep_shape", "sessions"])]
+    #[arg(long, value_name = "OLD.onnx", conflicts_with_all = ["baseline", "sweep", "sweep_shape", "sessions"], help_heading = CHECKING)]
     pub baseline_model: Vec<PathBuf>,
 
     /// Largest slowdown taken as none against --baseline or --baseline-model, e.g. 5% or 0.05:
@@ -149,7 +150,7 @@ pub struct BenchArgs {
     /// is refused as ambiguous: write 5%.
     ///
     /// Example: --max-regression 10%
-    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_fraction)]
+    #[arg(long, value_name = "PERCENT", default_value = "5%", value_parser = parse_fraction, help_heading = CHECKING)]
     pub max_regression: f64,
 
     /// Time each model's runs in N rounds: consecutive blocks (alternating with the baseline
@@ -157,7 +158,7 @@ pub struct BenchArgs {
     /// slow round and the verdict weighs the spread between rounds.
     ///
     /// Example: --iterations 200 --rounds 20
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_rounds)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = parse_rounds, help_heading = TIMING)]
     pub rounds: usize,
 
     /// Benchmark only shard K of N of the models: count mode (K/N) deals them round-robin in
@@ -167,7 +168,7 @@ pub struct BenchArgs {
     /// `auto` reads which part this CI job is from its variables, as `dmlrun test --shard auto`.
     ///
     /// Example: --shard 1/2 --json bench-1.json
-    #[arg(long, value_name = "K/N|auto", value_parser = parse_shard)]
+    #[arg(long, value_name = "K/N|auto", value_parser = parse_shard, help_heading = BATCHES)]
     pub shard: Option<crate::suites::shard::ShardRequest>,
 
     #[command(flatten)]
@@ -182,7 +183,7 @@ pub struct BenchArgs {
     /// No progress bars.
     ///
     /// Example: -q
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = OUTPUTS)]
     pub quiet: bool,
 
     #[command(flatten)]

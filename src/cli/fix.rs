@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::help::OUTPUTS;
 use super::{InputArgs, IsolationArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
 
 /// `dmlrun fix`.
@@ -42,11 +43,11 @@ pub struct FixArgs {
     /// writes one (`bert-dml-reduced/` for `-o bert-dml.onnx`).
     ///
     /// Example: -o bert-dml.onnx
-    #[arg(short, long, value_name = "FILE|DIR")]
+    #[arg(short, long, value_name = "FILE|DIR", help_heading = OUTPUTS)]
     pub output: PathBuf,
 
     // Accepted as before and ignored: a model that passes as it is is always written now.
-    #[arg(long, hide = true)]
+    #[arg(long, hide = true, help_heading = OUTPUTS)]
     pub write_unchanged: bool,
 
     /// With --output: write the free dimensions as this run fixed them (--dim, --shape, or the sizes
@@ -55,19 +56,19 @@ pub struct FixArgs {
     /// symbolic, as in the source.
     ///
     /// Example: dmlrun fix det.onnx --device 0 --dim N=1 -o det-dml.onnx --save-fixed-dims
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUTS)]
     pub save_fixed_dims: bool,
 
     /// Write the record of the attempts as JSON to FILE ("-" for stdout instead of the text).
     ///
     /// Example: --json fix.json
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
     pub json: Option<PathBuf>,
 
     /// No progress lines, only the record.
     ///
     /// Example: -q
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = OUTPUTS)]
     pub quiet: bool,
 
     #[command(flatten)]

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::help::OUTPUTS;
 use super::OrtArgs;
 
 #[derive(Debug, Clone, Args)]
@@ -18,14 +19,14 @@ pub struct InfoArgs {
     /// With FILE the JSON goes there and the usual text to stdout.
     ///
     /// Example: dmlrun info model.onnx --json | jq .
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-", help_heading = OUTPUTS)]
     pub json: Option<PathBuf>,
 
     /// Print metadata values whole; by default a value longer than a few lines (an OCR model's
     /// character list, say) is cut to its first lines with a count of the rest.
     ///
     /// Example: dmlrun info model.onnx --full-metadata
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUTS)]
     pub full_metadata: bool,
 }
 
@@ -44,7 +45,7 @@ pub struct DevicesArgs {
     /// With FILE the JSON goes there and the usual text to stdout.
     ///
     /// Example: dmlrun devices --json | jq .
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-", help_heading = OUTPUTS)]
     pub json: Option<PathBuf>,
 
     #[command(flatten)]
@@ -57,7 +58,7 @@ pub struct DoctorArgs {
     /// With FILE the JSON goes there and the usual text to stdout.
     ///
     /// Example: dmlrun doctor --json | jq .
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-", help_heading = OUTPUTS)]
     pub json: Option<PathBuf>,
 
     #[command(flatten)]

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::help::CHECKING;
 use super::ExportArgs;
 
 /// `dmlrun merge`.
@@ -22,7 +23,7 @@ pub struct MergeArgs {
     /// the ones whose verdicts disagree first.
     ///
     /// Example: dmlrun merge --compare h100.json arc.json --markdown compare.md
-    #[arg(long)]
+    #[arg(long, help_heading = CHECKING)]
     pub compare: bool,
 
     #[command(flatten)]

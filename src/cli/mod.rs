@@ -2,8 +2,8 @@
 //!
 //! One file per command (`run.rs`, `test.rs`, `bench.rs`, `inspect.rs` for the commands that
 //! only look), the argument groups several commands share in `shared.rs` (a batch's in
-//! `batch.rs`), the value parsers in `parse.rs`, where each flag is listed in the help in
-//! `help.rs`, and the command line read as `main` reads it in `line.rs`; everything is
+//! `batch.rs`), the value parsers in `parse.rs`, the help's headings (each flag names its own
+//! beside it) and what `-h` shows in `help.rs`, and the command line read as `main` reads it in `line.rs`; everything is
 //! re-exported here, so `cli::RunArgs` is the one name.
 
 mod batch;
@@ -31,7 +31,7 @@ pub use batch::{ChildArgs, CiArgs, CiSystem, ExportArgs, IsolationArgs, SaveMode
 pub use bench::BenchArgs;
 pub use fix::FixArgs;
 pub use generate::GenerateArgs;
-pub use help::{help_group, with_help_layout, HELP_GROUPS};
+pub use help::{with_help_layout, HEADINGS};
 pub use inspect::{CompletionsArgs, DevicesArgs, DoctorArgs, InfoArgs};
 pub use line::{parse, usage_error_line};
 pub use merge::MergeArgs;
@@ -48,6 +48,7 @@ pub use tune::TuneArgs;
 
 use crate::runtime::ep_devices::EpLibraryRequest;
 use crate::runtime::plan::OrtLogLevel;
+use help::{LOGGING, RUNTIME_LIBRARY};
 
 const EXAMPLES: &str = "\
 Typical uses:
@@ -85,16 +86,16 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// `dmlrun MODEL …` is `dmlrun run MODEL …`.
+    #[command(flatten)]
+    pub run: RunArgs,
+
     /// When to use colour in help and diagnostics: auto (only on a terminal, and not when
     /// NO_COLOR is set), always, never.
     ///
     /// Example: --color never
-    #[arg(long, value_name = "WHEN", default_value = "auto", global = true)]
+    #[arg(long, value_name = "WHEN", default_value = "auto", global = true, help_heading = LOGGING)]
     pub color: ColorWhen,
-
-    /// `dmlrun MODEL …` is `dmlrun run MODEL …`.
-    #[command(flatten)]
-    pub run: RunArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -172,7 +173,7 @@ pub struct OrtArgs {
     /// executable, then the copy the build fetched.
     ///
     /// Example: --ort-lib C:\onnxruntime\onnxruntime.dll
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = RUNTIME_LIBRARY)]
     pub ort_lib: Option<PathBuf>,
 
     /// Register a plugin execution provider library (ONNX Runtime's
@@ -183,7 +184,7 @@ pub struct OrtArgs {
     /// it).
     ///
     /// Example: --ep-library webgpu=./libonnxruntime_providers_webgpu.so --ep webgpu
-    #[arg(long = "ep-library", value_name = "[NAME=]PATH", value_parser = parse_ep_library)]
+    #[arg(long = "ep-library", value_name = "[NAME=]PATH", value_parser = parse_ep_library, help_heading = RUNTIME_LIBRARY)]
     pub ep_libraries: Vec<EpLibraryRequest>,
 
     /// Lowest severity of ONNX Runtime's own log lines shown on stderr.
@@ -191,7 +192,7 @@ pub struct OrtArgs {
     /// `verbose` prints, among much else, the session options ONNX Runtime received.
     ///
     /// Example: --ort-log-level verbose
-    #[arg(long, value_name = "LEVEL", default_value = "warning")]
+    #[arg(long, value_name = "LEVEL", default_value = "warning", help_heading = LOGGING)]
     pub ort_log_level: OrtLogLevel,
 }
 

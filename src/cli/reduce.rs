@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::help::{OUTPUTS, REDUCTION};
 use super::parse::*;
 use super::{ChildArgs, InputArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
 
@@ -33,7 +34,7 @@ pub struct ReduceArgs {
     /// (exit 1: it may not be the smallest); 0 for no limit. `--time-limit` is the same flag.
     ///
     /// Example: --timeout 10m
-    #[arg(long = "timeout", alias = "time-limit", value_name = "TIME", value_parser = parse_limit)]
+    #[arg(long = "timeout", alias = "time-limit", value_name = "TIME", value_parser = parse_limit, help_heading = REDUCTION)]
     pub time_limit: Option<std::time::Duration>,
 
     /// Kill a candidate's child process after this long. Where the whole model runs past it on
@@ -41,7 +42,7 @@ pub struct ReduceArgs {
     /// candidate that times out reproduces); otherwise a timeout counts as not reproducing.
     ///
     /// Example: --candidate-timeout 2m
-    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "5m")]
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, default_value = "5m", help_heading = REDUCTION)]
     pub candidate_timeout: std::time::Duration,
 
     /// Instead of bisecting: check each operator type of the model alone (its first node as a
@@ -49,7 +50,7 @@ pub struct ReduceArgs {
     /// it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json.
     ///
     /// Example: dmlrun reduce decoder.onnx --each-op --device 0
-    #[arg(long)]
+    #[arg(long, help_heading = REDUCTION)]
     pub each_op: bool,
 
     /// The folder to write the minimal model into, as an ONNX test case: model.onnx,
@@ -57,19 +58,19 @@ pub struct ReduceArgs {
     /// It must not exist or be empty. Default: MODEL's name with `-reduced`, in the current folder.
     ///
     /// Example: -o mul-bug/
-    #[arg(short, long, value_name = "DIR")]
+    #[arg(short, long, value_name = "DIR", help_heading = OUTPUTS)]
     pub output: Option<PathBuf>,
 
     /// Also write the summary as JSON (to stdout with `-`, or to FILE).
     ///
     /// Example: --json reduce.json
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
     pub json: Option<PathBuf>,
 
     /// No progress bar or per-candidate lines on stderr.
     ///
     /// Example: -q
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = OUTPUTS)]
     pub quiet: bool,
 
     #[command(flatten)]

@@ -38,6 +38,8 @@ impl clap::Args for RuleFlags {
                 Arg::new(rule.flag())
                     .long(rule.flag())
                     .action(ArgAction::SetTrue)
+                    // Listed with the session options, after --decompose.
+                    .help_heading(super::help::SESSION)
                     .help(first.strip_suffix('.').unwrap_or(first).to_string())
                     .long_help(help),
             )
@@ -47,9 +49,4 @@ impl clap::Args for RuleFlags {
     fn augment_args_for_update(command: Command) -> Command {
         RuleFlags::augment_args(command)
     }
-}
-
-/// Whether `long` is a rule's flag (listed with the session options in every help).
-pub fn is_rule_flag(long: &str) -> bool {
-    RULES.iter().any(|r| r.flag() == long)
 }

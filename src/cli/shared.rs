@@ -4,6 +4,7 @@
 
 use clap::Args;
 
+use super::help::{CHECKING, EXECUTION_PROVIDER, INPUTS, PREPROCESSING, SESSION, SHAPES};
 use super::parse::*;
 use super::parse_on_off;
 use crate::formats::image::{ChannelOrder, Layout, Preset, ResizeMode};
@@ -25,7 +26,7 @@ pub struct SessionArgs {
     /// symbolic dimensions.
     ///
     /// Example: --dim batch=1 --dim sequence=128
-    #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim)]
+    #[arg(long = "dim", value_name = "NAME=N", value_parser = parse_dim, help_heading = SHAPES)]
     pub dims: Vec<(String, i64)>,
 
     /// The whole shape of one input, e.g. --shape x=1,3,48,192. Repeatable.
@@ -36,7 +37,7 @@ pub struct SessionArgs {
     /// Runtime can fix only named ones.
     ///
     /// Example: --shape x=1,3,48,192 --generate random
-    #[arg(long = "shape", value_name = "NAME=D0,D1,...", value_parser = parse_shape)]
+    #[arg(long = "shape", value_name = "NAME=D0,D1,...", value_parser = parse_shape, help_heading = SHAPES)]
     pub shapes: Vec<(String, Vec<usize>)>,
 
     /// Fix free dimensions by denotation, e.g. --dim-denotation DATA_BATCH=1. Repeatable.
@@ -44,7 +45,7 @@ pub struct SessionArgs {
     /// ONNX Runtime's AddFreeDimensionOverride.
     ///
     /// Example: --dim-denotation DATA_BATCH=1
-    #[arg(long = "dim-denotation", value_name = "DENOTATION=N", value_parser = parse_dim)]
+    #[arg(long = "dim-denotation", value_name = "DENOTATION=N", value_parser = parse_dim, help_heading = SHAPES)]
     pub dim_denotations: Vec<(String, i64)>,
 
     /// Leave free dimensions free under DirectML instead of fixing them from the inputs.
@@ -55,7 +56,7 @@ pub struct SessionArgs {
     /// The CPU execution provider is left as the model declares it.
     ///
     /// Example: dmlrun model.onnx --ep dml --input cat.png --no-auto-dims
-    #[arg(long)]
+    #[arg(long, help_heading = SHAPES)]
     pub no_auto_dims: bool,
 
     /// Execution provider: auto (DirectML if the loaded ONNX Runtime has it, else CPU), dml,
@@ -70,7 +71,7 @@ pub struct SessionArgs {
     /// what it chose.
     ///
     /// Example: --ep cpu, --ep webgpu, --ep policy:prefer-gpu
-    #[arg(long, value_name = "EP", default_value = "auto", value_parser = parse_ep)]
+    #[arg(long, value_name = "EP", default_value = "auto", value_parser = parse_ep, help_heading = EXECUTION_PROVIDER)]
     pub ep: EpRequest,
 
     /// DirectML adapter: its index (DXGI order, as `dmlrun devices` lists them: DirectML's
@@ -82,19 +83,19 @@ pub struct SessionArgs {
     /// without the two options below) DirectML uses adapter 0.
     ///
     /// Example: --device 1, --device "RTX 4090", --device luid:00000000-0000D2F1
-    #[arg(long, value_name = "N|NAME|luid:HIGH-LOW", allow_negative_numbers = true, value_parser = parse_device)]
+    #[arg(long, value_name = "N|NAME|luid:HIGH-LOW", allow_negative_numbers = true, value_parser = parse_device, help_heading = EXECUTION_PROVIDER)]
     pub device: Option<DeviceSelector>,
 
     /// DirectML performance_preference: let DirectML pick the adapter (instead of --device).
     ///
     /// Example: --dml-performance-preference high-performance
-    #[arg(long, value_name = "PREF")]
+    #[arg(long, value_name = "PREF", help_heading = EXECUTION_PROVIDER)]
     pub dml_performance_preference: Option<PerformancePreference>,
 
     /// DirectML device_filter: which kinds of adapter DirectML may pick (instead of --device).
     ///
     /// Example: --dml-device-filter npu
-    #[arg(long, value_name = "FILTER")]
+    #[arg(long, value_name = "FILTER", help_heading = EXECUTION_PROVIDER)]
     pub dml_device_filter: Option<DeviceFilter>,
 
     /// DirectML's disable_metacommands provider option: run DirectML's own compute shaders
@@ -103,7 +104,7 @@ pub struct SessionArgs {
     /// Useful to tell a driver metacommand bug or speed-up from DirectML's own. Implies DirectML.
     ///
     /// Example: --dml-disable-metacommands
-    #[arg(long)]
+    #[arg(long, help_heading = EXECUTION_PROVIDER)]
     pub dml_disable_metacommands: bool,
 
     /// A DirectML provider option passed through to ONNX Runtime as given. Repeatable.
@@ -113,37 +114,37 @@ pub struct SessionArgs {
     /// Implies DirectML.
     ///
     /// Example: --ep-option disable_metacommands=true
-    #[arg(long = "ep-option", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    #[arg(long = "ep-option", value_name = "KEY=VALUE", value_parser = parse_key_value, help_heading = EXECUTION_PROVIDER)]
     pub ep_options: Vec<(String, String)>,
 
     /// Graph optimisation level.
     ///
     /// Example: --opt-level basic
-    #[arg(long, value_name = "LEVEL", default_value = "all")]
+    #[arg(long, value_name = "LEVEL", default_value = "all", help_heading = SESSION)]
     pub opt_level: OptimizationLevel,
 
     /// Threads within one operator (ONNX Runtime's intra_op_num_threads; 0 = default).
     ///
     /// Example: --intra-threads 4
-    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    #[arg(long, value_name = "N", value_parser = parse_threads, help_heading = SESSION)]
     pub intra_threads: Option<usize>,
 
     /// Threads across operators in parallel mode (inter_op_num_threads; 0 = default).
     ///
     /// Example: --inter-threads 2
-    #[arg(long, value_name = "N", value_parser = parse_threads)]
+    #[arg(long, value_name = "N", value_parser = parse_threads, help_heading = SESSION)]
     pub inter_threads: Option<usize>,
 
     /// Execution mode. DirectML requires sequential; parallel is refused with it.
     ///
     /// Example: --execution-mode parallel
-    #[arg(long, value_name = "MODE")]
+    #[arg(long, value_name = "MODE", help_heading = SESSION)]
     pub execution_mode: Option<ExecutionMode>,
 
     /// ONNX Runtime's memory pattern optimisation (default on for the CPU; DirectML requires off).
     ///
     /// Example: --memory-pattern off
-    #[arg(long, value_name = "on|off", value_parser = parse_on_off)]
+    #[arg(long, value_name = "on|off", value_parser = parse_on_off, help_heading = SESSION)]
     pub memory_pattern: Option<bool>,
 
     /// A session config entry (ONNX Runtime's AddSessionConfigEntry), passed as given. Repeatable.
@@ -152,7 +153,7 @@ pub struct SessionArgs {
     /// ep.dml.enable_cpu_sync_spinning=1, ...) and imply DirectML.
     ///
     /// Example: --session-config ep.dml.disable_graph_fusion=1
-    #[arg(long = "session-config", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    #[arg(long = "session-config", value_name = "KEY=VALUE", value_parser = parse_key_value, help_heading = SESSION)]
     pub session_config: Vec<(String, String)>,
 
     /// The precision the model runs in: fp32 as written, fp16 converted, or int4/int8 with its
@@ -175,7 +176,7 @@ pub struct SessionArgs {
     /// blocks; ONNX Runtime's quantizer pads it for the CPU).
     ///
     /// Example: dmlrun model.onnx --device 0 --precision fp16
-    #[arg(long, value_name = "PRECISION", default_value = "fp32")]
+    #[arg(long, value_name = "PRECISION", default_value = "fp32", help_heading = SESSION)]
     pub precision: Precision,
 
     /// With --precision fp16: leave this operator type (Softmax) or node (by name) in float32,
@@ -183,21 +184,21 @@ pub struct SessionArgs {
     /// characters) as written. Repeatable.
     ///
     /// Example: --precision fp16 --keep-fp32 Softmax --keep-fp32 /head/MatMul
-    #[arg(long = "keep-fp32", value_name = "OP|NODE")]
+    #[arg(long = "keep-fp32", value_name = "OP|NODE", help_heading = SESSION)]
     pub keep_fp32: Vec<String>,
 
     /// With --precision int4 or int8: the rows of a weight's column quantized together
     /// (16, 32, 64, 128 or 256).
     ///
     /// Example: --precision int4 --block-size 128
-    #[arg(long = "block-size", value_name = "N", default_value = "32", value_parser = parse_block_size)]
+    #[arg(long = "block-size", value_name = "N", default_value = "32", value_parser = parse_block_size, help_heading = SESSION)]
     pub block_size: u32,
 
     /// With --precision int4 or int8: a zero point a block (uint8), mapping each block's range
     /// [min, max]; by default symmetric, as the model builder writes DirectML models.
     ///
     /// Example: --precision int4 --asymmetric
-    #[arg(long)]
+    #[arg(long, help_heading = SESSION)]
     pub asymmetric: bool,
 
     /// With --precision int4 or int8: the MatMulNBits nodes' accuracy_level, the precision their
@@ -208,7 +209,7 @@ pub struct SessionArgs {
     /// and unset elsewhere (DirectML's kernel does not read it). The report says which was used.
     ///
     /// Example: --precision int8 --accuracy-level 0
-    #[arg(long = "accuracy-level", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=4))]
+    #[arg(long = "accuracy-level", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=4), help_heading = SESSION)]
     pub accuracy_level: Option<u8>,
 
     /// Write every node of this operator as primitive ONNX ops with the same meaning before the
@@ -226,7 +227,7 @@ pub struct SessionArgs {
     /// node is refused (in a folder: the flag is not applied to it, and that is said).
     ///
     /// Example: dmlrun decoder.onnx --device 0 --decompose SimplifiedLayerNormalization,SkipSimplifiedLayerNormalization
-    #[arg(long = "decompose", value_name = "OP[,OP...]", value_delimiter = ',', value_parser = parse_decompose)]
+    #[arg(long = "decompose", value_name = "OP[,OP...]", value_delimiter = ',', value_parser = parse_decompose, help_heading = SESSION)]
     pub decompose: Vec<crate::graph::Decomposable>,
 
     /// The rewrite rules' flags (`--gemm-zero-bias`, `--reshape-allowzero-off`,
@@ -238,7 +239,7 @@ pub struct SessionArgs {
     /// threads) to stderr before creating the session.
     ///
     /// Example: dmlrun model.onnx --ep dml --dim batch=1 --print-plan
-    #[arg(long)]
+    #[arg(long, help_heading = SESSION)]
     pub print_plan: bool,
 }
 
@@ -254,7 +255,7 @@ pub struct DeviceIoArgs {
     /// memory to keep them in.
     ///
     /// Example: dmlrun model.onnx --device 0 --io-on-device
-    #[arg(long)]
+    #[arg(long, help_heading = EXECUTION_PROVIDER)]
     pub io_on_device: bool,
 
     /// DirectML graph capture (ep.dml.enable_graph_capture): the first run's GPU work is recorded
@@ -264,7 +265,7 @@ pub struct DeviceIoArgs {
     /// IO, which it implies (--io-on-device).
     ///
     /// Example: dmlrun model.onnx --device 0 --dml-graph-capture
-    #[arg(long)]
+    #[arg(long, help_heading = EXECUTION_PROVIDER)]
     pub dml_graph_capture: bool,
 }
 
@@ -274,32 +275,32 @@ pub struct PreprocessArgs {
     /// Named preprocessing: imagenet (default for float inputs), unit ([0,1]), raw (0..255; default for uint8 inputs).
     ///
     /// Example: --preset unit
-    #[arg(long, value_name = "PRESET")]
+    #[arg(long, value_name = "PRESET", help_heading = PREPROCESSING)]
     pub preset: Option<Preset>,
 
     /// How the picture fits the model's size: crop (shorter side, then centre crop), center-crop
     /// (centre crop alone), stretch, letterbox, none.
     ///
     /// Example: --resize letterbox
-    #[arg(long, value_name = "MODE")]
+    #[arg(long, value_name = "MODE", help_heading = PREPROCESSING)]
     pub resize: Option<ResizeMode>,
 
     /// With --resize crop: the shorter-side length before cropping (default: crop size / 0.875, 256 for 224).
     ///
     /// Example: --resize-to 256
-    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    #[arg(long, value_name = "N", value_parser = parse_positive, help_heading = PREPROCESSING)]
     pub resize_to: Option<usize>,
 
     /// Resampling filter (Pillow-exact).
     ///
     /// Example: --filter bicubic
-    #[arg(long, value_name = "FILTER")]
+    #[arg(long, value_name = "FILTER", help_heading = PREPROCESSING)]
     pub filter: Option<Filter>,
 
     /// Multiply pixel values (0..255) by this before mean/std (imagenet and unit: 1/255).
     ///
     /// Example: --scale 0.0078125
-    #[arg(long, value_name = "F", value_parser = parse_finite)]
+    #[arg(long, value_name = "F", value_parser = parse_finite, help_heading = PREPROCESSING)]
     pub scale: Option<f32>,
 
     /// Per-channel mean subtracted after scaling, e.g. --mean 0.485,0.456,0.406.
@@ -308,7 +309,7 @@ pub struct PreprocessArgs {
     /// normalised in RGB and its channels then reversed.
     ///
     /// Example: --mean 0.5,0.5,0.5
-    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1.., value_parser = parse_finite)]
+    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1.., value_parser = parse_finite, help_heading = PREPROCESSING)]
     pub mean: Option<Vec<f32>>,
 
     /// Per-channel standard deviation divided by, e.g. --std 0.229,0.224,0.225.
@@ -316,31 +317,31 @@ pub struct PreprocessArgs {
     /// Always red, green, blue, as --mean.
     ///
     /// Example: --std 0.5,0.5,0.5
-    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1.., value_parser = parse_std)]
+    #[arg(long, value_name = "R,G,B", value_delimiter = ',', num_args = 1.., value_parser = parse_std, help_heading = PREPROCESSING)]
     pub std: Option<Vec<f32>>,
 
     /// Channel order the model expects; --mean and --std stay R,G,B.
     ///
     /// Example: --channel-order bgr
-    #[arg(long, value_name = "ORDER")]
+    #[arg(long, value_name = "ORDER", help_heading = PREPROCESSING)]
     pub channel_order: Option<ChannelOrder>,
 
     /// Tensor layout (default: inferred from where the model input has 1 or 3 channels).
     ///
     /// Example: --layout nhwc
-    #[arg(long, value_name = "LAYOUT")]
+    #[arg(long, value_name = "LAYOUT", help_heading = PREPROCESSING)]
     pub layout: Option<Layout>,
 
     /// With --resize letterbox: the pixel value of the padding.
     ///
     /// Example: --pad-value 0
-    #[arg(long, value_name = "0-255")]
+    #[arg(long, value_name = "0-255", help_heading = PREPROCESSING)]
     pub pad_value: Option<u8>,
 
     /// Target HEIGHTxWIDTH when the model's spatial dimensions are free (default: the image's own size).
     ///
     /// Example: --image-size 640x640
-    #[arg(long, value_name = "HxW", value_parser = parse_size)]
+    #[arg(long, value_name = "HxW", value_parser = parse_size, help_heading = PREPROCESSING)]
     pub image_size: Option<(usize, usize)>,
 }
 
@@ -353,19 +354,19 @@ pub struct ReferenceArgs {
     /// attempt's outputs to its outputs on the original. Takes what --ep takes.
     ///
     /// Example: --ep dml --compare-ep cpu
-    #[arg(long, value_name = "EP", value_parser = parse_ep, default_value = "cpu")]
+    #[arg(long, value_name = "EP", value_parser = parse_ep, default_value = "cpu", help_heading = CHECKING)]
     pub compare_ep: EpRequest,
 
     /// Relative tolerance: outputs further apart than atol + rtol * |reference| differ.
     ///
     /// Example: --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol)]
+    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol, help_heading = CHECKING)]
     pub rtol: f64,
 
     /// Absolute tolerance (see --rtol).
     ///
     /// Example: --atol 1e-4
-    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol)]
+    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol, help_heading = CHECKING)]
     pub atol: f64,
 }
 
@@ -388,25 +389,25 @@ pub struct CompareArgs {
     /// Takes what --ep takes: dml, cpu, an EP name, policy:POLICY.
     ///
     /// Example: --ep dml --compare-ep cpu
-    #[arg(long, value_name = "EP", value_parser = parse_ep)]
+    #[arg(long, value_name = "EP", value_parser = parse_ep, help_heading = CHECKING)]
     pub compare_ep: Option<EpRequest>,
 
     /// Optimisation level of the --compare-ep run (default: as the main run).
     ///
     /// Example: --compare-ep cpu --compare-opt-level disable
-    #[arg(long, value_name = "LEVEL", requires = "compare_ep")]
+    #[arg(long, value_name = "LEVEL", requires = "compare_ep", help_heading = CHECKING)]
     pub compare_opt_level: Option<OptimizationLevel>,
 
     /// Relative tolerance for --compare-ep.
     ///
     /// Example: --compare-ep cpu --rtol 1e-2
-    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol, requires = "compare_ep")]
+    #[arg(long, value_name = "R", default_value_t = crate::compare::EP_COMPARISON.rtol, requires = "compare_ep", help_heading = CHECKING)]
     pub rtol: f64,
 
     /// Absolute tolerance for --compare-ep.
     ///
     /// Example: --compare-ep cpu --atol 1e-4
-    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol, requires = "compare_ep")]
+    #[arg(long, value_name = "A", default_value_t = crate::compare::EP_COMPARISON.atol, requires = "compare_ep", help_heading = CHECKING)]
     pub atol: f64,
 }
 
@@ -418,7 +419,7 @@ pub struct BatchInputArgs {
     /// inputs of a model that has no test data, checked with --compare-ep).
     ///
     /// Example: --generate zeros
-    #[arg(long, value_name = "FILL", default_value = "random")]
+    #[arg(long, value_name = "FILL", default_value = "random", help_heading = INPUTS)]
     pub generate: Fill,
 
     #[command(flatten)]
@@ -435,13 +436,13 @@ pub struct InputArgs {
     /// TensorProto .pb. dtype and shape must match the model.
     ///
     /// Example: --input cat.png, or --input input_ids=ids.npy --input attention_mask=mask.npy
-    #[arg(short, long = "input", value_name = "[NAME=]FILE", value_parser = parse_input)]
+    #[arg(short, long = "input", value_name = "[NAME=]FILE", value_parser = parse_input, help_heading = INPUTS)]
     pub inputs: Vec<InputSpec>,
 
     /// Fill inputs no --input gives: random (seeded), zeros or ones.
     ///
     /// Example: --generate random --seed 7
-    #[arg(long, value_name = "FILL")]
+    #[arg(long, value_name = "FILL", help_heading = INPUTS)]
     pub generate: Option<Fill>,
 
     #[command(flatten)]
@@ -455,7 +456,7 @@ pub struct GeneratedInputArgs {
     /// Seed for --generate random.
     ///
     /// Example: --generate random --seed 7
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = INPUTS)]
     pub seed: u64,
 
     /// Size of the free dimensions of generated inputs that nothing else sizes (no --dim, no
@@ -465,7 +466,7 @@ pub struct GeneratedInputArgs {
     /// convolution's kernel does not fit in 1x1): --free-dim-size 224.
     ///
     /// Example: --generate random --free-dim-size 224
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_at_least_1, help_heading = INPUTS)]
     pub free_dim_size: u64,
 
     /// The values --generate random draws, for one input (NAME=LO,HI) or all (LO,HI):
@@ -475,19 +476,19 @@ pub struct GeneratedInputArgs {
     /// them), bools either.
     ///
     /// Example: --generate-range input_ids=0,30521 --generate-range pixel_values=-1,1
-    #[arg(long = "generate-range", value_name = "[NAME=]LO,HI", value_parser = parse_range)]
+    #[arg(long = "generate-range", value_name = "[NAME=]LO,HI", value_parser = parse_range, help_heading = INPUTS)]
     pub generate_ranges: Vec<(Option<String>, ValueRange)>,
 
     /// Refuse tensors (input files, generated data) larger than this many bytes.
     ///
     /// Example: --max-tensor-bytes 17179869184
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30)]
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 30, help_heading = INPUTS)]
     pub max_tensor_bytes: u64,
 
     /// Refuse images (--input, a manifest's image inputs) with more pixels than this
     /// (decompression bombs).
     ///
     /// Example: --max-image-pixels 400000000
-    #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000)]
+    #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000, help_heading = INPUTS)]
     pub max_image_pixels: u64,
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::help::{OUTPUTS, TIMING};
 use super::parse::*;
 use super::{InputArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
 
@@ -30,7 +31,7 @@ pub struct TuneArgs {
     /// it is spent (each is timed for a share of it).
     ///
     /// Example: --budget 10m
-    #[arg(long, value_name = "TIME", default_value = "5m", value_parser = parse_duration)]
+    #[arg(long, value_name = "TIME", default_value = "5m", value_parser = parse_duration, help_heading = TIMING)]
     pub budget: std::time::Duration,
 
     #[command(flatten)]
@@ -41,19 +42,19 @@ pub struct TuneArgs {
     /// candidate was measured faster.
     ///
     /// Example: -o resnet50-tuned.onnx
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", help_heading = OUTPUTS)]
     pub output: Option<PathBuf>,
 
     /// Write the record of the candidates as JSON to FILE ("-" for stdout instead of the text).
     ///
     /// Example: --json tune.json
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
     pub json: Option<PathBuf>,
 
     /// No progress lines, only the record.
     ///
     /// Example: -q
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = OUTPUTS)]
     pub quiet: bool,
 
     #[command(flatten)]
