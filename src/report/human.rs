@@ -46,59 +46,81 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
     let mut out = String::new();
     let w = &mut out;
     if !quiet {
-        let _ = writeln!(w, "device      : {}", report.device.describe());
-        if !report.device.placement.is_empty() {
-            let _ = writeln!(w, "placement   : {}", crate::runtime::placement::describe(&report.device.placement));
-        }
-        if let Some(off) = report.device.off_directml_line() {
-            let _ = writeln!(w, "off DirectML: {off}");
-        }
-        if let Some(changed) = &report.device.direct3d12 {
-            let _ = writeln!(w, "direct3d12  : {changed}");
-        }
-        let _ = writeln!(
-            w,
-            "onnxruntime : {} ({}, {})",
-            report.onnxruntime.version,
-            report.onnxruntime.path.display(),
-            report.onnxruntime.source.describe()
-        );
-        let _ = writeln!(w, "model       : {} ({} bytes)", report.model.path.display(), report.model.size_bytes);
-        let _ = writeln!(
-            w,
-            "session     : {} execution, memory pattern {}, graph optimisation: {}",
-            report.plan.execution_mode,
-            if report.plan.memory_pattern { "on" } else { "off" },
-            report.plan.optimization_level
-        );
-        if !report.plan.dimension_overrides.is_empty() {
-            let dims: Vec<String> = report
-                .plan
-                .dimension_overrides
-                .iter()
-                .map(|o| match &o.source {
-                    crate::runtime::plan::DimSource::Requested => format!("{}={}", o.key, o.value),
-                    automatic => format!("{}={} ({})", o.key, o.value, automatic.describe()),
-                })
-                .collect();
-            let _ = writeln!(w, "dims        : {}", dims.join(", "));
-        }
-        if let Some(memory) = &report.gpu_memory {
-            let _ = writeln!(w, "gpu memory  : {}", describe_gpu_memory(memory));
-        }
-        let _ = writeln!(w);
-        let _ = writeln!(w, "inputs:");
-        for input in &report.inputs {
-            let files: Vec<String> = input.files.iter().map(|f| f.display().to_string()).collect();
-            let from =
-                if files.is_empty() { input.kind.to_string() } else { format!("{} {}", input.kind, files.join(", ")) };
-            let _ = writeln!(w, "  {:<16} {} {}  <- {from}", input.name, input.dtype, format_shape(&input.shape));
-            if let Some(detail) = &input.detail {
-                let _ = writeln!(w, "  {:<16} {detail}", "");
-            }
-        }
-        let _ = writeln!(w);
+        header(w, report);
+        inputs(w, report);
     }
+    outputs(w, report);
+    top_k(w, report);
+    comparison(w, report);
+    what_was_done(w, report);
+    if !quiet {
+        timings(w, report);
+    }
+    out
+}
+
+/// Where it ran, with what, on which model, in which session.
+fn header(w: &mut String, report: &RunReport) {
+    let _ = writeln!(w, "device      : {}", report.device.describe());
+    if !report.device.placement.is_empty() {
+        let _ = writeln!(w, "placement   : {}", crate::runtime::placement::describe(&report.device.placement));
+    }
+    if let Some(off) = report.device.off_directml_line() {
+        let _ = writeln!(w, "off DirectML: {off}");
+    }
+    if let Some(changed) = &report.device.direct3d12 {
+        let _ = writeln!(w, "direct3d12  : {changed}");
+    }
+    let _ = writeln!(
+        w,
+        "onnxruntime : {} ({}, {})",
+        report.onnxruntime.version,
+        report.onnxruntime.path.display(),
+        report.onnxruntime.source.describe()
+    );
+    let _ = writeln!(w, "model       : {} ({} bytes)", report.model.path.display(), report.model.size_bytes);
+    let _ = writeln!(
+        w,
+        "session     : {} execution, memory pattern {}, graph optimisation: {}",
+        report.plan.execution_mode,
+        if report.plan.memory_pattern { "on" } else { "off" },
+        report.plan.optimization_level
+    );
+    if !report.plan.dimension_overrides.is_empty() {
+        let dims: Vec<String> = report
+            .plan
+            .dimension_overrides
+            .iter()
+            .map(|o| match &o.source {
+                crate::runtime::plan::DimSource::Requested => format!("{}={}", o.key, o.value),
+                automatic => format!("{}={} ({})", o.key, o.value, automatic.describe()),
+            })
+            .collect();
+        let _ = writeln!(w, "dims        : {}", dims.join(", "));
+    }
+    if let Some(memory) = &report.gpu_memory {
+        let _ = writeln!(w, "gpu memory  : {}", describe_gpu_memory(memory));
+    }
+}
+
+/// Each input: its type and shape and where its values came from.
+fn inputs(w: &mut String, report: &RunReport) {
+    let _ = writeln!(w);
+    let _ = writeln!(w, "inputs:");
+    for input in &report.inputs {
+        let files: Vec<String> = input.files.iter().map(|f| f.display().to_string()).collect();
+        let from =
+            if files.is_empty() { input.kind.to_string() } else { format!("{} {}", input.kind, files.join(", ")) };
+        let _ = writeln!(w, "  {:<16} {} {}  <- {from}", input.name, input.dtype, format_shape(&input.shape));
+        if let Some(detail) = &input.detail {
+            let _ = writeln!(w, "  {:<16} {detail}", "");
+        }
+    }
+    let _ = writeln!(w);
+}
+
+/// Each output: its type, shape, range and first values; map outputs as JSON, shortened.
+fn outputs(w: &mut String, report: &RunReport) {
     let _ = writeln!(w, "outputs:");
     for o in &report.outputs {
         let range = match (o.min, o.max, o.mean) {
@@ -130,6 +152,10 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
         let more = if shown.len() < text.len() { " …" } else { "" };
         let _ = writeln!(w, "  {:<16} {shown}{more}", "");
     }
+}
+
+/// `--top-k`: the best classes of each item.
+fn top_k(w: &mut String, report: &RunReport) {
     if let Some(tops) = &report.top_k {
         for top in tops {
             for (item, classes) in top.items.iter().enumerate() {
@@ -142,6 +168,10 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             }
         }
     }
+}
+
+/// `--compare-ep`: each output's difference from the reference EP's.
+fn comparison(w: &mut String, report: &RunReport) {
     if let Some(c) = &report.comparison {
         let _ = writeln!(w);
         let _ = writeln!(
@@ -170,6 +200,10 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             let _ = writeln!(w, "  {m}");
         }
     }
+}
+
+/// What was done beside the run: IO on the device, the rewrite, the precision, the files saved.
+fn what_was_done(w: &mut String, report: &RunReport) {
     if let Some(io) = &report.device_io {
         let _ = writeln!(w);
         let _ = writeln!(w, "{}", describe_device_io(io));
@@ -191,39 +225,40 @@ pub fn render(report: &RunReport, quiet: bool) -> String {
             let _ = writeln!(w, "saved {}", path.display());
         }
     }
-    if !quiet {
-        let t = &report.timings_ms;
+}
+
+/// The stages' times and the timed iterations' statistics.
+fn timings(w: &mut String, report: &RunReport) {
+    let t = &report.timings_ms;
+    let _ = writeln!(w);
+    let _ = writeln!(w, "timings (ms):");
+    let _ = writeln!(w, "  runtime load   {:>10.3}", t.runtime_load);
+    let _ = writeln!(w, "  model load     {:>10.3}", t.model_load);
+    let _ = writeln!(w, "  session create {:>10.3}", t.session_create);
+    let _ = writeln!(w, "  input prepare  {:>10.3}", t.input_prepare);
+    let _ = writeln!(w, "  first run      {:>10.3}", t.first_run);
+    if let Some(s) = &report.iterations.latency_ms {
         let _ = writeln!(w);
-        let _ = writeln!(w, "timings (ms):");
-        let _ = writeln!(w, "  runtime load   {:>10.3}", t.runtime_load);
-        let _ = writeln!(w, "  model load     {:>10.3}", t.model_load);
-        let _ = writeln!(w, "  session create {:>10.3}", t.session_create);
-        let _ = writeln!(w, "  input prepare  {:>10.3}", t.input_prepare);
-        let _ = writeln!(w, "  first run      {:>10.3}", t.first_run);
-        if let Some(s) = &report.iterations.latency_ms {
-            let _ = writeln!(w);
-            let stopped = if report.interrupted {
-                format!(" (interrupted by Ctrl-C: {} of {} asked for)", s.count, report.iterations.timed)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(w, "{} iterations after {} warm-up{stopped} (ms):", s.count, report.iterations.warmup);
-            let _ = writeln!(
-                w,
-                "  min {:.3}  mean {:.3}  p50 {:.3}  p90 {:.3}  p95 {:.3}  p99 {:.3}  max {:.3}",
-                s.min, s.mean, s.p50, s.p90, s.p95, s.p99, s.max
-            );
-            let items = report.iterations.items_per_s.map(|v| format!(", {v:.2} items/s")).unwrap_or_default();
-            let _ = writeln!(
-                w,
-                "  stddev {:.3} (CoV {:.1}%)  throughput {:.2} inferences/s{items}",
-                s.stddev,
-                s.cov * 100.0,
-                s.throughput_per_s
-            );
-        }
+        let stopped = if report.interrupted {
+            format!(" (interrupted by Ctrl-C: {} of {} asked for)", s.count, report.iterations.timed)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(w, "{} iterations after {} warm-up{stopped} (ms):", s.count, report.iterations.warmup);
+        let _ = writeln!(
+            w,
+            "  min {:.3}  mean {:.3}  p50 {:.3}  p90 {:.3}  p95 {:.3}  p99 {:.3}  max {:.3}",
+            s.min, s.mean, s.p50, s.p90, s.p95, s.p99, s.max
+        );
+        let items = report.iterations.items_per_s.map(|v| format!(", {v:.2} items/s")).unwrap_or_default();
+        let _ = writeln!(
+            w,
+            "  stddev {:.3} (CoV {:.1}%)  throughput {:.2} inferences/s{items}",
+            s.stddev,
+            s.cov * 100.0,
+            s.throughput_per_s
+        );
     }
-    out
 }
 
 /// The copies `--io-on-device` took out of the timed runs, and its check of the outputs.

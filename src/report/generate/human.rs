@@ -2,13 +2,35 @@
 
 use std::fmt::Write;
 
-use super::{f1, f2, stat, GenerateReport};
+use super::{f1, f2, stat, GenerateReport, PromptResult};
 use crate::generate::{CaptureAsk, KvLayout};
 
 /// The figures for a person; `verbose` adds each prompt's token ids and its decode latency along
 /// the positions (where a growing KV cache shows).
 pub fn human(report: &GenerateReport, verbose: bool) -> String {
     let mut out = String::new();
+    session(&mut out, report);
+    for p in &report.prompts {
+        prompt(&mut out, report, p, verbose);
+    }
+    if let Some(p) = &report.perplexity {
+        let _ = writeln!(out, "{}", p.describe());
+    }
+    if let Some(rss) = report.peak_rss_bytes {
+        let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0));
+        let phases: Vec<String> =
+            report.memory_phases.iter().filter_map(|p| Some(format!("{} {}", p.phase, mib(p.rss_bytes?)))).collect();
+        match phases.is_empty() {
+            true => _ = writeln!(out, "memory:    peak RSS {}", mib(rss)),
+            false => _ = writeln!(out, "memory:    peak RSS {}; RSS after {}", mib(rss), phases.join(", ")),
+        }
+    }
+    comparison(&mut out, report);
+    out
+}
+
+/// The model, its weights, the session and its KV cache, and on DirectML how decode runs.
+fn session(out: &mut String, report: &GenerateReport) {
     let _ = writeln!(out, "model:     {} ({})", report.model.display(), report.device.describe());
     if let Some(off) = report.device.off_directml_line() {
         let _ = writeln!(out, "off DirectML: {off}");
@@ -50,60 +72,54 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
             choice.why
         );
     }
-    for p in &report.prompts {
-        let f = &p.figures;
-        let _ = writeln!(
-            out,
-            "prompt:    {} ({} tokens) -> {} new tokens ({}), {} repetition(s) after {} warm-up",
-            p.source,
-            f.prompt_tokens,
-            f.new_tokens,
-            serde_json::to_value(p.stop).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
-            f.repetitions,
-            report.warmup
-        );
-        let _ = writeln!(
-            out,
-            "  time to first token  {} ms (p50)   prompt {} tokens/s",
-            stat(&f.ttft_ms, |s| s.p50),
-            f1(f.prompt_tokens_per_s)
-        );
-        let _ = writeln!(
-            out,
-            "  decode per token     p50 {} ms   p90 {} ms   p99 {} ms   {} tokens/s",
-            stat(&f.decode_ms, |s| s.p50),
-            stat(&f.decode_ms, |s| s.p90),
-            stat(&f.decode_ms, |s| s.p99),
-            f1(f.generation_tokens_per_s)
-        );
-        let ph = &f.decode_phases;
-        let _ = writeln!(
-            out,
-            "  per token: run {} ms, inputs {} ms, {} {} ms, sampling {} ms;  end to end {} ms (p50)",
-            f2(ph.compute_ms),
-            f2(ph.inputs_ms),
-            if report.token_choice.on_device { "ArgMax and id out" } else { "logits out" },
-            f2(ph.outputs_ms),
-            f2(ph.sampling_ms),
-            stat(&f.end_to_end_ms, |s| s.p50)
-        );
-        if verbose {
-            let _ = writeln!(out, "  token ids: {:?}", p.token_ids);
-            let _ = writeln!(out, "  decode ms by position: {}", by_position(&f.per_position_ms));
-        }
+}
+
+/// One prompt's figures: TTFT, decode per token, where a token's time goes.
+fn prompt(out: &mut String, report: &GenerateReport, p: &PromptResult, verbose: bool) {
+    let f = &p.figures;
+    let _ = writeln!(
+        out,
+        "prompt:    {} ({} tokens) -> {} new tokens ({}), {} repetition(s) after {} warm-up",
+        p.source,
+        f.prompt_tokens,
+        f.new_tokens,
+        serde_json::to_value(p.stop).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+        f.repetitions,
+        report.warmup
+    );
+    let _ = writeln!(
+        out,
+        "  time to first token  {} ms (p50)   prompt {} tokens/s",
+        stat(&f.ttft_ms, |s| s.p50),
+        f1(f.prompt_tokens_per_s)
+    );
+    let _ = writeln!(
+        out,
+        "  decode per token     p50 {} ms   p90 {} ms   p99 {} ms   {} tokens/s",
+        stat(&f.decode_ms, |s| s.p50),
+        stat(&f.decode_ms, |s| s.p90),
+        stat(&f.decode_ms, |s| s.p99),
+        f1(f.generation_tokens_per_s)
+    );
+    let ph = &f.decode_phases;
+    let _ = writeln!(
+        out,
+        "  per token: run {} ms, inputs {} ms, {} {} ms, sampling {} ms;  end to end {} ms (p50)",
+        f2(ph.compute_ms),
+        f2(ph.inputs_ms),
+        if report.token_choice.on_device { "ArgMax and id out" } else { "logits out" },
+        f2(ph.outputs_ms),
+        f2(ph.sampling_ms),
+        stat(&f.end_to_end_ms, |s| s.p50)
+    );
+    if verbose {
+        let _ = writeln!(out, "  token ids: {:?}", p.token_ids);
+        let _ = writeln!(out, "  decode ms by position: {}", by_position(&f.per_position_ms));
     }
-    if let Some(p) = &report.perplexity {
-        let _ = writeln!(out, "{}", p.describe());
-    }
-    if let Some(rss) = report.peak_rss_bytes {
-        let mib = |b: u64| format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0));
-        let phases: Vec<String> =
-            report.memory_phases.iter().filter_map(|p| Some(format!("{} {}", p.phase, mib(p.rss_bytes?)))).collect();
-        match phases.is_empty() {
-            true => _ = writeln!(out, "memory:    peak RSS {}", mib(rss)),
-            false => _ = writeln!(out, "memory:    peak RSS {}; RSS after {}", mib(rss), phases.join(", ")),
-        }
-    }
+}
+
+/// `--compare-ep`: where the tokens part and the logits' verdict.
+fn comparison(out: &mut String, report: &GenerateReport) {
     if let Some(c) = &report.comparison {
         for p in &c.prompts {
             let tokens = match p.first_difference {
@@ -121,7 +137,6 @@ pub fn human(report: &GenerateReport, verbose: bool) -> String {
             let _ = writeln!(out, "  logits:  {}: {}", p.logits.verdict_word(), p.logits.summary());
         }
     }
-    out
 }
 
 /// The per-position decode latency in at most 8 spans, each its mean: `2-17 0.21, 18-33 0.22`.
