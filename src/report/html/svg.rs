@@ -35,32 +35,60 @@ pub struct Mark {
 /// A histogram of `samples` (ms) over `[lo, hi]` with the marks drawn as labelled lines; `title`
 /// names it for screen readers.
 pub fn histogram(samples: &[f64], lo: f64, hi: f64, marks: &[Mark], fill: usize, title: &str) -> String {
-    const W: f64 = 640.0;
-    const H: f64 = 190.0;
-    const LEFT: f64 = 44.0;
-    const RIGHT: f64 = 12.0;
-    const TOP: f64 = 46.0;
-    const BOTTOM: f64 = 34.0;
-    const BINS: usize = 40;
+    let frame = Frame { w: 640.0, h: 190.0, left: 44.0, right: 12.0, top: 46.0, bottom: 34.0 };
     let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) };
-    let width = (hi - lo) / BINS as f64;
-    let mut counts = [0usize; BINS];
+    let width = (hi - lo) / HISTOGRAM_BINS as f64;
+    let mut counts = [0usize; HISTOGRAM_BINS];
     for &s in samples {
-        let i = (((s - lo) / width).floor().max(0.0) as usize).min(BINS - 1);
+        let i = (((s - lo) / width).floor().max(0.0) as usize).min(HISTOGRAM_BINS - 1);
         counts[i] += 1;
     }
-    let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
-    let plot_w = W - LEFT - RIGHT;
-    let plot_h = H - TOP - BOTTOM;
-    let x = |v: f64| LEFT + (v - lo) / (hi - lo) * plot_w;
-    let mut svg = open_chart(W, H, title);
-    // Axes and a few ticks.
+    let x = |v: f64| frame.left + (v - lo) / (hi - lo) * frame.plot_w();
+    let mut svg = open_chart(frame.w, frame.h, title);
+    histogram_axes(&mut svg, &frame, (lo, hi), counts.iter().copied().max().unwrap_or(0).max(1), &x);
+    histogram_bars(&mut svg, &frame, &counts, (lo, width), fill);
+    percentile_marks(&mut svg, &frame, marks, (lo, hi), &x);
+    svg.push_str("</svg>");
+    svg
+}
+
+/// A histogram's bins.
+const HISTOGRAM_BINS: usize = 40;
+
+/// A chart's size and margins, in SVG units.
+struct Frame {
+    w: f64,
+    h: f64,
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+impl Frame {
+    fn plot_w(&self) -> f64 {
+        self.w - self.left - self.right
+    }
+
+    fn plot_h(&self) -> f64 {
+        self.h - self.top - self.bottom
+    }
+
+    /// The plot's floor: where the x axis is drawn.
+    fn floor(&self) -> f64 {
+        self.top + self.plot_h()
+    }
+}
+
+/// The x axis with five latency ticks, and the tallest bar's count.
+fn histogram_axes(svg: &mut String, frame: &Frame, (lo, hi): (f64, f64), tallest: usize, x: &dyn Fn(f64) -> f64) {
     let _ = write!(
         svg,
-        r#"<line x1="{LEFT}" y1="{}" x2="{}" y2="{}" class="axis"/>"#,
-        TOP + plot_h,
-        W - RIGHT,
-        TOP + plot_h
+        r#"<line x1="{}" y1="{}" x2="{}" y2="{}" class="axis"/>"#,
+        frame.left,
+        frame.floor(),
+        frame.w - frame.right,
+        frame.floor()
     );
     for i in 0..=4 {
         let v = lo + (hi - lo) * i as f64 / 4.0;
@@ -68,33 +96,38 @@ pub fn histogram(samples: &[f64], lo: f64, hi: f64, marks: &[Mark], fill: usize,
             svg,
             r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
             x(v),
-            TOP + plot_h + 14.0,
+            frame.floor() + 14.0,
             ms(v)
         );
     }
     let _ = write!(
         svg,
-        r#"<text x="{:.1}" y="{H}" class="tick" text-anchor="middle">latency (ms)</text>"#,
-        LEFT + plot_w / 2.0
+        r#"<text x="{:.1}" y="{}" class="tick" text-anchor="middle">latency (ms)</text>"#,
+        frame.left + frame.plot_w() / 2.0,
+        frame.h
     );
     let _ = write!(
         svg,
-        r#"<text x="4" y="{:.1}" class="tick">{}</text><text x="4" y="{:.1}" class="tick">runs</text>"#,
-        TOP + 8.0,
-        max as usize,
-        TOP + 20.0
+        r#"<text x="4" y="{:.1}" class="tick">{tallest}</text><text x="4" y="{:.1}" class="tick">runs</text>"#,
+        frame.top + 8.0,
+        frame.top + 20.0
     );
-    let bar_w = plot_w / BINS as f64;
+}
+
+/// One bar a bin that holds a run, scaled to the tallest.
+fn histogram_bars(svg: &mut String, frame: &Frame, counts: &[usize], (lo, width): (f64, f64), fill: usize) {
+    let tallest = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let bar_w = frame.plot_w() / counts.len() as f64;
     for (i, &c) in counts.iter().enumerate() {
         if c == 0 {
             continue;
         }
-        let h = c as f64 / max * plot_h;
+        let h = c as f64 / tallest * frame.plot_h();
         let _ = write!(
             svg,
             r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" {} class="outline"><title>{c} runs in {}..{} ms</title></rect>"#,
-            LEFT + i as f64 * bar_w,
-            TOP + plot_h - h,
+            frame.left + i as f64 * bar_w,
+            frame.floor() - h,
             (bar_w - 1.0).max(0.5),
             h,
             series_fill(fill),
@@ -102,28 +135,29 @@ pub fn histogram(samples: &[f64], lo: f64, hi: f64, marks: &[Mark], fill: usize,
             ms(lo + (i + 1) as f64 * width)
         );
     }
-    // Percentile lines, labels staggered so that close ones stay readable.
+}
+
+/// Percentile lines, labels staggered so that close ones stay readable.
+fn percentile_marks(svg: &mut String, frame: &Frame, marks: &[Mark], (lo, hi): (f64, f64), x: &dyn Fn(f64) -> f64) {
     for (i, m) in marks.iter().enumerate() {
         let mx = x(m.value.clamp(lo, hi));
         let dash = ["", r#" stroke-dasharray="6 3""#, r#" stroke-dasharray="2 2""#][i % 3];
         let _ = write!(
             svg,
             r#"<line x1="{mx:.1}" y1="{:.1}" x2="{mx:.1}" y2="{:.1}" class="mark"{dash}/>"#,
-            TOP - 4.0 - 13.0 * (i % 3) as f64,
-            TOP + plot_h
+            frame.top - 4.0 - 13.0 * (i % 3) as f64,
+            frame.floor()
         );
-        let anchor = if mx > W - 120.0 { "end" } else { "start" };
+        let anchor = if mx > frame.w - 120.0 { "end" } else { "start" };
         let _ = write!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" class="mark-label" text-anchor="{anchor}">{} {} ms</text>"#,
             if anchor == "end" { mx - 3.0 } else { mx + 3.0 },
-            TOP - 6.0 - 13.0 * (i % 3) as f64,
+            frame.top - 6.0 - 13.0 * (i % 3) as f64,
             m.label,
             ms(m.value)
         );
     }
-    svg.push_str("</svg>");
-    svg
 }
 
 /// One group of bars: a label and one value per series (`None`: no bar, e.g. a failed model).
@@ -208,40 +242,66 @@ pub fn bars(groups: &[BarGroup], series: &[String], unit: &str, title: &str) -> 
 /// by a line; a point without a figure (it failed) is a gap, written so. The point `best` is
 /// ringed and labelled. `unit` names the y axis.
 pub fn line(points: &[(String, Option<f64>)], unit: &str, best: Option<usize>, title: &str) -> String {
-    const W: f64 = 640.0;
-    const H: f64 = 220.0;
-    const LEFT: f64 = 64.0;
-    const RIGHT: f64 = 24.0;
-    const TOP: f64 = 28.0;
-    const BOTTOM: f64 = 40.0;
+    let frame = Frame { w: 640.0, h: 220.0, left: 64.0, right: 24.0, top: 28.0, bottom: 40.0 };
     let (step_y, ticks) = axis_ticks(points.iter().filter_map(|p| p.1).fold(0.0f64, f64::max));
     let max = step_y * ticks as f64;
-    let plot_w = W - LEFT - RIGHT;
-    let plot_h = H - TOP - BOTTOM;
-    let step = plot_w / points.len().max(2).saturating_sub(1) as f64;
-    let x = |i: usize| if points.len() == 1 { LEFT + plot_w / 2.0 } else { LEFT + i as f64 * step };
-    let y = |v: f64| TOP + plot_h - v / max * plot_h;
-    let mut svg = open_chart(W, H, title);
+    let step = frame.plot_w() / points.len().max(2).saturating_sub(1) as f64;
+    let x = |i: usize| if points.len() == 1 { frame.left + frame.plot_w() / 2.0 } else { frame.left + i as f64 * step };
+    let y = |v: f64| frame.floor() - v / max * frame.plot_h();
+    let mut svg = open_chart(frame.w, frame.h, title);
     let _ = write!(
         svg,
-        r#"<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.1}" class="axis"/><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" class="axis"/>"#,
-        TOP + plot_h,
-        TOP + plot_h,
-        W - RIGHT,
-        TOP + plot_h
+        r#"<line x1="{0}" y1="{1}" x2="{0}" y2="{2:.1}" class="axis"/><line x1="{0}" y1="{2:.1}" x2="{3:.1}" y2="{2:.1}" class="axis"/>"#,
+        frame.left,
+        frame.top,
+        frame.floor(),
+        frame.w - frame.right
     );
     for i in 0..=ticks {
         let v = step_y * i as f64;
         let _ = write!(
             svg,
             r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="end">{}</text>"#,
-            LEFT - 4.0,
+            frame.left - 4.0,
             y(v) + 4.0,
             num(v)
         );
     }
-    let _ = write!(svg, r#"<text x="4" y="{:.1}" class="tick">{}</text>"#, TOP - 12.0, esc(unit));
-    // The line, broken where a point has no figure.
+    let _ = write!(svg, r#"<text x="4" y="{:.1}" class="tick">{}</text>"#, frame.top - 12.0, esc(unit));
+    line_points(&mut svg, &frame, points, unit, &x, &y);
+    if let Some((i, (label, Some(v)))) = best.and_then(|i| points.get(i).map(|p| (i, p))) {
+        let anchor = if x(i) > frame.w - 140.0 {
+            "end"
+        } else if x(i) < frame.left + 60.0 {
+            "start"
+        } else {
+            "middle"
+        };
+        let _ = write!(
+            svg,
+            r#"<circle cx="{:.1}" cy="{:.1}" r="8" class="mark" fill="none"/><text x="{:.1}" y="{:.1}" class="mark-label" text-anchor="{anchor}">best throughput: {} ({} {})</text>"#,
+            x(i),
+            y(*v),
+            x(i),
+            (y(*v) - 12.0).max(12.0),
+            esc(label),
+            num(*v),
+            esc(unit)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The line, broken where a point has no figure, and each point with its label below the axis.
+fn line_points(
+    svg: &mut String,
+    frame: &Frame,
+    points: &[(String, Option<f64>)],
+    unit: &str,
+    x: &dyn Fn(usize) -> f64,
+    y: &dyn Fn(f64) -> f64,
+) {
     let mut path = String::new();
     let mut pen_down = false;
     for (i, (_, value)) in points.iter().enumerate() {
@@ -259,7 +319,7 @@ pub fn line(points: &[(String, Option<f64>)], unit: &str, best: Option<usize>, t
             svg,
             r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
             x(i),
-            TOP + plot_h + 14.0,
+            frame.floor() + 14.0,
             esc(&shorten(label, 14))
         );
         match value {
@@ -279,34 +339,11 @@ pub fn line(points: &[(String, Option<f64>)], unit: &str, best: Option<usize>, t
                     svg,
                     r#"<text x="{:.1}" y="{:.1}" class="value" text-anchor="middle">no figure</text>"#,
                     x(i),
-                    TOP + plot_h - 6.0
+                    frame.floor() - 6.0
                 );
             }
         }
     }
-    if let Some((i, (label, Some(v)))) = best.and_then(|i| points.get(i).map(|p| (i, p))) {
-        let v = *v;
-        let anchor = if x(i) > W - 140.0 {
-            "end"
-        } else if x(i) < LEFT + 60.0 {
-            "start"
-        } else {
-            "middle"
-        };
-        let _ = write!(
-            svg,
-            r#"<circle cx="{:.1}" cy="{:.1}" r="8" class="mark" fill="none"/><text x="{:.1}" y="{:.1}" class="mark-label" text-anchor="{anchor}">best throughput: {} ({} {})</text>"#,
-            x(i),
-            y(v),
-            x(i),
-            (y(v) - 12.0).max(12.0),
-            esc(label),
-            num(v),
-            esc(unit)
-        );
-    }
-    svg.push_str("</svg>");
-    svg
 }
 
 /// A y axis from 0 that holds `max` in a few round steps (1, 2 or 5 times a power of ten):
