@@ -7,7 +7,7 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use crate::report::bench::cells::Cells;
-use crate::report::bench::{BenchReport, ModelBench, ModelStatus, PeakScope};
+use crate::report::bench::{BenchReport, ModelBench, ModelStatus, PeakScope, ProfileSummary, ReferenceBench};
 use crate::report::export::Exporter;
 use crate::report::html::svg::{self, BarGroup, Mark};
 use crate::report::html::{esc, Page};
@@ -118,74 +118,79 @@ fn status_table(page: &mut Page, report: &BenchReport) {
         "peak RSS",
         "gpu memory",
     ];
-    let mut rows = Vec::new();
-    for m in &report.models {
-        let c = Cells::of(m);
-        let rss = m
-            .peak_rss_bytes
-            .map(|b| {
-                format!("{} MiB{}", b >> 20, if m.peak_rss_scope == PeakScope::Process { " (process)" } else { "" })
-            })
-            .unwrap_or_else(|| "-".into());
-        let gpu = match (&m.gpu_memory, m.gpu_memory_bytes) {
-            (Some(g), _) if g.note.is_some() => {
-                format!(r#"<span title="{}">not readable</span>"#, esc(g.note.as_deref().unwrap_or_default()))
-            }
-            (_, Some(b)) => format!("{} MiB", b >> 20),
-            _ => "-".into(),
-        };
-        let warned = if m.warnings.is_empty() {
-            String::new()
-        } else {
-            format!(
-                r#" <span class="badge warn" title="{}">{} warning(s)</span>"#,
-                esc(&m.warnings.join("\n")),
-                m.warnings.len()
-            )
-        };
-        rows.push((
-            m.status.word().to_string(),
-            vec![
-                format!("{}{warned}", esc(&m.name)),
-                format!(r#"<span class="status {0}">{0}</span>"#, m.status.word()),
-                c.p50,
-                c.mean,
-                c.p99,
-                c.stddev,
-                c.cov,
-                c.per_s,
-                c.session,
-                c.first_run,
-                esc(&rss),
-                gpu,
-            ],
-        ));
-    }
+    let rows: Vec<(String, Vec<String>)> = report.models.iter().map(model_row).collect();
     page.table("models", &header, &[2, 3, 4, 5, 6, 7, 8, 9], &rows);
     if !report.failed.is_empty() {
-        page.heading(3, "Not measured");
-        let rows: Vec<(String, Vec<String>)> = report
-            .failed
-            .iter()
-            .map(|f| {
-                let word = f.status.word();
-                (
-                    "bad".to_string(),
-                    vec![
-                        esc(&f.name),
-                        format!(r#"<span class="status {word}">{}</span>"#, word.to_uppercase()),
-                        format!(r#"<span class="reason">{}</span>"#, esc(&shorten_source_paths(&f.error))),
-                    ],
-                )
-            })
-            .collect();
-        page.table("failed", &["model", "status", "why"], &[], &rows);
+        failed_table(page, report);
     }
     if report.models.iter().any(|m| m.peak_rss_scope == PeakScope::Process) {
         page.push(
             r#"<p class="sub">peak RSS marked (process): the whole process's peak so far, not that model's alone.</p>"#,
         );
     }
+}
+
+/// A measured model's row: its figures, status and warnings.
+fn model_row(m: &ModelBench) -> (String, Vec<String>) {
+    let c = Cells::of(m);
+    let rss = m
+        .peak_rss_bytes
+        .map(|b| format!("{} MiB{}", b >> 20, if m.peak_rss_scope == PeakScope::Process { " (process)" } else { "" }))
+        .unwrap_or_else(|| "-".into());
+    let gpu = match (&m.gpu_memory, m.gpu_memory_bytes) {
+        (Some(g), _) if g.note.is_some() => {
+            format!(r#"<span title="{}">not readable</span>"#, esc(g.note.as_deref().unwrap_or_default()))
+        }
+        (_, Some(b)) => format!("{} MiB", b >> 20),
+        _ => "-".into(),
+    };
+    let warned = if m.warnings.is_empty() {
+        String::new()
+    } else {
+        format!(
+            r#" <span class="badge warn" title="{}">{} warning(s)</span>"#,
+            esc(&m.warnings.join("\n")),
+            m.warnings.len()
+        )
+    };
+    (
+        m.status.word().to_string(),
+        vec![
+            format!("{}{warned}", esc(&m.name)),
+            format!(r#"<span class="status {0}">{0}</span>"#, m.status.word()),
+            c.p50,
+            c.mean,
+            c.p99,
+            c.stddev,
+            c.cov,
+            c.per_s,
+            c.session,
+            c.first_run,
+            esc(&rss),
+            gpu,
+        ],
+    )
+}
+
+/// The models not measured, and why.
+fn failed_table(page: &mut Page, report: &BenchReport) {
+    page.heading(3, "Not measured");
+    let rows: Vec<(String, Vec<String>)> = report
+        .failed
+        .iter()
+        .map(|f| {
+            let word = f.status.word();
+            (
+                "bad".to_string(),
+                vec![
+                    esc(&f.name),
+                    format!(r#"<span class="status {word}">{}</span>"#, word.to_uppercase()),
+                    format!(r#"<span class="reason">{}</span>"#, esc(&shorten_source_paths(&f.error))),
+                ],
+            )
+        })
+        .collect();
+    page.table("failed", &["model", "status", "why"], &[], &rows);
 }
 
 /// p50 and p99 of every model (and of its reference execution provider) as grouped bars.
@@ -355,7 +360,24 @@ fn model_section(page: &mut Page, m: &ModelBench) {
     if let Some(off) = m.device.off_directml_line() {
         page.push(&format!(r#"<p class="sub">off DirectML: {}</p>"#, esc(&off)));
     }
-    // One x range for the model and its reference, so the two distributions compare by eye.
+    let range = distributions(page, m);
+    if let Some(r) = &m.reference {
+        reference(page, m, r, range);
+    }
+    figures(page, m);
+    if let Some(p) = &m.profile {
+        profile(page, p);
+    }
+    for w in &m.warnings {
+        page.push(&format!(r#"<p class="warn">warning: {}</p>"#, esc(w)));
+    }
+    page.push("</section>");
+}
+
+/// The latency distribution of the model's runs, and of its reference's on the same x range
+/// (returned), so the two compare by eye.
+fn distributions(page: &mut Page, m: &ModelBench) -> (f64, f64) {
+    let s = &m.latency_ms;
     let reference = m.reference.as_ref().filter(|r| !r.samples_ms.is_empty());
     let all = m.samples_ms.iter().chain(reference.iter().flat_map(|r| r.samples_ms.iter()));
     let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
@@ -366,54 +388,63 @@ fn model_section(page: &mut Page, m: &ModelBench) {
         let title = format!("{}: latency distribution on {}", m.name, m.device.execution_provider);
         distribution(page, &m.samples_ms, s, (lo, hi), 0, &title, &caption);
     }
-    if let Some(r) = &m.reference {
-        if let (Some(l), false) = (&r.latency_ms, r.samples_ms.is_empty()) {
-            let caption = format!(
-                "{} (--compare-ep): p50 {} ms, {:.2}x this run's",
-                esc(&r.device.execution_provider),
-                svg::ms(l.p50),
-                l.p50 / s.p50
-            );
-            let title = format!("{}: latency distribution on {}", m.name, r.device.execution_provider);
-            distribution(page, &r.samples_ms, l, (lo, hi), 1, &title, &caption);
-        }
-        let mismatched = m.comparison.as_ref().map_or(0, Vec::len);
-        page.push(&format!(
-            "<p><strong>Outputs against {}</strong>: {} of {} compared {} (atol {:e}, rtol {:e})</p>",
+    (lo, hi)
+}
+
+/// `--compare-ep`: the reference's distribution, and the outputs' differences from it.
+fn reference(page: &mut Page, m: &ModelBench, r: &ReferenceBench, (lo, hi): (f64, f64)) {
+    let s = &m.latency_ms;
+    if let (Some(l), false) = (&r.latency_ms, r.samples_ms.is_empty()) {
+        let caption = format!(
+            "{} (--compare-ep): p50 {} ms, {:.2}x this run's",
             esc(&r.device.execution_provider),
-            mismatched,
-            r.outputs_compared,
-            if mismatched == 0 {
-                r#"differ: <span class="status ok">all match</span>"#
-            } else {
-                r#"<span class="status fail">DIFFER</span>"#
-            },
-            r.tolerance.atol,
-            r.tolerance.rtol
-        ));
-        let rows: Vec<(String, Vec<String>)> = r
-            .differences
-            .iter()
-            .map(|d| {
-                (
-                    String::new(),
-                    vec![
-                        esc(&d.output),
-                        format!("{:.3e}", d.max_abs),
-                        format!("{:.3e}", d.max_rel),
-                        if d.identical { "yes".into() } else { "no".into() },
-                    ],
-                )
-            })
-            .collect();
-        if !rows.is_empty() {
-            page.table("differences", &["output", "max |diff|", "max relative diff", "bit-identical"], &[1, 2], &rows);
-        }
-        for mismatch in m.comparison.iter().flatten() {
-            page.push(&format!(r#"<p class="reason status fail">{}</p>"#, esc(&mismatch.to_string())));
-        }
+            svg::ms(l.p50),
+            l.p50 / s.p50
+        );
+        let title = format!("{}: latency distribution on {}", m.name, r.device.execution_provider);
+        distribution(page, &r.samples_ms, l, (lo, hi), 1, &title, &caption);
     }
-    let figures: Vec<(String, Vec<String>)> = [
+    let mismatched = m.comparison.as_ref().map_or(0, Vec::len);
+    page.push(&format!(
+        "<p><strong>Outputs against {}</strong>: {} of {} compared {} (atol {:e}, rtol {:e})</p>",
+        esc(&r.device.execution_provider),
+        mismatched,
+        r.outputs_compared,
+        if mismatched == 0 {
+            r#"differ: <span class="status ok">all match</span>"#
+        } else {
+            r#"<span class="status fail">DIFFER</span>"#
+        },
+        r.tolerance.atol,
+        r.tolerance.rtol
+    ));
+    let rows: Vec<(String, Vec<String>)> = r
+        .differences
+        .iter()
+        .map(|d| {
+            (
+                String::new(),
+                vec![
+                    esc(&d.output),
+                    format!("{:.3e}", d.max_abs),
+                    format!("{:.3e}", d.max_rel),
+                    if d.identical { "yes".into() } else { "no".into() },
+                ],
+            )
+        })
+        .collect();
+    if !rows.is_empty() {
+        page.table("differences", &["output", "max |diff|", "max relative diff", "bit-identical"], &[1, 2], &rows);
+    }
+    for mismatch in m.comparison.iter().flatten() {
+        page.push(&format!(r#"<p class="reason status fail">{}</p>"#, esc(&mismatch.to_string())));
+    }
+}
+
+/// The stages' times and the figures beside the distribution.
+fn figures(page: &mut Page, m: &ModelBench) {
+    let s = &m.latency_ms;
+    let rows: Vec<(String, Vec<String>)> = [
         ("model load", format!("{:.3} ms", m.model_load_ms)),
         ("session create", format!("{:.3} ms", m.session_create_ms)),
         ("first run", format!("{:.3} ms", m.first_run_ms)),
@@ -431,32 +462,30 @@ fn model_section(page: &mut Page, m: &ModelBench) {
     )
     .map(|(k, v)| (String::new(), vec![esc(k), esc(&v)]))
     .collect();
-    page.table("figures", &["", "value"], &[], &figures);
-    if let Some(p) = &m.profile {
-        let fusion = if p.graph_fusion == crate::report::bench::GraphFusion::Off {
-            " (DirectML graph fusion OFF: the unfused graph's times)"
-        } else {
-            ""
-        };
-        page.push(&format!(
-            "<p><strong>Top operators</strong>{fusion}, share of kernel time ({})</p>",
-            esc(&p.file.display().to_string())
-        ));
-        let groups: Vec<BarGroup> = p
-            .top_ops
-            .iter()
-            .map(|op| BarGroup {
-                label: format!("{} ({} calls)", op.op_type, op.calls),
-                values: vec![Some(op.percent)],
-                flag: None,
-            })
-            .collect();
-        page.push(&svg::bars(&groups, &["share of kernel time".to_string()], "%", "top operators by kernel time"));
-    }
-    for w in &m.warnings {
-        page.push(&format!(r#"<p class="warn">warning: {}</p>"#, esc(w)));
-    }
-    page.push("</section>");
+    page.table("figures", &["", "value"], &[], &rows);
+}
+
+/// `--profile`: the operators that took the largest share of kernel time.
+fn profile(page: &mut Page, p: &ProfileSummary) {
+    let fusion = if p.graph_fusion == crate::report::bench::GraphFusion::Off {
+        " (DirectML graph fusion OFF: the unfused graph's times)"
+    } else {
+        ""
+    };
+    page.push(&format!(
+        "<p><strong>Top operators</strong>{fusion}, share of kernel time ({})</p>",
+        esc(&p.file.display().to_string())
+    ));
+    let groups: Vec<BarGroup> = p
+        .top_ops
+        .iter()
+        .map(|op| BarGroup {
+            label: format!("{} ({} calls)", op.op_type, op.calls),
+            values: vec![Some(op.percent)],
+            flag: None,
+        })
+        .collect();
+    page.push(&svg::bars(&groups, &["share of kernel time".to_string()], "%", "top operators by kernel time"));
 }
 
 /// One execution provider's histogram of a model's runs over the shared range, its p50, p90
