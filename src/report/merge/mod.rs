@@ -320,53 +320,10 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
     let n = reports.len();
     for (i, (path, report)) in reports.iter().enumerate() {
         let label = path.file_stem().map_or_else(|| format!("run {}", i + 1), |s| s.to_string_lossy().into_owned());
-        let mut put =
-            |name: &str, cell: Cell| table.entry(name.to_string()).or_insert_with(|| vec![None; n])[i] = Some(cell);
-        let ran_on = match report {
-            Report::Test(r) => {
-                for c in &r.cases {
-                    put(
-                        &c.name,
-                        Cell {
-                            status: c.status.word().to_string(),
-                            p50_ms: None,
-                            max_abs_diff: c.max_abs_diff,
-                            samples_ms: Vec::new(),
-                            rounds: Vec::new(),
-                        },
-                    );
-                }
-                format!("{} (onnxruntime {})", r.plan_request, r.onnxruntime.version)
-            }
-            Report::Bench(r) => {
-                for m in &r.models {
-                    // The largest difference among the outputs --compare-ep found apart.
-                    let diff = m
-                        .comparison
-                        .as_ref()
-                        .and_then(|c| c.iter().filter_map(|x| x.values.as_ref()?.diff).reduce(f64::max));
-                    put(
-                        &m.name,
-                        Cell {
-                            status: ModelStatus::Ok.word().to_string(),
-                            p50_ms: Some(m.latency_ms.p50),
-                            max_abs_diff: diff,
-                            samples_ms: m.samples_ms.clone(),
-                            rounds: m.rounds.clone(),
-                        },
-                    );
-                }
-                for f in &r.failed {
-                    let status = f.status.word().to_string();
-                    put(&f.name, Cell { status, p50_ms: None, max_abs_diff: None, samples_ms: vec![], rounds: vec![] });
-                }
-                let device =
-                    r.models.first().map(|m| m.device.describe()).unwrap_or_else(|| "no model measured".into());
-                let cpu = r.machine.cpu.as_deref().unwrap_or("?");
-                let plan = r.models.first().map(|m| plan_words(&m.plan)).unwrap_or_default();
-                format!("{device}{plan}, {} {cpu} (onnxruntime {})", r.machine.os, r.onnxruntime.version)
-            }
-        };
+        let (cells, ran_on) = cells_of(report);
+        for (name, cell) in cells {
+            table.entry(name).or_insert_with(|| vec![None; n])[i] = Some(cell);
+        }
         runs.push(Run { label, file: path.clone(), ran_on });
     }
     let mut rows: Vec<Row> = table
@@ -388,6 +345,59 @@ pub fn compare(reports: Vec<(PathBuf, Report)>) -> Result<Comparison> {
         rows,
         disagreements,
     })
+}
+
+/// Each case's or model's cell of one run, and what the run ran on.
+fn cells_of(report: &Report) -> (Vec<(String, Cell)>, String) {
+    let mut cells = Vec::new();
+    let ran_on = match report {
+        Report::Test(r) => {
+            for c in &r.cases {
+                cells.push((
+                    c.name.clone(),
+                    Cell {
+                        status: c.status.word().to_string(),
+                        p50_ms: None,
+                        max_abs_diff: c.max_abs_diff,
+                        samples_ms: Vec::new(),
+                        rounds: Vec::new(),
+                    },
+                ));
+            }
+            format!("{} (onnxruntime {})", r.plan_request, r.onnxruntime.version)
+        }
+        Report::Bench(r) => {
+            for m in &r.models {
+                // The largest difference among the outputs --compare-ep found apart.
+                let diff = m
+                    .comparison
+                    .as_ref()
+                    .and_then(|c| c.iter().filter_map(|x| x.values.as_ref()?.diff).reduce(f64::max));
+                cells.push((
+                    m.name.clone(),
+                    Cell {
+                        status: ModelStatus::Ok.word().to_string(),
+                        p50_ms: Some(m.latency_ms.p50),
+                        max_abs_diff: diff,
+                        samples_ms: m.samples_ms.clone(),
+                        rounds: m.rounds.clone(),
+                    },
+                ));
+            }
+            for f in &r.failed {
+                let status = f.status.word().to_string();
+                cells.push((
+                    f.name.clone(),
+                    Cell { status, p50_ms: None, max_abs_diff: None, samples_ms: vec![], rounds: vec![] },
+                ));
+            }
+            let device = r.models.first().map(|m| m.device.describe()).unwrap_or_else(|| "no model measured".into());
+            let cpu = r.machine.cpu.as_deref().unwrap_or("?");
+            let plan = r.models.first().map(|m| plan_words(&m.plan)).unwrap_or_default();
+            format!("{device}{plan}, {} {cpu} (onnxruntime {})", r.machine.os, r.onnxruntime.version)
+        }
+    };
+    (cells, ran_on)
 }
 
 /// The run with the lowest p50 where the test finds every other one slower; else that run and

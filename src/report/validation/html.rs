@@ -81,6 +81,27 @@ pub fn render(report: &TestReport) -> String {
         if report.interrupted { " · interrupted (Ctrl-C): only the cases that ran are listed" } else { "" },
         crate::report::html::now()
     ));
+    totals(&mut page, report);
+    let grouped = by_family(&report.cases);
+    if let Some(grouped) = &grouped {
+        families_table(&mut page, grouped);
+    }
+    cases_table(&mut page, report, grouped.as_deref());
+    if !report.skipped.is_empty() {
+        page.heading(2, "Skipped folders");
+        let rows: Vec<(String, Vec<String>)> = report
+            .skipped
+            .iter()
+            .map(|k| (String::new(), vec![esc(&k.dir.display().to_string()), esc(&k.reason)]))
+            .collect();
+        page.table("skipped", &["folder", "why"], &[], &rows);
+    }
+    page.finish("dmlrun test")
+}
+
+/// The counts by status, the cases that fail the run, and what ran them.
+fn totals(page: &mut Page, report: &TestReport) {
+    let s = &report.summary;
     page.heading(2, "Totals");
     let totals = [
         ("passed", s.passed, "pass"),
@@ -123,11 +144,10 @@ pub fn render(report: &TestReport) -> String {
         page.push(&format!("<dt>compared with</dt><dd>{}</dd>", esc(reference)));
     }
     page.push(&format!("<dt>dmlrun</dt><dd>{}</dd></dl>", esc(&report.dmlrun_version)));
+}
 
-    let grouped = by_family(&report.cases);
-    if let Some(grouped) = &grouped {
-        families_table(&mut page, grouped);
-    }
+/// Every case's rows, by family where the cases come in several, failures first.
+fn cases_table(page: &mut Page, report: &TestReport, grouped: Option<&[Family]>) {
     page.heading(2, "Cases");
     page.push(
         r#"<div class="filters" role="radiogroup" aria-label="show"><label><input type="radio" name="show" id="show-all" checked> all</label><label><input type="radio" name="show" id="only-failing"> not passing</label><label><input type="radio" name="show" id="only-passing"> passing</label></div>"#,
@@ -135,7 +155,7 @@ pub fn render(report: &TestReport) -> String {
     let mut html = String::from(
         r#"<table class="cases"><thead><tr><th>case</th><th>status</th><th class="n">data sets</th><th class="n">ms</th><th class="n">max |diff|</th><th>reason</th></tr></thead><tbody>"#,
     );
-    match &grouped {
+    match grouped {
         Some(grouped) => {
             for f in grouped {
                 html.push_str(&format!(
@@ -151,16 +171,6 @@ pub fn render(report: &TestReport) -> String {
     }
     html.push_str("</tbody></table>");
     page.push(&html);
-    if !report.skipped.is_empty() {
-        page.heading(2, "Skipped folders");
-        let rows: Vec<(String, Vec<String>)> = report
-            .skipped
-            .iter()
-            .map(|k| (String::new(), vec![esc(&k.dir.display().to_string()), esc(&k.reason)]))
-            .collect();
-        page.table("skipped", &["folder", "why"], &[], &rows);
-    }
-    page.finish("dmlrun test")
 }
 
 /// A case's row, and its rows of detail: where it ran off DirectML, where its outputs part.
