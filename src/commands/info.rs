@@ -28,8 +28,29 @@ fn info(settings: &InfoSettings) -> Result<ExitStatus> {
             return Ok(ExitStatus::Success);
         }
     }
-    crate::outln!("model      {}", settings.model.display());
-    crate::outln!("size       {}", describe_size(&file));
+    print_header(&settings.model, &file);
+    print_inputs_and_outputs(info);
+    print_free_dims(info);
+    if let Some(form) = &info.quantized {
+        crate::outln!("quantized  {}", form.describe());
+    }
+    if let Some(hint) = decoder_hint(&settings.model, info) {
+        crate::outln!("{hint}");
+    }
+    if !info.metadata.is_empty() {
+        crate::outln!("metadata:");
+        for (k, v) in &info.metadata {
+            crate::outln!("  {k} = {}", if settings.full_metadata { v.clone() } else { shortened(v) });
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// The file: its size, producer, opsets, nodes and weights.
+fn print_header(model: &std::path::Path, file: &ModelFile) {
+    let info = &file.info;
+    crate::outln!("model      {}", model.display());
+    crate::outln!("size       {}", describe_size(file));
     if let Some(p) = &info.producer_name {
         crate::outln!("producer   {p} {}", info.producer_version.as_deref().unwrap_or(""));
     }
@@ -43,6 +64,10 @@ fn info(settings: &InfoSettings) -> Result<ExitStatus> {
     if let Some(doc) = &info.doc_string {
         crate::outln!("doc        {}", doc.lines().next().unwrap_or(""));
     }
+}
+
+/// The inputs and outputs, a line each (a decoder's layers collapsed).
+fn print_inputs_and_outputs(info: &ModelInfo) {
     // A decoder's 30 layers of past_key_values.N.key are one line each way, not 60.
     let (inputs, outputs) = (collapsed(&info.inputs), collapsed(&info.outputs));
     // One name column for inputs and outputs, as wide as the longest name (at least 20), so a
@@ -56,6 +81,10 @@ fn info(settings: &InfoSettings) -> Result<ExitStatus> {
     for io in &outputs {
         print_io(io, width);
     }
+}
+
+/// The free dimensions and the flags that fix them.
+fn print_free_dims(info: &ModelInfo) {
     let symbolic = info.symbolic_dims();
     if !symbolic.is_empty() {
         let flags: Vec<String> = symbolic.iter().map(|s| format!("--dim {s}=<size>")).collect();
@@ -83,19 +112,6 @@ fn info(settings: &InfoSettings) -> Result<ExitStatus> {
             example.join(",")
         );
     }
-    if let Some(form) = &info.quantized {
-        crate::outln!("quantized  {}", form.describe());
-    }
-    if let Some(hint) = decoder_hint(&settings.model, info) {
-        crate::outln!("{hint}");
-    }
-    if !info.metadata.is_empty() {
-        crate::outln!("metadata:");
-        for (k, v) in &info.metadata {
-            crate::outln!("  {k} = {}", if settings.full_metadata { v.clone() } else { shortened(v) });
-        }
-    }
-    Ok(ExitStatus::Success)
 }
 
 /// `1.2 MiB`, or `538.4 MiB (the file 1.2 MiB, external data 537.2 MiB in model.onnx.data)`.
