@@ -1,0 +1,157 @@
+//! The walk over a graph that finds each node a rule fits and writes the nodes that replace it
+//! (`Writer`), and those nodes as a rule builds them (`Built`).
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use anyhow::{Context, Result};
+use prost::Message;
+
+use super::{drop_unread, int_attribute, Rewrite, RewriteSummary, Scope, ATTRIBUTE_TENSOR, FLOAT};
+use crate::formats::model::NodeOutline;
+use crate::formats::onnx_proto::external::ExternalReader;
+use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, RawGraph};
+
+/// Writes the rewritten graph, node by node, subgraphs first.
+pub(super) struct Writer<'a> {
+    pub(super) rewrites: &'a [Rewrite],
+    /// The model's default-domain opset: ReduceMean takes its axes as an input from 18.
+    pub(super) opset: i64,
+    pub(super) ranks: HashMap<String, usize>,
+    pub(super) taken: HashSet<String>,
+    pub(super) counter: usize,
+    pub(super) summary: RewriteSummary,
+}
+
+impl Writer<'_> {
+    pub(super) fn graph(&mut self, mut graph: RawGraph, external: &RefCell<ExternalReader>) -> Result<RawGraph> {
+        let mut nodes = Vec::with_capacity(graph.node.len());
+        let mut replaced_inputs: HashSet<String> = HashSet::new();
+        // Each node decoded once: a rule that reads a node's neighbours reads them in `outlines`.
+        let decoded = (graph.node.iter().enumerate())
+            .map(|(index, raw)| EditNode::decode(raw.as_slice()).with_context(|| format!("node {index}")))
+            .collect::<Result<Vec<_>>>()?;
+        let outlines: Vec<NodeOutline> = decoded.iter().map(NodeOutline::of).collect();
+        for (index, mut node) in decoded.into_iter().enumerate() {
+            for attribute in &mut node.attribute {
+                if let Some(g) = &attribute.g {
+                    attribute.g = Some(self.subgraph(g, external)?);
+                }
+                for g in &mut attribute.graphs {
+                    *g = self.subgraph(g, external)?;
+                }
+            }
+            let scope = Scope { graph: &graph, external };
+            let fits = |r: &Rewrite| r.fits(&outlines[index], &outlines) && r.rewrites_in(&node, &scope);
+            let rewrite = self.rewrites.iter().copied().find(fits);
+            let Some(rewrite) = rewrite else {
+                nodes.push(node.encode_to_vec());
+                continue;
+            };
+            let name = match node.name.as_deref() {
+                Some(n) if !n.is_empty() => n.to_string(),
+                _ => format!("#{index} ({})", rewrite.op_type()),
+            };
+            let written = {
+                let mut built = Built::new(self, &name);
+                match rewrite {
+                    Rewrite::Rule(id) => id.rule().apply(&mut built, &node, &scope),
+                    Rewrite::Decompose(op) => built.decompose(op, &node),
+                }
+                .with_context(|| format!("{} '{name}'", rewrite.flag()))?;
+                built.nodes
+            };
+            replaced_inputs.extend(node.input.iter().cloned());
+            self.summary.nodes_added += written.len();
+            nodes.extend(written.iter().map(Message::encode_to_vec));
+            self.summary.rewritten.entry(rewrite.flag()).or_default().push(name);
+        }
+        graph.node = nodes;
+        // The value infos typed the nodes replaced; ONNX Runtime infers the new ones'.
+        if !self.summary.rewritten.is_empty() {
+            graph.value_info.clear();
+        }
+        // What only a replaced node read (a quantized table written out dequantized, the Reshape
+        // that made it) is not carried as dead weight.
+        if !replaced_inputs.is_empty() {
+            drop_unread(&mut graph, replaced_inputs);
+        }
+        Ok(graph)
+    }
+
+    pub(super) fn subgraph(&mut self, bytes: &[u8], external: &RefCell<ExternalReader>) -> Result<Vec<u8>> {
+        let graph = RawGraph::decode(bytes).context("a subgraph")?;
+        Ok(self.graph(graph, external)?.encode_to_vec())
+    }
+
+    pub(super) fn fresh(&mut self, base: &str) -> String {
+        loop {
+            self.counter += 1;
+            let name = format!("{base}/dmlrun_rewrite_{}", self.counter);
+            if self.taken.insert(name.clone()) {
+                return name;
+            }
+        }
+    }
+}
+
+/// The nodes that replace one node.
+pub struct Built<'w, 'a> {
+    pub(super) writer: &'w mut Writer<'a>,
+    pub(super) base: String,
+    pub(super) nodes: Vec<EditNode>,
+}
+
+impl<'w, 'a> Built<'w, 'a> {
+    fn new(writer: &'w mut Writer<'a>, base: &str) -> Built<'w, 'a> {
+        Built { writer, base: base.to_string(), nodes: Vec::new() }
+    }
+
+    /// Adds `op(inputs)` writing `output` (a fresh name when `None`); returns the output's name.
+    pub(super) fn op(
+        &mut self,
+        op: &str,
+        inputs: &[&str],
+        output: Option<&str>,
+        attribute: Vec<EditAttribute>,
+    ) -> String {
+        let output = match output {
+            Some(name) => name.to_string(),
+            None => self.writer.fresh(&self.base),
+        };
+        let name = self.writer.fresh(&self.base);
+        self.nodes.push(EditNode {
+            input: inputs.iter().map(|s| s.to_string()).collect(),
+            output: vec![output.clone()],
+            name: Some(name),
+            op_type: Some(op.to_string()),
+            attribute,
+            ..EditNode::default()
+        });
+        output
+    }
+
+    pub(super) fn constant(&mut self, data_type: i32, dims: &[i64], raw: Vec<u8>) -> String {
+        // A table or a weight, not the scalars a decomposition writes.
+        if raw.len() >= 1024 {
+            self.writer.summary.constant_bytes += raw.len() as u64;
+        }
+        let tensor =
+            EditTensor { dims: dims.to_vec(), data_type: Some(data_type), raw_data: Some(raw), ..Default::default() };
+        let value = EditAttribute {
+            name: Some("value".into()),
+            t: Some(tensor.encode_to_vec()),
+            r#type: Some(ATTRIBUTE_TENSOR),
+            ..Default::default()
+        };
+        self.op("Constant", &[], None, vec![value])
+    }
+
+    pub(super) fn float_scalar(&mut self, value: f32) -> String {
+        self.constant(FLOAT, &[], value.to_le_bytes().to_vec())
+    }
+
+    pub(super) fn cast_to_float(&mut self, input: &str) -> String {
+        self.op("Cast", &[input], None, vec![int_attribute("to", FLOAT as i64)])
+    }
+}
