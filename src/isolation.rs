@@ -190,25 +190,16 @@ pub fn read_from_parent<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T
         .with_context(|| format!("--preflight {}: not the parent's preflights", path.display()))
 }
 
-/// The flags of the parent that a child must not act on (each takes one value): its report
-/// files, its isolation settings, and its jobs (a child runs its cases one at a time; the
-/// parent runs children side by side).
-const PARENT_ONLY: &[&str] = &[
-    "--isolation",
-    "--timeout",
-    "--json",
-    "--junit",
-    "--write-expect",
-    "--csv",
-    "--markdown",
-    "--html",
-    "--jobs",
-    "-j",
-];
+/// The flags of the parent that a child must not act on (each takes one value), beside its report
+/// files (the caller's `report_flags`): its isolation settings, test's expectations file, and its
+/// jobs (a child runs its cases one at a time; the parent runs children side by side).
+const PARENT_ONLY: &[&str] = &["--isolation", "--timeout", "--write-expect", "--jobs", "-j"];
 
-/// The child's arguments: this process's arguments without the parent-only flags, then
+/// The child's arguments: this process's arguments without the parent-only flags and the report
+/// files' (`report_flags`: `--json`, `--csv`, ... as the list of formats names them), then
 /// `extra`.
-pub fn child_args(extra: &[OsString]) -> Vec<OsString> {
+pub fn child_args(report_flags: &[String], extra: &[OsString]) -> Vec<OsString> {
+    let parent_only: Vec<&str> = PARENT_ONLY.iter().copied().chain(report_flags.iter().map(String::as_str)).collect();
     let mut args: Vec<OsString> = Vec::new();
     let mut skip_value = false;
     for arg in std::env::args_os().skip(1) {
@@ -217,11 +208,11 @@ pub fn child_args(extra: &[OsString]) -> Vec<OsString> {
             continue;
         }
         let text = arg.to_string_lossy();
-        if PARENT_ONLY.contains(&text.as_ref()) {
+        if parent_only.contains(&text.as_ref()) {
             skip_value = true;
             continue;
         }
-        if PARENT_ONLY.iter().any(|flag| text.starts_with(&format!("{flag}="))) {
+        if parent_only.iter().any(|flag| text.starts_with(&format!("{flag}="))) {
             continue;
         }
         // `-j4`: the short flag with its value attached.

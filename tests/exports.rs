@@ -372,3 +372,27 @@ fn every_export_of_every_command_parses() {
     let expect = std::fs::read_to_string(out("expect.txt")).unwrap();
     assert!(expect.lines().any(|l| l.starts_with("fail add_mul_off")), "{expect}");
 }
+
+/// The list of formats (`report::export::FORMATS`) makes the flags: each format is a flag of
+/// every command with report files, and a format a report is not written in is refused by name.
+#[test]
+fn every_format_of_the_list_is_a_flag_of_every_command_with_report_files() {
+    for command in ["test", "bench", "generate", "merge"] {
+        let help = String::from_utf8(common::dmlrun().args([command, "--help"]).output().unwrap().stdout).unwrap();
+        for long in ["json", "csv", "markdown", "html", "junit"] {
+            assert!(help.contains(&format!("--{long} <FILE>")), "{command} --help lacks --{long}");
+        }
+    }
+    let work = tempfile::tempdir().unwrap();
+    let json = work.path().join("a.json");
+    let suite = suite(work.path());
+    common::dmlrun().arg("test").arg(&suite).arg("--json").arg(&json).output().unwrap();
+    let out = common::dmlrun()
+        .args(["merge", "--compare"])
+        .args([&json, &json])
+        .arg("--csv")
+        .arg(work.path().join("c.csv"))
+        .output()
+        .unwrap();
+    common::assert_one_line_error(&out, "--csv: there is no such file for a comparison");
+}

@@ -258,15 +258,18 @@ fn run_in_children<B: Batch>(
         isolation::write_for_child(&files.handoff, &handed)?;
         let mut done = Vec::new();
         let mut unreadable = None;
-        let end = isolation::run_child(&isolation::child_args(&files.child_flags()), files, limit, &mut |line| {
-            match serde_json::from_str::<ResultLine<B::Outcome>>(line) {
+        let end = isolation::run_child(
+            &isolation::child_args(&crate::report::export::report_flags(), &files.child_flags()),
+            files,
+            limit,
+            &mut |line| match serde_json::from_str::<ResultLine<B::Outcome>>(line) {
                 Ok(result) => {
                     done.push(result.index);
                     deliver(result.index, result.outcome);
                 }
                 Err(e) => unreadable = Some(e),
-            }
-        })?;
+            },
+        )?;
         if let Some(e) = unreadable {
             anyhow::bail!("reading an isolation child's results: {e}");
         }

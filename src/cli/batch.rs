@@ -3,11 +3,12 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 
 use super::help::{BATCHES, OUTPUTS};
 use super::parse::*;
 use crate::isolation::Isolation;
+use crate::report::export::{FormatFlag, ReportFiles, FORMATS};
 
 /// Running the items of a batch in child processes (`test`, `bench`, `fix`'s attempts).
 #[derive(Debug, Clone, Args)]
@@ -71,45 +72,45 @@ pub struct ChildArgs {
 /// The report files, one flag a format (`test`, `bench`, `generate`, and `merge` of test's and
 /// bench's reports): each checked before the first item runs, rewritten as items finish, and at
 /// most one of them on stdout (`-`).
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExportArgs {
-    /// Write the report as JSON to FILE ("-" for stdout instead of the summary).
-    ///
-    /// Example: --json results.json
-    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
-    pub json: Option<PathBuf>,
+    /// A file a format, as [`FORMATS`] lists the formats and their flags.
+    pub files: ReportFiles,
+}
 
-    /// Write a CSV table to FILE ("-" for stdout): a row per case (test), model (bench) or prompt
-    /// (generate), with its status and figures.
-    ///
-    /// Example: --csv bench.csv
-    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
-    pub csv: Option<PathBuf>,
+impl FromArgMatches for ExportArgs {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let given =
+            |f: &FormatFlag| matches.try_get_one::<PathBuf>(f.long).ok().flatten().map(|p| (f.format, p.clone()));
+        Ok(ExportArgs { files: ReportFiles(FORMATS.iter().filter_map(given).collect()) })
+    }
 
-    /// Write a Markdown table to FILE ("-" for stdout), as --csv, for a pull request or a README
-    /// (merge --compare: the comparison).
-    ///
-    /// Example: --markdown - >> RESULTS.md
-    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
-    pub markdown: Option<PathBuf>,
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = ExportArgs::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
 
-    /// Write a self-contained HTML page to FILE. test: the totals and every case with its status
-    /// (filterable) and where mismatching outputs part; bench: the environment, each model's
-    /// latency distribution with p50/p90/p99, p50/p99 across models, and with --compare-ep,
-    /// --baseline and --profile their comparisons; generate: the figures and a plot of each
-    /// token's decode latency over the sequence (where the KV cache's growth shows).
-    ///
-    /// Example: --html report.html
-    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
-    pub html: Option<PathBuf>,
+/// The flags made from the list of formats: one `--FORMAT FILE` each, its help the list's.
+impl clap::Args for ExportArgs {
+    fn augment_args(command: Command) -> Command {
+        FORMATS.iter().fold(command, |command, f| {
+            let first = f.help.split("\n\n").next().unwrap_or(f.help);
+            command.arg(
+                Arg::new(f.long)
+                    .long(f.long)
+                    .value_name("FILE")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help_heading(OUTPUTS)
+                    .help(first.strip_suffix('.').unwrap_or(first).to_string())
+                    .long_help(f.help),
+            )
+        })
+    }
 
-    /// Write JUnit XML to FILE ("-" for stdout): a case per test case, bench model or generate
-    /// prompt, failed where it failed (bench: or regressed against the baseline, the verdict in
-    /// its output; generate: where its tokens part from --compare-ep's).
-    ///
-    /// Example: --junit results.xml
-    #[arg(long, value_name = "FILE", help_heading = OUTPUTS)]
-    pub junit: Option<PathBuf>,
+    fn augment_args_for_update(command: Command) -> Command {
+        ExportArgs::augment_args(command)
+    }
 }
 
 /// Each item's model written as its session ran it (`test`, `bench`).

@@ -1,12 +1,11 @@
 //! `dmlrun merge REPORT...`: shards back into one run's report, or runs side by side.
 
-use std::path::PathBuf;
-
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use crate::cli::MergeArgs;
 use crate::exit::ExitStatus;
-use crate::report::export::{Export, Exports};
+use crate::report::bench::BenchReport;
+use crate::report::export::{Exports, Formats};
 use crate::report::merge::{self, Comparison, Report};
 use crate::settings::MergeSettings;
 
@@ -19,14 +18,9 @@ fn merge_reports(settings: &MergeSettings) -> Result<ExitStatus> {
     let reports = settings.reports.iter().map(|p| Ok((p.clone(), Report::read(p)?))).collect::<Result<Vec<_>>>()?;
     let to = &settings.exports;
     if settings.compare {
-        refuse(&to.junit, "--junit", "a comparison")?;
-        refuse(&to.csv, "--csv", "a comparison")?;
+        let exports = Comparison::exports(to)?;
         let comparison = merge::compare(reports)?;
-        let mut exports = Exports::checked([
-            Export::of("--json", to.json.as_deref(), |c: &Comparison| crate::report::json_text(c)),
-            Export::of("--markdown", to.markdown.as_deref(), |c: &Comparison| Ok(c.markdown())),
-            Export::of("--html", to.html.as_deref(), |c: &Comparison| Ok(c.html())),
-        ])?;
+        let mut exports = Exports::checked(exports)?;
         if !exports.finish(&comparison)? {
             crate::out!("{}", comparison.markdown());
         }
@@ -35,11 +29,11 @@ fn merge_reports(settings: &MergeSettings) -> Result<ExitStatus> {
     let merged = merge::merge_shards(reports)?;
     let (on_stdout, summary) = match &merged {
         Report::Test(report) => {
-            let mut exports = Exports::checked(crate::report::test_exports(to, None))?;
+            let mut exports = Exports::checked(crate::report::test_exports(to, None)?)?;
             (exports.finish(report)?, crate::report::validation::human::render(report, false, false, None))
         }
         Report::Bench(report) => {
-            let mut exports = Exports::checked(crate::report::bench_exports(to))?;
+            let mut exports = Exports::checked(BenchReport::exports(to)?)?;
             (exports.finish(report)?, crate::report::bench::human::render(report))
         }
     };
@@ -59,11 +53,4 @@ fn merge_reports(settings: &MergeSettings) -> Result<ExitStatus> {
 /// unexpected ones (as `dmlrun test` exits).
 fn no_expectations(report: &crate::report::validation::TestReport) -> bool {
     report.cases.iter().all(|c| c.expected_status.is_none()) && report.summary.now_passing.is_empty()
-}
-
-fn refuse(flag: &Option<PathBuf>, name: &str, what: &str) -> Result<()> {
-    if flag.is_some() {
-        bail!("{name}: there is no such file for {what}");
-    }
-    Ok(())
 }

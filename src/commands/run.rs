@@ -10,7 +10,8 @@ use crate::exit::ExitStatus;
 use crate::cli::RunArgs;
 use crate::interrupt::interrupted_in;
 use crate::outputs::{self, TensorRole};
-use crate::report::{self, ms, Iterations, MapOutput, ModelReport, RunReport, Timings};
+use crate::report::run::{self, Iterations, MapOutput, ModelReport, RunReport, Timings};
+use crate::report::{self, ms};
 use crate::runtime::engine::{self, Preflight, Scope};
 use crate::settings::RunSettings;
 use crate::stage::Deadline;
@@ -130,7 +131,7 @@ fn run_report(
     let made = (made_model.as_deref(), rewrite.as_ref(), precision.as_ref());
     let saved_outputs = save_files(settings, preflight, made, &bound.tensors, &results, &map_outputs)?;
     Ok(RunReport {
-        schema: report::json::RUN_SCHEMA,
+        schema: run::RUN_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
         model: ModelReport { path: settings.model.clone(), size_bytes: preflight.model.size_bytes },
         onnxruntime: runtime.library.clone(),
@@ -259,7 +260,7 @@ fn emit(report: &RunReport, json: Option<&Path>, quiet: bool) -> Result<()> {
         None => false,
     };
     if !json_on_stdout {
-        crate::out!("{}", report::human::render(report, quiet));
+        crate::out!("{}", run::human::render(report, quiet));
     }
     Ok(())
 }

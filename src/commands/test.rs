@@ -38,7 +38,7 @@ fn test(settings: &TestSettings) -> Result<ExitStatus> {
     }
     // Every export checked before any case runs: a typo in a folder costs nothing.
     let mut exports =
-        Exports::checked(crate::report::test_exports(&settings.exports, settings.write_expect.as_deref()))?;
+        Exports::checked(crate::report::test_exports(&settings.exports, settings.write_expect.as_deref())?)?;
     let testdata::Discovery { cases: found, skipped } = testdata::discover(&settings.paths)?;
     // The shard first, on the whole sorted list, so every shard of every machine agrees.
     let (found, shard) = batch::shard(found, run.shard.as_ref(), |c| c.name.as_str());

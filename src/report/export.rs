@@ -4,20 +4,130 @@
 //! atomically, so a run killed half-way leaves whole files of what it finished), and the one
 //! that goes to stdout (`-`) written once, at the end.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-/// Where a batch's report goes, a file a format (`--json`, `--csv`, `--markdown`, `--html`,
-/// `--junit`; `-` for stdout).
-#[derive(Debug, Clone, Default)]
-pub struct ReportFiles {
-    pub json: Option<PathBuf>,
-    pub csv: Option<PathBuf>,
-    pub markdown: Option<PathBuf>,
-    pub html: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
+/// A format a report can be written in, each named by its flag. Adding one: a variant here, its
+/// entry in [`FORMATS`] (the flag and its help follow), and an arm in the `Formats::exporter` of
+/// each report kind that writes it, with the file that renders it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    Json,
+    Csv,
+    Markdown,
+    Html,
+    Junit,
+}
+
+/// A format's flag and help, as every command with report files lists it.
+pub struct FormatFlag {
+    pub format: Format,
+    /// The long flag, without its dashes.
+    pub long: &'static str,
+    pub help: &'static str,
+}
+
+/// Every format, in the order the help lists them.
+pub static FORMATS: &[FormatFlag] = &[
+    FormatFlag {
+        format: Format::Json,
+        long: "json",
+        help: "Write the report as JSON to FILE (\"-\" for stdout instead of the summary).\n\n\
+               Example: --json results.json",
+    },
+    FormatFlag {
+        format: Format::Csv,
+        long: "csv",
+        help: "Write a CSV table to FILE (\"-\" for stdout): a row per case (test), model (bench) or \
+               prompt (generate), with its status and figures.\n\n\
+               Example: --csv bench.csv",
+    },
+    FormatFlag {
+        format: Format::Markdown,
+        long: "markdown",
+        help: "Write a Markdown table to FILE (\"-\" for stdout), as --csv, for a pull request or a \
+               README (merge --compare: the comparison).\n\n\
+               Example: --markdown - >> RESULTS.md",
+    },
+    FormatFlag {
+        format: Format::Html,
+        long: "html",
+        help: "Write a self-contained HTML page to FILE. test: the totals and every case with its \
+               status (filterable) and where mismatching outputs part; bench: the environment, each \
+               model's latency distribution with p50/p90/p99, p50/p99 across models, and with \
+               --compare-ep, --baseline and --profile their comparisons; generate: the figures and a \
+               plot of each token's decode latency over the sequence (where the KV cache's growth \
+               shows).\n\n\
+               Example: --html report.html",
+    },
+    FormatFlag {
+        format: Format::Junit,
+        long: "junit",
+        help: "Write JUnit XML to FILE (\"-\" for stdout): a case per test case, bench model or \
+               generate prompt, failed where it failed (bench: or regressed against the baseline, the \
+               verdict in its output; generate: where its tokens part from --compare-ep's).\n\n\
+               Example: --junit results.xml",
+    },
+];
+
+impl Format {
+    /// `--json`: how help and errors name it.
+    pub fn flag(self) -> String {
+        format!("--{}", FORMATS.iter().find(|f| f.format == self).map_or("?", |f| f.long))
+    }
+}
+
+/// Every format's flag, `--json` ...: what a batch's child must not write (its parent does).
+pub fn report_flags() -> Vec<String> {
+    FORMATS.iter().map(|f| f.format.flag()).collect()
+}
+
+/// Where a batch's report goes, a file a format (`-` for stdout), as the flags of [`FORMATS`] name
+/// them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReportFiles(pub BTreeMap<Format, PathBuf>);
+
+impl ReportFiles {
+    pub fn get(&self, format: Format) -> Option<&Path> {
+        self.0.get(&format).map(PathBuf::as_path)
+    }
+
+    /// Each file asked for, with the flag that asked (`--csv`), in [`FORMATS`]' order.
+    pub fn flags(&self) -> Vec<(String, &Path)> {
+        self.0.iter().map(|(format, path)| (format.flag(), path.as_path())).collect()
+    }
+
+    /// Whether one of them goes to stdout.
+    pub fn any_on_stdout(&self) -> bool {
+        self.0.values().any(|p| p == Path::new("-"))
+    }
+}
+
+/// A report kind's formats: the exporter of each format it is written in.
+pub trait Formats: Sized {
+    /// What the report is, as a format it is not written in is refused: `a comparison`.
+    const WHAT: &'static str;
+
+    fn exporter(format: Format) -> Option<Box<dyn Exporter<Self>>>;
+
+    /// The exports `files` ask for; a format this report is not written in is refused, naming
+    /// its flag.
+    fn exports<'a>(files: &ReportFiles) -> Result<Vec<Option<Export<'a, Self>>>>
+    where
+        Self: 'a,
+    {
+        files
+            .0
+            .iter()
+            .map(|(&format, path)| match Self::exporter(format) {
+                Some(exporter) => Ok(Some(Export { flag: format.flag(), path: path.clone(), exporter })),
+                None => bail!("{}: there is no such file for {}", format.flag(), Self::WHAT),
+            })
+            .collect()
+    }
 }
 
 /// One output format of one report kind.
@@ -36,15 +146,15 @@ impl<R, F: Fn(&R) -> Result<String>> Exporter<R> for F {
 /// One export a flag asks for.
 pub struct Export<'a, R> {
     /// `--json`: how errors name it.
-    pub flag: &'static str,
+    pub flag: String,
     pub path: PathBuf,
     pub exporter: Box<dyn Exporter<R> + 'a>,
 }
 
 impl<'a, R> Export<'a, R> {
     /// The export `flag` asks for, if it was given.
-    pub fn of(flag: &'static str, path: Option<&Path>, exporter: impl Exporter<R> + 'a) -> Option<Export<'a, R>> {
-        path.map(|path| Export { flag, path: path.to_path_buf(), exporter: Box::new(exporter) })
+    pub fn of(flag: &str, path: Option<&Path>, exporter: impl Exporter<R> + 'a) -> Option<Export<'a, R>> {
+        path.map(|path| Export { flag: flag.to_string(), path: path.to_path_buf(), exporter: Box::new(exporter) })
     }
 }
 
@@ -60,7 +170,8 @@ impl<'a, R> Exports<'a, R> {
     /// folder one that exists and takes a new file.
     pub fn checked(exports: impl IntoIterator<Item = Option<Export<'a, R>>>) -> Result<Exports<'a, R>> {
         let exports: Vec<Export<R>> = exports.into_iter().flatten().collect();
-        let asked: Vec<(&str, Option<&Path>)> = exports.iter().map(|e| (e.flag, Some(e.path.as_path()))).collect();
+        let asked: Vec<(&str, Option<&Path>)> =
+            exports.iter().map(|e| (e.flag.as_str(), Some(e.path.as_path()))).collect();
         super::check_one_on_stdout(&asked)?;
         for export in exports.iter().filter(|e| e.path != Path::new("-")) {
             check_writable(&export.path).with_context(|| format!("{} {}", export.flag, export.path.display()))?;

@@ -1,114 +1,19 @@
 //! Run reports: one value computed by the commands, rendered by one module per format.
 
 pub mod bench;
+pub mod describe;
 pub mod export;
 pub mod fix;
 pub mod generate;
 pub mod github;
 pub mod html;
-pub mod human;
-pub mod json;
 pub mod merge;
 pub mod reduce;
+pub mod run;
 pub mod tune;
 pub mod validation;
 
-use std::path::PathBuf;
-
 use serde::Serialize;
-
-use crate::inputs::InputSource;
-use crate::outputs::{OutputSummary, TopK};
-use crate::runtime::engine::DeviceReport;
-use crate::runtime::plan::SessionPlan;
-use crate::runtime::LibraryInfo;
-use crate::stats::LatencyStats;
-
-/// Everything `dmlrun run` found out. Serialized as the JSON report (see `json::RUN_SCHEMA`).
-#[derive(Debug, Clone, Serialize)]
-pub struct RunReport {
-    pub schema: &'static str,
-    pub dmlrun_version: &'static str,
-    pub model: ModelReport,
-    pub onnxruntime: LibraryInfo,
-    pub device: DeviceReport,
-    pub plan: SessionPlan,
-    pub inputs: Vec<InputSource>,
-    pub timings_ms: Timings,
-    pub iterations: Iterations,
-    pub outputs: Vec<OutputSummary>,
-    /// Outputs that are maps or sequences of maps (ZipMap's class probabilities), whole.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub map_outputs: Vec<MapOutput>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub top_k: Option<Vec<TopK>>,
-    pub saved_outputs: Vec<PathBuf>,
-    /// DirectML's adapter memory before the session, after it, and at its peak during the timed
-    /// runs (DXGI; absent where it cannot be read: the CPU, non-Windows).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gpu_memory: Option<crate::runtime::engine::GpuMemory>,
-    pub warnings: Vec<String>,
-    /// With --compare-ep: the reference run and what differed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub comparison: Option<Comparison>,
-    /// With --io-on-device: the upload and download timed apart, and the bound outputs' check.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub device_io: Option<crate::runtime::engine::DeviceIo>,
-    /// With --precision fp16: what was converted, and the outputs against the float32 model's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub precision: Option<crate::runtime::engine::PrecisionReport>,
-    /// With --decompose or --gemm-zero-bias: what was rewritten, and the outputs against the
-    /// original model's on the reference EP.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rewrite: Option<crate::runtime::engine::RewriteReport>,
-    /// Ctrl-C stopped the timed runs: the statistics cover the runs made until then.
-    pub interrupted: bool,
-}
-
-pub use crate::runtime::engine::Comparison;
-
-/// A map output (`{key: value}`), or a sequence of them (a list), as JSON.
-#[derive(Debug, Clone, Serialize)]
-pub struct MapOutput {
-    pub name: String,
-    /// `map` or `sequence of maps`.
-    pub kind: &'static str,
-    pub value: serde_json::Value,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ModelReport {
-    pub path: PathBuf,
-    pub size_bytes: u64,
-}
-
-/// Milliseconds spent in each phase before the timed iterations.
-#[derive(Debug, Clone, Serialize)]
-pub struct Timings {
-    /// Loading ONNX Runtime and creating its environment.
-    pub runtime_load: f64,
-    /// dmlrun reading the model file's header (inputs, outputs, opsets); ONNX Runtime's own
-    /// read of the file is part of `session_create`.
-    pub model_load: f64,
-    /// ONNX Runtime session creation: reading and parsing the model file, optimisation, EP
-    /// compilation.
-    pub session_create: f64,
-    /// Decoding and preprocessing the inputs into ONNX Runtime tensors.
-    pub input_prepare: f64,
-    /// The first Run, which includes one-off work (allocation, kernel selection, shader compilation).
-    pub first_run: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Iterations {
-    pub warmup: u64,
-    pub timed: u64,
-    /// Statistics over the timed runs (milliseconds; throughput in runs per second).
-    pub latency_ms: Option<LatencyStats>,
-    /// Throughput in items per second when the first input has a batch axis.
-    pub items_per_s: Option<f64>,
-    pub batch_size: Option<usize>,
-}
 
 /// A count and its noun, singular for one: "1 case", "2 cases".
 pub fn count(n: usize, one: &str, many: &str) -> String {
@@ -178,36 +83,18 @@ pub fn check_one_on_stdout(exports: &[(&str, Option<&std::path::Path>)]) -> anyh
     Ok(())
 }
 
-/// The exports of a bench report the flags ask for (`bench` and `merge`).
-pub fn bench_exports<'a>(
-    to: &export::ReportFiles,
-) -> [Option<crate::report::export::Export<'a, bench::BenchReport>>; 5] {
-    use crate::report::export::Export;
-    [
-        Export::of("--json", to.json.as_deref(), bench::json::JsonExporter),
-        Export::of("--csv", to.csv.as_deref(), bench::csv::CsvExporter),
-        Export::of("--markdown", to.markdown.as_deref(), bench::markdown::MarkdownExporter),
-        Export::of("--html", to.html.as_deref(), bench::html::HtmlExporter),
-        Export::of("--junit", to.junit.as_deref(), bench::junit::render),
-    ]
-}
-
 /// The exports of a test report the flags ask for (`test` and `merge`), and test's expectations
 /// file (`--write-expect`).
 pub fn test_exports<'a>(
     to: &export::ReportFiles,
     write_expect: Option<&std::path::Path>,
-) -> [Option<crate::report::export::Export<'a, validation::TestReport>>; 6] {
-    use crate::report::export::Export;
-    use validation::TestReport;
-    [
-        Export::of("--json", to.json.as_deref(), |r: &TestReport| crate::report::json_text(r)),
-        Export::of("--csv", to.csv.as_deref(), |r: &TestReport| Ok(validation::csv::csv(r))),
-        Export::of("--markdown", to.markdown.as_deref(), |r: &TestReport| Ok(validation::markdown::markdown(r))),
-        Export::of("--html", to.html.as_deref(), |r: &TestReport| Ok(validation::html::render(r))),
-        Export::of("--junit", to.junit.as_deref(), validation::junit::render),
-        Export::of("--write-expect", write_expect, |r: &TestReport| Ok(validation::expectations::render(r))),
-    ]
+) -> anyhow::Result<Vec<Option<export::Export<'a, validation::TestReport>>>> {
+    use export::Formats;
+    let mut exports = validation::TestReport::exports(to)?;
+    exports.push(export::Export::of("--write-expect", write_expect, |r: &validation::TestReport| {
+        Ok(validation::expectations::render(r))
+    }));
+    Ok(exports)
 }
 
 /// `value` as the JSON reports are written: pretty, with a final newline.

@@ -14,14 +14,7 @@ pub struct MergeSettings {
 
 impl MergeSettings {
     pub fn resolve(args: &MergeArgs) -> Result<MergeSettings> {
-        let exports = report_files(&args.exports);
-        crate::report::check_one_on_stdout(&[
-            ("--json", exports.json.as_deref()),
-            ("--junit", exports.junit.as_deref()),
-            ("--html", exports.html.as_deref()),
-            ("--markdown", exports.markdown.as_deref()),
-            ("--csv", exports.csv.as_deref()),
-        ])?;
-        Ok(MergeSettings { reports: args.reports.clone(), compare: args.compare, exports })
+        // Two exports to stdout are refused where they are opened (`Exports::checked`).
+        Ok(MergeSettings { reports: args.reports.clone(), compare: args.compare, exports: report_files(&args.exports) })
     }
 }

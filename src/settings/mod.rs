@@ -177,13 +177,7 @@ fn check_json(json: Option<&Path>) -> Result<()> {
 
 /// The report files the export flags name.
 pub fn report_files(args: &ExportArgs) -> ReportFiles {
-    ReportFiles {
-        json: args.json.clone(),
-        csv: args.csv.clone(),
-        markdown: args.markdown.clone(),
-        html: args.html.clone(),
-        junit: args.junit.clone(),
-    }
+    args.files.clone()
 }
 
 /// What `test` and `bench` resolve alike for their batch: the runtime, where the items run,

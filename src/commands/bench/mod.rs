@@ -13,7 +13,7 @@ use crate::fsutil::OrtWritten;
 use crate::report::bench::{
     self, BenchOutcome, BenchReport, FailedModel, ModelBench, ModelStatus, PeakScope, ProfileSummary, ReferenceBench,
 };
-use crate::report::export::Exports;
+use crate::report::export::{Exports, Formats};
 use crate::report::ms;
 use crate::runtime::engine::diagnose::{Blame, EpFailure};
 use crate::runtime::engine::{self, Preflight};
@@ -127,7 +127,7 @@ fn bench(settings: &BenchSettings) -> Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     // Every export checked before any model runs: a typo in a folder costs nothing.
-    let mut exports = Exports::checked(crate::report::bench_exports(&settings.exports))?;
+    let mut exports = Exports::checked(BenchReport::exports(&settings.exports)?)?;
     let baseline = match &settings.baseline {
         Some(path) => Some(read_baseline(path)?),
         None => None,

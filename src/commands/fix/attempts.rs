@@ -348,7 +348,7 @@ impl Attempts<'_> {
             let limit: OsString = humantime::format_duration(limit).to_string().into();
             extra.extend(["--candidate-timeout".into(), limit.clone(), "--time-limit".into(), limit]);
         }
-        let args = reduce_args(&crate::isolation::child_args(&[]), &extra);
+        let args = reduce_args(&crate::isolation::child_args(&crate::report::export::report_flags(), &[]), &extra);
         if !self.settings.quiet {
             crate::errln!("fix: dmlrun reduce finds where it fails");
         }

@@ -4,8 +4,6 @@ mod conversation;
 mod perplexity;
 mod repeating;
 
-use std::path::Path;
-
 use anyhow::{bail, Context, Result};
 
 use crate::cli::GenerateArgs;
@@ -15,7 +13,7 @@ use crate::generate::tokenizer::TextTokenizer;
 use crate::generate::{
     self, DecoderModel, DecoderSpec, GraphCapture, KvLayout, LoopSettings, Sampler, Sampling, TokenChoice,
 };
-use crate::report::export::{Export, Exports};
+use crate::report::export::{Exports, Formats};
 use crate::report::generate::{
     self as report, GenerateReport, KvCache, PhaseMemory, PromptComparison, PromptResult, TokenComparison,
 };
@@ -147,8 +145,7 @@ fn loaded(
 
 /// An export to stdout takes it: the text is then not printed.
 fn exports_to_stdout(settings: &GenerateSettings) -> bool {
-    let to = &settings.exports;
-    [&to.json, &to.csv, &to.markdown, &to.junit].into_iter().flatten().any(|p| p == Path::new("-"))
+    settings.exports.any_on_stdout()
 }
 
 /// Interrupted, a comparison that failed, or success; the logit verdicts that warn said.
@@ -342,14 +339,7 @@ fn compare_prompt(
 
 /// The exports generate's flags ask for, one exporter per format, as bench's and test's.
 fn exports(settings: &GenerateSettings) -> Result<Exports<'static, GenerateReport>> {
-    let to = &settings.exports;
-    Exports::checked([
-        Export::of("--json", to.json.as_deref(), |r: &GenerateReport| crate::report::json_text(r)),
-        Export::of("--csv", to.csv.as_deref(), |r: &GenerateReport| Ok(report::csv(r))),
-        Export::of("--markdown", to.markdown.as_deref(), |r: &GenerateReport| Ok(report::markdown(r))),
-        Export::of("--html", to.html.as_deref(), |r: &GenerateReport| Ok(report::html(r))),
-        Export::of("--junit", to.junit.as_deref(), report::junit),
-    ])
+    Exports::checked(GenerateReport::exports(&settings.exports)?)
 }
 
 /// A generation that failed on an EP other than the CPU: the same steps (the prompt, then each

@@ -453,8 +453,8 @@ fn figures(page: &mut Page, m: &ModelBench) {
         ("throughput", format!("{:.2} inferences/s", s.throughput_per_s)),
     ]
     .into_iter()
-    .chain(m.gpu_memory.as_ref().map(|g| ("gpu memory", crate::report::human::describe_gpu_memory(g))))
-    .chain(m.device_io.as_ref().map(|io| ("device IO", crate::report::human::describe_device_io(io))))
+    .chain(m.gpu_memory.as_ref().map(|g| ("gpu memory", crate::report::describe::describe_gpu_memory(g))))
+    .chain(m.device_io.as_ref().map(|io| ("device IO", crate::report::describe::describe_device_io(io))))
     .chain(
         m.sessions
             .as_ref()

@@ -110,7 +110,7 @@ fn model_details(w: &mut String, m: &ModelBench, width: usize, indent: usize) {
         let _ = writeln!(w, "{:<width$} optimised-model cache: {cache}", "");
     }
     if let Some(memory) = &m.gpu_memory {
-        let _ = writeln!(w, "{:<width$} gpu memory: {}", "", crate::report::human::describe_gpu_memory(memory));
+        let _ = writeln!(w, "{:<width$} gpu memory: {}", "", crate::report::describe::describe_gpu_memory(memory));
     }
     if let Some(c) = &m.comparison {
         let _ = writeln!(
@@ -125,7 +125,7 @@ fn model_details(w: &mut String, m: &ModelBench, width: usize, indent: usize) {
     }
     reference(w, m, width);
     if let Some(io) = &m.device_io {
-        let _ = writeln!(w, "{:<width$} {}", "", crate::report::human::describe_device_io(io));
+        let _ = writeln!(w, "{:<width$} {}", "", crate::report::describe::describe_device_io(io));
     }
     sessions(w, m, width);
     profile(w, m, width, indent);

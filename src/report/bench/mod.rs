@@ -10,6 +10,23 @@ pub mod markdown;
 
 mod baseline;
 
+use crate::report::export::{Exporter, Format, Formats};
+
+/// bench's report is written in every format.
+impl Formats for BenchReport {
+    const WHAT: &'static str = "a bench report";
+
+    fn exporter(format: Format) -> Option<Box<dyn Exporter<Self>>> {
+        Some(match format {
+            Format::Json => Box::new(json::JsonExporter),
+            Format::Csv => Box::new(csv::CsvExporter),
+            Format::Markdown => Box::new(markdown::MarkdownExporter),
+            Format::Html => Box::new(html::HtmlExporter),
+            Format::Junit => Box::new(junit::render),
+        })
+    }
+}
+
 pub use baseline::{compare_with_baseline, compare_with_paired, BaselineComparison, Fingerprint, StoredReport};
 
 use std::path::PathBuf;

@@ -16,6 +16,23 @@ pub use human::human;
 pub use junit::{junit, prompt_outcome};
 pub use markdown::markdown;
 
+use crate::report::export::{Exporter, Format, Formats};
+
+/// generate's report is written in every format.
+impl Formats for GenerateReport {
+    const WHAT: &'static str = "a generate report";
+
+    fn exporter(format: Format) -> Option<Box<dyn Exporter<Self>>> {
+        Some(match format {
+            Format::Json => Box::new(|r: &GenerateReport| crate::report::json_text(r)),
+            Format::Csv => Box::new(|r: &GenerateReport| Ok(csv(r))),
+            Format::Markdown => Box::new(|r: &GenerateReport| Ok(markdown(r))),
+            Format::Html => Box::new(|r: &GenerateReport| Ok(html(r))),
+            Format::Junit => Box::new(junit),
+        })
+    }
+}
+
 use std::fmt::Write;
 use std::path::PathBuf;
 

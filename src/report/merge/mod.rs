@@ -15,7 +15,22 @@ use serde::Serialize;
 
 use super::bench::{BenchReport, ModelStatus, BENCH_SCHEMA};
 use super::validation::{Status, Summary, TestReport, TEST_SCHEMA};
+use crate::report::export::{Exporter, Format, Formats};
 use crate::suites::shard::ShardInfo;
+
+/// A comparison of runs is a table: JSON, Markdown and HTML; no CSV or JUnit.
+impl Formats for Comparison {
+    const WHAT: &'static str = "a comparison";
+
+    fn exporter(format: Format) -> Option<Box<dyn Exporter<Self>>> {
+        match format {
+            Format::Json => Some(Box::new(|c: &Comparison| crate::report::json_text(c))),
+            Format::Markdown => Some(Box::new(|c: &Comparison| Ok(c.markdown()))),
+            Format::Html => Some(Box::new(|c: &Comparison| Ok(c.html()))),
+            Format::Csv | Format::Junit => None,
+        }
+    }
+}
 
 /// Schema identifier of the comparison.
 pub const COMPARE_SCHEMA: &str = "dmlrun.compare/1";

@@ -10,6 +10,23 @@ pub mod junit;
 pub mod markdown;
 mod table;
 
+use crate::report::export::{Exporter, Format, Formats};
+
+/// test's report is written in every format.
+impl Formats for TestReport {
+    const WHAT: &'static str = "a test report";
+
+    fn exporter(format: Format) -> Option<Box<dyn Exporter<Self>>> {
+        Some(match format {
+            Format::Json => Box::new(|r: &TestReport| crate::report::json_text(r)),
+            Format::Csv => Box::new(|r: &TestReport| Ok(csv::csv(r))),
+            Format::Markdown => Box::new(|r: &TestReport| Ok(markdown::markdown(r))),
+            Format::Html => Box::new(|r: &TestReport| Ok(html::render(r))),
+            Format::Junit => Box::new(junit::render),
+        })
+    }
+}
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
