@@ -177,40 +177,7 @@ fn check_case(
     // fix the model's free dimensions.
     let info = preflight.info();
     let mut plan = preflight.plan.clone();
-    let input_names: Vec<String> = info.inputs.iter().map(|i| i.name.clone()).collect();
-    // File K of a data set has the type of the model's K-th input (or output) as the model file declares it.
-    let input_kinds: Vec<ValueKind> = info.inputs.iter().map(|i| i.kind).collect();
-    let mut sets = Vec::new();
-    for set in &case.data_sets {
-        let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let inputs = testdata::read_values(set, "input", &input_kinds, check.load.max_tensor_bytes)?;
-        let inputs =
-            testdata::bind_by_name_or_position(inputs, &input_names).with_context(|| format!("{set_name} inputs"))?;
-        // A --dim the data contradicts is said as the flag's, not as ONNX Runtime's "Expected: 3".
-        if !plan.dimension_overrides.is_empty() {
-            let signatures = preflight.input_signatures();
-            for (name, value) in &inputs {
-                if let (HostValue::Tensor(tensor), Some(sig)) = (value, signatures.iter().find(|s| &s.name == name)) {
-                    crate::inputs::check_tensor(sig, tensor, &[], &mut crate::inputs::Symbols::new())
-                        .with_context(|| format!("{set_name} inputs"))?;
-                }
-            }
-        }
-        sets.push((Some(set), set_name, inputs));
-    }
-    let mut generated = None;
-    if sets.is_empty() {
-        // A model without test data is checked against the reference EP, on inputs made as
-        // bench makes them (--generate, --seed, --free-dim-size, --generate-range).
-        if check.reference.is_none() {
-            bail!("no test_data_set_* folder, and no --compare-ep to check it against on generated inputs");
-        }
-        let bound = crate::inputs::bind(&[], &preflight.input_signatures(), &check.load)?;
-        let inputs = bound.tensors.iter().map(|(name, t)| (name.clone(), HostValue::Tensor(t.clone()))).collect();
-        sets.push((None, "generated inputs".to_string(), inputs));
-        // A failure on them says how they were made and how to make others, as bench's does.
-        generated = Some(bound);
-    }
+    let (sets, generated) = read_data_sets(cases, case, preflight, !plan.dimension_overrides.is_empty())?;
     let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
     engine::finish_plan(runtime, &mut plan, info, &preflight.request, &shapes, false)?;
     let reference_request = check.reference_request(&preflight.request);
@@ -257,7 +224,6 @@ fn check_case(
         Some(r) => Some(engine::load(runtime, &case.model, &model.info, r).context("reference session")?),
         None => None,
     };
-    let tol_for = |output: &str| check.tolerances.for_output(output, case.atol, case.rtol);
     let output_kinds: Vec<ValueKind> = model
         .output_names
         .iter()
@@ -287,52 +253,129 @@ fn check_case(
                     .with_context(|| format!("{set_name} outputs"))?
             }
         };
-        for (name, want) in &expected {
-            let Some((_, got)) = actual.iter().find(|(n, _)| n == name) else {
-                bail!("{set_name}: the model produced no output '{name}'");
-            };
-            if let (HostValue::Tensor(want), HostValue::Tensor(got)) = (want, got) {
-                if let Some(d) = compare::difference(name, want, got) {
-                    max_abs_diff = Some(max_abs_diff.map_or(d.max_abs, |m| m.max(d.max_abs)));
-                }
-            }
-            for mut m in compare::compare_values(name, want, got, tol_for(name)) {
-                if case.data_sets.len() > 1 {
-                    m.reason = format!("{set_name}: {}", m.reason);
-                }
-                mismatches.push(m);
-            }
-        }
-        if check.check_finite {
-            for (name, value) in &actual {
-                let HostValue::Tensor(got) = value else { continue };
-                let bad = compare::non_finite(got);
-                if bad > 0 {
-                    mismatches.push(Mismatch {
-                        output: name.clone(),
-                        reason: format!("{bad} of {} elements are NaN or Inf (--check-finite)", got.len()),
-                        values: None,
-                    });
-                }
-            }
-        }
+        compare_set(cases, case, set_name, &expected, &actual, (&mut mismatches, &mut max_abs_diff))?;
     }
     if let Some(saved) = cases.saved {
-        // The model as the session ran it, read while the rewritten or converted file exists;
-        // one that cannot be written is a warning on the case, not its verdict.
-        let made = made.bytes()?;
-        let saved = saved.save(
-            &case.name,
-            &case.model,
-            preflight,
-            made.as_deref(),
-            (result.rewrite.as_ref(), result.precision.as_ref()),
-        );
-        if let Err(e) = saved {
-            result.warnings.push(format!("--save-models: {}", crate::exit::one_line(&e)));
-        }
+        save_model(saved, case, preflight, &made, result)?;
     }
     Ok((mismatches, max_abs_diff))
+}
+
+/// Every data set of a case read and bound to the model's inputs by name or position, or where
+/// the case has none, inputs generated as bench makes them (with how they were made, for a
+/// failure to say). A `--dim` the data contradicts is said as the flag's, not as ONNX Runtime's.
+fn read_data_sets<'c>(
+    cases: &Cases,
+    case: &'c Case,
+    preflight: &Preflight,
+    dims_fixed: bool,
+) -> Result<(Vec<DataSet<'c>>, Option<crate::inputs::BoundInputs>)> {
+    let (check, info) = (cases.check, preflight.info());
+    let input_names: Vec<String> = info.inputs.iter().map(|i| i.name.clone()).collect();
+    // File K of a data set has the type of the model's K-th input (or output) as the model file declares it.
+    let input_kinds: Vec<ValueKind> = info.inputs.iter().map(|i| i.kind).collect();
+    let mut sets = Vec::new();
+    for set in &case.data_sets {
+        let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let inputs = testdata::read_values(set, "input", &input_kinds, check.load.max_tensor_bytes)?;
+        let inputs =
+            testdata::bind_by_name_or_position(inputs, &input_names).with_context(|| format!("{set_name} inputs"))?;
+        // A --dim the data contradicts is said as the flag's, not as ONNX Runtime's "Expected: 3".
+        if dims_fixed {
+            let signatures = preflight.input_signatures();
+            for (name, value) in &inputs {
+                if let (HostValue::Tensor(tensor), Some(sig)) = (value, signatures.iter().find(|s| &s.name == name)) {
+                    crate::inputs::check_tensor(sig, tensor, &[], &mut crate::inputs::Symbols::new())
+                        .with_context(|| format!("{set_name} inputs"))?;
+                }
+            }
+        }
+        sets.push((Some(set), set_name, inputs));
+    }
+    let mut generated = None;
+    if sets.is_empty() {
+        // A model without test data is checked against the reference EP, on inputs made as
+        // bench makes them (--generate, --seed, --free-dim-size, --generate-range).
+        if check.reference.is_none() {
+            bail!("no test_data_set_* folder, and no --compare-ep to check it against on generated inputs");
+        }
+        let bound = crate::inputs::bind(&[], &preflight.input_signatures(), &check.load)?;
+        let inputs = bound.tensors.iter().map(|(name, t)| (name.clone(), HostValue::Tensor(t.clone()))).collect();
+        sets.push((None, "generated inputs".to_string(), inputs));
+        // A failure on them says how they were made and how to make others, as bench's does.
+        generated = Some(bound);
+    }
+    Ok((sets, generated))
+}
+
+/// A data set's folder (none for generated inputs), its name, and its inputs by name.
+type DataSet<'c> = (Option<&'c std::path::PathBuf>, String, Vec<(String, HostValue)>);
+
+/// One data set's outputs against what was expected of them: the mismatches at the case's
+/// tolerance, the largest float difference, and with `--check-finite` the NaNs and Infs.
+fn compare_set(
+    cases: &Cases,
+    case: &Case,
+    set_name: &str,
+    expected: &[(String, HostValue)],
+    actual: &[(String, HostValue)],
+    (mismatches, max_abs_diff): (&mut Vec<Mismatch>, &mut Option<f64>),
+) -> Result<()> {
+    let check = cases.check;
+    let tol_for = |output: &str| check.tolerances.for_output(output, case.atol, case.rtol);
+    for (name, want) in expected {
+        let Some((_, got)) = actual.iter().find(|(n, _)| n == name) else {
+            bail!("{set_name}: the model produced no output '{name}'");
+        };
+        if let (HostValue::Tensor(want), HostValue::Tensor(got)) = (want, got) {
+            if let Some(d) = compare::difference(name, want, got) {
+                *max_abs_diff = Some(max_abs_diff.map_or(d.max_abs, |m| m.max(d.max_abs)));
+            }
+        }
+        for mut m in compare::compare_values(name, want, got, tol_for(name)) {
+            if case.data_sets.len() > 1 {
+                m.reason = format!("{set_name}: {}", m.reason);
+            }
+            mismatches.push(m);
+        }
+    }
+    if check.check_finite {
+        for (name, value) in actual {
+            let HostValue::Tensor(got) = value else { continue };
+            let bad = compare::non_finite(got);
+            if bad > 0 {
+                mismatches.push(Mismatch {
+                    output: name.clone(),
+                    reason: format!("{bad} of {} elements are NaN or Inf (--check-finite)", got.len()),
+                    values: None,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `--save-models`: the model as the session ran it, read while the rewritten or converted
+/// file exists; one that cannot be written is a warning on the case, not its verdict.
+fn save_model(
+    saved: &SavedModels,
+    case: &Case,
+    preflight: &Preflight,
+    made: &engine::MadeModel,
+    result: &mut CaseResult,
+) -> Result<()> {
+    let made = made.bytes()?;
+    let saved = saved.save(
+        &case.name,
+        &case.model,
+        preflight,
+        made.as_deref(),
+        (result.rewrite.as_ref(), result.precision.as_ref()),
+    );
+    if let Err(e) = saved {
+        result.warnings.push(format!("--save-models: {}", crate::exit::one_line(&e)));
+    }
+    Ok(())
 }
 
 /// The shape of each tensor input that is the same in every data set (an input whose sets
