@@ -287,9 +287,9 @@ fn made_model(
     if plan.precision == Precision::Fp32 && plan.rewrites.is_empty() {
         return Ok(None);
     }
-    let bound = crate::inputs::bind(&settings.inputs, &preflight.input_signatures(), &settings.load)?;
-    let prepared = engine::PreparedInputs::new(&bound.tensors)?;
-    let check = engine::Check::On(reference, &prepared);
+    // The inputs bound as run binds them (the preflight's signatures, the plan finished on them).
+    let bound = preflight.bind(runtime, &settings.inputs, &settings.load, false)?;
+    let check = engine::Check::On(reference, &bound.prepared);
     let made =
         engine::made_for_session(runtime, preflight, plan, check, &mut |w| crate::errln!("reduce: warning: {w}"))?;
     if let Some(rewritten) = made.rewrite() {
