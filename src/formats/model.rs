@@ -235,7 +235,7 @@ impl ModelInfo {
                 }
             }
         }
-        let nodes: Vec<NodeOutline> = graph.node.iter().map(NodeOutline::of_header).collect();
+        let nodes: Vec<NodeOutline> = graph.node.iter().map(NodeOutline::of).collect();
         let initializers: super::quantized::Initializers = graph
             .initializer
             .iter()
