@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::help::OUTPUTS;
-use super::{InputArgs, IsolationArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
+use super::{IsolationArgs, OrtArgs, SubjectArgs};
 
 /// `dmlrun fix`.
 #[derive(Debug, Clone, Args)]
@@ -18,16 +18,7 @@ pub struct FixArgs {
     pub model: PathBuf,
 
     #[command(flatten)]
-    pub input: InputArgs,
-
-    #[command(flatten)]
-    pub preprocess: PreprocessArgs,
-
-    #[command(flatten)]
-    pub session: SessionArgs,
-
-    #[command(flatten)]
-    pub reference: ReferenceArgs,
+    pub subject: SubjectArgs,
 
     // Each attempt (and the reference's run) in a child process, so that one that hangs or kills
     // its process costs that attempt, not the fix: a child an attempt where DirectML is in the

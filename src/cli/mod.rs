@@ -41,7 +41,7 @@ pub use rules::RuleFlags;
 pub use run::RunArgs;
 pub use shared::{
     BatchInputArgs, CompareArgs, DeviceIoArgs, GeneratedInputArgs, InputArgs, PreprocessArgs, ReferenceArgs,
-    SessionArgs,
+    SessionArgs, SubjectArgs,
 };
 pub use test::TestArgs;
 pub use tune::TuneArgs;

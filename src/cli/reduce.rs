@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::help::{OUTPUTS, REDUCTION};
 use super::parse::*;
-use super::{ChildArgs, InputArgs, OrtArgs, PreprocessArgs, ReferenceArgs, SessionArgs};
+use super::{ChildArgs, OrtArgs, SubjectArgs};
 
 /// `dmlrun reduce`.
 #[derive(Debug, Clone, Args)]
@@ -19,16 +19,7 @@ pub struct ReduceArgs {
     pub model: PathBuf,
 
     #[command(flatten)]
-    pub input: InputArgs,
-
-    #[command(flatten)]
-    pub preprocess: PreprocessArgs,
-
-    #[command(flatten)]
-    pub session: SessionArgs,
-
-    #[command(flatten)]
-    pub reference: ReferenceArgs,
+    pub subject: SubjectArgs,
 
     /// Stop bisecting after this long and write the smallest failing model found so far
     /// (exit 1: it may not be the smallest); 0 for no limit. `--time-limit` is the same flag.

@@ -492,3 +492,20 @@ pub struct GeneratedInputArgs {
     #[arg(long, value_name = "PIXELS", default_value_t = 100_000_000, help_heading = INPUTS)]
     pub max_image_pixels: u64,
 }
+
+/// What `reduce` and `fix` take alike of the model they work on: its inputs and their
+/// preprocessing, the session under test, and the reference it is checked against.
+#[derive(Debug, Clone, Args)]
+pub struct SubjectArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    #[command(flatten)]
+    pub preprocess: PreprocessArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
+}

@@ -44,7 +44,7 @@ impl FixSettings {
         if !decoder && !model.is_file() {
             bail!("model {}: no such file", model.display());
         }
-        let request = plan_request(&args.session, args.ort.ort_log_level)?;
+        let request = plan_request(&args.subject.session, args.ort.ort_log_level)?;
         if decoder && request.precision == crate::runtime::plan::Precision::Fp16 {
             bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one (it takes int4 and int8)");
         }
@@ -56,7 +56,7 @@ impl FixSettings {
             }
             check_json(args.json.as_deref())?;
         }
-        let (load, generated_by_default) = search_load_options(&args.input, &args.preprocess);
+        let (load, generated_by_default) = search_load_options(&args.subject.input, &args.subject.preprocess);
         Ok(FixSettings {
             model,
             decoder,
@@ -66,9 +66,9 @@ impl FixSettings {
             quiet: args.quiet,
             ort: OrtSettings::of(&args.ort),
             request,
-            compare_ep: args.reference.compare_ep.clone(),
-            tolerance: args.reference.tolerance(),
-            inputs: args.input.inputs.clone(),
+            compare_ep: args.subject.reference.compare_ep.clone(),
+            tolerance: args.subject.reference.tolerance(),
+            inputs: args.subject.input.inputs.clone(),
             load,
             generated_by_default,
             isolation: args.isolation.isolation,

@@ -52,16 +52,16 @@ impl ReduceSettings {
             PathBuf::from(format!("{stem}-reduced"))
         });
         check_json(args.json.as_deref())?;
-        let (load, generated_by_default) = search_load_options(&args.input, &args.preprocess);
+        let (load, generated_by_default) = search_load_options(&args.subject.input, &args.subject.preprocess);
         Ok(ReduceSettings {
             output,
             each_op: args.each_op,
             ort: OrtSettings::of(&args.ort),
-            request: plan_request(&args.session, args.ort.ort_log_level)?,
-            compare_ep: args.reference.compare_ep.clone(),
-            tolerance: args.reference.tolerance(),
-            own_options: !args.session.session_config.is_empty() || !args.session.ep_options.is_empty(),
-            inputs: args.input.inputs.clone(),
+            request: plan_request(&args.subject.session, args.ort.ort_log_level)?,
+            compare_ep: args.subject.reference.compare_ep.clone(),
+            tolerance: args.subject.reference.tolerance(),
+            own_options: !args.subject.session.session_config.is_empty() || !args.subject.session.ep_options.is_empty(),
+            inputs: args.subject.input.inputs.clone(),
             load,
             generated_by_default,
             time_limit: args.time_limit.filter(|limit| !limit.is_zero()),
