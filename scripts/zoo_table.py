@@ -12,6 +12,8 @@ zoo-remedied-G.json (`dmlrun test` on DirectML, a shard a GPU) and zoo-fix.json
 apart (the exporter's failure, not DirectML's).
 """
 import argparse
+import glob
+import gzip
 import json
 import os
 import random
@@ -32,22 +34,26 @@ def clip(text, limit):
     return text[:limit].rsplit(" ", 1)[0] + " ..."
 
 
-def load(folder, name):
-    path = os.path.join(folder, name)
-    if not os.path.isfile(path):
-        return None
-    with open(path) as f:
+def read_json(path):
+    """A report as a call brought it back (`.json`) or as docs/zoo-reports keeps it (`.json.gz`:
+    what travels to the GPU machine with the tracked files has a size limit)."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         return json.load(f)
 
 
-def cases_of(folder, pattern):
-    import glob
+def load(folder, name):
+    for path in (os.path.join(folder, name), os.path.join(folder, name + ".gz")):
+        if os.path.isfile(path):
+            return read_json(path)
+    return None
 
+
+def cases_of(folder, pattern):
     found = {}
-    for path in sorted(glob.glob(os.path.join(folder, pattern))):
-        with open(path) as f:
-            for c in json.load(f).get("cases", []):
-                found[c["name"]] = c
+    paths = glob.glob(os.path.join(folder, pattern)) + glob.glob(os.path.join(folder, pattern + ".gz"))
+    for path in sorted(paths):
+        for c in read_json(path).get("cases", []):
+            found[c["name"]] = c
     return found
 
 
