@@ -198,8 +198,8 @@ const PARENT_ONLY: &[&str] = &["--isolation", "--timeout", "--write-expect", "--
 /// The child's arguments: this process's arguments without the parent-only flags and the report
 /// files' (`report_flags`: `--json`, `--csv`, ... as the list of formats names them), then
 /// `extra`.
-pub fn child_args(report_flags: &[String], extra: &[OsString]) -> Vec<OsString> {
-    let parent_only: Vec<&str> = PARENT_ONLY.iter().copied().chain(report_flags.iter().map(String::as_str)).collect();
+pub fn child_args(report_flags: &[&str], extra: &[OsString]) -> Vec<OsString> {
+    let parent_only: Vec<&str> = PARENT_ONLY.iter().chain(report_flags).copied().collect();
     let mut args: Vec<OsString> = Vec::new();
     let mut skip_value = false;
     for arg in std::env::args_os().skip(1) {

@@ -8,7 +8,7 @@ use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use super::help::{BATCHES, OUTPUTS};
 use super::parse::*;
 use crate::isolation::Isolation;
-use crate::report::export::{FormatFlag, ReportFiles, FORMATS};
+use crate::report::export::{Format, ReportFiles, FORMATS};
 
 /// Running the items of a batch in child processes (`test`, `bench`, `fix`'s attempts).
 #[derive(Debug, Clone, Args)]
@@ -80,8 +80,7 @@ pub struct ExportArgs {
 
 impl FromArgMatches for ExportArgs {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        let given =
-            |f: &FormatFlag| matches.try_get_one::<PathBuf>(f.long).ok().flatten().map(|p| (f.format, p.clone()));
+        let given = |f: &Format| matches.try_get_one::<PathBuf>(f.long()).ok().flatten().map(|p| (*f, p.clone()));
         Ok(ExportArgs { files: ReportFiles(FORMATS.iter().filter_map(given).collect()) })
     }
 
@@ -95,15 +94,15 @@ impl FromArgMatches for ExportArgs {
 impl clap::Args for ExportArgs {
     fn augment_args(command: Command) -> Command {
         FORMATS.iter().fold(command, |command, f| {
-            let first = f.help.split("\n\n").next().unwrap_or(f.help);
+            let first = f.help().split("\n\n").next().unwrap_or(f.help());
             command.arg(
-                Arg::new(f.long)
-                    .long(f.long)
+                Arg::new(f.long())
+                    .long(f.long())
                     .value_name("FILE")
                     .value_parser(clap::value_parser!(PathBuf))
                     .help_heading(OUTPUTS)
                     .help(first.strip_suffix('.').unwrap_or(first).to_string())
-                    .long_help(f.help),
+                    .long_help(f.help()),
             )
         })
     }

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-/// A format a report can be written in, each named by its flag. Adding one: a variant here, its
-/// entry in [`FORMATS`] (the flag and its help follow), and an arm in the `Formats::exporter` of
-/// each report kind that writes it, with the file that renders it.
+/// A format a report can be written in, each named by its flag. Adding one: a variant here with
+/// its flag and help (the compiler asks for both), its place in [`FORMATS`], and an arm in the
+/// `Formats::exporter` of each report kind that writes it, with the file that renders it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Format {
     Json,
@@ -22,67 +22,65 @@ pub enum Format {
     Junit,
 }
 
-/// A format's flag and help, as every command with report files lists it.
-pub struct FormatFlag {
-    pub format: Format,
-    /// The long flag, without its dashes.
-    pub long: &'static str,
-    pub help: &'static str,
-}
-
 /// Every format, in the order the help lists them.
-pub static FORMATS: &[FormatFlag] = &[
-    FormatFlag {
-        format: Format::Json,
-        long: "json",
-        help: "Write the report as JSON to FILE (\"-\" for stdout instead of the summary).\n\n\
-               Example: --json results.json",
-    },
-    FormatFlag {
-        format: Format::Csv,
-        long: "csv",
-        help: "Write a CSV table to FILE (\"-\" for stdout): a row per case (test), model (bench) or \
-               prompt (generate), with its status and figures.\n\n\
-               Example: --csv bench.csv",
-    },
-    FormatFlag {
-        format: Format::Markdown,
-        long: "markdown",
-        help: "Write a Markdown table to FILE (\"-\" for stdout), as --csv, for a pull request or a \
-               README (merge --compare: the comparison).\n\n\
-               Example: --markdown - >> RESULTS.md",
-    },
-    FormatFlag {
-        format: Format::Html,
-        long: "html",
-        help: "Write a self-contained HTML page to FILE. test: the totals and every case with its \
-               status (filterable) and where mismatching outputs part; bench: the environment, each \
-               model's latency distribution with p50/p90/p99, p50/p99 across models, and with \
-               --compare-ep, --baseline and --profile their comparisons; generate: the figures and a \
-               plot of each token's decode latency over the sequence (where the KV cache's growth \
-               shows).\n\n\
-               Example: --html report.html",
-    },
-    FormatFlag {
-        format: Format::Junit,
-        long: "junit",
-        help: "Write JUnit XML to FILE (\"-\" for stdout): a case per test case, bench model or \
-               generate prompt, failed where it failed (bench: or regressed against the baseline, the \
-               verdict in its output; generate: where its tokens part from --compare-ep's).\n\n\
-               Example: --junit results.xml",
-    },
-];
+pub const FORMATS: [Format; 5] = [Format::Json, Format::Csv, Format::Markdown, Format::Html, Format::Junit];
 
 impl Format {
-    /// `--json`: how help and errors name it.
-    pub fn flag(self) -> String {
-        format!("--{}", FORMATS.iter().find(|f| f.format == self).map_or("?", |f| f.long))
+    /// `--json`: the flag that asks for it, how help and errors name it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Format::Json => "--json",
+            Format::Csv => "--csv",
+            Format::Markdown => "--markdown",
+            Format::Html => "--html",
+            Format::Junit => "--junit",
+        }
+    }
+
+    /// The flag without its dashes: clap's name for it.
+    pub fn long(self) -> &'static str {
+        &self.flag()[2..]
+    }
+
+    /// The flag's help: its first paragraph the short help, the whole the long one.
+    pub fn help(self) -> &'static str {
+        match self {
+            Format::Json => {
+                "Write the report as JSON to FILE (\"-\" for stdout instead of the summary).\n\n\
+                 Example: --json results.json"
+            }
+            Format::Csv => {
+                "Write a CSV table to FILE (\"-\" for stdout): a row per case (test), model (bench) or \
+                 prompt (generate), with its status and figures.\n\n\
+                 Example: --csv bench.csv"
+            }
+            Format::Markdown => {
+                "Write a Markdown table to FILE (\"-\" for stdout), as --csv, for a pull request or a \
+                 README (merge --compare: the comparison).\n\n\
+                 Example: --markdown - >> RESULTS.md"
+            }
+            Format::Html => {
+                "Write a self-contained HTML page to FILE. test: the totals and every case with its \
+                 status (filterable) and where mismatching outputs part; bench: the environment, each \
+                 model's latency distribution with p50/p90/p99, p50/p99 across models, and with \
+                 --compare-ep, --baseline and --profile their comparisons; generate: the figures and a \
+                 plot of each token's decode latency over the sequence (where the KV cache's growth \
+                 shows).\n\n\
+                 Example: --html report.html"
+            }
+            Format::Junit => {
+                "Write JUnit XML to FILE (\"-\" for stdout): a case per test case, bench model or \
+                 generate prompt, failed where it failed (bench: or regressed against the baseline, the \
+                 verdict in its output; generate: where its tokens part from --compare-ep's).\n\n\
+                 Example: --junit results.xml"
+            }
+        }
     }
 }
 
 /// Every format's flag, `--json` ...: what a batch's child must not write (its parent does).
-pub fn report_flags() -> Vec<String> {
-    FORMATS.iter().map(|f| f.format.flag()).collect()
+pub fn report_flags() -> Vec<&'static str> {
+    FORMATS.iter().map(|f| f.flag()).collect()
 }
 
 /// Where a batch's report goes, a file a format (`-` for stdout), as the flags of [`FORMATS`] name
@@ -91,15 +89,6 @@ pub fn report_flags() -> Vec<String> {
 pub struct ReportFiles(pub BTreeMap<Format, PathBuf>);
 
 impl ReportFiles {
-    pub fn get(&self, format: Format) -> Option<&Path> {
-        self.0.get(&format).map(PathBuf::as_path)
-    }
-
-    /// Each file asked for, with the flag that asked (`--csv`), in [`FORMATS`]' order.
-    pub fn flags(&self) -> Vec<(String, &Path)> {
-        self.0.iter().map(|(format, path)| (format.flag(), path.as_path())).collect()
-    }
-
     /// Whether one of them goes to stdout.
     pub fn any_on_stdout(&self) -> bool {
         self.0.values().any(|p| p == Path::new("-"))
@@ -146,15 +135,15 @@ impl<R, F: Fn(&R) -> Result<String>> Exporter<R> for F {
 /// One export a flag asks for.
 pub struct Export<'a, R> {
     /// `--json`: how errors name it.
-    pub flag: String,
+    pub flag: &'static str,
     pub path: PathBuf,
     pub exporter: Box<dyn Exporter<R> + 'a>,
 }
 
 impl<'a, R> Export<'a, R> {
     /// The export `flag` asks for, if it was given.
-    pub fn of(flag: &str, path: Option<&Path>, exporter: impl Exporter<R> + 'a) -> Option<Export<'a, R>> {
-        path.map(|path| Export { flag: flag.to_string(), path: path.to_path_buf(), exporter: Box::new(exporter) })
+    pub fn of(flag: &'static str, path: Option<&Path>, exporter: impl Exporter<R> + 'a) -> Option<Export<'a, R>> {
+        path.map(|path| Export { flag, path: path.to_path_buf(), exporter: Box::new(exporter) })
     }
 }
 
@@ -170,8 +159,7 @@ impl<'a, R> Exports<'a, R> {
     /// folder one that exists and takes a new file.
     pub fn checked(exports: impl IntoIterator<Item = Option<Export<'a, R>>>) -> Result<Exports<'a, R>> {
         let exports: Vec<Export<R>> = exports.into_iter().flatten().collect();
-        let asked: Vec<(&str, Option<&Path>)> =
-            exports.iter().map(|e| (e.flag.as_str(), Some(e.path.as_path()))).collect();
+        let asked: Vec<(&str, Option<&Path>)> = exports.iter().map(|e| (e.flag, Some(e.path.as_path()))).collect();
         super::check_one_on_stdout(&asked)?;
         for export in exports.iter().filter(|e| e.path != Path::new("-")) {
             check_writable(&export.path).with_context(|| format!("{} {}", export.flag, export.path.display()))?;
