@@ -274,6 +274,7 @@ fn read_data_sets<'c>(
     let input_names: Vec<String> = info.inputs.iter().map(|i| i.name.clone()).collect();
     // File K of a data set has the type of the model's K-th input (or output) as the model file declares it.
     let input_kinds: Vec<ValueKind> = info.inputs.iter().map(|i| i.kind).collect();
+    let signatures = preflight.input_signatures();
     let mut sets = Vec::new();
     for set in &case.data_sets {
         let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -282,7 +283,6 @@ fn read_data_sets<'c>(
             testdata::bind_by_name_or_position(inputs, &input_names).with_context(|| format!("{set_name} inputs"))?;
         // A --dim the data contradicts is said as the flag's, not as ONNX Runtime's "Expected: 3".
         if dims_fixed {
-            let signatures = preflight.input_signatures();
             for (name, value) in &inputs {
                 if let (HostValue::Tensor(tensor), Some(sig)) = (value, signatures.iter().find(|s| &s.name == name)) {
                     crate::inputs::check_tensor(sig, tensor, &[], &mut crate::inputs::Symbols::new())
@@ -299,7 +299,7 @@ fn read_data_sets<'c>(
         if check.reference.is_none() {
             bail!("no test_data_set_* folder, and no --compare-ep to check it against on generated inputs");
         }
-        let bound = crate::inputs::bind(&[], &preflight.input_signatures(), &check.load)?;
+        let bound = crate::inputs::bind(&[], &signatures, &check.load)?;
         let inputs = bound.tensors.iter().map(|(name, t)| (name.clone(), HostValue::Tensor(t.clone()))).collect();
         sets.push((None, "generated inputs".to_string(), inputs));
         // A failure on them says how they were made and how to make others, as bench's does.
