@@ -23,7 +23,7 @@ pub fn describe_gpu_memory(memory: &crate::runtime::engine::GpuMemory) -> String
 }
 
 /// Bytes in binary units with one decimal: `512 B`, `3.4 MiB`, `1.2 GiB`.
-pub fn bytes(n: u64) -> String {
+fn bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
     if n < 1024 {
         return format!("{n} B");
