@@ -229,7 +229,7 @@ fn a_genai_folder_is_checked_by_its_tokens_and_written_as_a_folder() {
     // A folder is named as a folder: `-o NAME.onnx` would make a folder that looks like a file.
     let named_as_file =
         dmlrun().arg("fix").arg(&folder).args(["--ep", "cpu", "-o"]).arg(dir.path().join("x.onnx")).output().unwrap();
-    assert_one_line_error(&named_as_file, "a genai folder is fixed into a folder");
+    assert_one_line_error(&named_as_file, "a genai folder is written into a folder");
     assert!(!dir.path().join("x.onnx").exists());
     // A folder is written only where nothing is: a second fix into it is refused.
     let again = dmlrun().arg("fix").arg(&folder).args(["--ep", "cpu", "-o"]).arg(&output).output().unwrap();

@@ -70,10 +70,112 @@ fn tune_says_so_where_nothing_is_faster_and_writes_nothing() {
 }
 
 #[test]
-fn tune_refuses_a_folder_and_an_output_it_cannot_write_before_any_work() {
-    let out = dmlrun().arg("tune").arg(test_model("tiny_decoder")).output().unwrap();
-    assert_one_line_error(&out, "a genai folder's decoder is not tuned yet");
+fn tune_refuses_what_it_cannot_tune_or_write_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dmlrun().arg("tune").arg(dir.path()).output().unwrap();
+    assert_one_line_error(&out, "is a folder without genai_config.json");
     let out =
         dmlrun().arg("tune").arg(test_model("add_mul.onnx")).args(["-o", "/nonexistent-dir/x.onnx"]).output().unwrap();
     assert_one_line_error(&out, "--output /nonexistent-dir/x.onnx");
+    // A genai folder is written into a folder, never over one that holds something.
+    let out = dmlrun().arg("tune").arg(test_model("tiny_decoder")).args(["-o", "tuned.onnx"]).output().unwrap();
+    assert_one_line_error(&out, "a genai folder is written into a folder");
+    let out = dmlrun().arg("tune").arg(test_model("tiny_decoder")).arg("-o").arg(test_model("")).output().unwrap();
+    assert_one_line_error(&out, "--output");
+    // A model file's candidates are timed in this process, where a limit cannot hold.
+    let out = dmlrun().arg("tune").arg(test_model("add_mul.onnx")).args(["--timeout", "10s"]).output().unwrap();
+    assert_one_line_error(&out, "--timeout: a model file's candidates are timed in this process");
+}
+
+/// A decoder (a genai folder) quantized to int8 with no accuracy level, as a quantizer leaves it:
+/// tune checks `--matmulnbits-accuracy-level` by the tokens it generates against the CPU
+/// reference's, times it as generate does (each in a child), finds it faster, and writes the
+/// folder with it, which generates on its own.
+#[test]
+fn tune_of_a_genai_folder_times_decode_steps_and_writes_the_faster_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let int8 = dir.path().join("int8");
+    let saved = dmlrun()
+        .args([
+            "generate",
+            "--ep",
+            "cpu",
+            "--precision",
+            "int8",
+            "--accuracy-level",
+            "0",
+            "--prompt-tokens",
+            "8",
+            "-n",
+            "2",
+            "-q",
+        ])
+        .arg(test_model("tiny_decoder"))
+        .arg("--save-model")
+        .arg(&int8)
+        .output()
+        .unwrap();
+    assert!(saved.status.success(), "{}", String::from_utf8_lossy(&saved.stderr));
+    let tuned = dir.path().join("tuned");
+    let (out, report) = tune(
+        &int8,
+        &[
+            "--budget",
+            "60s",
+            "--prompt-tokens",
+            "32",
+            "-n",
+            "32",
+            "--isolation",
+            "process",
+            "-o",
+            tuned.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        report["timed"].as_str().unwrap().contains("each decode step (ms) and the time to first token, a 32-token"),
+        "{report}"
+    );
+    let candidates = report["candidates"].as_array().unwrap();
+    let level = candidates.iter().find(|c| c["flags"][0] == "--matmulnbits-accuracy-level").unwrap();
+    assert_eq!(level["outcome"], "faster", "{report}");
+    assert!(level["change"]["ratio"].as_f64().unwrap() < 1.0 && level["ttft"]["verdict"] != "regression", "{level}");
+    // A decoder is not converted to float16: no such candidate.
+    assert!(candidates.iter().all(|c| c["flags"][0] != "--precision fp16"), "{report}");
+    assert_eq!(report["written"].as_str().map(std::path::PathBuf::from), Some(tuned.clone()));
+    // The folder: the config and tokenizer copied, the decoder with the level and its record.
+    for file in ["genai_config.json", "tokenizer.json", "model.onnx"] {
+        assert!(tuned.join(file).is_file(), "{file}");
+    }
+    let info =
+        dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(tuned.join("model.onnx")).unwrap()).unwrap();
+    let nbits: Vec<_> = info.nodes.iter().filter(|n| n.op_type == "MatMulNBits").collect();
+    assert!(!nbits.is_empty() && nbits.iter().all(|n| n.int("accuracy_level") == Some(4)));
+    let record = info.metadata.iter().find(|(k, _)| k == "dmlrun.tuned").map(|(_, v)| v.clone()).unwrap();
+    assert!(record.contains("the decode step") && record.contains("at a 32-token prompt"), "{record}");
+    let generated = dmlrun()
+        .args(["generate", "--ep", "cpu", "--prompt-tokens", "8", "-n", "4", "-q"])
+        .arg(&tuned)
+        .output()
+        .unwrap();
+    assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+}
+
+/// A candidate that runs past its limit is that candidate's failure, said with the step it was
+/// in; the search goes on and writes nothing.
+#[test]
+fn a_decoder_candidate_past_its_limit_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let tuned = dir.path().join("tuned");
+    let (out, report) = tune(
+        &test_model("tiny_decoder"),
+        &["--budget", "60s", "--prompt-tokens", "96", "-n", "32", "--timeout", "200ms", "-o", tuned.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for candidate in report["candidates"].as_array().unwrap() {
+        assert_eq!(candidate["outcome"], "fails", "{candidate}");
+        assert!(candidate["why"].as_str().unwrap().contains("ran past --timeout 200ms in"), "{candidate}");
+    }
+    assert!(!tuned.exists());
 }

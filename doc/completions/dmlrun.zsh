@@ -262,7 +262,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case, and for fix 10 times the reference'\''s own time, 30s to 10m; 0 for no limit)]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; for fix 10 times the reference'\''s own time, for tune'\''s decoder candidates their share of --budget plus that, 30s to 10m; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
@@ -355,7 +355,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case, and for fix 10 times the reference'\''s own time, 30s to 10m; 0 for no limit)]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; for fix 10 times the reference'\''s own time, for tune'\''s decoder candidates their share of --budget plus that, 30s to 10m; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
@@ -538,7 +538,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case, and for fix 10 times the reference'\''s own time, 30s to 10m; 0 for no limit)]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; for fix 10 times the reference'\''s own time, for tune'\''s decoder candidates their share of --budget plus that, 30s to 10m; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
@@ -622,12 +622,22 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--block-size=[With --precision int4 or int8\: the rows of a weight'\''s column quantized together (16, 32, 64, 128 or 256)]:N:_default' \
 '--accuracy-level=[With --precision int4 or int8\: the MatMulNBits nodes'\'' accuracy_level, the precision their kernel computes in (0 unset, 1 float32, 2 float16, 3 bfloat16, 4 int8 activations)]:N:_default' \
 '*--decompose=[Write every node of this operator as primitive ONNX ops with the same meaning before the session (a comma list, or repeated)\: LayerNormalization, RMSNormalization, SimplifiedLayerNormalization, SkipLayerNormalization, SkipSimplifiedLayerNormalization, Gelu]:OP[,OP...]:_default' \
+'--prompt-tokens=[A decoder (a genai folder) is timed at a synthetic prompt of this many tokens\: its time to first token, and each decode step after it]:N:_default' \
+'-n+[A decoder'\''s new tokens a timed generation (greedy, past any end-of-sequence token)]:N:_default' \
+'--max-new-tokens=[A decoder'\''s new tokens a timed generation (greedy, past any end-of-sequence token)]:N:_default' \
 '--budget=[How long the search may take\: the candidates are tried in order of expected gain until it is spent (each is timed for a share of it)]:TIME:_default' \
 '--compare-ep=[The reference execution provider, which must run the original model\: reduce feeds each candidate the values it gave and checks the outputs against them; fix holds every attempt'\''s outputs to its outputs on the original. Takes what --ep takes]:EP:_default' \
 '--rtol=[Relative tolerance\: outputs further apart than atol + rtol * |reference| differ]:R:_default' \
 '--atol=[Absolute tolerance (see --rtol)]:A:_default' \
-'-o+[Where the fastest verified form goes, as \`run --save-model\` writes it, with what was applied and its measured ratio in dmlrun.* metadata_props. Nothing is written where no candidate was measured faster]:FILE:_files' \
-'--output=[Where the fastest verified form goes, as \`run --save-model\` writes it, with what was applied and its measured ratio in dmlrun.* metadata_props. Nothing is written where no candidate was measured faster]:FILE:_files' \
+'--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
+process\:"Always in child processes"
+none\:"In this process"))' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; for fix 10 times the reference'\''s own time, for tune'\''s decoder candidates their share of --budget plus that, 30s to 10m; 0 for no limit)]:TIME:_default' \
+'--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
+'--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
+'--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
+'-o+[Where the fastest verified form goes, as \`run --save-model\` writes it, with what was applied and its measured ratio in dmlrun.* metadata_props\: a FILE for a model, a folder (new or empty) for a genai folder, its other files copied. Nothing is written where no candidate was measured faster]:FILE|DIR:_files' \
+'--output=[Where the fastest verified form goes, as \`run --save-model\` writes it, with what was applied and its measured ratio in dmlrun.* metadata_props\: a FILE for a model, a folder (new or empty) for a genai folder, its other files copied. Nothing is written where no candidate was measured faster]:FILE|DIR:_files' \
 '--json=[Write the record of the candidates as JSON to FILE ("-" for stdout instead of the text)]:FILE:_files' \
 '--ort-lib=[ONNX Runtime library to load (libonnxruntime.so / onnxruntime.dll)]:PATH:_files' \
 '*--ep-library=[Register a plugin execution provider library (ONNX Runtime'\''s RegisterExecutionProviderLibrary) under NAME, by default the file'\''s name. Repeatable]:[NAME=]PATH:_default' \
@@ -650,7 +660,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--quiet[No progress lines, only the record]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-':model -- The ONNX model to make faster on the execution provider and device --ep and --device name, each candidate form checked against the original on the reference (--compare-ep):_files' \
+':model -- The ONNX model (or onnxruntime-genai folder) to make faster on the execution provider and device --ep and --device name, each candidate form checked against the original on the reference (--compare-ep)\: a model by its outputs, a decoder by the tokens it generates:_files' \
 && ret=0
 ;;
 (generate)

@@ -7,6 +7,17 @@ use super::*;
 #[derive(Debug, Clone)]
 pub struct TuneSettings {
     pub model: PathBuf,
+    /// The model is an onnxruntime-genai folder: candidates are checked by what they generate
+    /// and timed as `generate` times them.
+    pub decoder: bool,
+    /// A decoder's timed generation: the synthetic prompt's tokens and the new tokens.
+    pub prompt_tokens: usize,
+    pub new_tokens: usize,
+    /// `--isolation` and `--timeout`: where a decoder's candidates run, and their limit.
+    pub isolation: crate::isolation::Isolation,
+    pub timeout: Option<Duration>,
+    /// A candidate's child: the trial its parent handed it, and where its record goes.
+    pub child: Option<crate::batch::Handoff>,
     /// The EP under test's request: the original form, which every candidate changes.
     pub request: PlanRequest,
     pub compare_ep: EpRequest,
@@ -25,23 +36,44 @@ pub struct TuneSettings {
 impl TuneSettings {
     pub fn resolve(args: &TuneArgs) -> Result<TuneSettings> {
         use anyhow::{bail, Context};
-        if args.model.is_dir() {
+        let decoder = args.model.is_dir();
+        if decoder && !args.model.join("genai_config.json").is_file() {
             bail!(
-                "model {}: is a folder; dmlrun tune takes one model file (a genai folder's decoder is not tuned yet: time it with dmlrun generate)",
+                "model {}: is a folder without genai_config.json; dmlrun tune takes a model file or an onnxruntime-genai folder",
                 args.model.display()
             );
         }
-        if !args.model.is_file() {
+        if !decoder && !args.model.is_file() {
             bail!("model {}: no such file", args.model.display());
         }
-        if let Some(output) = &args.output {
-            crate::report::export::check_writable(output).with_context(|| format!("--output {}", output.display()))?;
+        let request = plan_request(&args.session, args.ort.ort_log_level)?;
+        if decoder && request.precision == crate::runtime::plan::Precision::Fp16 {
+            bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one (it takes int4 and int8)");
         }
-        check_json(args.json.as_deref())?;
+        // A model file's candidates are timed in this process: a limit could not hold there.
+        if !decoder && args.isolation.timeout.is_some() {
+            bail!("--timeout: a model file's candidates are timed in this process, where no limit can hold; it bounds a genai folder's candidates (each in a child process)");
+        }
+        let child = child_handoff(&args.isolation.child);
+        if child.is_none() {
+            match (&args.output, decoder) {
+                (Some(output), true) => crate::runtime::engine::check_output_folder(output)?,
+                (Some(output), false) => crate::report::export::check_writable(output)
+                    .with_context(|| format!("--output {}", output.display()))?,
+                (None, _) => {}
+            }
+            check_json(args.json.as_deref())?;
+        }
         let (load, _) = search_load_options(&args.input, &args.preprocess);
         Ok(TuneSettings {
             model: args.model.clone(),
-            request: plan_request(&args.session, args.ort.ort_log_level)?,
+            decoder,
+            prompt_tokens: args.prompt_tokens as usize,
+            new_tokens: args.max_new_tokens as usize,
+            isolation: args.isolation.isolation,
+            timeout: args.isolation.timeout,
+            child,
+            request,
             compare_ep: args.reference.compare_ep.clone(),
             tolerance: args.reference.tolerance(),
             inputs: args.input.inputs.clone(),

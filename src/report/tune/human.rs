@@ -10,6 +10,7 @@ pub fn render(report: &TuneReport) -> String {
     let _ = writeln!(w, "model       : {}", report.model.display());
     let _ = writeln!(w, "device      : {}", report.device);
     let _ = writeln!(w, "checked on  : {} (each candidate's outputs against the original's)", report.reference);
+    let _ = writeln!(w, "timed       : {}", report.timed);
     for line in &report.not_fitting {
         let _ = writeln!(w, "not a candidate: {line}");
     }
@@ -65,6 +66,19 @@ fn describe(c: &Candidate) -> String {
             let _ = write!(line, "; p50 {p50:.3} against {original:.3} ms");
         }
         line.push(')');
+    }
+    if let Some(ttft) = &c.ttft {
+        let _ = write!(
+            line,
+            ", time to first token {:.2}x [{:.2}, {:.2}] ({})",
+            ttft.ratio,
+            ttft.ci_low,
+            ttft.ci_high,
+            ttft.verdict.word()
+        );
+    }
+    if let Some(note) = &c.note {
+        let _ = write!(line, " ({note})");
     }
     if let Some(diff) = c.max_abs_diff {
         let _ = write!(line, ", max |diff| {diff:.2e}");

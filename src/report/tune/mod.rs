@@ -58,10 +58,32 @@ pub struct Candidate {
     /// The largest output difference from the original on the reference EP.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub max_abs_diff: Option<f64>,
+    /// A decoder's time to first token against the original's (`change` is then its decode
+    /// step's): a candidate whose prefill is slower is not kept for a faster decode.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ttft: Option<Change>,
+    /// What the check rests on where it is not plain (a decoder's tokens parting at a near-tie).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub note: Option<String>,
     pub seconds: f64,
 }
 
 impl Candidate {
+    /// A candidate with nothing measured yet.
+    pub fn of(flags: Vec<String>, outcome: Outcome, seconds: f64) -> Candidate {
+        Candidate {
+            flags,
+            outcome,
+            change: None,
+            p50_ms: None,
+            original_p50_ms: None,
+            max_abs_diff: None,
+            ttft: None,
+            note: None,
+            seconds,
+        }
+    }
+
     pub fn label(&self) -> String {
         self.flags.join(" ")
     }
@@ -77,6 +99,8 @@ pub struct TuneReport {
     pub device: String,
     /// Where each candidate was checked against the original.
     pub reference: String,
+    /// What was timed: a model's runs, or a decoder's steps and time to first token at a prompt.
+    pub timed: String,
     /// The speed rules that have nothing to rewrite in this model, each with why.
     pub not_fitting: Vec<String>,
     pub candidates: Vec<Candidate>,

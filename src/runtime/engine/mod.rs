@@ -13,7 +13,8 @@
 //!   reference EP;
 //! - `measure`: the open, bind, run, time and compare sequence of run and bench; `paired`:
 //!   `bench --baseline-model`, old and new timed in alternating rounds;
-//! - `decoder`: a decoder LLM's session with its KV cache, for generate;
+//! - `decoder`: a decoder LLM's session with its KV cache, for generate; a genai folder checked
+//!   by what it generates, two forms timed in alternating rounds, and written back (fix, tune);
 //! - `gpu_memory`: DXGI's readings, taken by all of them;
 //! - `saved`: the model a session ran, written with what dmlrun did to it.
 //!
@@ -35,7 +36,10 @@ mod saved;
 mod sessions;
 mod steps;
 
-pub use decoder::{open_generating, DecoderOptions, DecoderSession, Generating};
+pub use decoder::{
+    check_output_folder, decoder_file, greedy_tokens, open_generating, time_paired, write_decoder_folder, Against,
+    DecodeTimes, DecoderOptions, DecoderRun, DecoderSession, Generated, Generating, PairedDecode,
+};
 pub use device_io::DeviceIo;
 pub use gpu_memory::GpuMemory;
 pub use made::{made_for_session, Check, MadeModel};

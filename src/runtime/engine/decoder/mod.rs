@@ -27,6 +27,7 @@
 //! replayed; `generating` opens the session as the commands that generate do.
 
 mod captured;
+mod folder;
 mod generating;
 mod opening;
 mod stepping;
@@ -42,6 +43,10 @@ use super::preflight::Preflight;
 use crate::generate::{Decoder, DecoderSpec, StepTiming};
 
 use captured::CapturedStep;
+pub use folder::{
+    check_output_folder, decoder_file, greedy_tokens, time_paired, write_decoder_folder, Against, DecodeTimes,
+    DecoderRun, Generated, PairedDecode,
+};
 pub use generating::{open_generating, Generating};
 use stepping::StepRun;
 

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+mod decoder;
+
 use crate::cli::TuneArgs;
 use crate::exit::ExitStatus;
 use crate::graph::{Graph, Purpose, Rewrite};
@@ -30,7 +32,12 @@ const MAX_RUNS: u64 = 2000;
 const THRESHOLD: f64 = 0.01;
 
 pub fn execute(args: &TuneArgs) -> Result<ExitStatus> {
-    tune(&TuneSettings::resolve(args)?)
+    let settings = TuneSettings::resolve(args)?;
+    match (&settings.child, settings.decoder) {
+        (Some(child), _) => decoder::trial_as_child(&settings, child),
+        (None, true) => decoder::tune(&settings),
+        (None, false) => tune(&settings),
+    }
 }
 
 /// A candidate form: the flags that make it, the request they make, and the session options
@@ -70,7 +77,7 @@ fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
         tried.push(one);
     }
     let combined = combine(&runtime, settings, &original, &tried, share);
-    let best = fastest(tried.iter().chain(combined.as_ref()));
+    let best = fastest(tried.iter().chain(combined.as_ref()), |t| &t.candidate);
     let written = match (best, &settings.output) {
         (Some(best), Some(path)) => Some(write(settings, best, path)?),
         _ => None,
@@ -82,6 +89,7 @@ fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
         model: settings.model.clone(),
         device: device.unwrap_or_else(|| settings.request.describe_ep()),
         reference: settings.compare_ep.to_string(),
+        timed: format!("each run (ms), {ROUNDS} rounds interleaved with the original's"),
         not_fitting,
         candidates: tried.iter().map(|t| t.candidate.clone()).collect(),
         combined: combined.as_ref().map(|c| c.candidate.clone()),
@@ -144,15 +152,7 @@ fn candidates(graph: &Graph, original: &Preflight) -> (Vec<Form>, Vec<String>) {
 /// One form checked against the original on the reference EP and timed beside it.
 fn try_form(runtime: &Runtime, settings: &TuneSettings, original: &Preflight, form: Form, share: Duration) -> Tried {
     let started = Instant::now();
-    let record = |outcome: Outcome| Candidate {
-        flags: form.flags.clone(),
-        outcome,
-        change: None,
-        p50_ms: None,
-        original_p50_ms: None,
-        max_abs_diff: None,
-        seconds: started.elapsed().as_secs_f64(),
-    };
+    let record = |outcome: Outcome| Candidate::of(form.flags.clone(), outcome, started.elapsed().as_secs_f64());
     let measured = Preflight::read(runtime, &settings.model, &form.request, Scope::Alone)
         .and_then(|preflight| measure(runtime, settings, original, &preflight, share).map(|m| (preflight, m)));
     let (preflight, measured) = match measured {
@@ -220,15 +220,7 @@ fn measure(
 }
 
 fn not_tried(form: &Form) -> Candidate {
-    Candidate {
-        flags: form.flags.clone(),
-        outcome: Outcome::NotTried,
-        change: None,
-        p50_ms: None,
-        original_p50_ms: None,
-        max_abs_diff: None,
-        seconds: 0.0,
-    }
+    Candidate::of(form.flags.clone(), Outcome::NotTried, 0.0)
 }
 
 /// The kept forms together, checked and timed once more, where two or more were kept.
@@ -243,9 +235,14 @@ fn combine(
     if kept.len() < 2 || crate::interrupt::interrupted() {
         return None;
     }
-    let mut request = original.request.clone();
+    Some(try_form(runtime, settings, original, combined(&original.request, &kept), share))
+}
+
+/// The forms' changes to `original` made at once.
+fn combined(original: &PlanRequest, kept: &[&Form]) -> Form {
+    let mut request = original.clone();
     let mut form = Form { flags: Vec::new(), request: request.clone(), session_options: Vec::new() };
-    for one in &kept {
+    for one in kept {
         for r in &one.request.rewrites {
             if !request.rewrites.contains(r) {
                 request.rewrites.push(*r);
@@ -256,10 +253,10 @@ fn combine(
                 request.session_config.push(entry.clone());
             }
         }
-        if one.request.precision != Precision::Fp32 {
+        if one.request.precision != original.precision {
             request.precision = one.request.precision;
         }
-        if one.request.optimization_level != original.request.optimization_level {
+        if one.request.optimization_level != original.optimization_level {
             request.optimization_level = one.request.optimization_level;
         }
         request.dml_disable_metacommands |= one.request.dml_disable_metacommands;
@@ -267,16 +264,15 @@ fn combine(
         form.session_options.extend(one.session_options.iter().cloned());
     }
     form.request = request;
-    Some(try_form(runtime, settings, original, form, share))
+    form
 }
 
 /// The verified form with the lowest ratio to the original among those measured faster.
-fn fastest<'a>(tried: impl Iterator<Item = &'a Tried>) -> Option<&'a Tried> {
-    tried.filter(|t| t.candidate.outcome == Outcome::Faster).min_by(|a, b| ratio(a).total_cmp(&ratio(b)))
-}
-
-fn ratio(tried: &Tried) -> f64 {
-    tried.candidate.change.as_ref().map_or(f64::INFINITY, |c| c.ratio)
+fn fastest<'a, T>(tried: impl Iterator<Item = &'a T>, candidate: impl Fn(&T) -> &Candidate) -> Option<&'a T> {
+    let ratio = |c: &Candidate| c.change.as_ref().map_or(f64::INFINITY, |c| c.ratio);
+    tried
+        .filter(|t| candidate(t).outcome == Outcome::Faster)
+        .min_by(|a, b| ratio(candidate(a)).total_cmp(&ratio(candidate(b))))
 }
 
 /// The form written as `run --save-model` writes it, with the measured ratio and where it was
