@@ -13,7 +13,8 @@ fn tune(model: &std::path::Path, extra: &[&str]) -> (std::process::Output, serde
 }
 
 /// ONNX Runtime's CPU kernel dequantizes a MatMulNBits without an accuracy level on every run:
-/// tune finds `--matmulnbits-accuracy-level` faster, checks it, and writes the model with it.
+/// tune finds `--matmulnbits-accuracy-level` faster (and the weights dequantized: the other
+/// remedy for that kernel), checks it, and writes the model with the faster.
 #[test]
 fn tune_finds_the_int8_kernels_a_quantizer_left_unasked_and_writes_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -30,10 +31,14 @@ fn tune_finds_the_int8_kernels_a_quantizer_left_unasked_and_writes_them() {
     assert_eq!(level["outcome"], "faster", "{report}");
     let change = &level["change"];
     assert!(change["ratio"].as_f64().unwrap() < 1.0 && change["p_value"].as_f64().unwrap() < 0.05, "{change}");
-    assert!(report["chosen"].as_array().unwrap().iter().any(|f| f == "--matmulnbits-accuracy-level"), "{report}");
-    // The written model alone: its node has the level, and its record says what was measured.
+    // The written model alone is the chosen form: its node has the level, or (dequantized, the
+    // other remedy tune tries for a MatMulNBits) is a MatMul; its record says what was measured.
     let info = dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(&output).unwrap()).unwrap();
-    assert_eq!(info.nodes[0].int("accuracy_level"), Some(4));
+    match report["chosen"][0].as_str().unwrap() {
+        "--matmulnbits-accuracy-level" => assert_eq!(info.nodes[0].int("accuracy_level"), Some(4)),
+        "--dequantize-matmulnbits" => assert_eq!(info.nodes[0].op_type, "MatMul"),
+        other => panic!("chose {other}: {report}"),
+    }
     let tuned = info.metadata.iter().find(|(k, _)| k == "dmlrun.tuned").map(|(_, v)| v.clone()).unwrap();
     assert!(tuned.contains("x the original's p50") && tuned.contains("Mann-Whitney U"), "{tuned}");
     // The rule that does not fit is said, with why.
@@ -151,7 +156,18 @@ fn tune_of_a_genai_folder_times_decode_steps_and_writes_the_faster_folder() {
     let info =
         dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(tuned.join("model.onnx")).unwrap()).unwrap();
     let nbits: Vec<_> = info.nodes.iter().filter(|n| n.op_type == "MatMulNBits").collect();
-    assert!(!nbits.is_empty() && nbits.iter().all(|n| n.int("accuracy_level") == Some(4)));
+    // Both remedies for its kernel are faster; the faster of the two is written (the other has
+    // nothing left to rewrite after it, so they are not combined).
+    let dequantized = candidates.iter().find(|c| c["flags"][0] == "--dequantize-matmulnbits").unwrap();
+    assert_eq!(dequantized["outcome"], "faster", "{report}");
+    assert!(report.get("combined").is_none(), "{report}");
+    match report["chosen"][0].as_str().unwrap() {
+        "--matmulnbits-accuracy-level" => {
+            assert!(!nbits.is_empty() && nbits.iter().all(|n| n.int("accuracy_level") == Some(4)))
+        }
+        "--dequantize-matmulnbits" => assert!(nbits.is_empty()),
+        other => panic!("chose {other}: {report}"),
+    }
     let record = info.metadata.iter().find(|(k, _)| k == "dmlrun.tuned").map(|(_, v)| v.clone()).unwrap();
     assert!(record.contains("the decode step") && record.contains("at a 32-token prompt"), "{record}");
     let generated = dmlrun()

@@ -15,7 +15,7 @@ mod rewrite;
 
 pub use float16::Conversion;
 pub use quantize::{describe_accuracy_level, quantize_model, Blockwise, Quantization, WeightOnly};
-pub use rewrite::{Decomposable, Purpose, Rewrite, RewriteSummary, Rule, RuleId, RULES};
+pub use rewrite::{Decomposable, Rewrite, RewriteSummary, Rule, RuleId, RULES};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::RangeInclusive;

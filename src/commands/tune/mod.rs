@@ -14,7 +14,7 @@ mod decoder;
 
 use crate::cli::TuneArgs;
 use crate::exit::ExitStatus;
-use crate::graph::{Graph, Purpose, Rewrite};
+use crate::graph::{Graph, Rewrite};
 use crate::report::tune::{self as report, Candidate, Outcome, TuneReport};
 use crate::runtime::engine::{self, Measurement, Pairing, Preflight, RunBudget, Scope};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest, Precision, DML_DISABLE_FUSION};
@@ -111,7 +111,7 @@ fn candidates(graph: &Graph, original: &Preflight) -> (Vec<Form>, Vec<String>) {
     let ops: std::collections::HashSet<String> = graph.nodes().iter().map(|n| n.op_type.clone()).collect();
     let not_fitting = Rewrite::all()
         .filter_map(|r| match r {
-            Rewrite::Rule(id) if r.purpose() == Purpose::Speed && !fitting.contains(&r) => {
+            Rewrite::Rule(id) if r.tried_by_tune() && !fitting.contains(&r) => {
                 Some(format!("{}: {}", r.flag(), id.rule().nothing_rewritten(&ops)))
             }
             _ => None,
@@ -223,7 +223,7 @@ fn not_tried(form: &Form) -> Candidate {
     Candidate::of(form.flags.clone(), Outcome::NotTried, 0.0)
 }
 
-/// The kept forms together, checked and timed once more, where two or more were kept.
+/// The kept forms together, checked and timed once more, where two or more can be combined.
 fn combine(
     runtime: &Runtime,
     settings: &TuneSettings,
@@ -231,23 +231,31 @@ fn combine(
     tried: &[Tried],
     share: Duration,
 ) -> Option<Tried> {
-    let kept: Vec<&Form> = tried.iter().filter(|t| t.candidate.outcome == Outcome::Faster).map(|t| &t.form).collect();
-    if kept.len() < 2 || crate::interrupt::interrupted() {
+    if crate::interrupt::interrupted() {
         return None;
     }
-    Some(try_form(runtime, settings, original, combined(&original.request, &kept), share))
+    let form = combined(&original.request, tried.iter().map(|t| (&t.candidate, &t.form)))?;
+    Some(try_form(runtime, settings, original, form, share))
 }
 
-/// The forms' changes to `original` made at once.
-fn combined(original: &PlanRequest, kept: &[&Form]) -> Form {
+/// The kept forms' changes to `original` made at once, where two or more combine: taken fastest
+/// first, a form that rewrites an operator a form already taken rewrites is left out (once
+/// `--dequantize-matmulnbits` has replaced every MatMulNBits, `--matmulnbits-accuracy-level` has
+/// none left to give a level).
+fn combined<'a>(original: &PlanRequest, tried: impl Iterator<Item = (&'a Candidate, &'a Form)>) -> Option<Form> {
+    let ratio = |c: &Candidate| c.change.as_ref().map_or(f64::INFINITY, |c| c.ratio);
+    let mut kept: Vec<(&Candidate, &Form)> = tried.filter(|(c, _)| c.outcome == Outcome::Faster).collect();
+    kept.sort_by(|a, b| ratio(a.0).total_cmp(&ratio(b.0)));
     let mut request = original.clone();
     let mut form = Form { flags: Vec::new(), request: request.clone(), session_options: Vec::new() };
-    for one in kept {
-        for r in &one.request.rewrites {
-            if !request.rewrites.contains(r) {
-                request.rewrites.push(*r);
-            }
+    let mut taken = 0;
+    for (_, one) in kept {
+        let added: Vec<Rewrite> =
+            one.request.rewrites.iter().filter(|r| !request.rewrites.contains(r)).copied().collect();
+        if added.iter().any(|r| request.rewrites.iter().any(|t| t.op_type() == r.op_type())) {
+            continue;
         }
+        request.rewrites.extend(added);
         for entry in &one.request.session_config {
             if !request.session_config.contains(entry) {
                 request.session_config.push(entry.clone());
@@ -262,9 +270,10 @@ fn combined(original: &PlanRequest, kept: &[&Form]) -> Form {
         request.dml_disable_metacommands |= one.request.dml_disable_metacommands;
         form.flags.extend(one.flags.iter().cloned());
         form.session_options.extend(one.session_options.iter().cloned());
+        taken += 1;
     }
     form.request = request;
-    form
+    (taken >= 2).then_some(form)
 }
 
 /// The verified form with the lowest ratio to the original among those measured faster.
@@ -321,4 +330,52 @@ fn print_report(settings: &TuneSettings, report: &TuneReport) -> Result<()> {
         crate::out!("{human}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(flag: &str, ratio: f64, original: &PlanRequest) -> (Candidate, Form) {
+        let mut request = original.clone();
+        let mut session_options = Vec::new();
+        match Rewrite::all().find(|r| r.flag() == flag) {
+            Some(rule) => request.rewrites.push(rule),
+            None => {
+                request.optimization_level = OptimizationLevel::Extended;
+                session_options.push(flag.to_string());
+            }
+        }
+        let change = crate::stats::change::Change {
+            verdict: Verdict::Improvement,
+            ratio,
+            ci_low: ratio,
+            ci_high: ratio,
+            p_value: 0.0,
+            threshold: THRESHOLD,
+            noise: 0.0,
+            test: String::new(),
+            rounds: [ROUNDS, ROUNDS],
+            runs: [MIN_RUNS as usize, MIN_RUNS as usize],
+            reason: String::new(),
+        };
+        let candidate = Candidate { change: Some(change), ..Candidate::of(vec![flag.into()], Outcome::Faster, 0.0) };
+        (candidate, Form { flags: vec![flag.into()], request, session_options })
+    }
+
+    /// Two rules on the same operator are not combined (the faster alone is kept); a rule and a
+    /// session option are, the faster first.
+    #[test]
+    fn kept_forms_combine_unless_they_rewrite_the_same_operator() {
+        let original = PlanRequest::default();
+        let nbits =
+            [kept("--matmulnbits-accuracy-level", 0.5, &original), kept("--dequantize-matmulnbits", 0.4, &original)];
+        assert!(combined(&original, nbits.iter().map(|(c, f)| (c, f))).is_none());
+        let mixed = [kept("--opt-level extended", 0.9, &original), kept("--dequantize-matmulnbits", 0.4, &original)];
+        let form = combined(&original, mixed.iter().map(|(c, f)| (c, f))).unwrap();
+        assert_eq!(form.flags, ["--dequantize-matmulnbits", "--opt-level extended"]);
+        assert_eq!(form.request.optimization_level, OptimizationLevel::Extended);
+        assert_eq!(form.request.rewrites.len(), 1);
+        assert_eq!(form.session_options, ["--opt-level extended"]);
+    }
 }

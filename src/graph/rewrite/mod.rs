@@ -187,6 +187,14 @@ impl Rewrite {
         }
     }
 
+    /// Whether `tune` tries it (`--decompose` is a remedy alone).
+    pub fn tried_by_tune(self) -> bool {
+        match self {
+            Rewrite::Decompose(_) => false,
+            Rewrite::Rule(id) => id.rule().tried_by_tune(),
+        }
+    }
+
     pub fn fits(self, node: &NodeOutline, graph: &[NodeOutline]) -> bool {
         match self {
             Rewrite::Decompose(d) => node.op_type == d.op_type(),
@@ -275,12 +283,10 @@ impl Graph {
         Graph::rewrites_fitting(&self.nodes)
     }
 
-    /// The speed rules that would find something to rewrite in the model: `tune`'s candidates.
+    /// The rules tune tries that would find something to rewrite in the model: its candidates.
     pub fn speedups_fitting(&self) -> Vec<Rewrite> {
         let nodes: Vec<NodeOutline> = self.outlines();
-        Rewrite::all()
-            .filter(|r| r.purpose() == Purpose::Speed && nodes.iter().any(|node| r.fits(node, &nodes)))
-            .collect()
+        Rewrite::all().filter(|r| r.tried_by_tune() && nodes.iter().any(|node| r.fits(node, &nodes))).collect()
     }
 
     fn outlines(&self) -> Vec<NodeOutline> {

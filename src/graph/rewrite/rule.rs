@@ -58,6 +58,12 @@ pub trait Rule: Sync {
         Purpose::Remedy
     }
 
+    /// Whether `tune` tries it: every speed rule, and a remedy whose form is faster on some
+    /// device than what it replaces.
+    fn tried_by_tune(&self) -> bool {
+        self.purpose() == Purpose::Speed
+    }
+
     /// Whether it fits this node of `graph` (every node of the node's graph, for a rule that
     /// reads the node's neighbours): the one predicate behind `reduce`'s offers, `fix`'s
     /// remedies, the plan's refusal and the rewrite itself.
