@@ -87,9 +87,6 @@ fn tune_refuses_what_it_cannot_tune_or_write_before_any_work() {
     assert_one_line_error(&out, "a genai folder is written into a folder");
     let out = dmlrun().arg("tune").arg(test_model("tiny_decoder")).arg("-o").arg(test_model("")).output().unwrap();
     assert_one_line_error(&out, "--output");
-    // A model file's candidates are timed in this process, where a limit cannot hold.
-    let out = dmlrun().arg("tune").arg(test_model("add_mul.onnx")).args(["--timeout", "10s"]).output().unwrap();
-    assert_one_line_error(&out, "--timeout: a model file's candidates are timed in this process");
 }
 
 /// A decoder (a genai folder) quantized to int8 with no accuracy level, as a quantizer leaves it:
@@ -194,4 +191,36 @@ fn a_decoder_candidate_past_its_limit_fails_alone() {
         assert!(candidate["why"].as_str().unwrap().contains("ran past --timeout 200ms in"), "{candidate}");
     }
     assert!(!tuned.exists());
+}
+
+/// A model file's candidate that runs past its limit (in a child, as every candidate) is that
+/// candidate's failure; the original ran within it, and nothing is written.
+#[test]
+fn a_model_candidate_past_its_limit_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("tuned.onnx");
+    let model = test_model("add_mul.onnx");
+    let (out, report) = tune(
+        &model,
+        &[
+            "--budget",
+            "9s",
+            "--generate",
+            "random",
+            "--dim",
+            "batch=1",
+            "--timeout",
+            "700ms",
+            "-o",
+            output.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let candidates = report["candidates"].as_array().unwrap();
+    assert!(!candidates.is_empty());
+    for candidate in candidates {
+        assert_eq!(candidate["outcome"], "fails", "{candidate}");
+        assert!(candidate["why"].as_str().unwrap().contains("ran past --timeout 700ms in"), "{candidate}");
+    }
+    assert!(!output.exists());
 }

@@ -13,7 +13,7 @@ pub struct TuneSettings {
     /// A decoder's timed generation: the synthetic prompt's tokens and the new tokens.
     pub prompt_tokens: usize,
     pub new_tokens: usize,
-    /// `--isolation` and `--timeout`: where a decoder's candidates run, and their limit.
+    /// `--isolation` and `--timeout`: where the candidates run, and their limit.
     pub isolation: crate::isolation::Isolation,
     pub timeout: Option<Duration>,
     /// A candidate's child: the trial its parent handed it, and where its record goes.
@@ -49,10 +49,6 @@ impl TuneSettings {
         let request = plan_request(&args.session, args.ort.ort_log_level)?;
         if decoder && request.precision == crate::runtime::plan::Precision::Fp16 {
             bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one (it takes int4 and int8)");
-        }
-        // A model file's candidates are timed in this process: a limit could not hold there.
-        if !decoder && args.isolation.timeout.is_some() {
-            bail!("--timeout: a model file's candidates are timed in this process, where no limit can hold; it bounds a genai folder's candidates (each in a child process)");
         }
         let child = child_handoff(&args.isolation.child);
         if child.is_none() {

@@ -4,163 +4,61 @@
 //! times it: the original and the candidate both open, one generation each in alternating
 //! rounds at a stated synthetic prompt, each decode step and the time to first token kept. A
 //! candidate is kept where its decode step is faster by the paired test and its time to first
-//! token is not slower. Each trial runs in a child process (where DirectML is in the plan or a
-//! limit holds) under a time limit scaled from the reference's own run, so one that hangs costs
-//! that candidate, not the search.
-
-use std::time::{Duration, Instant};
+//! token is not slower.
 
 use anyhow::{bail, Result};
-use serde::{Deserialize, Serialize};
 
-use super::{candidates, combined, fastest, print_report, Form, THRESHOLD};
-use crate::batch::{self, Batch, Ended, Entry};
+use super::trials::{Kind, Trial, TrialOutcome, Trials};
+use super::{candidates, search, Form, Searched, THRESHOLD};
 use crate::exit::ExitStatus;
 use crate::graph::Graph;
-use crate::isolation::{Placement, PlacementRequest};
-use crate::progress::Counting;
-use crate::report::tune::{self as report, Candidate, Outcome, TuneReport};
+use crate::report::tune::{Candidate, Outcome};
 use crate::runtime::engine::{self, Against, DecodeTimes, Generated, PairedDecode, Preflight, Scope};
-use crate::runtime::plan::PlanRequest;
-use crate::runtime::Runtime;
 use crate::settings::TuneSettings;
 use crate::stats::change::{judge, Change, Timed, Verdict};
 
 /// The timed rounds of each side (one generation each), after one to warm both up.
 const ROUNDS: usize = 6;
-/// A trial's limit where no --timeout was given: its share of the budget plus this many times
-/// the reference's own run (a session and 16 tokens) ...
-const LIMIT_SCALE: f64 = 10.0;
-/// ... at least this (a DirectML session compiles what the CPU EP only loads), at most the cap.
-const LIMIT_FLOOR: Duration = Duration::from_secs(30);
-const LIMIT_CAP: Duration = Duration::from_secs(600);
 
-/// One trial as an item of the batch runner (what a child is handed): the original on the
-/// reference EP (no tokens to be held to: it gives them), or a candidate held to them.
-#[derive(Debug, Serialize, Deserialize)]
-pub(super) struct Trial {
-    name: String,
-    flags: Vec<String>,
-    request: PlanRequest,
-    reference_tokens: Option<Vec<i64>>,
-}
-
-/// A trial's record, and for the reference's run its tokens.
-#[derive(Debug, Serialize, Deserialize)]
-pub(super) struct TrialOutcome {
-    candidate: Candidate,
-    tokens: Option<Vec<i64>>,
-}
-
-/// What every trial shares.
-pub(super) struct Trials<'a> {
-    runtime: &'a Runtime,
-    settings: &'a TuneSettings,
-}
-
-impl Batch for Trials<'_> {
-    type Item = Trial;
-    type Outcome = TrialOutcome;
-
-    fn name<'a>(&self, trial: &'a Trial) -> &'a str {
-        &trial.name
+/// The original's greedy tokens on the reference EP.
+pub(super) fn reference(trials: &Trials) -> TrialOutcome {
+    let settings = trials.settings;
+    let reference = settings.request.reference(settings.compare_ep.clone(), None);
+    match engine::greedy_tokens(trials.runtime, &settings.model, &reference, None) {
+        Ok(run) => TrialOutcome { tokens: Some(run.tokens), ..TrialOutcome::of(Outcome::NotFaster) },
+        Err(e) => TrialOutcome::failed(&e),
     }
+}
 
-    fn run(&self, trial: &Trial, _bars: &indicatif::MultiProgress) -> TrialOutcome {
-        let started = Instant::now();
-        let mut outcome = match &trial.reference_tokens {
-            None => self.reference(),
-            Some(tokens) => self.candidate(trial, tokens),
+/// A candidate checked against the reference's tokens, then timed beside the original.
+pub(super) fn candidate(trials: &Trials, trial: &Trial, tokens: &[i64]) -> TrialOutcome {
+    let (runtime, settings) = (trials.runtime, trials.settings);
+    let reference = settings.request.reference(settings.compare_ep.clone(), None);
+    let against = Against { request: &reference, tokens };
+    let checked = engine::greedy_tokens(runtime, &settings.model, &trial.request, Some(against));
+    let note = match checked.map(|run| run.against(tokens)) {
+        Ok(Generated::Agrees(note)) => note,
+        Ok(Generated::Differs(why)) => return TrialOutcome::of(Outcome::Differs(why)),
+        Ok(Generated::Uncaptured(why, _)) => return TrialOutcome::of(Outcome::Fails(why)),
+        Err(e) => return TrialOutcome::failed(&e),
+    };
+    let how = PairedDecode { prompt_tokens: settings.prompt_tokens, new_tokens: settings.new_tokens, rounds: ROUNDS };
+    let (original, candidate) =
+        match engine::time_paired(runtime, &settings.model, (&settings.request, &trial.request), how) {
+            Ok(both) => both,
+            Err(e) => return TrialOutcome::failed(&e),
         };
-        outcome.candidate.flags.clone_from(&trial.flags);
-        outcome.candidate.seconds = started.elapsed().as_secs_f64();
-        outcome
-    }
-
-    fn ended(&self, trial: &Trial, end: Ended) -> TrialOutcome {
-        let how = match end {
-            Ended::Crash(how) | Ended::Timeout(how) | Ended::Interrupted(how) => how,
-        };
-        TrialOutcome { candidate: Candidate::of(trial.flags.clone(), Outcome::Fails(how), 0.0), tokens: None }
-    }
-}
-
-impl Trials<'_> {
-    fn reference_request(&self) -> PlanRequest {
-        self.settings.request.reference(self.settings.compare_ep.clone(), None)
-    }
-
-    /// The original's greedy tokens on the reference EP.
-    fn reference(&self) -> TrialOutcome {
-        match engine::greedy_tokens(self.runtime, &self.settings.model, &self.reference_request(), None) {
-            Ok(run) => {
-                TrialOutcome { candidate: Candidate::of(Vec::new(), Outcome::NotFaster, 0.0), tokens: Some(run.tokens) }
-            }
-            Err(e) => failed(&e),
-        }
-    }
-
-    /// A candidate checked against the reference's tokens, then timed beside the original.
-    fn candidate(&self, trial: &Trial, tokens: &[i64]) -> TrialOutcome {
-        let (runtime, settings) = (self.runtime, self.settings);
-        let reference = self.reference_request();
-        let against = Against { request: &reference, tokens };
-        let checked = engine::greedy_tokens(runtime, &settings.model, &trial.request, Some(against));
-        let note = match checked.map(|run| run.against(tokens)) {
-            Ok(Generated::Agrees(note)) => note,
-            Ok(Generated::Differs(why)) => return outcome(Outcome::Differs(why)),
-            Ok(Generated::Uncaptured(why, _)) => return outcome(Outcome::Fails(why)),
-            Err(e) => return failed(&e),
-        };
-        let how =
-            PairedDecode { prompt_tokens: settings.prompt_tokens, new_tokens: settings.new_tokens, rounds: ROUNDS };
-        let (original, candidate) =
-            match engine::time_paired(runtime, &settings.model, (&settings.request, &trial.request), how) {
-                Ok(both) => both,
-                Err(e) => return failed(&e),
-            };
-        let (decode, ttft) = judged(&original, &candidate);
-        let faster = kept(decode.as_ref(), ttft.as_ref());
-        let candidate = Candidate {
-            change: decode,
-            p50_ms: crate::stats::summarize(&candidate.step_ms).map(|s| s.p50),
-            original_p50_ms: crate::stats::summarize(&original.step_ms).map(|s| s.p50),
-            ttft,
-            note,
-            ..Candidate::of(Vec::new(), if faster { Outcome::Faster } else { Outcome::NotFaster }, 0.0)
-        };
-        TrialOutcome { candidate, tokens: None }
-    }
-
-    /// `trial` as the one item of a batch: in a child held to the limit where the placement
-    /// says so (one that hangs, crashes or is stopped is that candidate's failure), else here.
-    fn through_runner(&self, placement: Placement, directml: bool, trial: Trial) -> TrialOutcome {
-        let (flags, started) = (trial.flags.clone(), Instant::now());
-        let options = batch::Options::new(placement, directml, (1, 1), Counting::Attempts, true);
-        let mut outcome = None;
-        let ran = batch::run(self, vec![Entry::Run(trial)], &options, &mut |_, one| {
-            outcome = Some(one);
-            Ok(())
-        });
-        // The parent's clock: a child's start and a trial it had to stop count against the budget.
-        let seconds = started.elapsed().as_secs_f64();
-        let why = match (ran, outcome) {
-            (Ok(()), Some(outcome)) => {
-                return TrialOutcome { candidate: Candidate { seconds, ..outcome.candidate }, ..outcome };
-            }
-            (Err(e), _) => crate::exit::one_line(&e),
-            (Ok(()), None) => crate::interrupt::interrupted_in(""),
-        };
-        TrialOutcome { candidate: Candidate::of(flags, Outcome::Fails(why), seconds), tokens: None }
-    }
-}
-
-fn outcome(outcome: Outcome) -> TrialOutcome {
-    TrialOutcome { candidate: Candidate::of(Vec::new(), outcome, 0.0), tokens: None }
-}
-
-fn failed(e: &anyhow::Error) -> TrialOutcome {
-    outcome(Outcome::Fails(crate::exit::one_line(e)))
+    let (decode, ttft) = judged(&original, &candidate);
+    let faster = kept(decode.as_ref(), ttft.as_ref());
+    let candidate = Candidate {
+        change: decode,
+        p50_ms: crate::stats::summarize(&candidate.step_ms).map(|s| s.p50),
+        original_p50_ms: crate::stats::summarize(&original.step_ms).map(|s| s.p50),
+        ttft,
+        note,
+        ..Candidate::of(Vec::new(), if faster { Outcome::Faster } else { Outcome::NotFaster }, 0.0)
+    };
+    TrialOutcome { candidate, device: None, tokens: None }
 }
 
 /// The candidate's decode steps and times to first token against the original's: each round a
@@ -187,74 +85,27 @@ fn kept(decode: Option<&Change>, ttft: Option<&Change>) -> bool {
     decode.is_some_and(|c| c.verdict == Verdict::Improvement) && ttft.is_none_or(|c| c.verdict != Verdict::Regression)
 }
 
-/// A child's side: the trial its parent handed it, here, its record appended to the runner's
-/// results file.
-pub(super) fn trial_as_child(settings: &TuneSettings, child: &batch::Handoff) -> Result<ExitStatus> {
-    let runtime = settings.ort.load()?;
-    batch::serve_parent(&Trials { runtime: &runtime, settings }, child)?;
-    Ok(ExitStatus::Success)
-}
-
 /// The steps: the reference's tokens, each candidate that fits checked and timed while the
 /// budget lasts, the kept ones together, the fastest written as a folder, the report.
 pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
-    let started = Instant::now();
     let runtime = settings.ort.load()?;
     engine::check_request(&runtime, &settings.request)?;
     let decoder = engine::decoder_file(&settings.model)?;
     let original = Preflight::read(&runtime, &decoder, &settings.request, Scope::Alone)?;
-    let directml = engine::plans_directml(&runtime, &settings.request);
-    let placement = PlacementRequest {
-        isolation: settings.isolation,
-        timeout: settings.timeout,
-        default_limit: LIMIT_CAP,
-        directml,
-        print_plan: false,
-    }
-    .resolve()?;
     // A decoder is not converted to float16 (its builder writes one).
     let (forms, not_fitting) = candidates(&Graph::read(&decoder)?, &original);
     let forms: Vec<Form> = forms.into_iter().filter(|f| f.request.precision == settings.request.precision).collect();
-    let trials = Trials { runtime: &runtime, settings };
-    let say = |line: String| {
-        if !settings.quiet {
-            crate::errln!("tune: {line}");
-        }
+    let trials = Trials::new(&runtime, settings)?;
+    super::say(settings, format!("the original's tokens on the reference ({})", settings.compare_ep));
+    let request = settings.request.clone();
+    let reference =
+        trials.run_one(Trial { name: "the reference".into(), flags: Vec::new(), request, kind: Kind::ReferenceTokens });
+    let Some(tokens) = reference.tokens.clone() else {
+        bail!("the original on the reference ({}): {}", settings.compare_ep, reference.why_not());
     };
-    say(format!("the original's tokens on the reference ({})", settings.compare_ep));
-    let reference = Trial {
-        name: "the reference".into(),
-        flags: Vec::new(),
-        request: settings.request.clone(),
-        reference_tokens: None,
-    };
-    let reference = trials.through_runner(placement, directml, reference);
-    let Some(tokens) = reference.tokens else {
-        let why = match reference.candidate.outcome {
-            Outcome::Fails(why) => why,
-            other => other.word().to_string(),
-        };
-        bail!("the original on the reference ({}): {why}", settings.compare_ep);
-    };
-    let share = settings.budget / (forms.len() as u32 + 1).max(1);
-    let placement = scaled(placement, share, reference.candidate.seconds);
-    let mut tried: Vec<(Candidate, Form)> = Vec::new();
-    // The longest trial so far: one more is begun only where the budget has room for it.
-    let mut longest = share;
-    for form in forms {
-        let spent = started.elapsed() + longest > settings.budget || crate::interrupt::interrupted();
-        let candidate = match spent {
-            true => Candidate::of(form.flags.clone(), Outcome::NotTried, 0.0),
-            false => try_form(&trials, placement, directml, &form, &tokens),
-        };
-        longest = longest.max(Duration::from_secs_f64(candidate.seconds));
-        say(format!("{}: {}", candidate.label(), candidate.outcome.word()));
-        tried.push((candidate, form));
-    }
-    let combination = combined(&settings.request, tried.iter().map(|(c, f)| (c, f)))
-        .filter(|_| !crate::interrupt::interrupted())
-        .map(|form| (try_form(&trials, placement, directml, &form, &tokens), form));
-    let best = fastest(tried.iter().chain(combination.as_ref()), |(c, _)| c);
+    let searched =
+        search(settings, trials, forms, reference.candidate.seconds, &|_| Kind::Decoder { tokens: tokens.clone() });
+    let Searched { best, .. } = &searched;
     let written = match (best, &settings.output) {
         (Some((candidate, form)), Some(output)) => {
             let said = [("dmlrun.tuned".to_string(), record(settings, candidate, form))];
@@ -263,45 +114,7 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
         }
         _ => None,
     };
-    let report = TuneReport {
-        schema: report::TUNE_SCHEMA,
-        dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: settings.model.clone(),
-        device: settings.request.describe_ep(),
-        reference: settings.compare_ep.to_string(),
-        timed: timed(settings),
-        not_fitting,
-        candidates: tried.iter().map(|(c, _)| c.clone()).collect(),
-        combined: combination.as_ref().map(|(c, _)| c.clone()),
-        chosen: best.map(|(_, f)| f.flags.clone()).unwrap_or_default(),
-        written,
-        run_with: best.map(|(_, f)| f.session_options.clone()).unwrap_or_default(),
-        budget_s: settings.budget.as_secs_f64(),
-        seconds: started.elapsed().as_secs_f64(),
-    };
-    print_report(settings, &report)?;
-    Ok(if crate::interrupt::interrupted() { ExitStatus::Interrupted } else { ExitStatus::Success })
-}
-
-fn try_form(trials: &Trials, placement: Placement, directml: bool, form: &Form, tokens: &[i64]) -> Candidate {
-    let trial = Trial {
-        name: form.flags.join(" "),
-        flags: form.flags.clone(),
-        request: form.request.clone(),
-        reference_tokens: Some(tokens.to_vec()),
-    };
-    trials.through_runner(placement, directml, trial).candidate
-}
-
-/// Where no --timeout was given, a trial may take its share of the budget plus LIMIT_SCALE times
-/// the reference's own run, within LIMIT_FLOOR and LIMIT_CAP: a candidate that hangs costs a
-/// small multiple of the model's own time.
-fn scaled(placement: Placement, share: Duration, reference_seconds: f64) -> Placement {
-    if !placement.default_limit || !placement.in_children {
-        return placement;
-    }
-    let limit = (share + Duration::from_secs_f64(reference_seconds * LIMIT_SCALE)).clamp(LIMIT_FLOOR, LIMIT_CAP);
-    Placement { limit: Some(limit), ..placement }
+    super::finish(settings, searched, not_fitting, timed(settings), written)
 }
 
 fn timed(settings: &TuneSettings) -> String {

@@ -1,42 +1,40 @@
-//! `dmlrun tune MODEL`: the fastest verified form of a model on the device at hand. Each
-//! candidate form (a speed rule that fits the model, float16, a session option) is checked
-//! against the original on the reference EP and timed beside the original in alternating rounds;
-//! it is kept only where the paired test (Mann-Whitney U and a bootstrap interval of the ratio of
-//! medians) says faster, the kept ones are combined and measured again, and the fastest verified
-//! form is written with its record. Where nothing is faster, that is said and nothing written.
+//! `dmlrun tune MODEL|FOLDER`: the fastest verified form of a model on the device at hand. Each
+//! candidate form (a rule that fits the model, float16, a session option) is checked against the
+//! original on the reference EP and timed beside the original in alternating rounds, each in a
+//! child under a limit scaled from the original's own run (`trials`); it is kept only where the
+//! paired test (Mann-Whitney U and a bootstrap interval of the ratio of medians) says faster, the
+//! kept ones are combined and measured again, and the fastest verified form is written with its
+//! record. Where nothing is faster, that is said and nothing written. A model file is timed by
+//! its runs (`model`), a genai folder's decoder as `generate` times it (`decoder`).
+
+mod decoder;
+mod model;
+mod trials;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-mod decoder;
-
+use crate::batch::{Batch, Ended};
 use crate::cli::TuneArgs;
 use crate::exit::ExitStatus;
 use crate::graph::{Graph, Rewrite};
 use crate::report::tune::{self as report, Candidate, Outcome, TuneReport};
-use crate::runtime::engine::{self, Measurement, Pairing, Preflight, RunBudget, Scope};
+use crate::runtime::engine::Preflight;
 use crate::runtime::plan::{OptimizationLevel, PlanRequest, Precision, DML_DISABLE_FUSION};
-use crate::runtime::Runtime;
 use crate::settings::TuneSettings;
-use crate::stats::change::{judge, Timed, Verdict};
+use trials::{Kind, Trial, TrialOutcome, Trials};
 
-/// The rounds each side is timed in, interleaved.
-const ROUNDS: usize = 8;
-/// The least a side is run, whatever the budget: the test needs samples.
-const MIN_RUNS: u64 = 16;
-/// The most: a model of microseconds would otherwise give the bootstrap millions of samples.
-const MAX_RUNS: u64 = 2000;
 /// A change smaller than this is taken as none.
 const THRESHOLD: f64 = 0.01;
 
 pub fn execute(args: &TuneArgs) -> Result<ExitStatus> {
     let settings = TuneSettings::resolve(args)?;
     match (&settings.child, settings.decoder) {
-        (Some(child), _) => decoder::trial_as_child(&settings, child),
+        (Some(child), _) => trials::trial_as_child(&settings, child),
         (None, true) => decoder::tune(&settings),
-        (None, false) => tune(&settings),
+        (None, false) => model::tune(&settings),
     }
 }
 
@@ -49,58 +47,44 @@ struct Form {
     session_options: Vec<String>,
 }
 
-/// One candidate tried: its record, and (where it passed its check) the model it ran.
-struct Tried {
-    candidate: Candidate,
-    form: Form,
-    made: Option<(Preflight, Measurement)>,
+fn say(settings: &TuneSettings, line: String) {
+    if !settings.quiet {
+        crate::errln!("tune: {line}");
+    }
 }
 
-fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
-    let started = Instant::now();
-    let runtime = settings.ort.load()?;
-    engine::check_request(&runtime, &settings.request)?;
-    let original = Preflight::read(&runtime, &settings.model, &settings.request, Scope::Alone)?;
-    let (forms, not_fitting) = candidates(&Graph::read(&settings.model)?, &original);
-    // Each candidate's share, and one for the combination.
-    let share = settings.budget / (forms.len() as u32 + 1).max(1);
-    let mut tried = Vec::new();
-    for form in forms {
-        let spent = started.elapsed() + share > settings.budget || crate::interrupt::interrupted();
-        let one = match spent {
-            true => Tried { candidate: not_tried(&form), form, made: None },
-            false => try_form(&runtime, settings, &original, form, share),
-        };
-        if !settings.quiet {
-            crate::errln!("tune: {}: {}", one.candidate.label(), one.candidate.outcome.word());
-        }
-        tried.push(one);
+/// A trial as the batch runner runs it: here, or in a child that runs it here.
+impl Batch for Trials<'_> {
+    type Item = Trial;
+    type Outcome = TrialOutcome;
+
+    fn name<'a>(&self, trial: &'a Trial) -> &'a str {
+        &trial.name
     }
-    let combined = combine(&runtime, settings, &original, &tried, share);
-    let best = fastest(tried.iter().chain(combined.as_ref()), |t| &t.candidate);
-    let written = match (best, &settings.output) {
-        (Some(best), Some(path)) => Some(write(settings, best, path)?),
-        _ => None,
-    };
-    let device = tried.iter().find_map(|t| t.made.as_ref()).map(|(_, m)| m.model.device.describe());
-    let report = TuneReport {
-        schema: report::TUNE_SCHEMA,
-        dmlrun_version: env!("CARGO_PKG_VERSION"),
-        model: settings.model.clone(),
-        device: device.unwrap_or_else(|| settings.request.describe_ep()),
-        reference: settings.compare_ep.to_string(),
-        timed: format!("each run (ms), {ROUNDS} rounds interleaved with the original's"),
-        not_fitting,
-        candidates: tried.iter().map(|t| t.candidate.clone()).collect(),
-        combined: combined.as_ref().map(|c| c.candidate.clone()),
-        chosen: best.map(|b| b.form.flags.clone()).unwrap_or_default(),
-        written,
-        run_with: best.map(|b| b.form.session_options.clone()).unwrap_or_default(),
-        budget_s: settings.budget.as_secs_f64(),
-        seconds: started.elapsed().as_secs_f64(),
-    };
-    print_report(settings, &report)?;
-    Ok(if crate::interrupt::interrupted() { ExitStatus::Interrupted } else { ExitStatus::Success })
+
+    fn run(&self, trial: &Trial, _bars: &indicatif::MultiProgress) -> TrialOutcome {
+        let started = Instant::now();
+        let mut outcome = match &trial.kind {
+            Kind::Original => model::original(self),
+            Kind::Model { share_ms } => model::candidate(self, trial, Duration::from_millis(*share_ms)),
+            Kind::ReferenceTokens => decoder::reference(self),
+            Kind::Decoder { tokens } => decoder::candidate(self, trial, tokens),
+        };
+        outcome.candidate.flags.clone_from(&trial.flags);
+        outcome.candidate.seconds = started.elapsed().as_secs_f64();
+        outcome
+    }
+
+    fn ended(&self, trial: &Trial, end: Ended) -> TrialOutcome {
+        let how = match end {
+            Ended::Crash(how) | Ended::Timeout(how) | Ended::Interrupted(how) => how,
+        };
+        TrialOutcome {
+            candidate: Candidate::of(trial.flags.clone(), Outcome::Fails(how), 0.0),
+            device: None,
+            tokens: None,
+        }
+    }
 }
 
 /// The forms worth trying on this model, in the order of their expected gain (the speed rules,
@@ -149,93 +133,59 @@ fn candidates(graph: &Graph, original: &Preflight) -> (Vec<Form>, Vec<String>) {
     (forms, not_fitting)
 }
 
-/// One form checked against the original on the reference EP and timed beside it.
-fn try_form(runtime: &Runtime, settings: &TuneSettings, original: &Preflight, form: Form, share: Duration) -> Tried {
+/// What the search found: every candidate with its form, the kept ones combined, the fastest,
+/// and the device the trials said they ran on.
+struct Searched {
+    started: Instant,
+    tried: Vec<(Candidate, Form)>,
+    combination: Option<(Candidate, Form)>,
+    best: Option<(Candidate, Form)>,
+    device: Option<String>,
+}
+
+/// Each form tried as a trial of `kind` (given the form's share of the budget) while the budget
+/// has room for one more as long as the longest so far, the kept ones combined and tried, the
+/// fastest chosen. Each trial's limit is scaled from the original's own run.
+fn search(
+    settings: &TuneSettings,
+    trials: Trials,
+    forms: Vec<Form>,
+    original_seconds: f64,
+    kind: &dyn Fn(Duration) -> Kind,
+) -> Searched {
     let started = Instant::now();
-    let record = |outcome: Outcome| Candidate::of(form.flags.clone(), outcome, started.elapsed().as_secs_f64());
-    let measured = Preflight::read(runtime, &settings.model, &form.request, Scope::Alone)
-        .and_then(|preflight| measure(runtime, settings, original, &preflight, share).map(|m| (preflight, m)));
-    let (preflight, measured) = match measured {
-        Ok(both) => both,
-        Err(e) => return Tried { candidate: record(Outcome::Fails(crate::exit::one_line(&e))), form, made: None },
+    // Each candidate's share, and one for the combination.
+    let share = settings.budget / (forms.len() as u32 + 1).max(1);
+    let trials = trials.scaled(share, original_seconds);
+    let mut device = None;
+    let mut try_form = |form: &Form| {
+        let trial = Trial {
+            name: form.flags.join(" "),
+            flags: form.flags.clone(),
+            request: form.request.clone(),
+            kind: kind(share),
+        };
+        let outcome = trials.run_one(trial);
+        device = device.take().or(outcome.device);
+        outcome.candidate
     };
-    let comparison = measured.comparison.as_ref();
-    let max_abs_diff = comparison.and_then(|c| c.differences.iter().map(|d| d.max_abs).reduce(f64::max));
-    if let Some(first) = comparison.and_then(|c| c.mismatches.first()) {
-        let candidate = Candidate { max_abs_diff, ..record(Outcome::Differs(first.to_string())) };
-        return Tried { candidate, form, made: None };
+    let mut tried: Vec<(Candidate, Form)> = Vec::new();
+    let mut longest = share;
+    for form in forms {
+        let spent = started.elapsed() + longest > settings.budget || crate::interrupt::interrupted();
+        let candidate = match spent {
+            true => Candidate::of(form.flags.clone(), Outcome::NotTried, 0.0),
+            false => try_form(&form),
+        };
+        longest = longest.max(Duration::from_secs_f64(candidate.seconds));
+        say(settings, format!("{}: {}", candidate.label(), candidate.outcome.word()));
+        tried.push((candidate, form));
     }
-    let old = measured.paired.as_ref().map(|p| Timed { samples: &p.samples_ms, rounds: &p.rounds });
-    let new = Timed { samples: &measured.samples, rounds: &measured.rounds };
-    let change = old.and_then(|old| judge(old, new, THRESHOLD));
-    let faster = change.as_ref().is_some_and(|c| c.verdict == Verdict::Improvement);
-    let candidate = Candidate {
-        change,
-        p50_ms: crate::stats::summarize(&measured.samples).map(|s| s.p50),
-        original_p50_ms: measured.paired.as_ref().and_then(|p| crate::stats::summarize(&p.samples_ms)).map(|s| s.p50),
-        max_abs_diff,
-        ..record(if faster { Outcome::Faster } else { Outcome::NotFaster })
-    };
-    Tried { candidate, form, made: Some((preflight, measured)) }
-}
-
-/// The form's session beside the original's, rounds interleaved, each side's outputs checked
-/// against the original's on the reference EP (float16 at float16's tolerance).
-fn measure(
-    runtime: &Runtime,
-    settings: &TuneSettings,
-    original: &Preflight,
-    preflight: &Preflight,
-    share: Duration,
-) -> Result<Measurement> {
-    let tolerance = match preflight.request.precision {
-        Precision::Fp16 => settings.tolerance.at_least(crate::compare::FLOAT16),
-        _ => settings.tolerance,
-    };
-    // Half the share a side, as the pairing splits it into its rounds.
-    let budget = RunBudget { max: MAX_RUNS, time_box: Some(share / 2), min: MIN_RUNS };
-    let request = engine::MeasureRequest {
-        preflight,
-        label: None,
-        print_plan: false,
-        inputs: &settings.inputs,
-        load: &settings.load,
-        warmup: 3,
-        budget,
-        reference: Some((preflight.request.reference(settings.compare_ep.clone(), None), tolerance)),
-        time_reference: false,
-        time_float32: false,
-        rounds: ROUNDS,
-        paired: Some(Pairing {
-            baseline: original,
-            inputs: &settings.inputs,
-            load: &settings.load,
-            warmup: 3,
-            budget,
-            rounds: ROUNDS,
-        }),
-        keep_made_model: settings.output.is_some(),
-    };
-    engine::measure(runtime, &request, &indicatif::ProgressBar::hidden())
-}
-
-fn not_tried(form: &Form) -> Candidate {
-    Candidate::of(form.flags.clone(), Outcome::NotTried, 0.0)
-}
-
-/// The kept forms together, checked and timed once more, where two or more can be combined.
-fn combine(
-    runtime: &Runtime,
-    settings: &TuneSettings,
-    original: &Preflight,
-    tried: &[Tried],
-    share: Duration,
-) -> Option<Tried> {
-    if crate::interrupt::interrupted() {
-        return None;
-    }
-    let form = combined(&original.request, tried.iter().map(|t| (&t.candidate, &t.form)))?;
-    Some(try_form(runtime, settings, original, form, share))
+    let combination = combined(&settings.request, tried.iter().map(|(c, f)| (c, f)))
+        .filter(|_| !crate::interrupt::interrupted())
+        .map(|form| (try_form(&form), form));
+    let best = fastest(tried.iter().chain(combination.as_ref()), |(c, _)| c).cloned();
+    Searched { started, tried, combination, best, device }
 }
 
 /// The kept forms' changes to `original` made at once, where two or more combine: taken fastest
@@ -284,38 +234,33 @@ fn fastest<'a, T>(tried: impl Iterator<Item = &'a T>, candidate: impl Fn(&T) -> 
         .min_by(|a, b| ratio(candidate(a)).total_cmp(&ratio(candidate(b))))
 }
 
-/// The form written as `run --save-model` writes it, with the measured ratio and where it was
-/// measured in `dmlrun.tuned`.
-fn write(settings: &TuneSettings, best: &Tried, path: &std::path::Path) -> Result<PathBuf> {
-    let Some((preflight, measured)) = &best.made else { anyhow::bail!("--output: the chosen form was not kept") };
-    let model = engine::saved_model(
-        &settings.model,
-        preflight,
-        measured.made_model.as_deref(),
-        measured.rewrite.as_ref(),
-        measured.precision.as_ref(),
-        false,
-    )?;
-    let change = best.candidate.change.as_ref();
-    let said = format!(
-        "{}: {:.3}x the original's p50 [{:.3}, {:.3}] (Mann-Whitney U p {:.3}, {} rounds interleaved) on {}{}",
-        best.form.flags.join(" "),
-        change.map_or(f64::NAN, |c| c.ratio),
-        change.map_or(f64::NAN, |c| c.ci_low),
-        change.map_or(f64::NAN, |c| c.ci_high),
-        change.map_or(f64::NAN, |c| c.p_value),
-        ROUNDS,
-        measured.model.device.describe(),
-        match best.form.session_options.is_empty() {
-            true => String::new(),
-            false => format!("; run it with {}", best.form.session_options.join(" ")),
-        }
-    );
-    let model =
-        crate::formats::onnx_proto::with_metadata(&model, "dmlrun.tuned", &[("dmlrun.tuned".to_string(), said)])?;
-    crate::formats::onnx_proto::write_model_from(path, &model, crate::fsutil::folder_of(&settings.model))
-        .with_context(|| format!("--output {}", path.display()))?;
-    Ok(path.to_path_buf())
+/// The report of what was searched, printed.
+fn finish(
+    settings: &TuneSettings,
+    searched: Searched,
+    not_fitting: Vec<String>,
+    timed: String,
+    written: Option<PathBuf>,
+) -> Result<ExitStatus> {
+    let Searched { started, tried, combination, best, device } = searched;
+    let report = TuneReport {
+        schema: report::TUNE_SCHEMA,
+        dmlrun_version: env!("CARGO_PKG_VERSION"),
+        model: settings.model.clone(),
+        device: device.unwrap_or_else(|| settings.request.describe_ep()),
+        reference: settings.compare_ep.to_string(),
+        timed,
+        not_fitting,
+        candidates: tried.into_iter().map(|(c, _)| c).collect(),
+        combined: combination.map(|(c, _)| c),
+        chosen: best.as_ref().map(|(_, f)| f.flags.clone()).unwrap_or_default(),
+        written,
+        run_with: best.map(|(_, f)| f.session_options).unwrap_or_default(),
+        budget_s: settings.budget.as_secs_f64(),
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    print_report(settings, &report)?;
+    Ok(if crate::interrupt::interrupted() { ExitStatus::Interrupted } else { ExitStatus::Success })
 }
 
 fn print_report(settings: &TuneSettings, report: &TuneReport) -> Result<()> {
@@ -335,6 +280,7 @@ fn print_report(settings: &TuneSettings, report: &TuneReport) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::change::Verdict;
 
     fn kept(flag: &str, ratio: f64, original: &PlanRequest) -> (Candidate, Form) {
         let mut request = original.clone();
@@ -355,8 +301,8 @@ mod tests {
             threshold: THRESHOLD,
             noise: 0.0,
             test: String::new(),
-            rounds: [ROUNDS, ROUNDS],
-            runs: [MIN_RUNS as usize, MIN_RUNS as usize],
+            rounds: [8, 8],
+            runs: [16, 16],
             reason: String::new(),
         };
         let candidate = Candidate { change: Some(change), ..Candidate::of(vec![flag.into()], Outcome::Faster, 0.0) };
