@@ -631,3 +631,35 @@ fn matmul_as_mul_reducesum_keeps_the_outputs_and_leaves_what_it_cannot_write() {
         rewrite["outputs"].as_array().unwrap().iter().map(|o| o["max_abs"].as_f64().unwrap()).fold(0.0, f64::max);
     assert!(worst < 1e-5, "{rewrite}");
 }
+
+/// `--fuse-sibling-matmuls`: a layer's q, k and v projections and its MLP's gate and up, each
+/// group one MatMul by the weights side by side and a Split; the decoder generates the original's
+/// tokens on the CPU EP with the same logits.
+#[test]
+fn sibling_matmuls_fused_generate_the_original_s_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("generate.json");
+    let out = dmlrun()
+        .args(["generate", "--ep", "cpu", "--fuse-sibling-matmuls", "--prompt-tokens", "8", "-n", "8", "-q"])
+        .args(["--compare-ep", "cpu", "--json"])
+        .arg(&json)
+        .arg(test_model("tiny_decoder"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let fused = report["rewrite"]["summary"]["rewritten"]["--fuse-sibling-matmuls"].as_array().unwrap();
+    let names: Vec<&str> = fused.iter().map(|n| n.as_str().unwrap()).collect();
+    for layer in 0..2 {
+        for projection in ["attn/q_proj", "attn/k_proj", "attn/v_proj", "mlp/gate_proj", "mlp/up_proj"] {
+            let name = format!("/model/layers.{layer}/{projection}/MatMul");
+            assert!(names.contains(&name.as_str()), "{name} not among {names:?}");
+        }
+    }
+    // The down projections read no sibling's input: left as they are.
+    assert!(names.iter().all(|n| !n.contains("down_proj")), "{names:?}");
+    let compared = &report["comparison"]["prompts"][0];
+    assert_eq!(compared["matching"], 8, "{compared}");
+    assert_eq!(compared["logits"]["verdict"], "agree", "{compared}");
+    assert!(compared["logits"]["worst_max_abs_diff"].as_f64().unwrap() < 1e-4, "{compared}");
+}

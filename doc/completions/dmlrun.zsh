@@ -95,6 +95,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--fuse-sibling-matmuls[Write MatMuls that read the same input, each by a constant weight of two dimensions with the same K, as one MatMul by the weights side by side and a Split of its last axis, before the session]' \
 '--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
@@ -201,6 +202,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--fuse-sibling-matmuls[Write MatMuls that read the same input, each by a constant weight of two dimensions with the same K, as one MatMul by the weights side by side and a Split of its last axis, before the session]' \
 '--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
@@ -288,6 +290,7 @@ none\:"In this process"))' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--fuse-sibling-matmuls[Write MatMuls that read the same input, each by a constant weight of two dimensions with the same K, as one MatMul by the weights side by side and a Split of its last axis, before the session]' \
 '--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--check-finite[Fail a case whose outputs hold NaN or Inf]' \
@@ -381,6 +384,7 @@ none\:"In this process"))' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--fuse-sibling-matmuls[Write MatMuls that read the same input, each by a constant weight of two dimensions with the same K, as one MatMul by the weights side by side and a Split of its last axis, before the session]' \
 '--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \
@@ -471,6 +475,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--fuse-sibling-matmuls[Write MatMuls that read the same input, each by a constant weight of two dimensions with the same K, as one MatMul by the weights side by side and a Split of its last axis, before the session]' \
 '--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--each-op[Instead of bisecting\: check each operator type of the model alone (its first node as a one-node model, fed with the reference'\''s values) on the EP under test, and list which it runs and which it rejects. Exit 1 when one fails. Nothing is written but --json]' \
@@ -560,6 +565,7 @@ none\:"In this process"))' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--fuse-sibling-matmuls[Write MatMuls that read the same input, each by a constant weight of two dimensions with the same K, as one MatMul by the weights side by side and a Split of its last axis, before the session]' \
 '--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--write-unchanged[]' \
@@ -654,6 +660,7 @@ none\:"In this process"))' \
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--fuse-sibling-matmuls[Write MatMuls that read the same input, each by a constant weight of two dimensions with the same K, as one MatMul by the weights side by side and a Split of its last axis, before the session]' \
 '--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '-q[No progress lines, only the record]' \
@@ -736,6 +743,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--dequantize-matmulnbits[Write every MatMulNBits whose weight, scales and zero points are constants as a MatMul over the weight dequantized (to its scales'\'' type, float16 for the builder'\''s DirectML models), before the session]' \
 '--drop-qdq-pair[Drop the QuantizeLinear-DequantizeLinear pair after every Softmax, LeakyRelu and Mul of a QDQ model, before the session, so the op runs in float]' \
 '--matmul-as-mul-reducesum[Write every MatMul whose weight is a constant of two dimensions \[K, N\] as a Mul of its input, a column on the last axis, by the weight and a ReduceSum over K, before the session]' \
+'--fuse-sibling-matmuls[Write MatMuls that read the same input, each by a constant weight of two dimensions with the same K, as one MatMul by the weights side by side and a Split of its last axis, before the session]' \
 '--matmulnbits-accuracy-level[Give every MatMulNBits without an accuracy_level the level 4 (int8 activations), before the session]' \
 '--print-plan[Print the resolved session plan (providers, device, execution mode, memory pattern, dims, threads) to stderr before creating the session]' \
 '--io-on-device[Upload the inputs to DirectML'\''s device memory once and keep the outputs there (IoBinding), so the timed runs measure the GPU'\''s work without the host<->GPU copies]' \

@@ -7,7 +7,8 @@
 //!   `gather_dequantized` (`--dequantize-gather`), `matmul_nbits_inputs` (`--matmulnbits-bias-add`,
 //!   `--matmulnbits-drop-g-idx`), `matmul_nbits_dequantized` (`--dequantize-matmulnbits`), `qdq_pair_dropped` (`--drop-qdq-pair`);
 //!   and the speed rules `tune` measures (`Purpose::Speed`): `matmul_as_mul_reducesum`
-//!   (`--matmul-as-mul-reducesum`), `matmul_nbits_accuracy` (`--matmulnbits-accuracy-level`);
+//!   (`--matmul-as-mul-reducesum`), `matmul_siblings_fused` (`--fuse-sibling-matmuls`),
+//!   `matmul_nbits_accuracy` (`--matmulnbits-accuracy-level`);
 //! - `decompose`: `--decompose OP`, a normalisation or Gelu as primitive ONNX ops (a rule with a
 //!   value: the operator).
 //!
@@ -24,6 +25,7 @@ mod matmul_as_mul_reducesum;
 mod matmul_nbits_accuracy;
 mod matmul_nbits_dequantized;
 mod matmul_nbits_inputs;
+mod matmul_siblings_fused;
 mod qdq_pair_dropped;
 mod reshape_allowzero;
 mod rule;
@@ -66,6 +68,7 @@ pub static RULES: &[&dyn Rule] = &[
     &matmul_nbits_dequantized::MatMulNBitsDequantized,
     &qdq_pair_dropped::QdqPairDropped,
     &matmul_as_mul_reducesum::MatMulAsMulReduceSum,
+    &matmul_siblings_fused::MatMulSiblingsFused,
     &matmul_nbits_accuracy::MatMulNBitsAccuracyLevel,
 ];
 

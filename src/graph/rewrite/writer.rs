@@ -131,6 +131,25 @@ impl<'w, 'a> Built<'w, 'a> {
         output
     }
 
+    /// Adds `op(inputs)` writing every one of `outputs` (a Split's).
+    pub(super) fn op_with_outputs(
+        &mut self,
+        op: &str,
+        inputs: &[&str],
+        outputs: &[&str],
+        attribute: Vec<EditAttribute>,
+    ) {
+        let name = self.writer.fresh(&self.base);
+        self.nodes.push(EditNode {
+            input: inputs.iter().map(|s| s.to_string()).collect(),
+            output: outputs.iter().map(|s| s.to_string()).collect(),
+            name: Some(name),
+            op_type: Some(op.to_string()),
+            attribute,
+            ..EditNode::default()
+        });
+    }
+
     pub(super) fn constant(&mut self, data_type: i32, dims: &[i64], raw: Vec<u8>) -> String {
         // A table or a weight, not the scalars a decomposition writes.
         if raw.len() >= 1024 {
