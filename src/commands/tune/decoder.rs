@@ -126,22 +126,14 @@ fn timed(settings: &TuneSettings) -> String {
 
 /// The written folder's record: what was applied and what was measured.
 fn record(settings: &TuneSettings, candidate: &Candidate, form: &Form) -> String {
-    let change = candidate.change.as_ref();
-    let ttft = candidate.ttft.as_ref();
     format!(
-        "{}: the decode step {:.3}x the original's p50 [{:.3}, {:.3}] (Mann-Whitney U p {:.3}, {ROUNDS} rounds interleaved), the time to first token {:.3}x, at a {}-token prompt on {}{}",
+        "{}: the decode step {}, the time to first token {:.3}x, at a {}-token prompt on {}{}",
         form.flags.join(" "),
-        change.map_or(f64::NAN, |c| c.ratio),
-        change.map_or(f64::NAN, |c| c.ci_low),
-        change.map_or(f64::NAN, |c| c.ci_high),
-        change.map_or(f64::NAN, |c| c.p_value),
-        ttft.map_or(f64::NAN, |c| c.ratio),
+        super::against_original(candidate.change.as_ref(), ROUNDS),
+        candidate.ttft.as_ref().map_or(f64::NAN, |c| c.ratio),
         settings.prompt_tokens,
         settings.request.describe_ep(),
-        match form.session_options.is_empty() {
-            true => String::new(),
-            false => format!("; run it with {}", form.session_options.join(" ")),
-        }
+        super::run_with(form),
     )
 }
 

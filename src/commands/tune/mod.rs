@@ -24,6 +24,7 @@ use crate::report::tune::{self as report, Candidate, Outcome, TuneReport};
 use crate::runtime::engine::Preflight;
 use crate::runtime::plan::{OptimizationLevel, PlanRequest, Precision, DML_DISABLE_FUSION};
 use crate::settings::TuneSettings;
+use crate::stats::change::Change;
 use trials::{Kind, Trial, TrialOutcome, Trials};
 
 /// A change smaller than this is taken as none.
@@ -45,6 +46,25 @@ struct Form {
     flags: Vec<String>,
     request: PlanRequest,
     session_options: Vec<String>,
+}
+
+/// `0.940x the original's p50 [0.930, 0.960] (Mann-Whitney U p 0.000, 8 rounds interleaved)`.
+fn against_original(change: Option<&Change>, rounds: usize) -> String {
+    format!(
+        "{:.3}x the original's p50 [{:.3}, {:.3}] (Mann-Whitney U p {:.3}, {rounds} rounds interleaved)",
+        change.map_or(f64::NAN, |c| c.ratio),
+        change.map_or(f64::NAN, |c| c.ci_low),
+        change.map_or(f64::NAN, |c| c.ci_high),
+        change.map_or(f64::NAN, |c| c.p_value),
+    )
+}
+
+/// `; run it with --opt-level extended`, where the form has options a model file cannot hold.
+fn run_with(form: &Form) -> String {
+    match form.session_options.is_empty() {
+        true => String::new(),
+        false => format!("; run it with {}", form.session_options.join(" ")),
+    }
 }
 
 fn say(settings: &TuneSettings, line: String) {

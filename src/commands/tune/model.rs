@@ -158,18 +158,11 @@ fn write(
     let made_bytes = made.bytes()?;
     let model =
         engine::saved_model(&settings.model, &preflight, made_bytes.as_deref(), made.rewrite().as_ref(), None, false)?;
-    let change = candidate.change.as_ref();
     let said = format!(
-        "{}: {:.3}x the original's p50 [{:.3}, {:.3}] (Mann-Whitney U p {:.3}, {ROUNDS} rounds interleaved) on {on}{}",
+        "{}: {} on {on}{}",
         form.flags.join(" "),
-        change.map_or(f64::NAN, |c| c.ratio),
-        change.map_or(f64::NAN, |c| c.ci_low),
-        change.map_or(f64::NAN, |c| c.ci_high),
-        change.map_or(f64::NAN, |c| c.p_value),
-        match form.session_options.is_empty() {
-            true => String::new(),
-            false => format!("; run it with {}", form.session_options.join(" ")),
-        }
+        super::against_original(candidate.change.as_ref(), ROUNDS),
+        super::run_with(form)
     );
     let model =
         crate::formats::onnx_proto::with_metadata(&model, "dmlrun.tuned", &[("dmlrun.tuned".to_string(), said)])?;

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::{open_generating, Generating};
+use super::{open_generating, DecoderSession, Generating};
+use crate::formats::model::ModelFile;
 use crate::generate::verdict::LogitAgreement;
+use crate::generate::DecoderSpec;
 use crate::generate::{self, CaptureAsk, DecoderModel, LoopSettings, Sampler, Sampling};
 use crate::runtime::engine::{self, Preflight, Scope};
 use crate::runtime::plan::PlanRequest;
@@ -100,44 +102,32 @@ pub fn greedy_tokens(
     request: &PlanRequest,
     against: Option<Against>,
 ) -> Result<DecoderRun> {
-    let DecoderModel { spec, file, vocab, .. } = DecoderModel::read(folder, None, None)?;
-    let reference_file = against.is_some().then(|| file.clone());
-    let prompt = generate::synthetic_prompt(CHECK_PROMPT_TOKENS, vocab, &spec.eos_token_ids, PROMPT_SEED);
-    let kv_length = generate::kv_length(CHECK_PROMPT_TOKENS, CHECK_NEW_TOKENS, None, spec.context_length)?;
-    let preflight = Preflight::of(runtime, &spec.model.clone(), file, request, Scope::Alone)?;
-    crate::stage::step("session creation");
-    let generating = Generating {
-        preflight: &preflight,
-        spec: &spec,
-        kv_length,
-        print_plan: false,
-        capture: CaptureAsk::Default,
-        choice: match against {
-            Some(_) => generate::Choice::GreedyLogitsCompared,
-            None => generate::Choice::Greedy,
-        },
+    let folder = Folder::read(folder)?;
+    let prompt = folder.prompt(CHECK_PROMPT_TOKENS);
+    let kv_length = generate::kv_length(CHECK_PROMPT_TOKENS, CHECK_NEW_TOKENS, None, folder.spec.context_length)?;
+    let choice = match against {
+        Some(_) => generate::Choice::GreedyLogitsCompared,
+        None => generate::Choice::Greedy,
     };
+    crate::stage::step("session creation");
+    let (mut decoder, preflight, capture) = folder.open(runtime, request, kv_length, choice)?;
     let wanted = generate::GraphCapture::choose(
         CaptureAsk::Default,
         preflight.plan.uses_directml(),
-        spec.past_present_share_buffer,
+        folder.spec.past_present_share_buffer,
     );
-    let (mut decoder, _, capture) = open_generating(runtime, &generating)?;
     let uncaptured = (wanted.captured && !capture.captured).then_some(capture.why);
     // A fixed count of tokens, EOS or not: both sides make the same number.
-    let settings =
-        LoopSettings { max_new_tokens: CHECK_NEW_TOKENS, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
+    let settings = folder.looping(CHECK_NEW_TOKENS);
     let generation =
         generate::generate(&mut decoder, &prompt, &settings, &mut Sampler::new(Sampling::Greedy), &mut |_, _| Ok(()))?;
-    let parted = against.filter(|a| a.tokens != generation.tokens.as_slice());
-    let logits = match (parted, reference_file) {
-        (Some(against), Some(file)) => {
-            let preflight = Preflight::of(runtime, &spec.model.clone(), file, against.request, Scope::Alone)?;
-            let reference = Generating { preflight: &preflight, capture: CaptureAsk::Default, ..generating };
-            let (mut reference, _, _) = open_generating(runtime, &reference).context("the reference's session")?;
+    let logits = match against.filter(|a| a.tokens != generation.tokens.as_slice()) {
+        Some(against) => {
+            let (mut reference, _, _) =
+                folder.open(runtime, against.request, kv_length, choice).context("the reference's session")?;
             Some(generate::against_reference(&mut decoder, &mut reference, &prompt, &settings)?.logits)
         }
-        _ => None,
+        None => None,
     };
     Ok(DecoderRun { tokens: generation.tokens, uncaptured, logits })
 }
@@ -178,25 +168,16 @@ pub fn time_paired(
     (original, candidate): (&PlanRequest, &PlanRequest),
     how: PairedDecode,
 ) -> Result<(DecodeTimes, DecodeTimes)> {
-    let DecoderModel { spec, file, vocab, .. } = DecoderModel::read(folder, None, None)?;
-    let prompt = generate::synthetic_prompt(how.prompt_tokens, vocab, &spec.eos_token_ids, PROMPT_SEED);
-    let kv_length = generate::kv_length(how.prompt_tokens, how.new_tokens, None, spec.context_length)?;
+    let folder = Folder::read(folder)?;
+    let prompt = folder.prompt(how.prompt_tokens);
+    let kv_length = generate::kv_length(how.prompt_tokens, how.new_tokens, None, folder.spec.context_length)?;
     let open = |request: &PlanRequest, which: &str| {
         crate::stage::step(format!("session creation ({which})"));
-        let preflight = Preflight::of(runtime, &spec.model.clone(), file.clone(), request, Scope::Alone)?;
-        let generating = Generating {
-            preflight: &preflight,
-            spec: &spec,
-            kv_length,
-            print_plan: false,
-            capture: CaptureAsk::Default,
-            choice: generate::Choice::Greedy,
-        };
-        open_generating(runtime, &generating).map(|(decoder, _, _)| decoder).with_context(|| format!("the {which}"))
+        (folder.open(runtime, request, kv_length, generate::Choice::Greedy).map(|(decoder, _, _)| decoder))
+            .with_context(|| format!("the {which}"))
     };
     let mut sides = [open(original, "original")?, open(candidate, "candidate")?];
-    let settings =
-        LoopSettings { max_new_tokens: how.new_tokens, eos_token_ids: &spec.eos_token_ids, ignore_eos: true };
+    let settings = folder.looping(how.new_tokens);
     let mut times = [DecodeTimes::default(), DecodeTimes::default()];
     for round in 0..=how.rounds {
         // A B, then B A: whichever runs second in a round (a warmer cache, a clock raised by the
@@ -221,6 +202,51 @@ pub fn time_paired(
     }
     let [original, candidate] = times;
     Ok((original, candidate))
+}
+
+/// A genai folder's decoder, read once and opened as `generate` opens it for each request.
+struct Folder {
+    spec: DecoderSpec,
+    file: ModelFile,
+    vocab: usize,
+}
+
+impl Folder {
+    fn read(folder: &Path) -> Result<Folder> {
+        let DecoderModel { spec, file, vocab, .. } = DecoderModel::read(folder, None, None)?;
+        Ok(Folder { spec, file, vocab })
+    }
+
+    /// A synthetic prompt of `tokens`, the same for every form.
+    fn prompt(&self, tokens: usize) -> Vec<i64> {
+        generate::synthetic_prompt(tokens, self.vocab, &self.spec.eos_token_ids, PROMPT_SEED)
+    }
+
+    /// `new_tokens` generated past any EOS: every form makes the same number.
+    fn looping(&self, new_tokens: usize) -> LoopSettings<'_> {
+        LoopSettings { max_new_tokens: new_tokens, eos_token_ids: &self.spec.eos_token_ids, ignore_eos: true }
+    }
+
+    /// The decoder made by `request`, its KV buffer `kv_length` long, its tokens chosen as `choice`
+    /// says, the decode captured by default on DirectML.
+    fn open(
+        &self,
+        runtime: &Runtime,
+        request: &PlanRequest,
+        kv_length: usize,
+        choice: generate::Choice,
+    ) -> Result<(DecoderSession, Preflight, generate::GraphCapture)> {
+        let preflight = Preflight::of(runtime, &self.spec.model.clone(), self.file.clone(), request, Scope::Alone)?;
+        let generating = Generating {
+            preflight: &preflight,
+            spec: &self.spec,
+            kv_length,
+            print_plan: false,
+            capture: CaptureAsk::Default,
+            choice,
+        };
+        open_generating(runtime, &generating)
+    }
 }
 
 /// The decoder `.onnx` a genai folder names.
