@@ -32,22 +32,10 @@ pub struct FixSettings {
 
 impl FixSettings {
     pub fn resolve(args: &FixArgs) -> Result<FixSettings> {
-        use anyhow::{bail, Context};
+        use anyhow::Context;
         let model = args.model.clone();
-        let decoder = model.is_dir();
-        if decoder && !model.join("genai_config.json").is_file() {
-            bail!(
-                "model {}: is a folder without genai_config.json; dmlrun fix takes a model file or an onnxruntime-genai folder",
-                model.display()
-            );
-        }
-        if !decoder && !model.is_file() {
-            bail!("model {}: no such file", model.display());
-        }
         let request = plan_request(&args.subject.session, args.ort.ort_log_level)?;
-        if decoder && request.precision == crate::runtime::plan::Precision::Fp16 {
-            bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one (it takes int4 and int8)");
-        }
+        let decoder = model_or_decoder_folder(&model, "fix", &request)?;
         let child = child_handoff(&args.isolation.child);
         if child.is_none() {
             if !decoder {

@@ -148,6 +148,26 @@ pub fn preprocess_request(args: &PreprocessArgs, max_pixels: u64) -> PreprocessR
     }
 }
 
+/// A model file or an onnxruntime-genai folder, as `fix` and `tune` take one: whether it is a
+/// folder (a decoder), checked; a decoder's request may not ask for float16.
+pub fn model_or_decoder_folder(model: &Path, command: &str, request: &PlanRequest) -> Result<bool> {
+    use anyhow::bail;
+    let decoder = model.is_dir();
+    if decoder && !model.join("genai_config.json").is_file() {
+        bail!(
+            "model {}: is a folder without genai_config.json; dmlrun {command} takes a model file or an onnxruntime-genai folder",
+            model.display()
+        );
+    }
+    if !decoder && !model.is_file() {
+        bail!("model {}: no such file", model.display());
+    }
+    if decoder && request.precision == crate::runtime::plan::Precision::Fp16 {
+        bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one (it takes int4 and int8)");
+    }
+    Ok(decoder)
+}
+
 /// An isolation child's part, from its hidden flags.
 pub fn child_handoff(args: &ChildArgs) -> Option<crate::batch::Handoff> {
     match (&args.preflight, &args.child_report) {

@@ -35,21 +35,9 @@ pub struct TuneSettings {
 
 impl TuneSettings {
     pub fn resolve(args: &TuneArgs) -> Result<TuneSettings> {
-        use anyhow::{bail, Context};
-        let decoder = args.model.is_dir();
-        if decoder && !args.model.join("genai_config.json").is_file() {
-            bail!(
-                "model {}: is a folder without genai_config.json; dmlrun tune takes a model file or an onnxruntime-genai folder",
-                args.model.display()
-            );
-        }
-        if !decoder && !args.model.is_file() {
-            bail!("model {}: no such file", args.model.display());
-        }
+        use anyhow::Context;
         let request = plan_request(&args.session, args.ort.ort_log_level)?;
-        if decoder && request.precision == crate::runtime::plan::Precision::Fp16 {
-            bail!("--precision fp16: a decoder comes in float16 from its builder (onnxruntime-genai's -p fp16); dmlrun generate does not convert one (it takes int4 and int8)");
-        }
+        let decoder = model_or_decoder_folder(&args.model, "tune", &request)?;
         let child = child_handoff(&args.isolation.child);
         if child.is_none() {
             match (&args.output, decoder) {
