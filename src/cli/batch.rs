@@ -21,8 +21,8 @@ pub struct IsolationArgs {
     /// default one does; none keeps them in this process, with no time limit (a model that never
     /// returns then holds the run until Ctrl-C). test: up to 100 cases to a child, --jobs
     /// children side by side; a child that dies is split in halves until the case that kills it
-    /// runs alone. bench: one model to a child. Costs a process start (and ONNX Runtime's load)
-    /// per child.
+    /// runs alone. bench: one model to a child; fix and tune: one attempt or candidate. Costs a
+    /// process start (and ONNX Runtime's load) per child.
     ///
     /// Example: --isolation process
     #[arg(long, value_name = "WHERE", default_value = "auto", help_heading = BATCHES)]
@@ -30,8 +30,8 @@ pub struct IsolationArgs {
 
     /// Kill a case or model that runs longer than this, from its start, and record it as
     /// `timeout` with the step it was in (default: 10m a bench model, 5m a test case; for fix 10
-    /// times the reference's own time, for tune's decoder candidates their share of --budget plus
-    /// that, 30s to 10m; 0 for no limit).
+    /// times the reference's own time, for tune's candidates their share of --budget plus 10 times
+    /// the original's run, 30s to 10m; 0 for no limit).
     ///
     /// The limit holds by running the items in child processes (see --isolation): a run that
     /// never returns can only be stopped with its process. With --isolation none (or bench's
