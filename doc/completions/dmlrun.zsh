@@ -264,7 +264,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; for fix 10 times the reference'\''s own time, for tune'\''s candidates their share of --budget plus 10 times the original'\''s run, 30s to 10m; 0 for no limit)]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case, for fix and tune scaled from the model'\''s own time, 30s to 10m; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
@@ -358,7 +358,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; for fix 10 times the reference'\''s own time, for tune'\''s candidates their share of --budget plus 10 times the original'\''s run, 30s to 10m; 0 for no limit)]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case, for fix and tune scaled from the model'\''s own time, 30s to 10m; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
@@ -543,7 +543,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; for fix 10 times the reference'\''s own time, for tune'\''s candidates their share of --budget plus 10 times the original'\''s run, 30s to 10m; 0 for no limit)]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case, for fix and tune scaled from the model'\''s own time, 30s to 10m; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \
@@ -638,7 +638,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--isolation=[Run the items in child dmlrun processes, so one that kills its process (an abort in DirectML, a segfault, a lost device) is recorded as \`crash\`, one that runs past --timeout as \`timeout\`, and the others still run]:WHERE:((auto\:"In child processes when DirectML is in the plan or a time limit holds (by default one does), in this process otherwise"
 process\:"Always in child processes"
 none\:"In this process"))' \
-'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case; for fix 10 times the reference'\''s own time, for tune'\''s candidates their share of --budget plus 10 times the original'\''s run, 30s to 10m; 0 for no limit)]:TIME:_default' \
+'--timeout=[Kill a case or model that runs longer than this, from its start, and record it as \`timeout\` with the step it was in (default\: 10m a bench model, 5m a test case, for fix and tune scaled from the model'\''s own time, 30s to 10m; 0 for no limit)]:TIME:_default' \
 '--child-report=[Internal\: run as an isolation child, appending each item'\''s result to FILE as one JSON line as it finishes, and nothing else]:FILE:_files' \
 '--progress=[Internal\: write the item (and step) under way to FILE, for the parent'\''s time limit]:FILE:_files' \
 '--preflight=[Internal\: the items as the parent resolved them (JSON\: each with its preflight), so that the child runs exactly those and resolves no flag again]:FILE:_files' \

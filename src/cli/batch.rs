@@ -29,9 +29,8 @@ pub struct IsolationArgs {
     pub isolation: Isolation,
 
     /// Kill a case or model that runs longer than this, from its start, and record it as
-    /// `timeout` with the step it was in (default: 10m a bench model, 5m a test case; for fix 10
-    /// times the reference's own time, for tune's candidates their share of --budget plus 10 times
-    /// the original's run, 30s to 10m; 0 for no limit).
+    /// `timeout` with the step it was in (default: 10m a bench model, 5m a test case, for fix and
+    /// tune scaled from the model's own time, 30s to 10m; 0 for no limit).
     ///
     /// The limit holds by running the items in child processes (see --isolation): a run that
     /// never returns can only be stopped with its process. With --isolation none (or bench's
