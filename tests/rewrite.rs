@@ -632,9 +632,10 @@ fn matmul_as_mul_reducesum_keeps_the_outputs_and_leaves_what_it_cannot_write() {
     assert!(worst < 1e-5, "{rewrite}");
 }
 
-/// `--fuse-sibling-matmuls`: a layer's q, k and v projections and its MLP's gate and up, each
-/// group one MatMul by the weights side by side and a Split; the decoder generates the original's
-/// tokens on the CPU EP with the same logits.
+/// `--fuse-sibling-matmuls`: each layer's MLP gate and up, one MatMul by the weights side by
+/// side and a Split; q, k and v, which GroupQueryAttention reads, left alone (split from one
+/// product into it, DirectML gave wrong logits on this project's stack). The decoder generates
+/// the original's tokens on the CPU EP with the same logits.
 #[test]
 fn sibling_matmuls_fused_generate_the_original_s_tokens() {
     let dir = tempfile::tempdir().unwrap();
@@ -649,15 +650,12 @@ fn sibling_matmuls_fused_generate_the_original_s_tokens() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let fused = report["rewrite"]["summary"]["rewritten"]["--fuse-sibling-matmuls"].as_array().unwrap();
-    let names: Vec<&str> = fused.iter().map(|n| n.as_str().unwrap()).collect();
-    for layer in 0..2 {
-        for projection in ["attn/q_proj", "attn/k_proj", "attn/v_proj", "mlp/gate_proj", "mlp/up_proj"] {
-            let name = format!("/model/layers.{layer}/{projection}/MatMul");
-            assert!(names.contains(&name.as_str()), "{name} not among {names:?}");
-        }
-    }
-    // The down projections read no sibling's input: left as they are.
-    assert!(names.iter().all(|n| !n.contains("down_proj")), "{names:?}");
+    let mut names: Vec<&str> = fused.iter().map(|n| n.as_str().unwrap()).collect();
+    names.sort();
+    let expected: Vec<String> = (0..2)
+        .flat_map(|layer| ["gate_proj", "up_proj"].map(|p| format!("/model/layers.{layer}/mlp/{p}/MatMul")))
+        .collect();
+    assert_eq!(names, expected);
     let compared = &report["comparison"]["prompts"][0];
     assert_eq!(compared["matching"], 8, "{compared}");
     assert_eq!(compared["logits"]["verdict"], "agree", "{compared}");

@@ -1,10 +1,15 @@
 //! `--fuse-sibling-matmuls`: MatMuls that read the same input, each by a constant weight of two
-//! dimensions with the same K and element type (a layer's q, k and v projections; an MLP's gate
-//! and up), written as one MatMul by the weights side by side ([K, N1 + N2 + ...]) and a Split
-//! of its last axis into each one's output. The same dot products, one GEMM instead of several: on
-//! the H200 under Wine q, k and v as one [896, 1152] product ran 5% faster than three. A speed
-//! rule: `dmlrun tune` tries it and keeps it only where it is measured faster on the device at
-//! hand; `fix` never offers it.
+//! dimensions with the same K and element type (an MLP's gate and up), written as one MatMul by
+//! the weights side by side ([K, N1 + N2 + ...]) and a Split of its last axis into each one's
+//! output. The same dot products, one GEMM instead of several. A speed rule: `dmlrun tune` tries
+//! it and keeps it only where it is measured faster on the device at hand; `fix` never offers it.
+//!
+//! A MatMul an attention operator reads (a layer's q, k and v) is left alone: with q, k and v
+//! split from one product into GroupQueryAttention, DirectML gives wrong logits on this project's
+//! stack (the H200's driver and lavapipe alike, graph fusion on or off), where the CPU EP's are
+//! the original's to the bit; the MLP's gate and up fused agree on both.
+
+use std::collections::HashSet;
 
 use anyhow::{bail, Context, Result};
 use prost::Message;
@@ -22,6 +27,29 @@ fn is_matmul(node: &NodeOutline) -> bool {
     node.op_type == "MatMul" && matches!(node.domain.as_str(), "" | "ai.onnx") && node.inputs.len() == 2
 }
 
+/// The operators whose inputs a fused product must not feed (see the module's text).
+const ATTENTION: &[&str] = &["GroupQueryAttention", "MultiHeadAttention", "Attention"];
+
+/// Every name an attention operator of `nodes` reads, directly or through the `Add` of a bias
+/// (Qwen2's q, k and v have one).
+fn read_by_attention<'a>(nodes: impl Iterator<Item = &'a NodeOutline> + Clone) -> HashSet<&'a str> {
+    let mut read: HashSet<&str> = (nodes.clone())
+        .filter(|n| ATTENTION.contains(&n.op_type.as_str()))
+        .flat_map(|n| n.inputs.iter().map(String::as_str))
+        .collect();
+    let biased: Vec<&str> = (nodes.filter(|n| n.op_type == "Add"))
+        .filter(|n| n.outputs.first().is_some_and(|o| read.contains(o.as_str())))
+        .flat_map(|n| n.inputs.iter().map(String::as_str))
+        .collect();
+    read.extend(biased);
+    read
+}
+
+/// A MatMul that may be fused: no attention operator reads what it makes.
+fn fusable(node: &NodeOutline, attention: &HashSet<&str>) -> bool {
+    is_matmul(node) && node.outputs.first().is_some_and(|o| !attention.contains(o.as_str()))
+}
+
 /// One sibling: its output, its weight's name, and the weight's K, N and element type.
 struct Sibling {
     output: String,
@@ -37,15 +65,23 @@ struct Sibling {
 fn siblings(node: &EditNode, graph: &Scope<'_>) -> Vec<Sibling> {
     let Some(input) = node.input.first() else { return Vec::new() };
     let Some((k, _, data_type)) = node.input.get(1).and_then(|w| header(graph, w)) else { return Vec::new() };
-    graph
+    let nodes: Vec<NodeOutline> = graph
         .node
         .iter()
         .filter_map(|raw| EditNode::decode(raw.as_slice()).ok())
-        .filter(|other| is_matmul(&NodeOutline::of(other)) && other.input.first() == Some(input))
+        .map(|n| NodeOutline::of(&n))
+        .collect();
+    let attention = read_by_attention(nodes.iter());
+    if !fusable(&NodeOutline::of(node), &attention) {
+        return Vec::new();
+    }
+    nodes
+        .iter()
+        .filter(|other| fusable(other, &attention) && other.inputs.first() == Some(input))
         .filter_map(|other| {
-            let weight = other.input.get(1)?.clone();
+            let weight = other.inputs.get(1)?.clone();
             let (wk, n, wtype) = header(graph, &weight)?;
-            let output = other.output.first()?.clone();
+            let output = other.outputs.first()?.clone();
             (wk == k && wtype == data_type).then_some(Sibling { output, weight, k, n, data_type })
         })
         .collect()
@@ -82,11 +118,11 @@ impl Rule for MatMulSiblingsFused {
         "Write MatMuls that read the same input, each by a constant weight of two dimensions with \
          the same K, as one MatMul by the weights side by side and a Split of its last axis, \
          before the session.\n\n\
-         A layer's q, k and v projections (an MLP's gate and up) become one GEMM instead of \
-         several: the same dot products, fewer kernels, a wider product that some devices run \
-         faster (q, k and v at 896 -> 1152 ran 5% faster as one on an H200 through DirectML). \
-         dmlrun tune tries it and keeps it only where it is measured faster. Checked against the \
-         original as --decompose is.\n\n\
+         An MLP's gate and up projections become one GEMM instead of two: the same dot products, \
+         fewer kernels, a wider product that some devices run faster. dmlrun tune tries it and \
+         keeps it only where it is measured faster. A MatMul an attention operator reads (q, k, \
+         v) is left alone: split into GroupQueryAttention, DirectML gave wrong logits. Checked \
+         against the original as --decompose is.\n\n\
          Example: dmlrun decoder.onnx --device 0 --fuse-sibling-matmuls"
     }
 
@@ -95,7 +131,7 @@ impl Rule for MatMulSiblingsFused {
     }
 
     fn what_it_fits(&self) -> &'static str {
-        "two MatMuls reading one input"
+        "two MatMuls reading one input (and read by no attention operator)"
     }
 
     fn purpose(&self) -> Purpose {
@@ -103,8 +139,9 @@ impl Rule for MatMulSiblingsFused {
     }
 
     fn fits(&self, node: &NodeOutline, graph: &[NodeOutline]) -> bool {
-        is_matmul(node)
-            && graph.iter().filter(|other| is_matmul(other) && other.inputs.first() == node.inputs.first()).count() >= 2
+        let attention = read_by_attention(graph.iter());
+        fusable(node, &attention)
+            && graph.iter().filter(|o| fusable(o, &attention) && o.inputs.first() == node.inputs.first()).count() >= 2
     }
 
     /// Its weight and at least one sibling's are constants of the same K and a float type.
@@ -115,7 +152,9 @@ impl Rule for MatMulSiblingsFused {
 
     fn nothing_rewritten(&self, ops: &std::collections::HashSet<String>) -> String {
         match ops.contains("MatMul") {
-            true => "no two MatMuls of the model read one input by constant weights of the same K".into(),
+            true => {
+                "no two MatMuls of the model read one input by constant weights of the same K, outside attention".into()
+            }
             false => "the model has no MatMul".into(),
         }
     }
