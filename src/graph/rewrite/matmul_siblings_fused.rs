@@ -4,10 +4,11 @@
 //! output. The same dot products, one GEMM instead of several. A speed rule: `dmlrun tune` tries
 //! it and keeps it only where it is measured faster on the device at hand; `fix` never offers it.
 //!
-//! A MatMul an attention operator reads (a layer's q, k and v) is left alone: with q, k and v
-//! split from one product into GroupQueryAttention, DirectML gives wrong logits on this project's
-//! stack (the H200's driver and lavapipe alike, graph fusion on or off), where the CPU EP's are
-//! the original's to the bit; the MLP's gate and up fused agree on both.
+//! A MatMul an attention operator reads (q, k and v, through a bias or the rotary embedding) is
+//! left alone: with q, k and v split from one product into GroupQueryAttention, DirectML gives
+//! wrong logits on this project's stack (the H200's driver and lavapipe alike, graph fusion on or
+//! off), where the CPU EP's are the original's to the bit; the MLP's gate and up fused agree on
+//! both.
 
 use std::collections::HashSet;
 
@@ -30,19 +31,30 @@ fn is_matmul(node: &NodeOutline) -> bool {
 /// The operators whose inputs a fused product must not feed (see the module's text).
 const ATTENTION: &[&str] = &["GroupQueryAttention", "MultiHeadAttention", "Attention"];
 
-/// Every name an attention operator of `nodes` reads, directly or through the `Add` of a bias
-/// (Qwen2's q, k and v have one).
+/// What a product passes through on its way to attention (a bias, the rotary embedding, a
+/// reshape to heads).
+const ON_THE_WAY: &[&str] = &["Add", "RotaryEmbedding", "Reshape", "Transpose", "Cast"];
+
+/// Every name an attention operator of `nodes` reads, directly or through operators of
+/// [`ON_THE_WAY`] (the builder's q and k reach GroupQueryAttention through RotaryEmbedding,
+/// Qwen2's through the Add of a bias first).
 fn read_by_attention<'a>(nodes: impl Iterator<Item = &'a NodeOutline> + Clone) -> HashSet<&'a str> {
     let mut read: HashSet<&str> = (nodes.clone())
         .filter(|n| ATTENTION.contains(&n.op_type.as_str()))
         .flat_map(|n| n.inputs.iter().map(String::as_str))
         .collect();
-    let biased: Vec<&str> = (nodes.filter(|n| n.op_type == "Add"))
-        .filter(|n| n.outputs.first().is_some_and(|o| read.contains(o.as_str())))
-        .flat_map(|n| n.inputs.iter().map(String::as_str))
-        .collect();
-    read.extend(biased);
-    read
+    let on_the_way: Vec<&NodeOutline> = nodes.filter(|n| ON_THE_WAY.contains(&n.op_type.as_str())).collect();
+    loop {
+        let before = read.len();
+        for node in &on_the_way {
+            if node.outputs.first().is_some_and(|o| read.contains(o.as_str())) {
+                read.extend(node.inputs.iter().map(String::as_str));
+            }
+        }
+        if read.len() == before {
+            return read;
+        }
+    }
 }
 
 /// A MatMul that may be fused: no attention operator reads what it makes.
