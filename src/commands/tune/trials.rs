@@ -18,8 +18,11 @@ use crate::runtime::Runtime;
 use crate::settings::TuneSettings;
 
 /// A trial's limit where no --timeout was given: its share of the budget plus this many times
-/// the original's own run ...
+/// the original's own run on the reference (a model file's run; a decoder's 16 greedy tokens,
+/// which a candidate whose tokens part from them runs again beside its own, step by step, before
+/// two sessions are timed: the H200's first int4 trials ran past 10 times) ...
 const LIMIT_SCALE: f64 = 10.0;
+const DECODER_LIMIT_SCALE: f64 = 30.0;
 /// ... at least this (a DirectML session compiles what the CPU EP only loads), at most the cap.
 const LIMIT_FLOOR: Duration = Duration::from_secs(30);
 const LIMIT_CAP: Duration = Duration::from_secs(600);
@@ -98,13 +101,14 @@ impl<'a> Trials<'a> {
     }
 
     /// Where no --timeout was given, a trial may take its share of the budget plus LIMIT_SCALE
-    /// times the original's own run, within LIMIT_FLOOR and LIMIT_CAP: a candidate that hangs
-    /// costs a small multiple of the model's own time.
+    /// (a decoder's: DECODER_LIMIT_SCALE) times the original's own run, within LIMIT_FLOOR and
+    /// LIMIT_CAP: a candidate that hangs costs a small multiple of the model's own time.
     pub(super) fn scaled(self, share: Duration, original_seconds: f64) -> Trials<'a> {
         if !self.placement.default_limit || !self.placement.in_children {
             return self;
         }
-        let limit = (share + Duration::from_secs_f64(original_seconds * LIMIT_SCALE)).clamp(LIMIT_FLOOR, LIMIT_CAP);
+        let scale = if self.settings.decoder { DECODER_LIMIT_SCALE } else { LIMIT_SCALE };
+        let limit = (share + Duration::from_secs_f64(original_seconds * scale)).clamp(LIMIT_FLOOR, LIMIT_CAP);
         Trials { placement: Placement { limit: Some(limit), ..self.placement }, ..self }
     }
 
