@@ -120,6 +120,21 @@ pub fn shard<T>(
     }
 }
 
+/// Runs one item alone (an attempt of `fix`, a candidate of `tune`), one at a time: its outcome,
+/// or why there is none (the runner's error, or Ctrl-C before it ended).
+pub fn run_alone<B: Batch>(batch: &B, item: B::Item, options: &Options) -> std::result::Result<B::Outcome, String> {
+    let mut outcome = None;
+    let ran = run(batch, vec![Entry::Run(item)], options, &mut |_, one| {
+        outcome = Some(one);
+        Ok(())
+    });
+    match (ran, outcome) {
+        (Ok(()), Some(outcome)) => Ok(outcome),
+        (Err(e), _) => Err(crate::exit::one_line(&e)),
+        (Ok(()), None) => Err(crate::interrupt::interrupted_in("")),
+    }
+}
+
 /// Runs `entries`, handing each outcome to `sink` with the entry's index as soon as it is known
 /// (decided entries first, in order). Ctrl-C: the items under way end as `interrupted`, no
 /// further item starts, and the sink has had every finished one. A sink's error stops the batch

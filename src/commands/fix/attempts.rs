@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{decoder, Remedy};
-use crate::batch::{self, Batch, Ended, Entry};
+use crate::batch::{self, Batch, Ended};
 use crate::compare::Tolerance;
 use crate::graph::Graph;
 use crate::isolation::Placement;
@@ -185,17 +185,7 @@ impl Attempts<'_> {
     fn through_runner(&self, spec: AttemptSpec) -> Tried {
         let started = Instant::now();
         let options = batch::Options::new(self.placement, self.directml, (1, 1), Counting::Attempts, true);
-        let mut tried = None;
-        let ran = batch::run(self, vec![Entry::Run(spec)], &options, &mut |_, outcome| {
-            tried = Some(outcome);
-            Ok(())
-        });
-        let seconds = started.elapsed().as_secs_f64();
-        match (ran, tried) {
-            (Err(e), _) => Tried::failed(crate::exit::one_line(&e), seconds),
-            (Ok(()), Some(tried)) => tried,
-            (Ok(()), None) => Tried::failed(crate::interrupt::interrupted_in(""), seconds),
-        }
+        batch::run_alone(self, spec, &options).unwrap_or_else(|why| Tried::failed(why, started.elapsed().as_secs_f64()))
     }
 
     /// An attempt in this process.

@@ -13,7 +13,7 @@ use super::{candidates, search, Form, Searched, THRESHOLD};
 use crate::exit::ExitStatus;
 use crate::graph::Graph;
 use crate::report::tune::{Candidate, Outcome};
-use crate::runtime::engine::{self, Against, DecodeTimes, Generated, PairedDecode, Preflight, Scope};
+use crate::runtime::engine::{self, Against, DecodeTimes, Generated, PairedDecode, PairedTimes, Preflight, Scope};
 use crate::settings::TuneSettings;
 use crate::stats::change::{judge, Change, Timed, Verdict};
 
@@ -43,7 +43,7 @@ pub(super) fn candidate(trials: &Trials, trial: &Trial, tokens: &[i64]) -> Trial
         Err(e) => return TrialOutcome::failed(&e),
     };
     let how = PairedDecode { prompt_tokens: settings.prompt_tokens, new_tokens: settings.new_tokens, rounds: ROUNDS };
-    let (original, candidate) =
+    let PairedTimes { original, candidate, device } =
         match engine::time_paired(runtime, &settings.model, (&settings.request, &trial.request), how) {
             Ok(both) => both,
             Err(e) => return TrialOutcome::failed(&e),
@@ -58,7 +58,7 @@ pub(super) fn candidate(trials: &Trials, trial: &Trial, tokens: &[i64]) -> Trial
         note,
         ..Candidate::of(Vec::new(), if faster { Outcome::Faster } else { Outcome::NotFaster }, 0.0)
     };
-    TrialOutcome { candidate, device: None, tokens: None }
+    TrialOutcome { candidate, device: Some(device), tokens: None }
 }
 
 /// The candidate's decode steps and times to first token against the original's: each round a
@@ -105,10 +105,11 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
     };
     let searched =
         search(settings, trials, forms, reference.candidate.seconds, &|_| Kind::Decoder { tokens: tokens.clone() });
-    let Searched { best, .. } = &searched;
+    let Searched { best, device, .. } = &searched;
     let written = match (best, &settings.output) {
         (Some((candidate, form)), Some(output)) => {
-            let said = [("dmlrun.tuned".to_string(), record(settings, candidate, form))];
+            let on = device.clone().unwrap_or_else(|| settings.request.describe_ep());
+            let said = [("dmlrun.tuned".to_string(), record(settings, candidate, form, &on))];
             engine::write_decoder_folder(&runtime, &settings.model, &form.request, &said, output)?;
             Some(output.clone())
         }
@@ -125,14 +126,13 @@ fn timed(settings: &TuneSettings) -> String {
 }
 
 /// The written folder's record: what was applied and what was measured.
-fn record(settings: &TuneSettings, candidate: &Candidate, form: &Form) -> String {
+fn record(settings: &TuneSettings, candidate: &Candidate, form: &Form, on: &str) -> String {
     format!(
-        "{}: the decode step {}, the time to first token {:.3}x, at a {}-token prompt on {}{}",
+        "{}: the decode step {}, the time to first token {:.3}x, at a {}-token prompt on {on}{}",
         form.flags.join(" "),
         super::against_original(candidate.change.as_ref(), ROUNDS),
         candidate.ttft.as_ref().map_or(f64::NAN, |c| c.ratio),
         settings.prompt_tokens,
-        settings.request.describe_ep(),
         super::run_with(form),
     )
 }

@@ -41,7 +41,9 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
         anyhow::bail!("model {}: the original: {}", settings.model.display(), alone.why_not());
     }
     let kind = |share: Duration| Kind::Model { share_ms: share.as_millis() as u64 };
-    let searched = search(settings, trials, forms, alone.candidate.seconds, &kind);
+    let mut searched = search(settings, trials, forms, alone.candidate.seconds, &kind);
+    // The original's own run says where it ran, where no candidate's did.
+    searched.device = searched.device.or(alone.device);
     let Searched { best, device, .. } = &searched;
     let written = match (best, &settings.output) {
         (Some((candidate, form)), Some(path)) => {

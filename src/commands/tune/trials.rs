@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::batch::{self, Entry};
+use crate::batch;
 use crate::exit::ExitStatus;
 use crate::isolation::{Placement, PlacementRequest};
 use crate::progress::Counting;
@@ -120,20 +120,16 @@ impl<'a> Trials<'a> {
     pub(super) fn run_one(&self, trial: Trial) -> TrialOutcome {
         let (flags, started) = (trial.flags.clone(), Instant::now());
         let options = batch::Options::new(self.placement, self.directml, (1, 1), Counting::Attempts, true);
-        let mut outcome = None;
-        let ran = batch::run(self, vec![Entry::Run(trial)], &options, &mut |_, one| {
-            outcome = Some(one);
-            Ok(())
-        });
+        let ran = batch::run_alone(self, trial, &options);
         let seconds = started.elapsed().as_secs_f64();
-        let why = match (ran, outcome) {
-            (Ok(()), Some(outcome)) => {
-                return TrialOutcome { candidate: Candidate { seconds, ..outcome.candidate }, ..outcome };
-            }
-            (Err(e), _) => crate::exit::one_line(&e),
-            (Ok(()), None) => crate::interrupt::interrupted_in(""),
-        };
-        TrialOutcome { candidate: Candidate::of(flags, Outcome::Fails(why), seconds), device: None, tokens: None }
+        match ran {
+            Ok(outcome) => TrialOutcome { candidate: Candidate { seconds, ..outcome.candidate }, ..outcome },
+            Err(why) => TrialOutcome {
+                candidate: Candidate::of(flags, Outcome::Fails(why), seconds),
+                device: None,
+                tokens: None,
+            },
+        }
     }
 }
 

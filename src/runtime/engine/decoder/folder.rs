@@ -159,6 +159,13 @@ impl DecodeTimes {
     }
 }
 
+/// Both sides of a paired timing, and the device they ran on, as the session said it.
+pub struct PairedTimes {
+    pub original: DecodeTimes,
+    pub candidate: DecodeTimes,
+    pub device: String,
+}
+
 /// The folder's decoder as `original` and as `candidate` make it, both open at once and timed
 /// in alternating rounds (A B, B A, ...) as `generate` runs them by default (the decode captured on DirectML,
 /// the greedy token chosen on the device), so that a slow spell of the device falls on both.
@@ -167,7 +174,7 @@ pub fn time_paired(
     folder: &Path,
     (original, candidate): (&PlanRequest, &PlanRequest),
     how: PairedDecode,
-) -> Result<(DecodeTimes, DecodeTimes)> {
+) -> Result<PairedTimes> {
     let folder = Folder::read(folder)?;
     let prompt = folder.prompt(how.prompt_tokens);
     let kv_length = generate::kv_length(how.prompt_tokens, how.new_tokens, None, folder.spec.context_length)?;
@@ -200,8 +207,9 @@ pub fn time_paired(
             }
         }
     }
+    let device = sides[1].model.device.describe();
     let [original, candidate] = times;
-    Ok((original, candidate))
+    Ok(PairedTimes { original, candidate, device })
 }
 
 /// A genai folder's decoder, read once and opened as `generate` opens it for each request.

@@ -45,7 +45,7 @@ use crate::generate::{Decoder, DecoderSpec, StepTiming};
 use captured::CapturedStep;
 pub use folder::{
     check_output_folder, decoder_file, greedy_tokens, time_paired, write_decoder_folder, Against, DecodeTimes,
-    DecoderRun, Generated, PairedDecode,
+    DecoderRun, Generated, PairedDecode, PairedTimes,
 };
 pub use generating::{open_generating, Generating};
 use stepping::StepRun;
