@@ -196,9 +196,9 @@ impl Attempts<'_> {
         if self.settings.decoder {
             let reference = self.reference_tokens.get().cloned().unwrap_or_default();
             let judged = reference_of(&self.settings.request, self.settings);
-            let against = decoder::Against { request: &judged, tokens: &reference };
+            let against = engine::Against { request: &judged, tokens: &reference };
             let (outcome, note) =
-                match decoder::greedy_tokens(self.runtime, &self.settings.model, &request, Some(against)) {
+                match engine::greedy_tokens(self.runtime, &self.settings.model, &request, Some(against)) {
                     Ok(run) => decoder::judge(&run, &reference),
                     Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
                 };
@@ -308,7 +308,7 @@ impl Attempts<'_> {
         let started = Instant::now();
         let reference = reference_of(&self.settings.request, self.settings);
         let (outcome, tokens) = match self.settings.decoder {
-            true => match decoder::greedy_tokens(self.runtime, &self.settings.model, &reference, None) {
+            true => match engine::greedy_tokens(self.runtime, &self.settings.model, &reference, None) {
                 Ok(run) => (AttemptOutcome::Passes, Some(run.tokens)),
                 Err(e) => (AttemptOutcome::Fails(crate::exit::one_line(&e)), None),
             },

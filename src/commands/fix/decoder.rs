@@ -2,13 +2,11 @@
 //! one run's outputs. An attempt generates greedily from a fixed synthetic prompt, as `generate`
 //! runs by default (the decode step captured on DirectML where the model allows it), and passes
 //! where its tokens are the reference's; the fixed folder is the input's with the decoder
-//! rewritten, every other file (config, tokenizer) copied as it is.
+//! rewritten, every other file (config, tokenizer) copied as it is: the engine's check and writer
+//! (`engine/decoder/folder.rs`), judged here as an attempt.
 
 use crate::report::fix::AttemptOutcome;
-pub use crate::runtime::engine::{check_output_folder, decoder_file, greedy_tokens, Against, DecoderRun};
-use crate::runtime::engine::{write_decoder_folder, Generated};
-use crate::runtime::plan::PlanRequest;
-use crate::runtime::Runtime;
+use crate::runtime::engine::{DecoderRun, Generated};
 
 /// An attempt's tokens against the reference's, as the engine judges them (a part at a near-tie
 /// passes, with a note), said as an attempt's outcome.
@@ -18,16 +16,6 @@ pub fn judge(run: &DecoderRun, reference: &[i64]) -> (AttemptOutcome, Option<Str
         Generated::Uncaptured(why, note) => (AttemptOutcome::Fails(why), note),
         Generated::Differs(why) => (AttemptOutcome::Differs(why), None),
     }
-}
-
-/// The fixed folder: the input's with the decoder rewritten by `request`.
-pub fn write_fixed_folder(
-    runtime: &Runtime,
-    folder: &std::path::Path,
-    request: &PlanRequest,
-    output: &std::path::Path,
-) -> anyhow::Result<()> {
-    write_decoder_folder(runtime, folder, request, &[], output)
 }
 
 #[cfg(test)]

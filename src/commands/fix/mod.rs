@@ -85,7 +85,7 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     let runtime = settings.ort.load()?;
     let (placement, directml) = resolve_placement(settings, &runtime)?;
     let graph = match settings.decoder {
-        true => Graph::read(&decoder::decoder_file(&settings.model)?)?,
+        true => Graph::read(&engine::decoder_file(&settings.model)?)?,
         false => Graph::read(&settings.model)?,
     };
     let staging = staging_folder(&settings.output)?;
@@ -139,7 +139,7 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
 /// smallest failing model's folder beside it must be free. Returns that folder.
 fn check_outputs(settings: &FixSettings) -> Result<PathBuf> {
     if settings.decoder {
-        decoder::check_output_folder(&settings.output)?;
+        engine::check_output_folder(&settings.output)?;
     }
     let reduced_to = reduced_folder(&settings.output);
     if crate::fsutil::occupied(&reduced_to) {
@@ -350,7 +350,13 @@ fn keep_minimal(
 fn write(attempts: &Attempts, tried: &Tried, kept: &[Remedy]) -> Result<PathBuf> {
     let settings = attempts.settings;
     if settings.decoder {
-        decoder::write_fixed_folder(attempts.runtime, &settings.model, &attempts.request_with(kept), &settings.output)?;
+        engine::write_decoder_folder(
+            attempts.runtime,
+            &settings.model,
+            &attempts.request_with(kept),
+            &[],
+            &settings.output,
+        )?;
         return Ok(settings.output.clone());
     }
     let made = match &tried.model {

@@ -9,7 +9,7 @@
 use anyhow::{bail, Result};
 
 use super::trials::{Kind, Trial, TrialOutcome, Trials};
-use super::{candidates, search, Form, Searched, THRESHOLD};
+use super::{candidates, search, Form, THRESHOLD};
 use crate::exit::ExitStatus;
 use crate::graph::Graph;
 use crate::report::tune::{Candidate, Outcome};
@@ -105,10 +105,9 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
     };
     let searched =
         search(settings, trials, forms, reference.candidate.seconds, &|_| Kind::Decoder { tokens: tokens.clone() });
-    let Searched { best, device, .. } = &searched;
-    let written = match (best, &settings.output) {
+    let written = match (&searched.best, &settings.output) {
         (Some((candidate, form)), Some(output)) => {
-            let on = device.clone().unwrap_or_else(|| settings.request.describe_ep());
+            let on = searched.device(settings);
             let said = [("dmlrun.tuned".to_string(), record(settings, candidate, form, &on))];
             engine::write_decoder_folder(&runtime, &settings.model, &form.request, &said, output)?;
             Some(output.clone())

@@ -82,28 +82,21 @@ impl Batch for Trials<'_> {
         &trial.name
     }
 
+    /// The trial's outcome; its flags and seconds are the parent's to give (`Trials::run_one`).
     fn run(&self, trial: &Trial, _bars: &indicatif::MultiProgress) -> TrialOutcome {
-        let started = Instant::now();
-        let mut outcome = match &trial.kind {
+        match &trial.kind {
             Kind::Original => model::original(self),
             Kind::Model { share_ms } => model::candidate(self, trial, Duration::from_millis(*share_ms)),
             Kind::ReferenceTokens => decoder::reference(self),
             Kind::Decoder { tokens } => decoder::candidate(self, trial, tokens),
-        };
-        outcome.candidate.flags.clone_from(&trial.flags);
-        outcome.candidate.seconds = started.elapsed().as_secs_f64();
-        outcome
+        }
     }
 
-    fn ended(&self, trial: &Trial, end: Ended) -> TrialOutcome {
+    fn ended(&self, _trial: &Trial, end: Ended) -> TrialOutcome {
         let how = match end {
             Ended::Crash(how) | Ended::Timeout(how) | Ended::Interrupted(how) => how,
         };
-        TrialOutcome {
-            candidate: Candidate::of(trial.flags.clone(), Outcome::Fails(how), 0.0),
-            device: None,
-            tokens: None,
-        }
+        TrialOutcome::of(Outcome::Fails(how))
     }
 }
 
@@ -161,6 +154,13 @@ struct Searched {
     combination: Option<(Candidate, Form)>,
     best: Option<(Candidate, Form)>,
     device: Option<String>,
+}
+
+impl Searched {
+    /// Where the trials ran, as a session said it, else as the flags asked.
+    fn device(&self, settings: &TuneSettings) -> String {
+        self.device.clone().unwrap_or_else(|| settings.request.describe_ep())
+    }
 }
 
 /// Each form tried as a trial of `kind` (given the form's share of the budget) while the budget
@@ -262,12 +262,13 @@ fn finish(
     timed: String,
     written: Option<PathBuf>,
 ) -> Result<ExitStatus> {
-    let Searched { started, tried, combination, best, device } = searched;
+    let device = searched.device(settings);
+    let Searched { started, tried, combination, best, .. } = searched;
     let report = TuneReport {
         schema: report::TUNE_SCHEMA,
         dmlrun_version: env!("CARGO_PKG_VERSION"),
         model: settings.model.clone(),
-        device: device.unwrap_or_else(|| settings.request.describe_ep()),
+        device,
         reference: settings.compare_ep.to_string(),
         timed,
         not_fitting,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use super::trials::{Kind, Trial, TrialOutcome, Trials};
-use super::{candidates, search, Form, Searched, THRESHOLD};
+use super::{candidates, search, Form, THRESHOLD};
 use crate::exit::ExitStatus;
 use crate::graph::Graph;
 use crate::report::tune::{Candidate, Outcome};
@@ -44,10 +44,9 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
     let mut searched = search(settings, trials, forms, alone.candidate.seconds, &kind);
     // The original's own run says where it ran, where no candidate's did.
     searched.device = searched.device.or(alone.device);
-    let Searched { best, device, .. } = &searched;
-    let written = match (best, &settings.output) {
+    let written = match (&searched.best, &settings.output) {
         (Some((candidate, form)), Some(path)) => {
-            let on = device.clone().unwrap_or_else(|| settings.request.describe_ep());
+            let on = searched.device(settings);
             Some(write(&runtime, settings, (candidate, form), &on, path)?)
         }
         _ => None,

@@ -115,21 +115,18 @@ impl<'a> Trials<'a> {
         Trials { placement: Placement { limit: Some(limit), ..self.placement }, ..self }
     }
 
-    /// `trial` as the one item of a batch, here or in a child; the seconds are the parent's (a
-    /// child's start and a trial it had to stop count against the budget).
+    /// `trial` as the one item of a batch, here or in a child, its outcome given the trial's flags
+    /// and the parent's seconds (a child's start and a trial it had to stop count against the
+    /// budget).
     pub(super) fn run_one(&self, trial: Trial) -> TrialOutcome {
         let (flags, started) = (trial.flags.clone(), Instant::now());
         let options = batch::Options::new(self.placement, self.directml, (1, 1), Counting::Attempts, true);
         let ran = batch::run_alone(self, trial, &options);
         let seconds = started.elapsed().as_secs_f64();
-        match ran {
-            Ok(outcome) => TrialOutcome { candidate: Candidate { seconds, ..outcome.candidate }, ..outcome },
-            Err(why) => TrialOutcome {
-                candidate: Candidate::of(flags, Outcome::Fails(why), seconds),
-                device: None,
-                tokens: None,
-            },
-        }
+        let mut outcome = ran.unwrap_or_else(|why| TrialOutcome::of(Outcome::Fails(why)));
+        outcome.candidate.flags = flags;
+        outcome.candidate.seconds = seconds;
+        outcome
     }
 }
 
