@@ -1,12 +1,11 @@
 //! A node in outline: what the rewrite rules and the quantized-form summary ask of a node (its
-//! operator, inputs and integer attributes), read from either of the model's decodings.
+//! operator, inputs and integer attributes), read from its one decoding, `EditNode`.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::onnx_proto::lossless::EditNode;
-use super::onnx_proto::NodeProto;
 
 /// A node as the rewrite rules read it to say whether they fit: its operator, inputs and integer
 /// attributes (no weights, no subgraph).
@@ -25,35 +24,16 @@ pub struct NodeOutline {
     pub ints: BTreeMap<String, i64>,
 }
 
-/// A decoding of a node an outline is read from: the lossless view's `EditNode` or the
-/// header's `NodeProto`, which have the same fields for it.
-pub trait Outlined {
-    fn outline(&self) -> NodeOutline;
-}
-
-/// One body for both decodings: their fields have the same names and types.
-macro_rules! outlined {
-    ($($decoding:ty),*) => {$(
-        impl Outlined for $decoding {
-            fn outline(&self) -> NodeOutline {
-                NodeOutline {
-                    name: self.name.clone().unwrap_or_default(),
-                    op_type: self.op_type.clone().unwrap_or_default(),
-                    domain: self.domain.clone().unwrap_or_default(),
-                    inputs: self.input.clone(),
-                    outputs: self.output.clone(),
-                    ints: self.attribute.iter().filter_map(|a| Some((a.name.clone()?, a.i?))).collect(),
-                }
-            }
-        }
-    )*};
-}
-
-outlined!(EditNode, NodeProto);
-
 impl NodeOutline {
-    pub fn of(node: &impl Outlined) -> NodeOutline {
-        node.outline()
+    pub fn of(node: &EditNode) -> NodeOutline {
+        NodeOutline {
+            name: node.name.clone().unwrap_or_default(),
+            op_type: node.op_type.clone().unwrap_or_default(),
+            domain: node.domain.clone().unwrap_or_default(),
+            inputs: node.input.clone(),
+            outputs: node.output.clone(),
+            ints: node.attribute.iter().filter_map(|a| Some((a.name.clone()?, a.i?))).collect(),
+        }
     }
 
     pub fn int(&self, name: &str) -> Option<i64> {

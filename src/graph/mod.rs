@@ -25,7 +25,7 @@ use anyhow::{bail, Context, Result};
 use prost::Message;
 
 use crate::formats::onnx_proto::lossless::{
-    NodeView, OpsetView, RawGraph, RawModel, SubgraphView, TensorName, ValueName,
+    EditAttribute, EditNode, OpsetView, RawGraph, RawModel, SubgraphView, TensorName, ValueName,
 };
 use crate::formats::onnx_proto::ValueInfoProto;
 use crate::tensor::DType;
@@ -120,8 +120,8 @@ impl Graph {
         let outputs = names(&graph.output)?;
         let mut nodes = Vec::with_capacity(graph.node.len());
         for (i, raw) in graph.node.iter().enumerate() {
-            let view = NodeView::decode(raw.as_slice()).with_context(|| format!("node {i}"))?;
-            nodes.push(node_from_view(i, view, raw.clone()));
+            let node = EditNode::decode(raw.as_slice()).map_err(anyhow::Error::from);
+            nodes.push(node.and_then(|node| node_of(i, node, raw.clone())).with_context(|| format!("node {i}"))?);
         }
         let nodes = topological_order(nodes)?;
         let source = PathBuf::new();
@@ -365,36 +365,38 @@ fn typed_value(name: &str, t: &TensorType, with_shape: bool) -> Vec<u8> {
     ValueInfoProto::tensor(name, t.dtype, with_shape.then_some(t.shape.as_slice())).encode_to_vec()
 }
 
-fn node_from_view(index: usize, view: NodeView, raw: Vec<u8>) -> Node {
-    let op_type = view.op_type.clone().unwrap_or_default();
-    let name = match view.name.as_deref() {
+/// The surgery's node `index` read from its lossless decoding (and its bytes, kept to write it
+/// back as it was).
+fn node_of(index: usize, node: EditNode, raw: Vec<u8>) -> Result<Node> {
+    let op_type = node.op_type.clone().unwrap_or_default();
+    let name = match node.name.as_deref() {
         Some(n) if !n.is_empty() => n.to_string(),
         _ => format!("#{index} ({op_type})"),
     };
     let mut outer = Vec::new();
-    for a in &view.attribute {
-        for g in a.g.iter().map(|g| g.as_ref()).chain(&a.graphs) {
-            outer_names(g, &mut Vec::new(), &mut outer);
+    for a in &node.attribute {
+        for g in a.subgraphs()? {
+            outer_names(&g, &mut Vec::new(), &mut outer)?;
         }
     }
     let mut seen = HashSet::new();
     outer.retain(|n: &String| seen.insert(n.clone()));
-    Node {
+    Ok(Node {
         index,
         name,
         op_type,
-        domain: domain_name(view.domain.as_deref()),
-        inputs: view.input,
-        outputs: view.output,
+        domain: domain_name(node.domain.as_deref()),
+        attributes: node.attribute.iter().map(attribute_text).collect(),
+        inputs: node.input,
+        outputs: node.output,
         outer_inputs: outer,
-        attributes: view.attribute.iter().map(attribute_text).collect(),
         raw,
-    }
+    })
 }
 
 /// The names `graph` (and the subgraphs inside it) reads that neither it nor an enclosing
 /// subgraph (`scopes`) defines: what it takes from the main graph.
-fn outer_names(graph: &SubgraphView, scopes: &mut Vec<HashSet<String>>, found: &mut Vec<String>) {
+fn outer_names(graph: &SubgraphView, scopes: &mut Vec<HashSet<String>>, found: &mut Vec<String>) -> Result<()> {
     let mut defined: HashSet<String> = HashSet::new();
     defined.extend(graph.input.iter().filter_map(|v| v.name.clone()));
     defined.extend(graph.initializer.iter().filter_map(|t| t.name.clone()));
@@ -410,15 +412,16 @@ fn outer_names(graph: &SubgraphView, scopes: &mut Vec<HashSet<String>>, found: &
             }
         }
         for a in &node.attribute {
-            for g in a.g.iter().map(|g| g.as_ref()).chain(&a.graphs) {
-                outer_names(g, scopes, found);
+            for g in a.subgraphs()? {
+                outer_names(&g, scopes, found)?;
             }
         }
     }
     scopes.pop();
+    Ok(())
 }
 
-fn attribute_text(a: &crate::formats::onnx_proto::lossless::AttributeView) -> String {
+fn attribute_text(a: &EditAttribute) -> String {
     let name = a.name.as_deref().unwrap_or("?");
     let list = |v: Vec<String>| format!("[{}]", v.join(","));
     let value = match a.r#type.unwrap_or(0) {
@@ -426,7 +429,10 @@ fn attribute_text(a: &crate::formats::onnx_proto::lossless::AttributeView) -> St
         2 => a.i.unwrap_or_default().to_string(),
         3 => format!("'{}'", String::from_utf8_lossy(a.s.as_deref().unwrap_or_default())),
         4 => "<tensor>".to_string(),
-        5 => format!("<graph of {} nodes>", a.g.as_ref().map_or(0, |g| g.node.len())),
+        5 => match a.subgraphs().ok().and_then(|g| g.into_iter().next()) {
+            Some(g) => format!("<graph of {} nodes>", g.node.len()),
+            None => "<graph>".to_string(),
+        },
         6 => list(a.floats.iter().map(f32::to_string).collect()),
         7 => list(a.ints.iter().map(i64::to_string).collect()),
         10 => format!("<{} graphs>", a.graphs.len()),

@@ -249,9 +249,9 @@ pub fn directml_api_present() -> bool {
 /// one), yet models take them as inputs. A one-node `SequenceEmpty` model run on the CPU
 /// produces a genuine one.
 pub fn empty_sequence(runtime: &Runtime, dtype: crate::tensor::DType) -> ort::Result<ort::value::DynValue> {
+    use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode};
     use crate::formats::onnx_proto::{
-        AttributeProto, ContainerTypeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorTypeProto,
-        TypeProto, ValueInfoProto,
+        ContainerTypeProto, GraphProto, ModelProto, OperatorSetIdProto, TensorTypeProto, TypeProto, ValueInfoProto,
     };
     use prost::Message;
 
@@ -267,15 +267,16 @@ pub fn empty_sequence(runtime: &Runtime, dtype: crate::tensor::DType) -> ort::Re
         ir_version: Some(8),
         opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(11) }],
         graph: Some(GraphProto {
-            node: vec![NodeProto {
+            node: vec![EditNode {
                 output: vec!["empty".into()],
                 op_type: Some("SequenceEmpty".into()),
-                attribute: vec![AttributeProto {
+                attribute: vec![EditAttribute {
                     name: Some("dtype".into()),
                     i: Some(dtype.onnx_code() as i64),
                     r#type: Some(2),
+                    ..EditAttribute::default()
                 }],
-                ..NodeProto::default()
+                ..EditNode::default()
             }],
             name: Some("dmlrun_empty_sequence".into()),
             output: vec![ValueInfoProto { name: Some("empty".into()), r#type: Some(sequence), doc_string: None }],
@@ -308,7 +309,8 @@ pub fn copier(
     plan: &SessionPlan,
     values: &[(String, crate::tensor::DType, Vec<usize>)],
 ) -> ort::Result<Session> {
-    use crate::formats::onnx_proto::{GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto};
+    use crate::formats::onnx_proto::lossless::EditNode;
+    use crate::formats::onnx_proto::{GraphProto, ModelProto, OperatorSetIdProto, ValueInfoProto};
     use prost::Message;
 
     let model = ModelProto {
@@ -317,11 +319,11 @@ pub fn copier(
         graph: Some(GraphProto {
             node: values
                 .iter()
-                .map(|(name, _, _)| NodeProto {
+                .map(|(name, _, _)| EditNode {
                     input: vec![name.clone()],
                     output: vec![copy_of(name)],
                     op_type: Some("Identity".into()),
-                    ..NodeProto::default()
+                    ..EditNode::default()
                 })
                 .collect(),
             name: Some("dmlrun_copier".into()),

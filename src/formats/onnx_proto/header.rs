@@ -1,7 +1,9 @@
 //! The parts of ONNX's `onnx.proto` (proto2) that dmlrun reads, as `prost` messages.
 //!
-//! Field numbers are ONNX's. Fields we do not declare (initializer payloads, attributes, ...) are
-//! skipped by the decoder without being allocated, so reading a large model's header stays cheap.
+//! Field numbers are ONNX's. Fields we do not declare (initializer payloads, ...) are skipped by
+//! the decoder without being allocated, so reading a large model's header stays cheap. A node is
+//! the lossless view's `EditNode` here too (its attributes' tensors and subgraphs as bytes, small
+//! beside the weights), so that a node has one decoding, read and edited alike.
 
 #![allow(clippy::derive_partial_eq_without_eq)]
 
@@ -181,37 +183,10 @@ impl ValueInfoProto {
 }
 
 #[derive(Clone, PartialEq, Message)]
-pub struct NodeProto {
-    #[prost(string, repeated, tag = "1")]
-    pub input: Vec<String>,
-    #[prost(string, repeated, tag = "2")]
-    pub output: Vec<String>,
-    #[prost(string, optional, tag = "3")]
-    pub name: Option<String>,
-    #[prost(string, optional, tag = "4")]
-    pub op_type: Option<String>,
-    #[prost(message, repeated, tag = "5")]
-    pub attribute: Vec<AttributeProto>,
-    #[prost(string, optional, tag = "7")]
-    pub domain: Option<String>,
-}
-
-/// An integer attribute (the only kind dmlrun writes).
-#[derive(Clone, PartialEq, Message)]
-pub struct AttributeProto {
-    #[prost(string, optional, tag = "1")]
-    pub name: Option<String>,
-    #[prost(int64, optional, tag = "3")]
-    pub i: Option<i64>,
-    /// 2 = INT.
-    #[prost(int32, optional, tag = "20")]
-    pub r#type: Option<i32>,
-}
-
-#[derive(Clone, PartialEq, Message)]
 pub struct GraphProto {
+    /// The lossless view's node: one decoding of a node, read and edited alike.
     #[prost(message, repeated, tag = "1")]
-    pub node: Vec<NodeProto>,
+    pub node: Vec<super::lossless::EditNode>,
     #[prost(string, optional, tag = "2")]
     pub name: Option<String>,
     /// Only the names: IR 3 models list their initializers among the graph inputs, and ONNX

@@ -62,54 +62,12 @@ pub struct RawGraph {
     pub metadata_props: Vec<Vec<u8>>,
 }
 
-/// A node as the surgery looks at it: what it reads and writes, and its attributes (for the
-/// report, and for the outer-scope names its subgraphs read).
-#[derive(Clone, PartialEq, Message)]
-pub struct NodeView {
-    #[prost(string, repeated, tag = "1")]
-    pub input: Vec<String>,
-    #[prost(string, repeated, tag = "2")]
-    pub output: Vec<String>,
-    #[prost(string, optional, tag = "3")]
-    pub name: Option<String>,
-    #[prost(string, optional, tag = "4")]
-    pub op_type: Option<String>,
-    #[prost(message, repeated, tag = "5")]
-    pub attribute: Vec<AttributeView>,
-    #[prost(string, optional, tag = "7")]
-    pub domain: Option<String>,
-}
-
-#[derive(Clone, PartialEq, Message)]
-pub struct AttributeView {
-    #[prost(string, optional, tag = "1")]
-    pub name: Option<String>,
-    #[prost(float, optional, tag = "2")]
-    pub f: Option<f32>,
-    #[prost(int64, optional, tag = "3")]
-    pub i: Option<i64>,
-    #[prost(bytes = "vec", optional, tag = "4")]
-    pub s: Option<Vec<u8>>,
-    #[prost(message, optional, boxed, tag = "6")]
-    pub g: Option<Box<SubgraphView>>,
-    #[prost(float, repeated, tag = "7")]
-    pub floats: Vec<f32>,
-    #[prost(int64, repeated, tag = "8")]
-    pub ints: Vec<i64>,
-    #[prost(message, repeated, tag = "11")]
-    pub graphs: Vec<SubgraphView>,
-    /// AttributeProto.AttributeType: 1 FLOAT, 2 INT, 3 STRING, 4 TENSOR, 5 GRAPH, 6 FLOATS,
-    /// 7 INTS, 8 STRINGS, 9 TENSORS, 10 GRAPHS, 11 SPARSE_TENSOR, 13 TYPE_PROTO.
-    #[prost(int32, optional, tag = "20")]
-    pub r#type: Option<i32>,
-}
-
 /// A subgraph (`If`'s branches, `Loop`'s and `Scan`'s bodies) read for the names it defines and
 /// the names it reads, so the names it takes from the enclosing scope are known.
 #[derive(Clone, PartialEq, Message)]
 pub struct SubgraphView {
     #[prost(message, repeated, tag = "1")]
-    pub node: Vec<NodeView>,
+    pub node: Vec<EditNode>,
     #[prost(message, repeated, tag = "5")]
     pub initializer: Vec<TensorName>,
     #[prost(message, repeated, tag = "11")]
@@ -148,8 +106,9 @@ pub struct OpsetView {
     pub version: Option<i64>,
 }
 
-/// A node as the float16 conversion edits it: every field of `NodeProto`, its attributes
-/// decoded (their tensors and subgraphs kept as bytes until looked into).
+/// A node of the lossless view, as the surgery reads it and the float16 conversion and the
+/// quantizer edit it: every field of `NodeProto`, its attributes decoded (their tensors and
+/// subgraphs kept as bytes until looked into: `EditAttribute::subgraphs`).
 #[derive(Clone, PartialEq, Message)]
 pub struct EditNode {
     #[prost(string, repeated, tag = "1")]
@@ -206,7 +165,8 @@ pub struct EditAttribute {
     pub tp: Option<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "15")]
     pub type_protos: Vec<Vec<u8>>,
-    /// AttributeProto.AttributeType (see [`AttributeView::r#type`]).
+    /// AttributeProto.AttributeType: 1 FLOAT, 2 INT, 3 STRING, 4 TENSOR, 5 GRAPH, 6 FLOATS,
+    /// 7 INTS, 8 STRINGS, 9 TENSORS, 10 GRAPHS, 11 SPARSE_TENSOR, 13 TYPE_PROTO.
     #[prost(int32, optional, tag = "20")]
     pub r#type: Option<i32>,
     #[prost(string, optional, tag = "21")]
@@ -215,6 +175,13 @@ pub struct EditAttribute {
     pub sparse_tensor: Option<Vec<u8>>,
     #[prost(bytes = "vec", repeated, tag = "23")]
     pub sparse_tensors: Vec<Vec<u8>>,
+}
+
+impl EditAttribute {
+    /// Its subgraphs (`g`, then `graphs`), decoded for the names they define and read.
+    pub fn subgraphs(&self) -> Result<Vec<SubgraphView>, prost::DecodeError> {
+        self.g.iter().chain(&self.graphs).map(|g| SubgraphView::decode(g.as_slice())).collect()
+    }
 }
 
 /// Every field of `TensorProto`, for the float16 conversion to rewrite a tensor's data.

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::formats::onnx_proto::external::{DataFile, ExternalReader, ExternalRef, INLINE_BELOW};
 use crate::formats::onnx_proto::header::TensorHeader;
 use crate::formats::onnx_proto::lossless::{
-    EditAttribute, EditNode, EditTensor, NodeView, OpsetView, RawGraph, RawModel, TensorName, ValueName,
+    EditAttribute, EditNode, EditTensor, OpsetView, RawGraph, RawModel, TensorName, ValueName,
 };
 
 const FLOAT: i32 = 1;
@@ -208,7 +208,7 @@ pub fn quantize_model(source: &Path, dest: &Path, options: &WeightOnly) -> Resul
             }
             made.insert(convert.weight.clone(), names);
         }
-        let view = NodeView::decode(raw.as_slice())?;
+        let view = EditNode::decode(raw.as_slice())?;
         let weight = &plan.weights[&convert.weight];
         nodes.push(matmul_nbits(&view, &made[&convert.weight], options, weight).encode_to_vec());
     }
@@ -271,7 +271,7 @@ fn new_tensors(weight: &str, bits: u8) -> Vec<String> {
     vec![format!("{weight}_Q{bits}"), format!("{weight}_scales"), format!("{weight}_zero_points")]
 }
 
-fn matmul_nbits(view: &NodeView, names: &[String], options: &WeightOnly, weight: &Weight) -> EditNode {
+fn matmul_nbits(view: &EditNode, names: &[String], options: &WeightOnly, weight: &Weight) -> EditNode {
     let int = |name: &str, value: i64| EditAttribute {
         name: Some(name.into()),
         i: Some(value),
@@ -353,8 +353,8 @@ impl Plan {
         let mut readers: HashMap<String, usize> = HashMap::new();
         let mut converted_readers: HashMap<String, usize> = HashMap::new();
         for (index, raw) in graph.node.iter().enumerate() {
-            let view = NodeView::decode(raw.as_slice()).context("a node")?;
-            let node = super::node_from_view(index, view, Vec::new());
+            let view = EditNode::decode(raw.as_slice()).context("a node")?;
+            let node = super::node_of(index, view, Vec::new())?;
             for read in node.reads() {
                 *readers.entry(read.to_string()).or_default() += 1;
             }
