@@ -11,9 +11,9 @@ use crate::compare::{self, Mismatch, Tolerances};
 use crate::formats::model::{ModelFile, ModelInfo, ValueKind};
 use crate::inputs::LoadOptions;
 use crate::report::validation::{CaseResult, Status};
-use crate::runtime::engine::diagnose::{self, EpFailure, Stage};
+use crate::runtime::engine::diagnose::EpFailure;
 use crate::runtime::engine::{self, Preflight, PreparedInputs, SavedModels, Scope};
-use crate::runtime::plan::{self, EpRequest, PlanRequest, ReferenceRequest, SessionPlan};
+use crate::runtime::plan::{self, EpRequest, PlanRequest, ReferenceRequest};
 use crate::runtime::Runtime;
 use crate::suites::shard::ShardInfo;
 use crate::suites::testdata::{self, Case};
@@ -181,49 +181,29 @@ fn check_case(
     let shapes = agreed_shapes(sets.iter().map(|(_, name, inputs)| (name.as_str(), inputs.as_slice())));
     engine::finish_plan(runtime, &mut plan, info, &preflight.request, &shapes, false)?;
     let reference_request = check.reference_request(&preflight.request);
-    // The case's model rewritten (--decompose, --gemm-zero-bias), then converted (--precision
-    // fp16, int4, int8), each checked on the reference EP with its first data set.
-    let first_inputs = match sets.first() {
-        Some((_, _, inputs)) => Some(PreparedInputs::from_values(runtime, inputs, info)?),
-        None => None,
-    };
+    // The case's model made (--decompose, --gemm-zero-bias, --precision fp16, int4, int8), each
+    // step checked on the CPU EP with its first data set, and the session opened on it.
+    let Some((_, _, first)) = sets.first() else { bail!("no data set to run") };
+    let first = PreparedInputs::from_values(runtime, first, info)?;
     let check_on = preflight.request.reference(EpRequest::Cpu, None);
-    let check_made = match &first_inputs {
-        Some(prepared) => engine::Check::On(&check_on, prepared),
-        None => engine::Check::Not("no inputs to run it on here"),
+    let explaining = engine::Explaining {
+        runtime,
+        preflight,
+        reference: reference_request.as_ref(),
+        bound: generated.as_ref(),
+        blame: check.blame,
     };
-    let made = engine::made_for_session(runtime, preflight, &plan, check_made, &mut |w| result.warnings.push(w))?;
-    result.rewrite = made.rewrite();
-    let model_path = made.path();
-    // A failure on DirectML (or any EP but the CPU) is checked on the reference EP with the same
-    // inputs, to say whose it is.
-    let explain = |plan: &SessionPlan, stage: Stage, prepared: &PreparedInputs, e: anyhow::Error| {
-        if !check.blame {
-            return e;
-        }
-        let failed = diagnose::Failed { model_path, info, plan, stage };
-        let bound = generated.as_ref();
-        let e = diagnose::explain(runtime, &failed, reference_request.as_ref(), &preflight.request, prepared, bound, e);
-        match model_path == case.model {
-            true => e,
-            false => diagnose::say_made_as(e, model_path, &case.model, &engine::made_label(plan)),
-        }
-    };
-    crate::stage::step("session creation");
-    let mut model = match engine::open(runtime, model_path, info.clone(), preflight.model.read_time, plan.clone()) {
-        Ok(model) => model,
-        Err(e) => {
-            let Some((_, _, inputs)) = sets.first() else { return Err(e) };
-            let prepared = PreparedInputs::from_values(runtime, inputs, info)?;
-            return Err(explain(&plan, Stage::SessionCreation, &prepared, e));
-        }
-    };
-    result.placement.clone_from(&model.device.placement);
-    result.off_directml.clone_from(&model.device.off_directml);
+    let check_made = engine::Check::On(&check_on, &first);
+    let mut opened = engine::open_made(explaining, &plan, check_made, &first, &mut |w| result.warnings.push(w))?;
+    result.rewrite = opened.made.rewrite();
+    result.placement.clone_from(&opened.model.device.placement);
+    result.off_directml.clone_from(&opened.model.device.off_directml);
     let mut reference = match &reference_request {
-        Some(r) => Some(engine::load(runtime, &case.model, &model.info, r).context("reference session")?),
+        Some(r) => Some(engine::load(runtime, &case.model, &opened.model.info, r).context("reference session")?),
         None => None,
     };
+    let model = &opened.model;
+    let output_names = model.output_names.clone();
     let output_kinds: Vec<ValueKind> = model
         .output_names
         .iter()
@@ -234,12 +214,11 @@ fn check_case(
     for (set, set_name, inputs) in &sets {
         // The step a hang is named by: the run, on which inputs (not the inputs themselves).
         crate::stage::step(format!("the run on {set_name}"));
-        let prepared = PreparedInputs::from_values(runtime, inputs, &model.info)?;
-        let actual = engine::run_to_host_values(&mut model.session, &prepared)
-            .map_err(|e| explain(&model.plan, Stage::Run, &prepared, e))?;
+        let prepared = PreparedInputs::from_values(runtime, inputs, &opened.model.info)?;
+        let actual = opened.run(&prepared)?;
         // --precision fp16: the first data set's outputs against the float32 model's, as run reports them.
         if result.precision.is_none() {
-            result.precision = made.precision_report(&actual);
+            result.precision = opened.made.precision_report(&actual);
         }
         let expected = match (&mut reference, set) {
             (Some(r), _) => {
@@ -249,14 +228,14 @@ fn check_case(
             (None, None) => bail!("generated inputs need a reference run (--compare-ep)"),
             (None, Some(set)) => {
                 let files = testdata::read_values(set, "output", &output_kinds, check.load.max_tensor_bytes)?;
-                testdata::bind_by_name_or_position(files, &model.output_names)
+                testdata::bind_by_name_or_position(files, &output_names)
                     .with_context(|| format!("{set_name} outputs"))?
             }
         };
         compare_set(cases, case, set_name, &expected, &actual, (&mut mismatches, &mut max_abs_diff))?;
     }
     if let Some(saved) = cases.saved {
-        save_model(saved, case, preflight, &made, result)?;
+        save_model(saved, case, preflight, &opened.made, result)?;
     }
     Ok((mismatches, max_abs_diff))
 }

@@ -180,7 +180,9 @@ impl Subject {
         settings: &ReduceSettings,
     ) -> Result<diagnose::ReferenceRun> {
         let compare_ep = &settings.compare_ep;
-        let run = diagnose::reference_run(runtime, &self.preflight, &self.graph, &self.reference, &settings.inputs, &settings.load)
+        let inputs = self.preflight.bind(runtime, &settings.inputs, &settings.load, false);
+        let run = inputs
+            .and_then(|inputs| diagnose::reference_run(runtime, &self.graph, &self.reference, inputs))
             .with_context(|| {
                 format!(
                     "model {}: the reference EP (--compare-ep {compare_ep}) cannot run it with these inputs, so there is nothing to compare a candidate with",

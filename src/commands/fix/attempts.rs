@@ -276,14 +276,8 @@ impl Attempts<'_> {
         const FLOAT16_MAX: f64 = 65504.0;
         let request = reference_of(&self.settings.request, self.settings);
         let preflight = Preflight::read(self.runtime, &self.settings.model, &request, Scope::Alone)?;
-        let run = engine::diagnose::reference_run(
-            self.runtime,
-            &preflight,
-            graph,
-            &request,
-            &self.settings.inputs,
-            &self.settings.load,
-        )?;
+        let inputs = preflight.bind(self.runtime, &self.settings.inputs, &self.settings.load, false)?;
+        let run = engine::diagnose::reference_run(self.runtime, graph, &request, inputs)?;
         let beyond: std::collections::HashSet<String> = run
             .values
             .iter()

@@ -159,3 +159,21 @@ fn warn_conversion(conversion: &Conversion, warn: &mut dyn FnMut(String)) {
         ));
     }
 }
+
+/// What dmlrun did to the model a session runs: `rewritten by --decompose LayerNormalization,
+/// then converted to float16 by --precision fp16`.
+pub fn made_label(plan: &SessionPlan) -> String {
+    let mut steps = Vec::new();
+    if !plan.rewrites.is_empty() {
+        let flags: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
+        steps.push(format!("rewritten by {}", flags.join(" ")));
+    }
+    match plan.precision {
+        Precision::Fp32 => {}
+        Precision::Fp16 => steps.push("converted to float16 by --precision fp16".to_string()),
+        Precision::Int4 | Precision::Int8 => {
+            steps.push(format!("its weights quantized to {0} by --precision {0}", plan.precision))
+        }
+    }
+    steps.join(", then ")
+}

@@ -8,8 +8,9 @@ use serde::Serialize;
 
 use super::device_io::{measure_on_device, DeviceIo};
 use super::diagnose::{self, Stage};
-use super::made::{made_for_session, Check};
+use super::made::{made_label, Check};
 use super::open::{load, open, DeviceReport, LoadedModel};
+use super::opened::{open_made, Explaining, Opened};
 use super::paired::{alternate, PairedRuns, Pairing};
 use super::precision::PrecisionReport;
 use super::preflight::{BoundForSession, Preflight};
@@ -98,7 +99,6 @@ pub struct Measurement {
 /// can use their shapes; the first run's outputs are the ones reported and compared.
 pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::ProgressBar) -> Result<Measurement> {
     let preflight = request.preflight;
-    let info = preflight.info();
     let mut warnings = Warnings { label: request.label, said: Vec::new() };
     let BoundForSession { bound, prepared, plan, warnings: said, took: input_prepare } =
         preflight.bind(runtime, request.inputs, request.load, request.print_plan)?;
@@ -108,38 +108,32 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
         Some((reference, _)) => reference.clone(),
         None => preflight.request.reference(EpRequest::Cpu, None),
     };
-    let made = made_for_session(runtime, preflight, &plan, Check::On(&reference, &prepared), &mut |w| warnings.say(w))?;
-    let (source_model, session_model) = (made.source(), made.path());
-    let made_model = if request.keep_made_model { made.bytes()? } else { None };
-    let explain = |plan: &SessionPlan, stage: Stage, error: anyhow::Error| {
-        let reference = request.reference.as_ref().map(|(r, _)| r);
-        let failed = diagnose::Failed { model_path: session_model, info, plan, stage };
-        let error = diagnose::explain(runtime, &failed, reference, &preflight.request, &prepared, Some(&bound), error);
-        // An error about the model dmlrun made names the user's model, and what was done to it.
-        match session_model == preflight.model_path {
-            true => error,
-            false => diagnose::say_made_as(error, session_model, &preflight.model_path, &made_label(plan)),
-        }
+    let explaining = Explaining {
+        runtime,
+        preflight,
+        reference: request.reference.as_ref().map(|(r, _)| r),
+        bound: Some(&bound),
+        blame: true,
     };
-    crate::stage::step("session creation");
-    let mut model = match open(runtime, session_model, info.clone(), preflight.model.read_time, plan.clone()) {
-        Ok(model) => model,
-        Err(e) => return Err(explain(&plan, Stage::SessionCreation, e)),
-    };
-    if let Some(w) = model.device.placement_warning() {
+    let check = Check::On(&reference, &prepared);
+    let mut opened = open_made(explaining, &plan, check, &prepared, &mut |w| warnings.say(w))?;
+    let source_model = opened.made.source().to_path_buf();
+    let made_model = if request.keep_made_model { opened.made.bytes()? } else { None };
+    if let Some(w) = opened.model.device.placement_warning() {
         warnings.say(w);
     }
+    let model = &mut opened.model;
     let (mut runs, device_io) = match model.plan.io_on_device {
         true => {
             let tolerance = request.reference.as_ref().map_or(Tolerance::default(), |(_, t)| *t);
             let (first_run, outputs, samples, io) =
-                measure_on_device(runtime, &mut model, &prepared, (request.warmup, request.budget), tolerance, bar)
-                    .map_err(|e| explain(&model.plan, Stage::Run, e))?;
+                measure_on_device(runtime, model, &prepared, (request.warmup, request.budget), tolerance, bar)
+                    .map_err(|e| opened.explain(Stage::Run, &prepared, e))?;
             (HostRuns { first_run, outputs, samples, paired: None }, io)
         }
         false => (
-            runs_in_host_memory(runtime, request, &mut model, &prepared, bar)
-                .map_err(|e| explain(&model.plan, Stage::Run, e))?,
+            runs_in_host_memory(runtime, request, model, &prepared, bar)
+                .map_err(|e| opened.explain(Stage::Run, &prepared, e))?,
             None,
         ),
     };
@@ -151,11 +145,12 @@ pub fn measure(runtime: &Runtime, request: &MeasureRequest, bar: &indicatif::Pro
     }
     let reference = request.reference.as_ref();
     let comparison = reference.map(|r| compare_with_reference(runtime, request, r, &prepared, &outputs)).transpose()?;
+    let Opened { made, model, .. } = opened;
     let mut precision = made.precision_report(&outputs);
     // Timed beside it only where something was converted: the same model twice is no comparison.
     let converted = precision.as_ref().is_some_and(PrecisionReport::converted_anything);
     if let (Some(report), true) = (&mut precision, request.time_float32 && converted) {
-        time_float32(runtime, request, (source_model, &model.plan), &prepared, report);
+        time_float32(runtime, request, (&source_model, &model.plan), &prepared, report);
     }
     Ok(Measurement {
         model,
@@ -303,24 +298,6 @@ fn time_float32(
             report.float32_error = Some(crate::exit::one_line(&e));
         }
     }
-}
-
-/// What dmlrun did to the model a session runs: `rewritten by --decompose LayerNormalization,
-/// then converted to float16 by --precision fp16`.
-pub fn made_label(plan: &SessionPlan) -> String {
-    let mut steps = Vec::new();
-    if !plan.rewrites.is_empty() {
-        let flags: Vec<String> = plan.rewrites.iter().map(|r| r.flag()).collect();
-        steps.push(format!("rewritten by {}", flags.join(" ")));
-    }
-    match plan.precision {
-        Precision::Fp32 => {}
-        Precision::Fp16 => steps.push("converted to float16 by --precision fp16".to_string()),
-        Precision::Int4 | Precision::Int8 => {
-            steps.push(format!("its weights quantized to {0} by --precision {0}", plan.precision))
-        }
-    }
-    steps.join(", then ")
 }
 
 /// The batch size of a run: the first axis of the first input, when that input has a batch

@@ -27,6 +27,7 @@ mod gpu_memory;
 mod made;
 mod measure;
 mod open;
+mod opened;
 mod paired;
 mod precision;
 mod preflight;
@@ -42,9 +43,10 @@ pub use decoder::{
 };
 pub use device_io::DeviceIo;
 pub use gpu_memory::GpuMemory;
-pub use made::{made_for_session, Check, MadeModel};
-pub use measure::{batch_size, made_label, measure, Comparison, MeasureRequest, Measurement};
-pub use open::{load, open, DeviceReport, LoadedModel};
+pub use made::{made_for_session, made_label, Check, MadeModel};
+pub use measure::{batch_size, measure, Comparison, MeasureRequest, Measurement};
+pub use open::{load, DeviceReport, LoadedModel};
+pub use opened::{open_made, Explaining};
 pub use paired::{PairedRuns, Pairing};
 pub use precision::PrecisionReport;
 pub use preflight::{

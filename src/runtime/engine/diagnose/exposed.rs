@@ -2,7 +2,7 @@
 //! around a failing node hold (for the diagnosis), and every tensor's value (for `reduce`).
 
 use super::super::open::{load, DeviceReport};
-use super::super::preflight::Preflight;
+use super::super::preflight::BoundForSession;
 use super::super::runs::{run_to_host_values, PreparedInputs};
 use super::say_made_as;
 use crate::formats::model::ModelInfo;
@@ -71,20 +71,16 @@ pub struct ReferenceRun {
     pub device: DeviceReport,
 }
 
-/// Binds `inputs` for the model as its preflight plans it and runs `graph` on `request` (the
-/// reference EP's) with every intermediate tensor exposed.
+/// Runs `graph` on `request` (the reference EP's) with every intermediate tensor exposed, on the
+/// inputs bound for it through its preflight (`Preflight::bind`), as `run` binds them.
 pub fn reference_run(
     runtime: &Runtime,
-    preflight: &Preflight,
     graph: &Graph,
     request: &PlanRequest,
-    inputs: &[crate::inputs::InputSpec],
-    load_options: &crate::inputs::LoadOptions,
+    inputs: BoundForSession,
 ) -> anyhow::Result<ReferenceRun> {
-    let bound = crate::inputs::bind(inputs, &preflight.input_signatures(), load_options)?;
-    let prepared = PreparedInputs::new(&bound.tensors)?;
-    let (values, device) = run_exposed(runtime, graph, request, &prepared, &graph.intermediate_tensors())?;
-    Ok(ReferenceRun { bound, values, device })
+    let (values, device) = run_exposed(runtime, graph, request, &inputs.prepared, &graph.intermediate_tensors())?;
+    Ok(ReferenceRun { bound: inputs.bound, values, device })
 }
 
 /// `float32 [6, 3, 48, 192]`.
