@@ -15,6 +15,17 @@ pub enum CaptureAsk {
     NoDmlGraphCapture,
 }
 
+impl CaptureAsk {
+    /// The ask a session opened exactly as its plan says has: captured where the plan is, and no
+    /// fallback either way.
+    pub fn as_planned(captured: bool) -> CaptureAsk {
+        match captured {
+            true => CaptureAsk::DmlGraphCapture,
+            false => CaptureAsk::NoDmlGraphCapture,
+        }
+    }
+}
+
 /// Whether the decode step was graph-captured, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct GraphCapture {

@@ -154,7 +154,7 @@ fn open_decoder(
 ) -> Result<(engine::DecoderSession, crate::generate::GraphCapture, f64)> {
     use crate::generate::{CaptureAsk, Choice};
     let started = std::time::Instant::now();
-    let generating = engine::Generating {
+    let generating = engine::DecoderOptions {
         preflight: &plan.preflight,
         spec,
         kv_length,
@@ -163,7 +163,7 @@ fn open_decoder(
             true => CaptureAsk::DmlGraphCapture,
             false => CaptureAsk::Default,
         },
-        choice: Choice::Greedy,
+        choice: Some(Choice::Greedy),
     };
     crate::stage::step("session creation");
     let (decoder, _, capture) = engine::open_generating(runtime, &generating)?;

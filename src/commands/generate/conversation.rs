@@ -11,7 +11,7 @@ use crate::exit::ExitStatus;
 use crate::generate::chat::ChatTemplate;
 use crate::generate::tokenizer::{TextStream, TextTokenizer};
 use crate::generate::{self, DecoderModel, LoopSettings, Sampler};
-use crate::runtime::engine::{self, DecoderSession, Generating, Preflight, Scope};
+use crate::runtime::engine::{self, DecoderOptions, DecoderSession, Preflight, Scope};
 use crate::settings::GenerateSettings;
 
 /// The conversation until end of input (or Ctrl-C, or until it outgrows the KV cache).
@@ -29,13 +29,13 @@ pub(super) fn talk(settings: &GenerateSettings) -> Result<ExitStatus> {
     let kv_length = settings.max_length.unwrap_or(spec.context_length).min(spec.context_length);
     let runtime = settings.ort.load()?;
     let preflight = Preflight::of(&runtime, &spec.model.clone(), file, &settings.request, Scope::Alone)?;
-    let generating = Generating {
+    let generating = DecoderOptions {
         preflight: &preflight,
         spec: &spec,
         kv_length,
         print_plan: settings.print_plan,
         capture: settings.capture,
-        choice: settings.choice,
+        choice: Some(settings.choice),
     };
     let (mut decoder, _, _) = engine::open_generating(&runtime, &generating)?;
     let looping =

@@ -11,13 +11,13 @@ use crate::exit::ExitStatus;
 use crate::generate::chat::ChatTemplate;
 use crate::generate::tokenizer::TextTokenizer;
 use crate::generate::{
-    self, DecoderModel, DecoderSpec, GraphCapture, KvLayout, LoopSettings, Sampler, Sampling, TokenChoice,
+    self, CaptureAsk, DecoderModel, DecoderSpec, GraphCapture, KvLayout, LoopSettings, Sampler, Sampling, TokenChoice,
 };
 use crate::report::export::{Exports, Formats};
 use crate::report::generate::{
     self as report, GenerateReport, KvCache, PhaseMemory, PromptComparison, PromptResult, TokenComparison,
 };
-use crate::runtime::engine::{self, DecoderOptions, DecoderSession, DeviceReport, Generating, Preflight, Scope};
+use crate::runtime::engine::{self, DecoderOptions, DecoderSession, DeviceReport, Preflight, Scope};
 use crate::runtime::plan::EpRequest;
 use crate::runtime::Runtime;
 use crate::settings::{GenerateSettings, PromptSource, Task};
@@ -61,13 +61,13 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
     let longest = prompts.iter().map(|p| p.ids.len()).max().unwrap_or(0);
     let kv_length = generate::kv_length(longest, settings.max_new_tokens, settings.max_length, spec.context_length)?;
     let (_deadline, runtime, preflight) = loaded(settings, &spec, file)?;
-    let generating = Generating {
+    let generating = DecoderOptions {
         preflight: &preflight,
         spec: &spec,
         kv_length,
         print_plan: settings.print_plan,
         capture: settings.capture,
-        choice: settings.choice,
+        choice: Some(settings.choice),
     };
     let (mut decoder, preflight, mut capture) = engine::open_generating(&runtime, &generating)?;
     let options = DecoderOptions {
@@ -75,8 +75,8 @@ fn generate_text(settings: &GenerateSettings, source: &PromptSource) -> Result<E
         spec: &spec,
         print_plan: false,
         kv_length,
-        greedy_on_device: false,
-        capture_falls_back: false,
+        capture: CaptureAsk::as_planned(preflight.plan.graph_capture()),
+        choice: None,
     };
     let looping = LoopSettings {
         max_new_tokens: settings.max_new_tokens,

@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 
 use super::{exports, publish, report_of_session, save_model};
 use crate::exit::ExitStatus;
-use crate::generate::{DecoderModel, GraphCapture, TokenChoice};
+use crate::generate::{CaptureAsk, DecoderModel, GraphCapture, TokenChoice};
 use crate::report::generate::{self as report, GenerateReport};
 use crate::runtime::engine::{DecoderOptions, DecoderSession};
 use crate::settings::GenerateSettings;
@@ -50,8 +50,8 @@ pub(super) fn score(
         spec: &spec,
         print_plan: settings.print_plan,
         kv_length: window,
-        greedy_on_device: false,
-        capture_falls_back: false,
+        capture: CaptureAsk::as_planned(preflight.plan.graph_capture()),
+        choice: None,
     };
     let mut decoder = DecoderSession::open(&runtime, &options)?;
     let measured = crate::generate::perplexity::measure(&mut decoder, &ids, window, stride)?;

@@ -39,7 +39,7 @@ mod steps;
 
 pub use decoder::{
     check_output_folder, decoder_file, greedy_tokens, open_generating, time_paired, write_decoder_folder, Against,
-    DecodeTimes, DecoderOptions, DecoderRun, DecoderSession, Generated, Generating, PairedDecode, PairedTimes,
+    DecodeTimes, DecoderOptions, DecoderRun, DecoderSession, Generated, PairedDecode, PairedTimes,
 };
 pub use device_io::DeviceIo;
 pub use gpu_memory::GpuMemory;

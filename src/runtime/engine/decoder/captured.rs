@@ -5,7 +5,7 @@
 //! token, mask and position live in DirectML buffers of their own, bound once, whose contents are
 //! overwritten before each step, and its logits land in one DirectML buffer.
 //!
-//! With greedy choice (`DecoderOptions::greedy_on_device`), the session's model has an `ArgMax`
+//! With greedy choice over a captured step (`DecoderOptions::choice`), the session's model has an `ArgMax`
 //! appended after the logits (`runtime::session`'s greedy head), captured with the step, and one
 //! int64 comes back a token, not the whole vocabulary's logits (600 KB a token for Qwen2's
 //! 151,936 ids in float32). Where the head cannot be added, the session opens without it and the
@@ -108,7 +108,7 @@ impl CapturedStep {
             token: None,
             device_memory: super::super::device_io::device_memory(device_id)?,
             head_failure: None,
-            may_fall_back: options.capture_falls_back,
+            may_fall_back: options.capture == crate::generate::CaptureAsk::Default,
             replay_failure: None,
         })
     }

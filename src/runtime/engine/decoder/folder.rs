@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::{open_generating, DecoderSession, Generating};
+use super::{open_generating, DecoderOptions, DecoderSession};
 use crate::formats::model::ModelFile;
 use crate::generate::verdict::LogitAgreement;
 use crate::generate::DecoderSpec;
@@ -245,13 +245,13 @@ impl Folder {
         choice: generate::Choice,
     ) -> Result<(DecoderSession, Preflight, generate::GraphCapture)> {
         let preflight = Preflight::of(runtime, &self.spec.model.clone(), self.file.clone(), request, Scope::Alone)?;
-        let generating = Generating {
+        let generating = DecoderOptions {
             preflight: &preflight,
             spec: &self.spec,
             kv_length,
             print_plan: false,
             capture: CaptureAsk::Default,
-            choice,
+            choice: Some(choice),
         };
         open_generating(runtime, &generating)
     }

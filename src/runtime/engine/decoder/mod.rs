@@ -40,14 +40,14 @@ use ort::value::{DynTensor, DynValue, TensorElementType};
 
 use super::open::LoadedModel;
 use super::preflight::Preflight;
-use crate::generate::{Decoder, DecoderSpec, StepTiming};
+use crate::generate::{CaptureAsk, Choice, Decoder, DecoderSpec, StepTiming};
 
 use captured::CapturedStep;
 pub use folder::{
     check_output_folder, decoder_file, greedy_tokens, time_paired, write_decoder_folder, Against, DecodeTimes,
     DecoderRun, Generated, PairedDecode, PairedTimes,
 };
-pub use generating::{open_generating, Generating};
+pub use generating::open_generating;
 use stepping::StepRun;
 
 /// The session, its KV cache and the last logits.
@@ -115,10 +115,12 @@ pub struct DecoderOptions<'a> {
     pub print_plan: bool,
     /// The shared KV buffer's length in positions (ignored for a growing cache).
     pub kv_length: usize,
-    /// The captured decode step's greedy token chosen on the device (see the module's text).
-    pub greedy_on_device: bool,
-    /// The capture is the default, not asked for: a failed replay runs the step uncaptured.
-    pub capture_falls_back: bool,
+    /// How the capture was asked: the default's (`CaptureAsk::Default`) falls back to an
+    /// uncaptured step where a replay fails; `CaptureAsk::as_planned` where the plan says all.
+    pub capture: CaptureAsk,
+    /// How the next token is chosen: greedy over a captured step is chosen on the device (see
+    /// the module's text). `None` where the logits are only read (perplexity, a reference).
+    pub choice: Option<Choice>,
 }
 
 impl DecoderSession {

@@ -100,7 +100,7 @@ fn open_with_head(
     vocab: usize,
 ) -> Result<(LoadedModel, Option<String>)> {
     let open_plan = |plan| open(runtime, session_path, preflight.info().clone(), Duration::ZERO, plan);
-    if !(options.greedy_on_device && plan.graph_capture()) {
+    if !options.choice.is_some_and(|choice| crate::generate::TokenChoice::wanted(choice, plan.graph_capture())) {
         return Ok((open_plan(plan)?, None));
     }
     let logits = &options.spec.logits;
