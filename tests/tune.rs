@@ -157,8 +157,14 @@ fn tune_of_a_genai_folder_times_decode_steps_and_writes_the_faster_folder() {
     // nothing left to rewrite after it, so they are not combined).
     let dequantized = candidates.iter().find(|c| c["flags"][0] == "--dequantize-matmulnbits").unwrap();
     assert_eq!(dequantized["outcome"], "faster", "{report}");
-    assert!(report.get("combined").is_none(), "{report}");
-    match report["chosen"][0].as_str().unwrap() {
+    // Another candidate (an optimisation level) may be kept beside it on a busy machine; the two
+    // forms of the one kernel never are.
+    let chosen: Vec<&str> = report["chosen"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    assert!(
+        !(chosen.contains(&"--matmulnbits-accuracy-level") && chosen.contains(&"--dequantize-matmulnbits")),
+        "{report}"
+    );
+    match chosen.iter().find(|f| f.contains("matmulnbits")).copied().unwrap_or_default() {
         "--matmulnbits-accuracy-level" => {
             assert!(!nbits.is_empty() && nbits.iter().all(|n| n.int("accuracy_level") == Some(4)))
         }
