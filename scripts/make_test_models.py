@@ -52,6 +52,29 @@ def add_mul():
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "add_mul.onnx")
 
 
+def sub_broadcast():
+    """x - y over two inputs of one declared shape, (x - y) squared (the difference's shape is not
+    declared), and x plus a constant row (a broadcast): what --binary-as-reduce rewrites and
+    leaves."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])
+    outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", 4]) for n in ("difference", "square", "shifted")]
+    row = helper.make_tensor("row", TensorProto.FLOAT, [4], [0.5, -1.0, 2.0, 0.25])
+    graph = helper.make_graph(
+        [
+            helper.make_node("Sub", ["x", "y"], ["difference"]),
+            helper.make_node("Sub", ["x", "y"], ["d"]),
+            helper.make_node("Mul", ["d", "d"], ["square"]),
+            helper.make_node("Add", ["x", "row"], ["shifted"]),
+        ],
+        "sub_broadcast",
+        [x, y],
+        outputs,
+        [row],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "sub_broadcast.onnx")
+
+
 def int64_ids():
     """int64 [batch, sequence] token ids; outputs ids*2 (int64) and the row sums as float."""
     ids = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"])
@@ -562,6 +585,7 @@ def matmul_weights():
 ALL = [
     "matmul_weights",
     "add_mul",
+    "sub_broadcast",
     "int64_ids",
     "nhwc_channel_mean",
     "split_rows",

@@ -661,3 +661,51 @@ fn sibling_matmuls_fused_generate_the_original_s_tokens() {
     assert_eq!(compared["logits"]["verdict"], "agree", "{compared}");
     assert!(compared["logits"]["worst_max_abs_diff"].as_f64().unwrap() < 1e-4, "{compared}");
 }
+
+/// `--binary-as-reduce`: a float32 Add, Sub or Mul of two tensors of one declared shape written
+/// as the two stacked and reduced over the new axis, the same numbers bit for bit; an op whose
+/// operand's shape the model does not declare (the square of a difference) or that broadcasts (a
+/// constant row added) is left as it is; torch's BERT keeps its outputs to float32's rounding (the
+/// CPU EP fuses the original's Adds into its kernels); and a model with nothing of the kind is
+/// refused with the flag named.
+#[test]
+fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not_write() {
+    let rewritten = |report: &serde_json::Value| -> Vec<String> {
+        let names = report["rewrite"]["summary"]["rewritten"]["--binary-as-reduce"].as_array().unwrap();
+        names.iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    };
+    let worst = |report: &serde_json::Value| {
+        let outputs = report["rewrite"]["outputs"].as_array().unwrap();
+        outputs.iter().map(|o| o["max_abs"].as_f64().unwrap()).fold(0.0, f64::max)
+    };
+    for (model, written) in
+        [("add_mul.onnx", ["#0 (Add)", "#1 (Mul)"]), ("sub_broadcast.onnx", ["#0 (Sub)", "#1 (Sub)"])]
+    {
+        let report = run_json(&test_model(model), &["--dim", "batch=3", "--binary-as-reduce"]);
+        assert_eq!(rewritten(&report), written, "{model}: {}", report["rewrite"]);
+        assert_eq!(worst(&report), 0.0, "{model}: {}", report["rewrite"]);
+    }
+    let bert = dmlrun()
+        .arg(test_model("torch/bert.onnx"))
+        .args(["--generate", "random", "--iterations", "1", "--binary-as-reduce", "--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(bert.status.code(), Some(0), "{}", String::from_utf8_lossy(&bert.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&bert.stdout).unwrap();
+    assert!(rewritten(&report).len() >= 4, "{}", report["rewrite"]);
+    assert!(worst(&report) < 1e-5, "{}", report["rewrite"]);
+    let refused = dmlrun()
+        .arg(test_model("beyond_float16.onnx"))
+        .args(["--generate", "random", "--binary-as-reduce"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains(
+            "--binary-as-reduce: no Add, Sub or Mul of the model is of two float32 tensors of one declared shape"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}

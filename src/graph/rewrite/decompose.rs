@@ -109,9 +109,9 @@ impl Built<'_, '_> {
         if axis < 0 {
             return Ok((axis..0).collect());
         }
-        match self.writer.ranks.get(input) {
-            Some(&rank) if (axis as usize) < rank => Ok((axis..rank as i64).collect()),
-            Some(&rank) => bail!("axis {axis} is beyond its input's rank {rank}"),
+        match self.writer.rank(input) {
+            Some(rank) if (axis as usize) < rank => Ok((axis..rank as i64).collect()),
+            Some(rank) => bail!("axis {axis} is beyond its input's rank {rank}"),
             None => bail!("axis {axis} counts from the front, and the model does not declare the rank of '{input}'"),
         }
     }

@@ -199,9 +199,9 @@ impl Rule for MatMulSiblingsFused {
         let widths: Vec<i64> = found.iter().map(|s| s.n).collect();
         // Split takes its sizes as an input from opset 13, as an attribute before; a negative
         // axis from 11.
-        let axis = match (built.writer.opset, built.writer.ranks.get(&input)) {
+        let axis = match (built.writer.opset, built.writer.rank(&input)) {
             (11.., _) => -1,
-            (_, Some(rank)) => *rank as i64 - 1,
+            (_, Some(rank)) => rank as i64 - 1,
             (_, None) => {
                 bail!("the rank of '{input}' is not known, and opset {} takes no negative axis", built.writer.opset)
             }

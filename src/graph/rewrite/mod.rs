@@ -4,6 +4,7 @@
 //!
 //! - `rule.rs`: what a rule is; [`RULES`] below lists them, one file each:
 //!   `gemm_zero_bias` (`--gemm-zero-bias`), `reshape_allowzero` (`--reshape-allowzero-off`),
+//!   `binary_as_reduce` (`--binary-as-reduce`),
 //!   `gather_dequantized` (`--dequantize-gather`), `matmul_nbits_inputs` (`--matmulnbits-bias-add`,
 //!   `--matmulnbits-drop-g-idx`), `matmul_nbits_dequantized` (`--dequantize-matmulnbits`), `qdq_pair_dropped` (`--drop-qdq-pair`);
 //!   and the speed rules `tune` measures (`Purpose::Speed`): `matmul_as_mul_reducesum`
@@ -18,6 +19,7 @@
 //! written as `Constant` nodes beside the nodes that read them, so a rewritten subgraph stands
 //! alone.
 
+mod binary_as_reduce;
 mod decompose;
 mod gather_dequantized;
 mod gemm_zero_bias;
@@ -49,6 +51,31 @@ use crate::formats::onnx_proto::external::ExternalReader;
 use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, OpsetView, RawGraph, TensorName};
 use crate::formats::onnx_proto::ValueInfoProto;
 
+/// A tensor's element type and shape as the model declares them (a value info, a graph input or
+/// output).
+pub struct Declared {
+    pub elem_type: i32,
+    pub dims: Vec<Dim>,
+}
+
+/// One declared dimension: a size, a name (the same name is the same size), or neither.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dim {
+    Size(i64),
+    Named(String),
+    Unknown,
+}
+
+impl Dim {
+    fn of(value: Option<i64>, param: Option<String>) -> Dim {
+        match (value, param) {
+            (Some(v), _) => Dim::Size(v),
+            (None, Some(p)) if !p.is_empty() => Dim::Named(p),
+            _ => Dim::Unknown,
+        }
+    }
+}
+
 /// TensorProto.DataType values the rewrites write.
 const FLOAT: i32 = 1;
 const INT64: i32 = 7;
@@ -62,6 +89,7 @@ const ATTRIBUTE_INTS: i32 = 7;
 pub static RULES: &[&dyn Rule] = &[
     &gemm_zero_bias::GemmZeroBias,
     &reshape_allowzero::ReshapeAllowzeroOff,
+    &binary_as_reduce::BinaryAsReduce,
     &gather_dequantized::GatherDequantized,
     &matmul_nbits_inputs::MatMulNBitsBiasAdd,
     &matmul_nbits_inputs::MatMulNBitsDropGIdx,
@@ -283,7 +311,13 @@ impl Graph {
     /// order: ONNX Runtime's own fused-Gemm bug and torch's Reshape first (one node each, exact),
     /// then the decompositions (which replace a kernel with primitives).
     pub fn applicable_rewrites(&self) -> Vec<Rewrite> {
-        Graph::rewrites_fitting(&self.nodes)
+        let fitting = Graph::rewrites_fitting(&self.nodes);
+        // A rule may fit a node it cannot rewrite there (a shape the model does not declare, a
+        // shape that is computed): a remedy that would rewrite nothing is no remedy.
+        match self.walk(&fitting, true) {
+            Ok((_, summary)) => fitting.into_iter().filter(|r| summary.rewritten.contains_key(&r.flag())).collect(),
+            Err(_) => fitting,
+        }
     }
 
     /// The rules tune tries that would find something to rewrite in the model: its candidates.
@@ -321,20 +355,9 @@ impl Graph {
     /// folder, for `onnx_proto::write_model_from`): a rule reads the one tensor it needs.
     pub fn rewrite(&self, rewrites: &[Rewrite]) -> Result<(Vec<u8>, RewriteSummary)> {
         let opset = self.opsets.get("ai.onnx").copied();
-        let mut writer = Writer {
-            rewrites,
-            opset: opset.unwrap_or(17),
-            ranks: self.known_ranks(),
-            taken: self.names_in_use(),
-            counter: 0,
-            summary: RewriteSummary::default(),
-        };
-        let mut graph = self.graph.clone();
-        graph.node = self.nodes.iter().map(|n| n.raw.clone()).collect();
-        let external = RefCell::new(ExternalReader::new(&self.folder));
-        let graph = writer.graph(graph, &external)?;
+        let (graph, summary) = self.walk(rewrites, false)?;
         for rewrite in rewrites {
-            if !writer.summary.rewritten.contains_key(&rewrite.flag()) {
+            if !summary.rewritten.contains_key(&rewrite.flag()) {
                 match rewrite {
                     Rewrite::Rule(id) => bail!("{}: {}", rewrite.flag(), id.rule().nothing_rewritten(&self.op_types())),
                     Rewrite::Decompose(op) => bail!("{}: the model has no {op} node", rewrite.flag()),
@@ -347,11 +370,31 @@ impl Graph {
             model.opset_import.push(OpsetView { domain: Some(String::new()), version: Some(17) }.encode_to_vec());
         }
         model.graph = Some(graph.encode_to_vec());
-        Ok((model.encode_to_vec(), writer.summary))
+        Ok((model.encode_to_vec(), summary))
     }
 
-    /// The rank of every tensor the model declares one for (inputs, outputs, value infos).
-    fn known_ranks(&self) -> HashMap<String, usize> {
+    /// The graph with `rewrites` applied and what was rewritten; `dry`, only what would be.
+    fn walk(&self, rewrites: &[Rewrite], dry: bool) -> Result<(RawGraph, RewriteSummary)> {
+        let declared = self.declared_types();
+        let mut writer = Writer {
+            rewrites,
+            opset: self.opsets.get("ai.onnx").copied().unwrap_or(17),
+            declared: &declared,
+            taken: self.names_in_use(),
+            counter: 0,
+            summary: RewriteSummary::default(),
+            dry,
+        };
+        let mut graph = self.graph.clone();
+        graph.node = self.nodes.iter().map(|n| n.raw.clone()).collect();
+        let external = RefCell::new(ExternalReader::new(&self.folder));
+        let graph = writer.graph(graph, &external)?;
+        Ok((graph, writer.summary))
+    }
+
+    /// The element type and shape of every tensor the model declares one for (inputs, outputs,
+    /// value infos).
+    fn declared_types(&self) -> HashMap<String, Declared> {
         self.graph
             .input
             .iter()
@@ -359,8 +402,9 @@ impl Graph {
             .chain(&self.graph.output)
             .filter_map(|raw| ValueInfoProto::decode(raw.as_slice()).ok())
             .filter_map(|v| {
-                let shape = v.r#type?.tensor_type?.shape?;
-                Some((v.name?, shape.dim.len()))
+                let tensor = v.r#type?.tensor_type?;
+                let dims = tensor.shape?.dim.into_iter().map(|d| Dim::of(d.dim_value, d.dim_param)).collect();
+                Some((v.name?, Declared { elem_type: tensor.elem_type.unwrap_or(0), dims }))
             })
             .collect()
     }

@@ -18,6 +18,8 @@ use crate::formats::onnx_proto::lossless::{EditNode, RawGraph};
 pub struct Scope<'g> {
     pub(super) graph: &'g RawGraph,
     pub(super) external: &'g RefCell<ExternalReader>,
+    /// What the model declares of its tensors (element types and shapes).
+    pub(super) declared: &'g std::collections::HashMap<String, super::Declared>,
 }
 
 impl std::ops::Deref for Scope<'_> {

@@ -17,10 +17,13 @@ pub(super) struct Writer<'a> {
     pub(super) rewrites: &'a [Rewrite],
     /// The model's default-domain opset: ReduceMean takes its axes as an input from 18.
     pub(super) opset: i64,
-    pub(super) ranks: HashMap<String, usize>,
+    /// What the model declares of its tensors: their element types and shapes.
+    pub(super) declared: &'a HashMap<String, super::Declared>,
     pub(super) taken: HashSet<String>,
     pub(super) counter: usize,
     pub(super) summary: RewriteSummary,
+    /// Only find what would be rewritten: the summary names the nodes, the graph stays as it is.
+    pub(super) dry: bool,
 }
 
 impl Writer<'_> {
@@ -41,7 +44,7 @@ impl Writer<'_> {
                     *g = self.subgraph(g, external)?;
                 }
             }
-            let scope = Scope { graph: &graph, external };
+            let scope = Scope { graph: &graph, external, declared: self.declared };
             let fits = |r: &Rewrite| r.fits(&outlines[index], &outlines) && r.rewrites_in(&node, &scope);
             let rewrite = self.rewrites.iter().copied().find(fits);
             let Some(rewrite) = rewrite else {
@@ -50,8 +53,13 @@ impl Writer<'_> {
             };
             let name = match node.name.as_deref() {
                 Some(n) if !n.is_empty() => n.to_string(),
-                _ => format!("#{index} ({})", rewrite.op_type()),
+                _ => format!("#{index} ({})", node.op_type.as_deref().unwrap_or(rewrite.op_type())),
             };
+            if self.dry {
+                self.summary.rewritten.entry(rewrite.flag()).or_default().push(name);
+                nodes.push(node.encode_to_vec());
+                continue;
+            }
             let written = {
                 let mut built = Built::new(self, &name);
                 match rewrite {
@@ -82,6 +90,11 @@ impl Writer<'_> {
     pub(super) fn subgraph(&mut self, bytes: &[u8], external: &RefCell<ExternalReader>) -> Result<Vec<u8>> {
         let graph = RawGraph::decode(bytes).context("a subgraph")?;
         Ok(self.graph(graph, external)?.encode_to_vec())
+    }
+
+    /// The rank the model declares for `name`.
+    pub(super) fn rank(&self, name: &str) -> Option<usize> {
+        self.declared.get(name).map(|d| d.dims.len())
     }
 
     pub(super) fn fresh(&mut self, base: &str) -> String {

@@ -1,0 +1,134 @@
+//! `--binary-as-reduce`: a float32 `Add`, `Sub` or `Mul` of two tensors of one declared shape
+//! written as the two stacked on a new first axis (`Unsqueeze`, `Concat`) and reduced over it
+//! (`ReduceSum`; `ReduceProd` for `Mul`; `Sub` as the sum with the second negated). The same
+//! numbers: one addition or one product of the two, as before (`a - b` is `a + (-b)` in IEEE
+//! arithmetic). On this project's stack (Wine 8, vkd3d 1.6; lavapipe and the H200 alike)
+//! DirectML rejects a float32 element-wise op over two tensors of one shape
+//! (`DmlGraphFusionHelper.cpp(588)` at session creation, `MLOperatorAuthorImpl.cpp(2508)` inside
+//! a subgraph), while a broadcast one, float16, and this form run, the last bit for bit.
+//! `Div` is left alone: as a product by the reciprocal it would not be the same numbers.
+
+use anyhow::Result;
+use prost::Message;
+
+use super::rule::{Rule, Scope};
+use super::{int_attribute, Built, Dim, FLOAT, INT64};
+use crate::formats::model::NodeOutline;
+use crate::formats::onnx_proto::lossless::EditNode;
+use crate::formats::onnx_proto::InitializerName;
+
+pub struct BinaryAsReduce;
+
+const OPS: [&str; 3] = ["Add", "Sub", "Mul"];
+
+impl Rule for BinaryAsReduce {
+    fn flag(&self) -> &'static str {
+        "binary-as-reduce"
+    }
+
+    fn help(&self) -> &'static str {
+        "Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two \
+         stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for \
+         Mul, the second negated for Sub), before the session.\n\n\
+         Each op's numbers are the same, bit for bit. Under Wine's vkd3d (this project's CI and GPU machines) \
+         DirectML rejects a float32 element-wise op over two tensors of one shape \
+         (DmlGraphFusionHelper.cpp(588) E_INVALIDARG at session creation); a broadcast one, \
+         float16 and this form run. Shapes come from the model's value infos: an op whose \
+         operands' shapes it does not declare is left as it is. Checked against the original as \
+         --decompose is.\n\n\
+         Example: dmlrun bert.onnx --device 0 --reshape-allowzero-off --binary-as-reduce"
+    }
+
+    fn op_type(&self) -> &'static str {
+        "Add"
+    }
+
+    fn what_it_fits(&self) -> &'static str {
+        "Add, Sub or Mul"
+    }
+
+    fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
+        OPS.contains(&node.op_type.as_str()) && matches!(node.domain.as_str(), "" | "ai.onnx") && node.inputs.len() == 2
+    }
+
+    /// Only where both operands are float32 of one shape the model declares, every dimension
+    /// a size or a name (a broadcast op runs as it is).
+    fn rewrites_in(&self, node: &EditNode, graph: &Scope<'_>) -> bool {
+        let [a, b] = node.input.as_slice() else { return false };
+        match (declared(graph, a), declared(graph, b)) {
+            (Some(a), Some(b)) => a == b && !a.contains(&Dim::Unknown),
+            _ => false,
+        }
+    }
+
+    fn nothing_rewritten(&self, ops: &std::collections::HashSet<String>) -> String {
+        match OPS.iter().any(|op| ops.contains(*op)) {
+            true => "no Add, Sub or Mul of the model is of two float32 tensors of one declared shape".into(),
+            false => "the model has no Add, Sub or Mul".into(),
+        }
+    }
+
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &Scope<'_>) -> Result<()> {
+        let op = node.op_type.as_deref().unwrap_or_default();
+        let (a, b) = (node.input[0].as_str(), node.input[1].as_str());
+        let b = match op {
+            "Sub" => built.op("Neg", &[b], None, vec![]),
+            _ => b.to_string(),
+        };
+        let stacked = [built.unsqueeze_first(a), built.unsqueeze_first(&b)];
+        let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
+        let both = built.op("Concat", &stacked, None, vec![int_attribute("axis", 0)]);
+        let reduce = match op {
+            "Mul" => "ReduceProd",
+            _ => "ReduceSum",
+        };
+        built.reduce_first(reduce, &both, &node.output[0]);
+        Ok(())
+    }
+}
+
+/// The shape `name` is declared with where it is float32: a value info, a graph input or output,
+/// or an initializer's dimensions.
+fn declared(graph: &Scope<'_>, name: &str) -> Option<Vec<Dim>> {
+    if let Some(d) = graph.declared.get(name) {
+        return (d.elem_type == FLOAT).then(|| d.dims.clone());
+    }
+    let tensor = graph
+        .initializer
+        .iter()
+        .filter_map(|raw| InitializerName::decode(raw.as_slice()).ok())
+        .find(|t| t.name.as_deref() == Some(name))?;
+    (tensor.data_type == Some(FLOAT)).then(|| tensor.dims.iter().map(|&d| Dim::Size(d)).collect())
+}
+
+impl Built<'_, '_> {
+    /// `x` with a new first axis of one: Unsqueeze takes its axes as an input from opset 13.
+    fn unsqueeze_first(&mut self, x: &str) -> String {
+        match self.writer.opset >= 13 {
+            true => {
+                let axes = self.constant(INT64, &[1], 0i64.to_le_bytes().to_vec());
+                self.op("Unsqueeze", &[x, &axes], None, vec![])
+            }
+            false => self.op("Unsqueeze", &[x], None, vec![super::ints_attribute("axes", &[0])]),
+        }
+    }
+
+    /// `reduce` over the first axis, which it drops, into `output`: ReduceSum takes its axes as
+    /// an input from opset 13, the other reductions from 18.
+    fn reduce_first(&mut self, reduce: &str, x: &str, output: &str) {
+        let keep = int_attribute("keepdims", 0);
+        let axes_as_input = match reduce {
+            "ReduceSum" => self.writer.opset >= 13,
+            _ => self.writer.opset >= 18,
+        };
+        match axes_as_input {
+            true => {
+                let axes = self.constant(INT64, &[1], 0i64.to_le_bytes().to_vec());
+                self.op(reduce, &[x, &axes], Some(output), vec![keep]);
+            }
+            false => {
+                self.op(reduce, &[x], Some(output), vec![keep, super::ints_attribute("axes", &[0])]);
+            }
+        }
+    }
+}
