@@ -68,11 +68,34 @@ def sub_broadcast():
             helper.make_node("Add", ["x", "row"], ["shifted"]),
         ],
         "sub_broadcast",
+    "if_add_sub",
         [x, y],
         outputs,
         [row],
     )
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "sub_broadcast.onnx")
+
+
+def if_add_sub():
+    """x + y in an If's then branch, x - y in its else branch, over two inputs of one declared
+    shape: what --binary-as-reduce rewrites inside subgraphs."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 3])
+
+    def branch(name, op):
+        result = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [2, 3])
+        return helper.make_graph([helper.make_node(op, ["x", "y"], [f"{name}_out"], name=f"{name}_{op.lower()}")],
+                                 name, [], [result])
+
+    graph = helper.make_graph(
+        [helper.make_node("If", ["cond"], ["out"], then_branch=branch("then", "Add"), else_branch=branch("else", "Sub"))],
+        "if_add_sub",
+        [x, y, cond],
+        [out],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "if_add_sub.onnx")
 
 
 def int64_ids():
@@ -586,6 +609,7 @@ ALL = [
     "matmul_weights",
     "add_mul",
     "sub_broadcast",
+    "if_add_sub",
     "int64_ids",
     "nhwc_channel_mean",
     "split_rows",

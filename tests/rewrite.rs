@@ -663,7 +663,8 @@ fn sibling_matmuls_fused_generate_the_original_s_tokens() {
 }
 
 /// `--binary-as-reduce`: a float32 Add, Sub or Mul of two tensors of one declared shape written
-/// as the two stacked and reduced over the new axis, the same numbers bit for bit; an op whose
+/// as the two stacked and reduced over the new axis, the same numbers bit for bit, in subgraphs
+/// too; an op whose
 /// operand's shape the model does not declare (the square of a difference) or that broadcasts (a
 /// constant row added) is left as it is; torch's BERT keeps its outputs to float32's rounding (the
 /// CPU EP fuses the original's Adds into its kernels); and a model with nothing of the kind is
@@ -685,6 +686,10 @@ fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not
         assert_eq!(rewritten(&report), written, "{model}: {}", report["rewrite"]);
         assert_eq!(worst(&report), 0.0, "{model}: {}", report["rewrite"]);
     }
+    // Inside an If's branches too, with the shapes the main graph declares of what they read.
+    let report = run_json(&test_model("if_add_sub.onnx"), &["--binary-as-reduce"]);
+    assert_eq!(rewritten(&report), ["else_sub", "then_add"], "{}", report["rewrite"]);
+    assert_eq!(worst(&report), 0.0, "{}", report["rewrite"]);
     let bert = dmlrun()
         .arg(test_model("torch/bert.onnx"))
         .args(["--generate", "random", "--iterations", "1", "--binary-as-reduce", "--json", "-"])

@@ -21,6 +21,7 @@ fn info(settings: &InfoSettings) -> Result<ExitStatus> {
         let mut json = serde_json::to_value(info)?;
         if let Some(fields) = json.as_object_mut() {
             fields.remove("nodes");
+            fields.remove("subgraph_nodes");
             fields.insert("size_bytes".into(), file.size_bytes.into());
             fields.insert("external_data_bytes".into(), file.external_data_bytes.into());
         }

@@ -137,6 +137,10 @@ pub struct ModelInfo {
     /// an isolation child with the rest; `info --json` leaves it out.
     #[serde(default)]
     pub nodes: Vec<NodeOutline>,
+    /// The nodes of its subgraphs (`If` branches, `Loop` and `Scan` bodies, at any depth), in
+    /// outline: a rule rewrites there too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subgraph_nodes: Vec<NodeOutline>,
     /// The quantized form the model holds, if any (`info` says it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantized: Option<super::quantized::QuantizedForm>,
@@ -236,6 +240,8 @@ impl ModelInfo {
             }
         }
         let nodes: Vec<NodeOutline> = graph.node.iter().map(NodeOutline::of).collect();
+        let mut subgraph_nodes = Vec::new();
+        outline_subgraphs(&graph.node, &mut subgraph_nodes);
         let initializers: super::quantized::Initializers = graph
             .initializer
             .iter()
@@ -260,6 +266,7 @@ impl ModelInfo {
                 counts
             },
             nodes,
+            subgraph_nodes,
             quantized,
             weights,
             opsets: model
@@ -387,6 +394,17 @@ fn describe_type(ty: &TypeProto) -> String {
 /// "unknown" (two `?` in one input are two independent sizes, not one name used twice).
 fn is_unnamed(param: &str) -> bool {
     param.is_empty() || param == "?"
+}
+
+/// The outlines of every node in `nodes`' subgraphs, at any depth (a subgraph that cannot be
+/// decoded is left out: ONNX Runtime says what is wrong with it).
+fn outline_subgraphs(nodes: &[super::onnx_proto::lossless::EditNode], found: &mut Vec<NodeOutline>) {
+    for node in nodes {
+        for subgraph in node.attribute.iter().filter_map(|a| a.subgraphs().ok()).flatten() {
+            found.extend(subgraph.node.iter().map(NodeOutline::of));
+            outline_subgraphs(&subgraph.node, found);
+        }
+    }
 }
 
 #[cfg(test)]

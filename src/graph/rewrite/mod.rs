@@ -53,6 +53,7 @@ use crate::formats::onnx_proto::ValueInfoProto;
 
 /// A tensor's element type and shape as the model declares them (a value info, a graph input or
 /// output).
+#[derive(Clone)]
 pub struct Declared {
     pub elem_type: i32,
     pub dims: Vec<Dim>,
@@ -311,12 +312,13 @@ impl Graph {
     /// order: ONNX Runtime's own fused-Gemm bug and torch's Reshape first (one node each, exact),
     /// then the decompositions (which replace a kernel with primitives).
     pub fn applicable_rewrites(&self) -> Vec<Rewrite> {
-        let fitting = Graph::rewrites_fitting(&self.nodes);
-        // A rule may fit a node it cannot rewrite there (a shape the model does not declare, a
-        // shape that is computed): a remedy that would rewrite nothing is no remedy.
-        match self.walk(&fitting, true) {
-            Ok((_, summary)) => fitting.into_iter().filter(|r| summary.rewritten.contains_key(&r.flag())).collect(),
-            Err(_) => fitting,
+        // Found by walking the graph as the rewrite would, subgraphs and all: a rule may fit a
+        // node it cannot rewrite there (a shape the model does not declare, a shape that is
+        // computed), and a remedy that would rewrite nothing is no remedy.
+        let remedies: Vec<Rewrite> = Rewrite::all().filter(|r| r.purpose() == Purpose::Remedy).collect();
+        match self.walk(&remedies, true) {
+            Ok((_, summary)) => remedies.into_iter().filter(|r| summary.rewritten.contains_key(&r.flag())).collect(),
+            Err(_) => Graph::rewrites_fitting(&self.nodes),
         }
     }
 
@@ -375,11 +377,10 @@ impl Graph {
 
     /// The graph with `rewrites` applied and what was rewritten; `dry`, only what would be.
     fn walk(&self, rewrites: &[Rewrite], dry: bool) -> Result<(RawGraph, RewriteSummary)> {
-        let declared = self.declared_types();
         let mut writer = Writer {
             rewrites,
             opset: self.opsets.get("ai.onnx").copied().unwrap_or(17),
-            declared: &declared,
+            declared: std::rc::Rc::new(declared_types(&self.graph)),
             taken: self.names_in_use(),
             counter: 0,
             summary: RewriteSummary::default(),
@@ -392,23 +393,6 @@ impl Graph {
         Ok((graph, writer.summary))
     }
 
-    /// The element type and shape of every tensor the model declares one for (inputs, outputs,
-    /// value infos).
-    fn declared_types(&self) -> HashMap<String, Declared> {
-        self.graph
-            .input
-            .iter()
-            .chain(&self.graph.value_info)
-            .chain(&self.graph.output)
-            .filter_map(|raw| ValueInfoProto::decode(raw.as_slice()).ok())
-            .filter_map(|v| {
-                let tensor = v.r#type?.tensor_type?;
-                let dims = tensor.shape?.dim.into_iter().map(|d| Dim::of(d.dim_value, d.dim_param)).collect();
-                Some((v.name?, Declared { elem_type: tensor.elem_type.unwrap_or(0), dims }))
-            })
-            .collect()
-    }
-
     fn names_in_use(&self) -> HashSet<String> {
         let mut taken: HashSet<String> = self.inputs.iter().chain(&self.outputs).cloned().collect();
         taken.extend(self.initializers.keys().cloned());
@@ -418,6 +402,23 @@ impl Graph {
         }
         taken
     }
+}
+
+/// The element type and shape of every tensor `graph` declares one for (its inputs, outputs and
+/// value infos).
+fn declared_types(graph: &RawGraph) -> HashMap<String, Declared> {
+    graph
+        .input
+        .iter()
+        .chain(&graph.value_info)
+        .chain(&graph.output)
+        .filter_map(|raw| ValueInfoProto::decode(raw.as_slice()).ok())
+        .filter_map(|v| {
+            let tensor = v.r#type?.tensor_type?;
+            let dims = tensor.shape?.dim.into_iter().map(|d| Dim::of(d.dim_value, d.dim_param)).collect();
+            Some((v.name?, Declared { elem_type: tensor.elem_type.unwrap_or(0), dims }))
+        })
+        .collect()
 }
 
 /// Drops from `graph` the nodes and initializers that made only `unread` values (the inputs of the

@@ -18,7 +18,8 @@ pub(super) struct Writer<'a> {
     /// The model's default-domain opset: ReduceMean takes its axes as an input from 18.
     pub(super) opset: i64,
     /// What the model declares of its tensors: their element types and shapes.
-    pub(super) declared: &'a HashMap<String, super::Declared>,
+    /// A subgraph's own declarations over its enclosing graphs' while it is walked.
+    pub(super) declared: std::rc::Rc<HashMap<String, super::Declared>>,
     pub(super) taken: HashSet<String>,
     pub(super) counter: usize,
     pub(super) summary: RewriteSummary,
@@ -35,6 +36,7 @@ impl Writer<'_> {
             .map(|(index, raw)| EditNode::decode(raw.as_slice()).with_context(|| format!("node {index}")))
             .collect::<Result<Vec<_>>>()?;
         let outlines: Vec<NodeOutline> = decoded.iter().map(NodeOutline::of).collect();
+        let declared = std::rc::Rc::clone(&self.declared);
         for (index, mut node) in decoded.into_iter().enumerate() {
             for attribute in &mut node.attribute {
                 if let Some(g) = &attribute.g {
@@ -44,22 +46,23 @@ impl Writer<'_> {
                     *g = self.subgraph(g, external)?;
                 }
             }
-            let scope = Scope { graph: &graph, external, declared: self.declared };
+            let scope = Scope { graph: &graph, external, declared: &declared };
             let fits = |r: &Rewrite| r.fits(&outlines[index], &outlines) && r.rewrites_in(&node, &scope);
+            if self.dry {
+                // Every rule that would rewrite the node, as if each were asked for alone.
+                let label = node_label(&node, index);
+                for rewrite in self.rewrites.iter().copied().filter(fits) {
+                    self.summary.rewritten.entry(rewrite.flag()).or_default().push(label.clone());
+                }
+                nodes.push(node.encode_to_vec());
+                continue;
+            }
             let rewrite = self.rewrites.iter().copied().find(fits);
             let Some(rewrite) = rewrite else {
                 nodes.push(node.encode_to_vec());
                 continue;
             };
-            let name = match node.name.as_deref() {
-                Some(n) if !n.is_empty() => n.to_string(),
-                _ => format!("#{index} ({})", node.op_type.as_deref().unwrap_or(rewrite.op_type())),
-            };
-            if self.dry {
-                self.summary.rewritten.entry(rewrite.flag()).or_default().push(name);
-                nodes.push(node.encode_to_vec());
-                continue;
-            }
+            let name = node_label(&node, index);
             let written = {
                 let mut built = Built::new(self, &name);
                 match rewrite {
@@ -89,7 +92,13 @@ impl Writer<'_> {
 
     pub(super) fn subgraph(&mut self, bytes: &[u8], external: &RefCell<ExternalReader>) -> Result<Vec<u8>> {
         let graph = RawGraph::decode(bytes).context("a subgraph")?;
-        Ok(self.graph(graph, external)?.encode_to_vec())
+        // What the subgraph declares of its own tensors, over what the graphs around it declare.
+        let mut declared = (*self.declared).clone();
+        declared.extend(super::declared_types(&graph));
+        let enclosing = std::mem::replace(&mut self.declared, std::rc::Rc::new(declared));
+        let walked = self.graph(graph, external);
+        self.declared = enclosing;
+        Ok(walked?.encode_to_vec())
     }
 
     /// The rank the model declares for `name`.
@@ -185,5 +194,13 @@ impl<'w, 'a> Built<'w, 'a> {
 
     pub(super) fn cast_to_float(&mut self, input: &str) -> String {
         self.op("Cast", &[input], None, vec![int_attribute("to", FLOAT as i64)])
+    }
+}
+
+/// A node's name in a rewrite's summary: its own, or `#INDEX (OP)` where it has none.
+fn node_label(node: &EditNode, index: usize) -> String {
+    match node.name.as_deref() {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => format!("#{index} ({})", node.op_type.as_deref().unwrap_or("?")),
     }
 }

@@ -151,9 +151,10 @@ pub fn check_flags_fit_shard(
     }
 }
 
-/// Whether `rewrite` finds something to rewrite in the model's main graph.
+/// Whether `rewrite` finds something to rewrite in the model's graph or its subgraphs.
 pub fn rewritable(model: &ModelInfo, rewrite: Rewrite) -> bool {
     model.nodes.iter().any(|node| rewrite.fits(node, &model.nodes))
+        || model.subgraph_nodes.iter().any(|node| rewrite.fits(node, &model.subgraph_nodes))
 }
 
 /// Whether `--precision int4|int8` finds a `MatMul` in the model's main graph to quantize.
