@@ -12,7 +12,7 @@ use anyhow::Result;
 use prost::Message;
 
 use super::rule::{Rule, Scope};
-use super::{int_attribute, Built, Dim, FLOAT, INT64};
+use super::{int_attribute, Built, Dim, FLOAT};
 use crate::formats::model::NodeOutline;
 use crate::formats::onnx_proto::lossless::EditNode;
 use crate::formats::onnx_proto::InitializerName;
@@ -75,14 +75,14 @@ impl Rule for BinaryAsReduce {
             "Sub" => built.op("Neg", &[b], None, vec![]),
             _ => b.to_string(),
         };
-        let stacked = [built.unsqueeze_first(a), built.unsqueeze_first(&b)];
+        let stacked = [built.unsqueeze(a, 0), built.unsqueeze(&b, 0)];
         let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
         let both = built.op("Concat", &stacked, None, vec![int_attribute("axis", 0)]);
         let reduce = match op {
             "Mul" => "ReduceProd",
             _ => "ReduceSum",
         };
-        built.reduce_first(reduce, &both, &node.output[0]);
+        built.reduce(reduce, &both, &[0], false, Some(&node.output[0]));
         Ok(())
     }
 }
@@ -99,36 +99,4 @@ fn declared(graph: &Scope<'_>, name: &str) -> Option<Vec<Dim>> {
         .filter_map(|raw| InitializerName::decode(raw.as_slice()).ok())
         .find(|t| t.name.as_deref() == Some(name))?;
     (tensor.data_type == Some(FLOAT)).then(|| tensor.dims.iter().map(|&d| Dim::Size(d)).collect())
-}
-
-impl Built<'_, '_> {
-    /// `x` with a new first axis of one: Unsqueeze takes its axes as an input from opset 13.
-    fn unsqueeze_first(&mut self, x: &str) -> String {
-        match self.writer.opset >= 13 {
-            true => {
-                let axes = self.constant(INT64, &[1], 0i64.to_le_bytes().to_vec());
-                self.op("Unsqueeze", &[x, &axes], None, vec![])
-            }
-            false => self.op("Unsqueeze", &[x], None, vec![super::ints_attribute("axes", &[0])]),
-        }
-    }
-
-    /// `reduce` over the first axis, which it drops, into `output`: ReduceSum takes its axes as
-    /// an input from opset 13, the other reductions from 18.
-    fn reduce_first(&mut self, reduce: &str, x: &str, output: &str) {
-        let keep = int_attribute("keepdims", 0);
-        let axes_as_input = match reduce {
-            "ReduceSum" => self.writer.opset >= 13,
-            _ => self.writer.opset >= 18,
-        };
-        match axes_as_input {
-            true => {
-                let axes = self.constant(INT64, &[1], 0i64.to_le_bytes().to_vec());
-                self.op(reduce, &[x, &axes], Some(output), vec![keep]);
-            }
-            false => {
-                self.op(reduce, &[x], Some(output), vec![keep, super::ints_attribute("axes", &[0])]);
-            }
-        }
-    }
 }

@@ -15,7 +15,7 @@ use std::fmt;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::{float_of, int_attribute, int_of, ints_attribute, Built, FLOAT, INT64};
+use super::{float_of, int_attribute, int_of, Built, FLOAT};
 use crate::formats::onnx_proto::lossless::EditNode;
 
 /// An operator `--decompose` can write as primitive ops: the variants are the operators' names.
@@ -94,14 +94,7 @@ impl fmt::Display for Decomposable {
 impl Built<'_, '_> {
     /// The mean over `axes`, dimensions kept.
     fn mean(&mut self, input: &str, axes: &[i64]) -> String {
-        let keep = int_attribute("keepdims", 1);
-        if self.writer.opset >= 18 {
-            let raw = axes.iter().flat_map(|a| a.to_le_bytes()).collect();
-            let axes = self.constant(INT64, &[axes.len() as i64], raw);
-            self.op("ReduceMean", &[input, &axes], None, vec![keep])
-        } else {
-            self.op("ReduceMean", &[input], None, vec![keep, ints_attribute("axes", axes)])
-        }
+        self.reduce("ReduceMean", input, axes, true, None)
     }
 
     /// The axes a norm of `axis` covers, as negative axes when the rank is not known.

@@ -8,7 +8,7 @@
 use anyhow::{Context, Result};
 
 use super::rule::{Purpose, Rule, Scope};
-use super::{ints_attribute, Built, INT64};
+use super::Built;
 use crate::formats::model::NodeOutline;
 use crate::formats::onnx_proto::lossless::EditNode;
 
@@ -64,25 +64,9 @@ impl Rule for MatMulAsMulReduceSum {
         let a = node.input.first().context("a MatMul with no A")?.clone();
         let w = node.input.get(1).context("a MatMul with no B")?.clone();
         let output = node.output.first().context("a MatMul with no output")?.clone();
-        // Unsqueeze and ReduceSum take their axes as an input from opset 13, as an attribute before.
-        let column = match built.writer.opset >= 13 {
-            true => {
-                let last = built.constant(INT64, &[1], (-1i64).to_le_bytes().to_vec());
-                built.op("Unsqueeze", &[&a, &last], None, vec![])
-            }
-            false => built.op("Unsqueeze", &[&a], None, vec![ints_attribute("axes", &[-1])]),
-        };
+        let column = built.unsqueeze(&a, -1);
         let product = built.op("Mul", &[&column, &w], None, vec![]);
-        let keepdims = super::int_attribute("keepdims", 0);
-        match built.writer.opset >= 13 {
-            true => {
-                let k_axis = built.constant(INT64, &[1], (-2i64).to_le_bytes().to_vec());
-                built.op("ReduceSum", &[&product, &k_axis], Some(&output), vec![keepdims]);
-            }
-            false => {
-                built.op("ReduceSum", &[&product], Some(&output), vec![ints_attribute("axes", &[-2]), keepdims]);
-            }
-        }
+        built.reduce("ReduceSum", &product, &[-2], false, Some(&output));
         Ok(())
     }
 }

@@ -7,7 +7,9 @@ use std::collections::{HashMap, HashSet};
 use anyhow::{Context, Result};
 use prost::Message;
 
-use super::{drop_unread, int_attribute, Rewrite, RewriteSummary, Scope, ATTRIBUTE_TENSOR, FLOAT};
+use super::{
+    drop_unread, int_attribute, ints_attribute, Rewrite, RewriteSummary, Scope, ATTRIBUTE_TENSOR, FLOAT, INT64,
+};
 use crate::formats::model::NodeOutline;
 use crate::formats::onnx_proto::external::ExternalReader;
 use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, RawGraph};
@@ -17,8 +19,8 @@ pub(super) struct Writer<'a> {
     pub(super) rewrites: &'a [Rewrite],
     /// The model's default-domain opset: ReduceMean takes its axes as an input from 18.
     pub(super) opset: i64,
-    /// What the model declares of its tensors: their element types and shapes.
-    /// A subgraph's own declarations over its enclosing graphs' while it is walked.
+    /// What the model declares of its tensors (element types and shapes); while a subgraph is
+    /// walked, its own declarations over its enclosing graphs'.
     pub(super) declared: std::rc::Rc<HashMap<String, super::Declared>>,
     pub(super) taken: HashSet<String>,
     pub(super) counter: usize,
@@ -50,9 +52,8 @@ impl Writer<'_> {
             let fits = |r: &Rewrite| r.fits(&outlines[index], &outlines) && r.rewrites_in(&node, &scope);
             if self.dry {
                 // Every rule that would rewrite the node, as if each were asked for alone.
-                let label = node_label(&node, index);
                 for rewrite in self.rewrites.iter().copied().filter(fits) {
-                    self.summary.rewritten.entry(rewrite.flag()).or_default().push(label.clone());
+                    self.summary.rewritten.entry(rewrite.flag()).or_default().push(node_label(&node, index));
                 }
                 nodes.push(node.encode_to_vec());
                 continue;
@@ -194,6 +195,44 @@ impl<'w, 'a> Built<'w, 'a> {
 
     pub(super) fn cast_to_float(&mut self, input: &str) -> String {
         self.op("Cast", &[input], None, vec![int_attribute("to", FLOAT as i64)])
+    }
+
+    /// `x` with a new axis of one at `axis`: Unsqueeze takes its axes as an input from opset 13,
+    /// as an attribute before.
+    pub(super) fn unsqueeze(&mut self, x: &str, axis: i64) -> String {
+        match self.writer.opset >= 13 {
+            true => {
+                let axes = self.constant(INT64, &[1], axis.to_le_bytes().to_vec());
+                self.op("Unsqueeze", &[x, &axes], None, vec![])
+            }
+            false => self.op("Unsqueeze", &[x], None, vec![ints_attribute("axes", &[axis])]),
+        }
+    }
+
+    /// `reduce` (ReduceSum, ReduceMean, ReduceProd, ...) of `x` over `axes` into `output` (a fresh
+    /// name where `None`): ReduceSum takes its axes as an input from opset 13, the others from 18,
+    /// as an attribute before.
+    pub(super) fn reduce(
+        &mut self,
+        reduce: &str,
+        x: &str,
+        axes: &[i64],
+        keepdims: bool,
+        output: Option<&str>,
+    ) -> String {
+        let keep = int_attribute("keepdims", keepdims as i64);
+        let axes_as_input = match reduce {
+            "ReduceSum" => self.writer.opset >= 13,
+            _ => self.writer.opset >= 18,
+        };
+        match axes_as_input {
+            true => {
+                let raw = axes.iter().flat_map(|a| a.to_le_bytes()).collect();
+                let axes = self.constant(INT64, &[axes.len() as i64], raw);
+                self.op(reduce, &[x, &axes], output, vec![keep])
+            }
+            false => self.op(reduce, &[x], output, vec![keep, ints_attribute("axes", axes)]),
+        }
     }
 }
 
