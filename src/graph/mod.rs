@@ -373,11 +373,14 @@ fn node_of(index: usize, node: EditNode, raw: Vec<u8>) -> Result<Node> {
         Some(n) if !n.is_empty() => n.to_string(),
         _ => format!("#{index} ({op_type})"),
     };
-    let mut outer = Vec::new();
+    let (mut outer, mut attributes) = (Vec::new(), Vec::new());
     for a in &node.attribute {
-        for g in a.subgraphs()? {
-            outer_names(&g, &mut Vec::new(), &mut outer)?;
+        // Each subgraph decoded once: for the names it reads from outside, and its size.
+        let subgraphs = a.subgraphs()?;
+        for g in &subgraphs {
+            outer_names(g, &mut Vec::new(), &mut outer)?;
         }
+        attributes.push(attribute_text(a, &subgraphs));
     }
     let mut seen = HashSet::new();
     outer.retain(|n: &String| seen.insert(n.clone()));
@@ -386,7 +389,7 @@ fn node_of(index: usize, node: EditNode, raw: Vec<u8>) -> Result<Node> {
         name,
         op_type,
         domain: domain_name(node.domain.as_deref()),
-        attributes: node.attribute.iter().map(attribute_text).collect(),
+        attributes,
         inputs: node.input,
         outputs: node.output,
         outer_inputs: outer,
@@ -421,7 +424,7 @@ fn outer_names(graph: &SubgraphView, scopes: &mut Vec<HashSet<String>>, found: &
     Ok(())
 }
 
-fn attribute_text(a: &EditAttribute) -> String {
+fn attribute_text(a: &EditAttribute, subgraphs: &[SubgraphView]) -> String {
     let name = a.name.as_deref().unwrap_or("?");
     let list = |v: Vec<String>| format!("[{}]", v.join(","));
     let value = match a.r#type.unwrap_or(0) {
@@ -429,10 +432,7 @@ fn attribute_text(a: &EditAttribute) -> String {
         2 => a.i.unwrap_or_default().to_string(),
         3 => format!("'{}'", String::from_utf8_lossy(a.s.as_deref().unwrap_or_default())),
         4 => "<tensor>".to_string(),
-        5 => match a.subgraphs().ok().and_then(|g| g.into_iter().next()) {
-            Some(g) => format!("<graph of {} nodes>", g.node.len()),
-            None => "<graph>".to_string(),
-        },
+        5 => format!("<graph of {} nodes>", subgraphs.first().map_or(0, |g| g.node.len())),
         6 => list(a.floats.iter().map(f32::to_string).collect()),
         7 => list(a.ints.iter().map(i64::to_string).collect()),
         10 => format!("<{} graphs>", a.graphs.len()),
