@@ -149,7 +149,7 @@ def walk(functions, calls, entry, depth):
         if f in seen:
             return
         seen.add(f)
-        order.append((f, level))
+        order.append(f)
         if level < depth:
             for g in calls.get(f, []):
                 visit(g, level + 1)
@@ -172,16 +172,16 @@ def main():
         sys.exit(f"walk.py: no function '{args.entry}' in the crate (a path like commands::run::execute)")
     order = walk(functions, calls, entries[0], args.depth)
     stays, rooms, reentered = [], set(), 0
-    for f, level in order:
+    for f in order:
         room = str(Path(functions[f][0][0]).relative_to(root / "src"))
         if not stays or stays[-1][0] != room:
             reentered += room in rooms
             rooms.add(room)
             stays.append((room, []))
-        stays[-1][1].append((functions[f][1].rsplit("::", 1)[-1], level))
+        stays[-1][1].append(functions[f][1].rsplit("::", 1)[-1])
     if not args.summary:
         for n, (room, fns) in enumerate(stays, 1):
-            names = ", ".join(f"{'  ' * 0}{name}" for name, _ in fns)
+            names = ", ".join(fns)
             print(f"{n:3}. {room}: {names}")
     print(f"{args.entry}, depth {args.depth}: {len(order)} functions, {len(stays)} stays in {len(rooms)} rooms, "
           f"{reentered} re-entered")
