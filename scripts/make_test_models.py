@@ -54,8 +54,8 @@ def add_mul():
 
 def sub_broadcast():
     """x - y over two inputs of one declared shape, (x - y) squared (the difference's shape is not
-    declared), and x plus a constant row (a broadcast): what --binary-as-reduce rewrites and
-    leaves."""
+    declared: ONNX Runtime infers it), and x plus a constant row (a broadcast): what
+    --binary-as-reduce rewrites and leaves."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])
     outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", 4]) for n in ("difference", "square", "shifted")]
@@ -74,6 +74,28 @@ def sub_broadcast():
         [row],
     )
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "sub_broadcast.onnx")
+
+
+def paddle_unsized():
+    """relu(x) + sigmoid(x) and relu(x) times a constant row, declaring no value info, its input's
+    first dimension Paddle's `?` (no name reaches it): the shapes --binary-as-reduce reads come
+    from ONNX Runtime's inference with the input's size written in."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["?", 4])
+    outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["?", 4]) for n in ("sum", "scaled")]
+    row = helper.make_tensor("row", TensorProto.FLOAT, [4], [0.5, -1.0, 2.0, 0.25])
+    graph = helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], ["r"]),
+            helper.make_node("Sigmoid", ["x"], ["s"]),
+            helper.make_node("Add", ["r", "s"], ["sum"], name="relu_plus_sigmoid"),
+            helper.make_node("Mul", ["r", "row"], ["scaled"], name="relu_times_row"),
+        ],
+        "paddle_unsized",
+        [x],
+        outputs,
+        [row],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "paddle_unsized.onnx")
 
 
 def if_add_sub():
@@ -610,6 +632,7 @@ ALL = [
     "add_mul",
     "sub_broadcast",
     "if_add_sub",
+    "paddle_unsized",
     "int64_ids",
     "nhwc_channel_mean",
     "split_rows",

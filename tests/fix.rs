@@ -122,6 +122,11 @@ fn a_model_no_remedy_fixes_exits_1_with_every_attempt_recorded() {
     let gelu_dir = tempfile::tempdir().unwrap();
     let (_, gelu) = fix("gelu_chain.onnx", &flags[..6], &gelu_dir.path().join("gelu.onnx"));
     assert_eq!(gelu["remedies_that_fit"], serde_json::json!(["--decompose Gelu", "--precision fp16"]));
+    // paddle_unsized declares no shape of its Add's operands either; ONNX Runtime infers them
+    // (its input's size written in where no name reaches it), and the rule then fits.
+    let paddle_dir = tempfile::tempdir().unwrap();
+    let (_, paddle) = fix("paddle_unsized.onnx", &flags[..6], &paddle_dir.path().join("paddle.onnx"));
+    assert_eq!(paddle["remedies_that_fit"], serde_json::json!(["--binary-as-reduce", "--precision fp16"]));
     for attempt in attempts {
         assert_eq!(attempt["outcome"], "fails", "{attempt}");
         assert!(attempt["detail"].as_str().unwrap().contains("session.load_model_format=ORT"), "{attempt}");

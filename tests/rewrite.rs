@@ -679,12 +679,27 @@ fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not
         let outputs = report["rewrite"]["outputs"].as_array().unwrap();
         outputs.iter().map(|o| o["max_abs"].as_f64().unwrap()).fold(0.0, f64::max)
     };
-    for (model, written) in
-        [("add_mul.onnx", ["#0 (Add)", "#1 (Mul)"]), ("sub_broadcast.onnx", ["#0 (Sub)", "#1 (Sub)"])]
-    {
+    // The square of the difference, whose shape sub_broadcast does not declare, by the shape ONNX
+    // Runtime infers at the run's dimensions; the broadcast Add left as it is.
+    for (model, written) in [
+        ("add_mul.onnx", vec!["#0 (Add)", "#1 (Mul)"]),
+        ("sub_broadcast.onnx", vec!["#0 (Sub)", "#1 (Sub)", "#2 (Mul)"]),
+    ] {
         let report = run_json(&test_model(model), &["--dim", "batch=3", "--binary-as-reduce"]);
         assert_eq!(rewritten(&report), written, "{model}: {}", report["rewrite"]);
         assert_eq!(worst(&report), 0.0, "{model}: {}", report["rewrite"]);
+        let shapes = report["rewrite"]["shapes"].as_str().unwrap();
+        assert!(
+            shapes.starts_with("shapes of ") && shapes.ends_with(" tensors as ONNX Runtime infers them"),
+            "{shapes}"
+        );
+    }
+    // A model that declares no value info and an input dimension no name reaches (Paddle's `?`):
+    // the input's size is written into the model ONNX Runtime infers from.
+    for args in [&["--shape", "x=3,4"][..], &[]] {
+        let report = run_json(&test_model("paddle_unsized.onnx"), &[args, &["--binary-as-reduce"][..]].concat());
+        assert_eq!(rewritten(&report), ["relu_plus_sigmoid"], "{args:?}: {}", report["rewrite"]);
+        assert_eq!(worst(&report), 0.0, "{}", report["rewrite"]);
     }
     // Inside an If's branches too, with the shapes the main graph declares of what they read.
     let report = run_json(&test_model("if_add_sub.onnx"), &["--binary-as-reduce"]);

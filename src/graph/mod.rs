@@ -15,7 +15,7 @@ mod rewrite;
 
 pub use float16::Conversion;
 pub use quantize::{describe_accuracy_level, quantize_model, Blockwise, Quantization, WeightOnly};
-pub use rewrite::{Decomposable, Rewrite, RewriteSummary, Rule, RuleId, RULES};
+pub use rewrite::{Decomposable, InferredShapes, Rewrite, RewriteSummary, Rule, RuleId, RULES};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::RangeInclusive;
@@ -85,6 +85,8 @@ pub struct Graph {
     source: PathBuf,
     /// The external data files, read a tensor at a time (see `inline_external`).
     external: std::cell::RefCell<crate::formats::onnx_proto::external::ExternalReader>,
+    /// Shapes ONNX Runtime inferred where the model declares less (none until `with_inferred`).
+    inferred: InferredShapes,
 }
 
 impl Graph {
@@ -136,6 +138,7 @@ impl Graph {
             folder: folder.to_path_buf(),
             source,
             external: std::cell::RefCell::new(crate::formats::onnx_proto::external::ExternalReader::new(folder)),
+            inferred: InferredShapes::default(),
         })
     }
 

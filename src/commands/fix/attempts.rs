@@ -270,6 +270,33 @@ impl Attempts<'_> {
         request
     }
 
+    /// The graph with the shapes ONNX Runtime infers for the reference's inputs, for the remedies
+    /// that read shapes (a model that declares none of its tensors' shapes would fit none of
+    /// them); as it is for a decoder, or where ONNX Runtime could not say them (which is said).
+    pub(super) fn with_inferred_shapes(&self, graph: Graph) -> Graph {
+        if self.settings.decoder || !crate::graph::Rewrite::all().any(|r| r.reads_shapes()) {
+            return graph;
+        }
+        let inferred = || -> Result<crate::graph::InferredShapes> {
+            let request = reference_of(&self.settings.request, self.settings);
+            let preflight = Preflight::read(self.runtime, &self.settings.model, &request, Scope::Alone)?;
+            let inputs = preflight.bind(self.runtime, &self.settings.inputs, &self.settings.load, false)?;
+            engine::inferred_shapes(self.runtime, &self.settings.model, preflight.info(), &request, &inputs.prepared)
+        };
+        match inferred() {
+            Ok(shapes) => graph.with_inferred(shapes),
+            Err(e) => {
+                if !self.settings.quiet {
+                    crate::errln!(
+                        "dmlrun: warning: fix: the shapes ONNX Runtime infers could not be read ({}); the remedies that read shapes see the model's own",
+                        crate::exit::one_line(&e)
+                    );
+                }
+                graph
+            }
+        }
+    }
+
     /// The nodes (by name) one of whose float inputs or outputs leaves float16's range (65504) in
     /// the reference's float32 run of the original: in float16 they overflow to infinity.
     pub(super) fn beyond_float16(&self, graph: &Graph) -> Result<Vec<String>> {

@@ -33,8 +33,9 @@ impl Rule for BinaryAsReduce {
          Each op's numbers are the same, bit for bit. Under Wine's vkd3d (this project's CI and GPU machines) \
          DirectML rejects a float32 element-wise op over two tensors of one shape \
          (DmlGraphFusionHelper.cpp(588) E_INVALIDARG at session creation); a broadcast one, \
-         float16 and this form run. Shapes come from the model's value infos: an op whose \
-         operands' shapes it does not declare is left as it is. Checked against the original as \
+         float16 and this form run. Shapes come from the model's value infos and, where it \
+         declares fewer, from ONNX Runtime's inference at the run's dimensions (a CPU session \
+         opened first); an op whose operands' shapes neither gives is left as it is. Checked against the original as \
          --decompose is.\n\n\
          Example: dmlrun bert.onnx --device 0 --reshape-allowzero-off --binary-as-reduce"
     }
@@ -49,6 +50,10 @@ impl Rule for BinaryAsReduce {
 
     fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
         OPS.contains(&node.op_type.as_str()) && matches!(node.domain.as_str(), "" | "ai.onnx") && node.inputs.len() == 2
+    }
+
+    fn reads_shapes(&self) -> bool {
+        true
     }
 
     /// Only where both operands are float32 of one shape the model declares, every dimension

@@ -20,6 +20,7 @@
 //! alone.
 
 mod binary_as_reduce;
+mod declared;
 mod decompose;
 mod gather_dequantized;
 mod gemm_zero_bias;
@@ -40,6 +41,7 @@ use anyhow::{bail, Context, Result};
 use prost::Message;
 use serde::{Deserialize, Serialize};
 
+pub use declared::{Declared, Dim, InferredShapes};
 pub use decompose::Decomposable;
 pub use rule::{Purpose, Rule, Scope};
 pub use writer::Built;
@@ -49,33 +51,6 @@ use super::Graph;
 use crate::formats::model::NodeOutline;
 use crate::formats::onnx_proto::external::ExternalReader;
 use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, OpsetView, RawGraph, TensorName};
-use crate::formats::onnx_proto::ValueInfoProto;
-
-/// A tensor's element type and shape as the model declares them (a value info, a graph input or
-/// output).
-#[derive(Clone)]
-pub struct Declared {
-    pub elem_type: i32,
-    pub dims: Vec<Dim>,
-}
-
-/// One declared dimension: a size, a name (the same name is the same size), or neither.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Dim {
-    Size(i64),
-    Named(String),
-    Unknown,
-}
-
-impl Dim {
-    fn of(value: Option<i64>, param: Option<String>) -> Dim {
-        match (value, param) {
-            (Some(v), _) => Dim::Size(v),
-            (None, Some(p)) if !p.is_empty() => Dim::Named(p),
-            _ => Dim::Unknown,
-        }
-    }
-}
 
 /// TensorProto.DataType values the rewrites write.
 const FLOAT: i32 = 1;
@@ -224,6 +199,14 @@ impl Rewrite {
         match self {
             Rewrite::Decompose(_) => false,
             Rewrite::Rule(id) => id.rule().tried_by_tune(),
+        }
+    }
+
+    /// Whether it reads tensors' shapes (see [`Rule::reads_shapes`]).
+    pub fn reads_shapes(self) -> bool {
+        match self {
+            Rewrite::Decompose(_) => false,
+            Rewrite::Rule(id) => id.rule().reads_shapes(),
         }
     }
 
@@ -380,7 +363,8 @@ impl Graph {
         let mut writer = Writer {
             rewrites,
             opset: self.opsets.get("ai.onnx").copied().unwrap_or(17),
-            declared: std::rc::Rc::new(declared_types(&self.graph)),
+            declared: std::rc::Rc::new(declared::of_graph(&self.graph, &HashMap::new(), &self.inferred)),
+            inferred: &self.inferred,
             taken: self.names_in_use(),
             counter: 0,
             summary: RewriteSummary::default(),
@@ -402,23 +386,6 @@ impl Graph {
         }
         taken
     }
-}
-
-/// The element type and shape of every tensor `graph` declares one for (its inputs, outputs and
-/// value infos).
-fn declared_types(graph: &RawGraph) -> HashMap<String, Declared> {
-    graph
-        .input
-        .iter()
-        .chain(&graph.value_info)
-        .chain(&graph.output)
-        .filter_map(|raw| ValueInfoProto::decode(raw.as_slice()).ok())
-        .filter_map(|v| {
-            let tensor = v.r#type?.tensor_type?;
-            let dims = tensor.shape?.dim.into_iter().map(|d| Dim::of(d.dim_value, d.dim_param)).collect();
-            Some((v.name?, Declared { elem_type: tensor.elem_type.unwrap_or(0), dims }))
-        })
-        .collect()
 }
 
 /// Drops from `graph` the nodes and initializers that made only `unread` values (the inputs of the

@@ -71,6 +71,12 @@ pub trait Rule: Sync {
     /// remedies, the plan's refusal and the rewrite itself.
     fn fits(&self, node: &NodeOutline, graph: &[NodeOutline]) -> bool;
 
+    /// Whether it reads the shapes of the tensors it rewrites: where the model declares fewer,
+    /// the engine has ONNX Runtime infer them first.
+    fn reads_shapes(&self) -> bool {
+        false
+    }
+
     /// Whether a node it fits is rewritten in `graph`: false where what the rewrite needs of the
     /// graph (a constant) is not there.
     fn rewrites_in(&self, _node: &EditNode, _graph: &Scope<'_>) -> bool {

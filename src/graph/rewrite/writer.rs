@@ -22,6 +22,8 @@ pub(super) struct Writer<'a> {
     /// What the model declares of its tensors (element types and shapes); while a subgraph is
     /// walked, its own declarations over its enclosing graphs'.
     pub(super) declared: std::rc::Rc<HashMap<String, super::Declared>>,
+    /// The shapes ONNX Runtime inferred, over what each graph declares.
+    pub(super) inferred: &'a super::InferredShapes,
     pub(super) taken: HashSet<String>,
     pub(super) counter: usize,
     pub(super) summary: RewriteSummary,
@@ -94,8 +96,7 @@ impl Writer<'_> {
     pub(super) fn subgraph(&mut self, bytes: &[u8], external: &RefCell<ExternalReader>) -> Result<Vec<u8>> {
         let graph = RawGraph::decode(bytes).context("a subgraph")?;
         // What the subgraph declares of its own tensors, over what the graphs around it declare.
-        let mut declared = (*self.declared).clone();
-        declared.extend(super::declared_types(&graph));
+        let declared = super::declared::of_graph(&graph, &self.declared, self.inferred);
         let enclosing = std::mem::replace(&mut self.declared, std::rc::Rc::new(declared));
         let walked = self.graph(graph, external);
         self.declared = enclosing;

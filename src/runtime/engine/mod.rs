@@ -35,6 +35,7 @@ mod rewrite;
 mod runs;
 mod saved;
 mod sessions;
+mod shapes;
 mod steps;
 
 pub use decoder::{
@@ -56,3 +57,4 @@ pub use rewrite::RewriteReport;
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
 pub use saved::{save_decoder, saved_model, SavedModels};
 pub use sessions::{measure_sessions, ConcurrentSessions};
+pub use shapes::inferred_shapes;

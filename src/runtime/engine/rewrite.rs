@@ -12,6 +12,7 @@ use super::diagnose::say_made_as;
 use super::open::{load, DeviceReport};
 use super::precision::{accuracy, OutputAccuracy};
 use super::runs::{run_to_host_values, PreparedInputs};
+use super::shapes::inferred_shapes;
 use crate::formats::model::{ModelFile, ModelInfo};
 use crate::graph::{Graph, Rewrite, RewriteSummary};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
@@ -38,6 +39,9 @@ pub struct RewriteReport {
     /// Why the outputs were not compared (generate compares tokens instead, with --compare-ep).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub not_compared: Option<String>,
+    /// Where a rewrite reads shapes: how many ONNX Runtime inferred, or why it could not.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub shapes: Option<String>,
     /// Decomposed operators that ONNX Runtime's optimiser put back (its fusions, at the reference
     /// run's optimisation level): none, or the rewrite did not hold.
     #[serde(default)]
@@ -59,7 +63,8 @@ impl RewriteReport {
             [] => String::new(),
             ops => format!("; ONNX Runtime's optimiser fused {} back", ops.join(", ")),
         };
-        format!("{}{compared}{fused}", self.summary.describe())
+        let shapes = self.shapes.as_ref().map_or_else(String::new, |s| format!("; {s}"));
+        format!("{}{shapes}{compared}{fused}", self.summary.describe())
     }
 }
 
@@ -118,8 +123,29 @@ pub fn rewrite(
     crate::stage::step("the rewrite");
     let flags: Vec<String> = rewrites.iter().map(|r| r.flag()).collect();
     let what = flags.join(" ");
-    let graph = Graph::read(model_path)?;
-    let (bytes, summary) = graph.rewrite(rewrites).with_context(|| format!("model {}", model_path.display()))?;
+    let mut graph = Graph::read(model_path)?;
+    let mut shapes = None;
+    let mut not_inferred = None;
+    if let (true, Some((reference, prepared))) = (rewrites.iter().any(|r| r.reads_shapes()), check) {
+        // A rule that finds no shape leaves its op alone: the model's own declarations still serve.
+        match inferred_shapes(runtime, model_path, info, reference, prepared) {
+            Ok(inferred) => {
+                shapes = Some(format!("shapes of {} tensors as ONNX Runtime infers them", inferred.count()));
+                graph = graph.with_inferred(inferred);
+            }
+            Err(e) => {
+                let why = crate::exit::one_line(&e);
+                shapes = Some(format!("ONNX Runtime's shapes not read ({why}): the model's own only"));
+                not_inferred = Some(why);
+            }
+        }
+    }
+    let (bytes, summary) = (graph.rewrite(rewrites))
+        .map_err(|e| match &not_inferred {
+            Some(why) => anyhow::anyhow!("{e:#} (ONNX Runtime could not infer the shapes the model leaves out: {why})"),
+            None => e,
+        })
+        .with_context(|| format!("model {}", model_path.display()))?;
     let folder = tempfile::tempdir().context("a temporary folder for the rewritten model")?;
     // Named after the model, so that what ONNX Runtime says of it names the model.
     let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
@@ -128,8 +154,14 @@ pub fn rewrite(
     // beside it, a tensor at a time.
     crate::formats::onnx_proto::write_model_from(&path, &bytes, graph.folder())
         .with_context(|| format!("writing the rewritten model {}", path.display()))?;
-    let mut report =
-        RewriteReport { summary, compared_on: None, outputs: Vec::new(), not_compared: None, fused_back: Vec::new() };
+    let mut report = RewriteReport {
+        summary,
+        compared_on: None,
+        outputs: Vec::new(),
+        not_compared: None,
+        shapes,
+        fused_back: Vec::new(),
+    };
     match check {
         Some((reference, prepared)) => {
             crate::stage::step("the rewrite's check against the original");
