@@ -60,8 +60,11 @@ def cases_of(folder, pattern):
 def rows(folders, remedies):
     """Every model, from the folders of the calls in order (a later call's result for a model
     stands over an earlier one's)."""
-    exports, written, remedied, fixes = {}, {}, {}, {}
+    exports, written, remedied, fixes, remedied_with = {}, {}, {}, {}, {}
     for folder in folders:
+        # A call's own remedies (its GPU_ZOO_REMEDIES) in remedies.txt; else the ones given.
+        own = os.path.join(folder, "remedies.txt")
+        flags = open(own).read().strip() if os.path.exists(own) else remedies
         # One index an exporter setting (zoo_models.py --exporter): dynamo, torchscript or both.
         indexes = [load(folder, f"zoo-{exporter}.json") or {} for exporter in ("dynamo", "torchscript", "both")]
         for r in (m for index in indexes for m in index.get("models", [])):
@@ -70,7 +73,9 @@ def rows(folders, remedies):
             if r["status"] == "made" or key not in exports:
                 exports[key] = r
         written.update(cases_of(folder, "zoo-test-[0-9]*.json"))
-        remedied.update(cases_of(folder, "zoo-remedied-[0-9]*.json"))
+        these = cases_of(folder, "zoo-remedied-[0-9]*.json")
+        remedied.update(these)
+        remedied_with.update({key: flags for key in these})
         for fx in (load(folder, "zoo-fix.json") or {}).get("fixes", []):
             fixes[fx["name"]] = fx
     table = []
@@ -96,7 +101,7 @@ def rows(folders, remedies):
         if row["written"] == "pass":
             row["final"] = "pass"
         elif key in remedied and remedied[key]["status"] == "pass":
-            row.update(final="pass with remedies", remedy=remedies)
+            row.update(final="pass with remedies", remedy=remedied_with[key])
         elif key not in remedied and key not in fixes:
             row.update(final="remedies not tried", note="the calls' time ran out before its second pass")
         else:
