@@ -4,17 +4,20 @@ own inputs and tolerances (its data.json) and the time limit fix scales from the
 run; the records in one JSON. REPORT: `dmlrun test` JSONs (shards of one run): every case none of
 them passed is fixed.
 
-    python3 zoo_fix.py ZOO REPORT... --json OUT [--gpus N] [--layer-path DIR] [--budget S] -- DMLRUN...
+    python3 zoo_fix.py ZOO REPORT... --json OUT [--gpus N] [--layer-path DIR] [--budget S] [--flags FLAGS] -- DMLRUN...
 
 DMLRUN is the command that runs dmlrun (under Wine: the loader and dmlrun.exe). Each fix writes
 its model to ZOO-fixed/NAME/model.onnx (deleted after: only the record comes back) and its record
 (`dmlrun.fix/1`) into OUT's `fixes`, with the exit code and seconds; a fix still running when
---budget runs out is stopped and recorded as such.
+--budget runs out is stopped and recorded as such. --flags (one string, split as a shell splits
+it) are given to every fix: they stay in each of its attempts and in the reduce that locates the
+failure, so what is found is what stops the model after them (the second pass's remedies).
 """
 import argparse
 import json
 import os
 import queue
+import shlex
 import shutil
 import subprocess
 import sys
@@ -33,13 +36,13 @@ def read_pb_name(path):
     return t.name
 
 
-def fix_command(zoo, name, dmlrun, out_root):
+def fix_command(zoo, name, dmlrun, out_root, flags=()):
     folder = os.path.join(zoo, name)
     data = os.path.join(folder, "test_data_set_0")
     with open(os.path.join(folder, "data.json")) as f:
         tol = json.load(f)
     cmd = [*dmlrun, "fix", os.path.join(folder, "model.onnx"), "--device", "0", "--rtol", str(tol["rtol"]),
-           "--atol", str(tol["atol"]), "-q", "--ort-log-level", "fatal"]
+           "--atol", str(tol["atol"]), "-q", "--ort-log-level", "fatal", *flags]
     for n in sorted(os.listdir(data)):
         if n.startswith("input_"):
             cmd += ["--input", f"{read_pb_name(os.path.join(data, n))}={os.path.join(data, n)}"]
@@ -68,6 +71,7 @@ def main():
     p.add_argument("--gpus", type=int, default=1)
     p.add_argument("--layer-path")
     p.add_argument("--budget", type=float, default=300)
+    p.add_argument("--flags", default="", help="dmlrun flags every fix is given")
     a = p.parse_args(argv[:split])
     dmlrun = argv[split + 1:]
     failing = [name for name, st in sorted(statuses(a.reports).items()) if st != "pass"]
@@ -84,7 +88,7 @@ def main():
                 name = work.get_nowait()
             except queue.Empty:
                 return
-            cmd, out = fix_command(a.zoo, name, dmlrun, out_root)
+            cmd, out = fix_command(a.zoo, name, dmlrun, out_root, shlex.split(a.flags))
             t0 = time.time()
             entry = {"name": name, "gpu": gpu}
             try:
