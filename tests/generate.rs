@@ -94,8 +94,13 @@ fn synthetic_prompts_and_ignore_eos_fix_the_token_counts_benchmarks_need() {
     let memory = report["memory_phases"].as_array().unwrap();
     let names: Vec<&str> = memory.iter().map(|p| p["phase"].as_str().unwrap()).collect();
     assert_eq!(names, ["load", "prefill", "decode"]);
+    // Linux keeps a process's RSS in per-CPU counters whose sum is read approximately (a few
+    // pages either way), so a later peak may read a few KiB under an earlier one (seen: 8 KiB).
+    const COUNTER_SLACK: u64 = 256 << 10;
     for pair in memory.windows(2) {
-        assert!(pair[1]["peak_rss_bytes"].as_u64() >= pair[0]["peak_rss_bytes"].as_u64(), "{memory:?}");
+        let (earlier, later) =
+            (pair[0]["peak_rss_bytes"].as_u64().unwrap(), pair[1]["peak_rss_bytes"].as_u64().unwrap());
+        assert!(later + COUNTER_SLACK >= earlier, "{memory:?}");
         assert!(pair[1]["ended_unix_ms"].as_u64() >= pair[0]["ended_unix_ms"].as_u64(), "{memory:?}");
     }
     for phase in memory {
