@@ -91,11 +91,21 @@ def paddle_unsized():
             helper.make_node("Mul", ["r", "row"], ["scaled"], name="relu_times_row"),
         ],
         "paddle_unsized",
+    "hard_swish",
         [x],
         outputs,
         [row],
     )
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "paddle_unsized.onnx")
+
+
+def hard_swish():
+    """HardSwish of a float32 input: what --binary-as-reduce writes as HardSigmoid and a stacked
+    product (DirectML under Wine rejects a float32 HardSwish as it does a same-shape Mul)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])
+    graph = helper.make_graph([helper.make_node("HardSwish", ["x"], ["y"], name="hard_swish")], "hard_swish", [x], [y])
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "hard_swish.onnx")
 
 
 def if_add_sub():
@@ -633,6 +643,7 @@ ALL = [
     "sub_broadcast",
     "if_add_sub",
     "paddle_unsized",
+    "hard_swish",
     "int64_ids",
     "nhwc_channel_mean",
     "split_rows",

@@ -662,13 +662,13 @@ fn sibling_matmuls_fused_generate_the_original_s_tokens() {
     assert!(compared["logits"]["worst_max_abs_diff"].as_f64().unwrap() < 1e-4, "{compared}");
 }
 
-/// `--binary-as-reduce`: a float32 Add, Sub or Mul of two tensors of one declared shape written
-/// as the two stacked and reduced over the new axis, the same numbers bit for bit, in subgraphs
-/// too; an op whose
-/// operand's shape the model does not declare (the square of a difference) or that broadcasts (a
-/// constant row added) is left as it is; torch's BERT keeps its outputs to float32's rounding (the
-/// CPU EP fuses the original's Adds into its kernels); and a model with nothing of the kind is
-/// refused with the flag named.
+/// `--binary-as-reduce`: a float32 Add, Sub or Mul of two tensors of one shape (or a HardSwish)
+/// written as the two stacked and reduced over the new axis, the same numbers bit for bit, in
+/// subgraphs too; shapes the model does not declare (the square of a difference; every tensor of
+/// a model with no value infos) read from ONNX Runtime's inference; an op that broadcasts (a
+/// constant row added) left as it is; torch's BERT kept to float32's rounding (the CPU EP fuses
+/// the original's Adds into its kernels); and a model with nothing of the kind refused with the
+/// flag named.
 #[test]
 fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not_write() {
     let rewritten = |report: &serde_json::Value| -> Vec<String> {
@@ -701,6 +701,11 @@ fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not
         assert_eq!(rewritten(&report), ["relu_plus_sigmoid"], "{args:?}: {}", report["rewrite"]);
         assert_eq!(worst(&report), 0.0, "{}", report["rewrite"]);
     }
+    // HardSwish as x times its HardSigmoid, stacked and multiplied: the same numbers, bit for bit,
+    // on both sides of its two bends (-3 and 3; the inputs are drawn from -4 to 4).
+    let report = run_json(&test_model("hard_swish.onnx"), &["--binary-as-reduce"]);
+    assert_eq!(rewritten(&report), ["hard_swish"], "{}", report["rewrite"]);
+    assert_eq!(worst(&report), 0.0, "{}", report["rewrite"]);
     // Inside an If's branches too, with the shapes the main graph declares of what they read.
     let report = run_json(&test_model("if_add_sub.onnx"), &["--binary-as-reduce"]);
     assert_eq!(rewritten(&report), ["else_sub", "then_add"], "{}", report["rewrite"]);
@@ -723,7 +728,7 @@ fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
         stderr.contains(
-            "--binary-as-reduce: no Add, Sub or Mul of the model is of two float32 tensors of one declared shape"
+            "--binary-as-reduce: no Add, Sub or Mul of the model is of two float32 tensors of one declared shape, and no HardSwish of a float32 one"
         ),
         "{stderr}"
     );

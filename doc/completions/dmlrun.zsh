@@ -89,7 +89,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
-'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), before the session]' \
+'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so stacked and multiplied, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
@@ -197,7 +197,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
-'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), before the session]' \
+'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so stacked and multiplied, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
@@ -286,7 +286,7 @@ none\:"In this process"))' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
-'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), before the session]' \
+'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so stacked and multiplied, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
@@ -381,7 +381,7 @@ none\:"In this process"))' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
-'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), before the session]' \
+'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so stacked and multiplied, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
@@ -473,7 +473,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
-'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), before the session]' \
+'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so stacked and multiplied, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
@@ -564,7 +564,7 @@ none\:"In this process"))' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
-'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), before the session]' \
+'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so stacked and multiplied, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
@@ -660,7 +660,7 @@ none\:"In this process"))' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
-'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), before the session]' \
+'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so stacked and multiplied, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \
@@ -744,7 +744,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
-'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), before the session]' \
+'--binary-as-reduce[Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so stacked and multiplied, before the session]' \
 '--dequantize-gather[Write every GatherBlockQuantized whose table is a constant as a Gather over the table dequantized (to its scales'\'' type), before the session]' \
 '--matmulnbits-bias-add[Write every MatMulNBits that has a bias as the MatMulNBits without it and an Add of the bias, before the session]' \
 '--matmulnbits-drop-g-idx[Drop the g_idx input of every MatMulNBits whose g_idx says what its blocks say anyway (row k in block k / block_size), before the session]' \

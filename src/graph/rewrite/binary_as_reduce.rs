@@ -7,12 +7,15 @@
 //! (`DmlGraphFusionHelper.cpp(588)` at session creation, `MLOperatorAuthorImpl.cpp(2508)` inside
 //! a subgraph), while a broadcast one, float16, and this form run, the last bit for bit.
 //! `Div` is left alone: as a product by the reciprocal it would not be the same numbers.
+//! `HardSwish` is rejected here the same way (it is `x` times `HardSigmoid(x)`, two tensors of one
+//! shape, as ONNX defines it): it is written as that `HardSigmoid` and the two stacked and
+//! multiplied, and a float32 `HardSigmoid` runs.
 
 use anyhow::Result;
 use prost::Message;
 
 use super::rule::{Rule, Scope};
-use super::{int_attribute, Built, Dim, FLOAT};
+use super::{float_attribute, int_attribute, Built, Dim, FLOAT};
 use crate::formats::model::NodeOutline;
 use crate::formats::onnx_proto::lossless::EditNode;
 use crate::formats::onnx_proto::InitializerName;
@@ -20,6 +23,10 @@ use crate::formats::onnx_proto::InitializerName;
 pub struct BinaryAsReduce;
 
 const OPS: [&str; 3] = ["Add", "Sub", "Mul"];
+/// `x * HardSigmoid(x)` with these, as ONNX's definition of HardSwish writes it.
+const HARD_SWISH: &str = "HardSwish";
+const HARD_SWISH_ALPHA: f32 = 1.0 / 6.0;
+const HARD_SWISH_BETA: f32 = 0.5;
 
 impl Rule for BinaryAsReduce {
     fn flag(&self) -> &'static str {
@@ -29,7 +36,8 @@ impl Rule for BinaryAsReduce {
     fn help(&self) -> &'static str {
         "Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two \
          stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for \
-         Mul, the second negated for Sub), before the session.\n\n\
+         Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so \
+         stacked and multiplied, before the session.\n\n\
          Each op's numbers are the same, bit for bit. Under Wine's vkd3d (this project's CI and GPU machines) \
          DirectML rejects a float32 element-wise op over two tensors of one shape \
          (DmlGraphFusionHelper.cpp(588) E_INVALIDARG at session creation); a broadcast one, \
@@ -45,11 +53,16 @@ impl Rule for BinaryAsReduce {
     }
 
     fn what_it_fits(&self) -> &'static str {
-        "Add, Sub or Mul"
+        "Add, Sub, Mul or HardSwish"
     }
 
     fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
-        OPS.contains(&node.op_type.as_str()) && matches!(node.domain.as_str(), "" | "ai.onnx") && node.inputs.len() == 2
+        let operands = match node.op_type.as_str() {
+            HARD_SWISH => 1,
+            op if OPS.contains(&op) => 2,
+            _ => return false,
+        };
+        matches!(node.domain.as_str(), "" | "ai.onnx") && node.inputs.len() == operands
     }
 
     fn reads_shapes(&self) -> bool {
@@ -59,6 +72,10 @@ impl Rule for BinaryAsReduce {
     /// Only where both operands are float32 of one shape the model declares, every dimension
     /// a size or a name (a broadcast op runs as it is).
     fn rewrites_in(&self, node: &EditNode, graph: &Scope<'_>) -> bool {
+        if node.op_type.as_deref() == Some(HARD_SWISH) {
+            // x and its HardSigmoid are of one shape whatever it is; float32 is what must be known.
+            return node.input.first().is_some_and(|x| declared(graph, x).is_some());
+        }
         let [a, b] = node.input.as_slice() else { return false };
         match (declared(graph, a), declared(graph, b)) {
             (Some(a), Some(b)) => a == b && !a.contains(&Dim::Unknown),
@@ -67,24 +84,29 @@ impl Rule for BinaryAsReduce {
     }
 
     fn nothing_rewritten(&self, ops: &std::collections::HashSet<String>) -> String {
-        match OPS.iter().any(|op| ops.contains(*op)) {
-            true => "no Add, Sub or Mul of the model is of two float32 tensors of one declared shape".into(),
-            false => "the model has no Add, Sub or Mul".into(),
+        match OPS.iter().chain([&HARD_SWISH]).any(|op| ops.contains(*op)) {
+            true => "no Add, Sub or Mul of the model is of two float32 tensors of one declared shape, and no HardSwish of a float32 one".into(),
+            false => "the model has no Add, Sub, Mul or HardSwish".into(),
         }
     }
 
     fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &Scope<'_>) -> Result<()> {
         let op = node.op_type.as_deref().unwrap_or_default();
-        let (a, b) = (node.input[0].as_str(), node.input[1].as_str());
+        let a = node.input[0].as_str();
         let b = match op {
-            "Sub" => built.op("Neg", &[b], None, vec![]),
-            _ => b.to_string(),
+            HARD_SWISH => {
+                let attributes =
+                    vec![float_attribute("alpha", HARD_SWISH_ALPHA), float_attribute("beta", HARD_SWISH_BETA)];
+                built.op("HardSigmoid", &[a], None, attributes)
+            }
+            "Sub" => built.op("Neg", &[&node.input[1]], None, vec![]),
+            _ => node.input[1].clone(),
         };
         let stacked = [built.unsqueeze(a, 0), built.unsqueeze(&b, 0)];
         let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
         let both = built.op("Concat", &stacked, None, vec![int_attribute("axis", 0)]);
         let reduce = match op {
-            "Mul" => "ReduceProd",
+            "Mul" | HARD_SWISH => "ReduceProd",
             _ => "ReduceSum",
         };
         built.reduce(reduce, &both, &[0], false, Some(&node.output[0]));

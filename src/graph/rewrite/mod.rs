@@ -56,6 +56,7 @@ use crate::formats::onnx_proto::lossless::{EditAttribute, EditNode, EditTensor, 
 const FLOAT: i32 = 1;
 const INT64: i32 = 7;
 /// AttributeProto.AttributeType values the rewrites write.
+const ATTRIBUTE_FLOAT: i32 = 1;
 const ATTRIBUTE_INT: i32 = 2;
 const ATTRIBUTE_TENSOR: i32 = 4;
 const ATTRIBUTE_INTS: i32 = 7;
@@ -491,6 +492,10 @@ fn is_initializer(graph: &Scope<'_>, name: &str) -> bool {
         .initializer
         .iter()
         .any(|raw| TensorName::decode(raw.as_slice()).is_ok_and(|t| t.name.as_deref() == Some(name)))
+}
+
+fn float_attribute(name: &str, value: f32) -> EditAttribute {
+    EditAttribute { name: Some(name.into()), f: Some(value), r#type: Some(ATTRIBUTE_FLOAT), ..Default::default() }
 }
 
 fn int_attribute(name: &str, value: i64) -> EditAttribute {
