@@ -92,11 +92,31 @@ def paddle_unsized():
         ],
         "paddle_unsized",
     "hard_swish",
+    "div_max_min",
         [x],
         outputs,
         [row],
     )
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "paddle_unsized.onnx")
+
+
+def div_max_min():
+    """a / b, max(a, b) and min(a, b) of two inputs of one declared shape: what --binary-as-reduce
+    writes as a broadcast division (the numerator stacked twice) and stacked reductions."""
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [2, 3])
+    outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ("quotient", "larger", "smaller")]
+    graph = helper.make_graph(
+        [
+            helper.make_node("Div", ["a", "b"], ["quotient"], name="divide"),
+            helper.make_node("Max", ["a", "b"], ["larger"], name="larger"),
+            helper.make_node("Min", ["a", "b"], ["smaller"], name="smaller"),
+        ],
+        "div_max_min",
+        [a, b],
+        outputs,
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "div_max_min.onnx")
 
 
 def hard_swish():
@@ -644,6 +664,7 @@ ALL = [
     "if_add_sub",
     "paddle_unsized",
     "hard_swish",
+    "div_max_min",
     "int64_ids",
     "nhwc_channel_mean",
     "split_rows",

@@ -662,9 +662,9 @@ fn sibling_matmuls_fused_generate_the_original_s_tokens() {
     assert!(compared["logits"]["worst_max_abs_diff"].as_f64().unwrap() < 1e-4, "{compared}");
 }
 
-/// `--binary-as-reduce`: a float32 Add, Sub or Mul of two tensors of one shape (or a HardSwish)
-/// written as the two stacked and reduced over the new axis, the same numbers bit for bit, in
-/// subgraphs too; shapes the model does not declare (the square of a difference; every tensor of
+/// `--binary-as-reduce`: a float32 Add, Sub, Mul, Max, Min or Div of two tensors of one shape (or
+/// a HardSwish) written as the two stacked and reduced over the new axis (a Div as a broadcast
+/// one), the same numbers bit for bit, in subgraphs too; shapes the model does not declare (the square of a difference; every tensor of
 /// a model with no value infos) read from ONNX Runtime's inference; an op that broadcasts (a
 /// constant row added) left as it is; torch's BERT kept to float32's rounding (the CPU EP fuses
 /// the original's Adds into its kernels); and a model with nothing of the kind refused with the
@@ -706,6 +706,11 @@ fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not
     let report = run_json(&test_model("hard_swish.onnx"), &["--binary-as-reduce"]);
     assert_eq!(rewritten(&report), ["hard_swish"], "{}", report["rewrite"]);
     assert_eq!(worst(&report), 0.0, "{}", report["rewrite"]);
+    // Div, Max and Min of one shape: the division a broadcast one (its numerator stacked twice),
+    // the others reductions of the stack; the same numbers.
+    let report = run_json(&test_model("div_max_min.onnx"), &["--binary-as-reduce"]);
+    assert_eq!(rewritten(&report), ["divide", "larger", "smaller"], "{}", report["rewrite"]);
+    assert_eq!(worst(&report), 0.0, "{}", report["rewrite"]);
     // Inside an If's branches too, with the shapes the main graph declares of what they read.
     let report = run_json(&test_model("if_add_sub.onnx"), &["--binary-as-reduce"]);
     assert_eq!(rewritten(&report), ["else_sub", "then_add"], "{}", report["rewrite"]);
@@ -728,7 +733,7 @@ fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
         stderr.contains(
-            "--binary-as-reduce: no Add, Sub or Mul of the model is of two float32 tensors of one declared shape, and no HardSwish of a float32 one"
+            "--binary-as-reduce: no Add, Sub, Mul, Max, Min or Div of the model is of two float32 tensors of one declared shape, and no HardSwish of a float32 one"
         ),
         "{stderr}"
     );

@@ -1,13 +1,15 @@
-//! `--binary-as-reduce`: a float32 `Add`, `Sub` or `Mul` of two tensors of one declared shape
-//! written as the two stacked on a new first axis (`Unsqueeze`, `Concat`) and reduced over it
-//! (`ReduceSum`; `ReduceProd` for `Mul`; `Sub` as the sum with the second negated). The same
-//! numbers: one addition or one product of the two, as before (`a - b` is `a + (-b)` in IEEE
-//! arithmetic). On this project's stack (Wine 8, vkd3d 1.6; lavapipe and the H200 alike)
-//! DirectML rejects a float32 element-wise op over two tensors of one shape
-//! (`DmlGraphFusionHelper.cpp(588)` at session creation, `MLOperatorAuthorImpl.cpp(2508)` inside
-//! a subgraph), while a broadcast one, float16, and this form run, the last bit for bit.
-//! `Div` is left alone: as a product by the reciprocal it would not be the same numbers.
-//! `HardSwish` is rejected here the same way (it is `x` times `HardSigmoid(x)`, two tensors of one
+//! `--binary-as-reduce`: a float32 `Add`, `Sub`, `Mul`, `Max` or `Min` of two tensors of one
+//! declared shape written as the two stacked on a new first axis (`Unsqueeze`, `Concat`) and
+//! reduced over it (`ReduceSum`; `ReduceProd` for `Mul`, `ReduceMax`, `ReduceMin`; `Sub` as the
+//! sum with the second negated). The same numbers: one addition, product or comparison of the
+//! two, as before (`a - b` is `a + (-b)` in IEEE arithmetic). On this project's stack (Wine 8,
+//! vkd3d 1.6; lavapipe and the H200 alike) DirectML rejects a float32 element-wise op over two
+//! tensors of one shape (`DmlGraphFusionHelper.cpp(588)` at session creation,
+//! `MLOperatorAuthorImpl.cpp(2508)` inside a subgraph), while a broadcast one, float16, and this
+//! form run, the last bit for bit. `Div` has no reduction and its product by the reciprocal
+//! would not be the same numbers: its numerator is stacked twice, so that the division is a
+//! broadcast one, which runs, and the first of the two quotients is taken (`Gather`): twice the
+//! divisions, the same numbers. (`Pow` of one shape runs here as it is.) `HardSwish` is rejected here the same way (it is `x` times `HardSigmoid(x)`, two tensors of one
 //! shape, as ONNX defines it): it is written as that `HardSigmoid` and the two stacked and
 //! multiplied, and a float32 `HardSigmoid` runs.
 
@@ -15,14 +17,14 @@ use anyhow::Result;
 use prost::Message;
 
 use super::rule::{Rule, Scope};
-use super::{float_attribute, int_attribute, Built, Dim, FLOAT};
+use super::{float_attribute, int_attribute, Built, Dim, FLOAT, INT64};
 use crate::formats::model::NodeOutline;
 use crate::formats::onnx_proto::lossless::EditNode;
 use crate::formats::onnx_proto::InitializerName;
 
 pub struct BinaryAsReduce;
 
-const OPS: [&str; 3] = ["Add", "Sub", "Mul"];
+const OPS: [&str; 6] = ["Add", "Sub", "Mul", "Max", "Min", "Div"];
 /// `x * HardSigmoid(x)` with these, as ONNX's definition of HardSwish writes it.
 const HARD_SWISH: &str = "HardSwish";
 const HARD_SWISH_ALPHA: f32 = 1.0 / 6.0;
@@ -34,10 +36,11 @@ impl Rule for BinaryAsReduce {
     }
 
     fn help(&self) -> &'static str {
-        "Write every float32 Add, Sub and Mul of two tensors of one declared shape as the two \
-         stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum, ReduceProd for \
-         Mul, the second negated for Sub), and every float32 HardSwish as x and HardSigmoid(x) so \
-         stacked and multiplied, before the session.\n\n\
+        "Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as \
+         the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; \
+         ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its \
+         numerator stacked twice (a broadcast division) and the first quotient taken, and every \
+         float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session.\n\n\
          Each op's numbers are the same, bit for bit. Under Wine's vkd3d (this project's CI and GPU machines) \
          DirectML rejects a float32 element-wise op over two tensors of one shape \
          (DmlGraphFusionHelper.cpp(588) E_INVALIDARG at session creation); a broadcast one, \
@@ -53,7 +56,7 @@ impl Rule for BinaryAsReduce {
     }
 
     fn what_it_fits(&self) -> &'static str {
-        "Add, Sub, Mul or HardSwish"
+        "Add, Sub, Mul, Max, Min, Div or HardSwish"
     }
 
     fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
@@ -85,14 +88,22 @@ impl Rule for BinaryAsReduce {
 
     fn nothing_rewritten(&self, ops: &std::collections::HashSet<String>) -> String {
         match OPS.iter().chain([&HARD_SWISH]).any(|op| ops.contains(*op)) {
-            true => "no Add, Sub or Mul of the model is of two float32 tensors of one declared shape, and no HardSwish of a float32 one".into(),
-            false => "the model has no Add, Sub, Mul or HardSwish".into(),
+            true => "no Add, Sub, Mul, Max, Min or Div of the model is of two float32 tensors of one declared shape, and no HardSwish of a float32 one".into(),
+            false => "the model has no Add, Sub, Mul, Max, Min, Div or HardSwish".into(),
         }
     }
 
     fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &Scope<'_>) -> Result<()> {
         let op = node.op_type.as_deref().unwrap_or_default();
         let a = node.input[0].as_str();
+        if op == "Div" {
+            let once = built.unsqueeze(a, 0);
+            let twice = built.op("Concat", &[&once, &once], None, vec![int_attribute("axis", 0)]);
+            let quotients = built.op("Div", &[&twice, &node.input[1]], None, vec![]);
+            let first = built.constant(INT64, &[], 0i64.to_le_bytes().to_vec());
+            built.op("Gather", &[&quotients, &first], Some(&node.output[0]), vec![int_attribute("axis", 0)]);
+            return Ok(());
+        }
         let b = match op {
             HARD_SWISH => {
                 let attributes =
@@ -107,6 +118,8 @@ impl Rule for BinaryAsReduce {
         let both = built.op("Concat", &stacked, None, vec![int_attribute("axis", 0)]);
         let reduce = match op {
             "Mul" | HARD_SWISH => "ReduceProd",
+            "Max" => "ReduceMax",
+            "Min" => "ReduceMin",
             _ => "ReduceSum",
         };
         built.reduce(reduce, &both, &[0], false, Some(&node.output[0]));
