@@ -129,8 +129,16 @@ impl Graph {
         Ok(model.encode_to_vec())
     }
 
-    /// The graph whose rewrites read `inferred` where the model declares less.
-    pub fn with_inferred(mut self, inferred: InferredShapes) -> Graph {
+    /// The graph whose rewrites read `inferred` where the model declares less. ONNX Runtime's
+    /// optimiser removes an `Identity` (and an inference `Dropout`) before it saves the model, and
+    /// its output's shape with it: that is its input's.
+    pub fn with_inferred(mut self, mut inferred: InferredShapes) -> Graph {
+        for node in self.nodes.iter().filter(|n| matches!(n.op_type.as_str(), "Identity" | "Dropout")) {
+            let (Some(input), Some(output)) = (node.inputs.first(), node.outputs.first()) else { continue };
+            if let (false, Some(shape)) = (inferred.0.contains_key(output), inferred.0.get(input).cloned()) {
+                inferred.0.insert(output.clone(), shape);
+            }
+        }
         self.inferred = inferred;
         self
     }

@@ -257,6 +257,16 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl RewriteSummary {
+    /// This and `later` (a second pass over what this one wrote) as one summary.
+    pub fn merged(mut self, later: RewriteSummary) -> RewriteSummary {
+        for (flag, nodes) in later.rewritten {
+            self.rewritten.entry(flag).or_default().extend(nodes);
+        }
+        self.nodes_added += later.nodes_added;
+        self.constant_bytes += later.constant_bytes;
+        self
+    }
+
     /// `--decompose SimplifiedLayerNormalization: 24 nodes; --gemm-zero-bias: 1 node ('pooler'),
     /// 203 primitive nodes in their place`.
     pub fn describe(&self) -> String {

@@ -14,7 +14,7 @@ use super::precision::{accuracy, OutputAccuracy};
 use super::runs::{run_to_host_values, PreparedInputs};
 use super::shapes::inferred_shapes;
 use crate::formats::model::{ModelFile, ModelInfo};
-use crate::graph::{Graph, Rewrite, RewriteSummary};
+use crate::graph::{Graph, InferredShapes, Rewrite, RewriteSummary};
 use crate::runtime::plan::{OptimizationLevel, PlanRequest};
 use crate::runtime::Runtime;
 
@@ -111,6 +111,40 @@ fn fused_back(
     Ok(decomposed.into_iter().filter(|op| count(&ops, op) > count(&before, op)).map(String::from).collect())
 }
 
+/// Writes the model at `source` with `rewrites` applied to `into` (its weights where
+/// `onnx_proto::write_model_from` puts them), the rules reading `inferred` where the model declares
+/// less. Returns what was rewritten, and what is said of the shapes where some were asked for.
+fn rewrite_into(
+    source: &Path,
+    rewrites: &[Rewrite],
+    inferred: Option<Result<InferredShapes>>,
+    into: &Path,
+) -> Result<(RewriteSummary, Option<String>)> {
+    let mut graph = Graph::read(source)?;
+    // A rule that finds no shape leaves its op alone: the model's own declarations still serve.
+    let (shapes, not_inferred) = match inferred {
+        Some(Ok(inferred)) => {
+            let said = format!("shapes of {} tensors as ONNX Runtime infers them", inferred.count());
+            graph = graph.with_inferred(inferred);
+            (Some(said), None)
+        }
+        Some(Err(e)) => {
+            let why = crate::exit::one_line(&e);
+            (Some(format!("ONNX Runtime's shapes not read ({why}): the model's own only")), Some(why))
+        }
+        None => (None, None),
+    };
+    let (bytes, summary) = (graph.rewrite(rewrites)).map_err(|e| match &not_inferred {
+        Some(why) => anyhow::anyhow!("{e:#} (ONNX Runtime could not infer the shapes the model leaves out: {why})"),
+        None => e,
+    })?;
+    // Weights the original keeps in external data (or past protobuf's 2 GiB) go to a data file
+    // beside it, a tensor at a time.
+    crate::formats::onnx_proto::write_model_from(into, &bytes, graph.folder())
+        .with_context(|| format!("writing the rewritten model {}", into.display()))?;
+    Ok((summary, shapes))
+}
+
 /// Rewrites the model at `model_path` and, with `check` (the reference EP's request and the
 /// inputs about to be bound), runs it and the original there to say how far apart they are.
 pub fn rewrite(
@@ -123,37 +157,30 @@ pub fn rewrite(
     crate::stage::step("the rewrite");
     let flags: Vec<String> = rewrites.iter().map(|r| r.flag()).collect();
     let what = flags.join(" ");
-    let mut graph = Graph::read(model_path)?;
-    let mut shapes = None;
-    let mut not_inferred = None;
-    if let (true, Some((reference, prepared))) = (rewrites.iter().any(|r| r.reads_shapes()), check) {
-        // A rule that finds no shape leaves its op alone: the model's own declarations still serve.
-        match inferred_shapes(runtime, model_path, info, reference, prepared) {
-            Ok(inferred) => {
-                shapes = Some(format!("shapes of {} tensors as ONNX Runtime infers them", inferred.count()));
-                graph = graph.with_inferred(inferred);
-            }
-            Err(e) => {
-                let why = crate::exit::one_line(&e);
-                shapes = Some(format!("ONNX Runtime's shapes not read ({why}): the model's own only"));
-                not_inferred = Some(why);
-            }
-        }
-    }
-    let (bytes, summary) = (graph.rewrite(rewrites))
-        .map_err(|e| match &not_inferred {
-            Some(why) => anyhow::anyhow!("{e:#} (ONNX Runtime could not infer the shapes the model leaves out: {why})"),
-            None => e,
-        })
-        .with_context(|| format!("model {}", model_path.display()))?;
     let folder = tempfile::tempdir().context("a temporary folder for the rewritten model")?;
     // Named after the model, so that what ONNX Runtime says of it names the model.
     let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let path = folder.path().join(format!("{stem}.rewritten.onnx"));
-    // Weights the original keeps in external data (or past protobuf's 2 GiB) go to a data file
-    // beside it, a tensor at a time.
-    crate::formats::onnx_proto::write_model_from(&path, &bytes, graph.folder())
-        .with_context(|| format!("writing the rewritten model {}", path.display()))?;
+    // The rules that read shapes run last, over what the others wrote (a decomposed Gelu's
+    // product is a Mul of one shape too), with the shapes of that model.
+    let (readers, others): (Vec<Rewrite>, Vec<Rewrite>) = rewrites.iter().partition(|r| r.reads_shapes());
+    let mut source = model_path.to_path_buf();
+    let mut summary = RewriteSummary::default();
+    if !others.is_empty() {
+        let first = folder.path().join(format!("{stem}.first.onnx"));
+        let into = if readers.is_empty() { &path } else { &first };
+        let context = || format!("model {}", model_path.display());
+        summary = rewrite_into(&source, &others, None, into).with_context(context)?.0;
+        source = into.clone();
+    }
+    let mut shapes = None;
+    if !readers.is_empty() {
+        let inferred = check.map(|(reference, prepared)| inferred_shapes(runtime, &source, info, reference, prepared));
+        let (read, said) = rewrite_into(&source, &readers, inferred, &path)
+            .with_context(|| format!("model {}", model_path.display()))?;
+        summary = summary.merged(read);
+        shapes = said;
+    }
     let mut report = RewriteReport {
         summary,
         compared_on: None,
