@@ -272,9 +272,10 @@ impl Attempts<'_> {
 
     /// The graph with the shapes ONNX Runtime infers for the reference's inputs, for the remedies
     /// that read shapes (a model that declares none of its tensors' shapes would fit none of
-    /// them); as it is for a decoder, or where ONNX Runtime could not say them (which is said).
+    /// them); as it is for a decoder (its remedies read none), or where ONNX Runtime could not
+    /// say them (which is said).
     pub(super) fn with_inferred_shapes(&self, graph: Graph) -> Graph {
-        if self.settings.decoder || !crate::graph::Rewrite::all().any(|r| r.reads_shapes()) {
+        if self.settings.decoder {
             return graph;
         }
         let inferred = || -> Result<crate::graph::InferredShapes> {

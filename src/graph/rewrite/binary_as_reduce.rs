@@ -9,9 +9,10 @@
 //! form run, the last bit for bit. `Div` has no reduction and its product by the reciprocal
 //! would not be the same numbers: its numerator is stacked twice, so that the division is a
 //! broadcast one, which runs, and the first of the two quotients is taken (`Gather`): twice the
-//! divisions, the same numbers. (`Pow` of one shape runs here as it is.) `HardSwish` is rejected here the same way (it is `x` times `HardSigmoid(x)`, two tensors of one
-//! shape, as ONNX defines it): it is written as that `HardSigmoid` and the two stacked and
-//! multiplied, and a float32 `HardSigmoid` runs.
+//! divisions, the same numbers. (`Pow` of one shape runs here as it is.) `HardSwish` is rejected
+//! here the same way (it is `x` times `HardSigmoid(x)`, two tensors of one shape, as ONNX
+//! defines it): it is written as that `HardSigmoid` and the two stacked and multiplied, and a
+//! float32 `HardSigmoid` runs.
 
 use anyhow::Result;
 use prost::Message;
@@ -41,12 +42,13 @@ impl Rule for BinaryAsReduce {
          ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its \
          numerator stacked twice (a broadcast division) and the first quotient taken, and every \
          float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session.\n\n\
-         Each op's numbers are the same, bit for bit. Under Wine's vkd3d (this project's CI and GPU machines) \
-         DirectML rejects a float32 element-wise op over two tensors of one shape \
+         Each op's numbers are the same, bit for bit. Under Wine's vkd3d (this project's CI and \
+         GPU machines) DirectML rejects a float32 element-wise op over two tensors of one shape \
          (DmlGraphFusionHelper.cpp(588) E_INVALIDARG at session creation); a broadcast one, \
          float16 and this form run. Shapes come from the model's value infos and, where it \
          declares fewer, from ONNX Runtime's inference at the run's dimensions (a CPU session \
-         opened first); an op whose operands' shapes neither gives is left as it is. Checked against the original as \
+         opened first); an op whose operands' shapes neither gives is left as it is. It runs after \
+         the other rewrites asked for, over what they wrote. Checked against the original as \
          --decompose is.\n\n\
          Example: dmlrun bert.onnx --device 0 --reshape-allowzero-off --binary-as-reduce"
     }
