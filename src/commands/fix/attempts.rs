@@ -270,6 +270,14 @@ impl Attempts<'_> {
         request
     }
 
+    /// The reference's request, the model's preflight under it, and the user's inputs bound for it.
+    fn reference_inputs(&self) -> Result<(PlanRequest, Preflight, engine::BoundForSession)> {
+        let request = reference_of(&self.settings.request, self.settings);
+        let preflight = Preflight::read(self.runtime, &self.settings.model, &request, Scope::Alone)?;
+        let inputs = preflight.bind(self.runtime, &self.settings.inputs, &self.settings.load, false)?;
+        Ok((request, preflight, inputs))
+    }
+
     /// The graph with the shapes ONNX Runtime infers for the reference's inputs, for the remedies
     /// that read shapes (a model that declares none of its tensors' shapes would fit none of
     /// them); as it is for a decoder (its remedies read none), or where ONNX Runtime could not
@@ -279,10 +287,9 @@ impl Attempts<'_> {
             return graph;
         }
         let inferred = || -> Result<crate::graph::InferredShapes> {
-            let request = reference_of(&self.settings.request, self.settings);
-            let preflight = Preflight::read(self.runtime, &self.settings.model, &request, Scope::Alone)?;
-            let inputs = preflight.bind(self.runtime, &self.settings.inputs, &self.settings.load, false)?;
-            engine::inferred_shapes(self.runtime, &self.settings.model, preflight.info(), &request, &inputs.prepared)
+            let (request, preflight, inputs) = self.reference_inputs()?;
+            let model = &self.settings.model;
+            engine::inferred_shapes(self.runtime, &graph, model, preflight.info(), &request, &inputs.prepared)
         };
         match inferred() {
             Ok(shapes) => graph.with_inferred(shapes),
@@ -302,9 +309,7 @@ impl Attempts<'_> {
     /// the reference's float32 run of the original: in float16 they overflow to infinity.
     pub(super) fn beyond_float16(&self, graph: &Graph) -> Result<Vec<String>> {
         const FLOAT16_MAX: f64 = 65504.0;
-        let request = reference_of(&self.settings.request, self.settings);
-        let preflight = Preflight::read(self.runtime, &self.settings.model, &request, Scope::Alone)?;
-        let inputs = preflight.bind(self.runtime, &self.settings.inputs, &self.settings.load, false)?;
+        let (request, _, inputs) = self.reference_inputs()?;
         let run = engine::diagnose::reference_run(self.runtime, graph, &request, inputs)?;
         let beyond: std::collections::HashSet<String> = run
             .values

@@ -51,7 +51,8 @@ pub use opened::{open_made, Explaining};
 pub use paired::{PairedRuns, Pairing};
 pub use precision::PrecisionReport;
 pub use preflight::{
-    check_flags, check_request, finish_plan, plans_directml, warn_if_compared_with_itself, Preflight, Scope,
+    check_flags, check_request, finish_plan, plans_directml, warn_if_compared_with_itself, BoundForSession, Preflight,
+    Scope,
 };
 pub use rewrite::RewriteReport;
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};

@@ -111,16 +111,15 @@ fn fused_back(
     Ok(decomposed.into_iter().filter(|op| count(&ops, op) > count(&before, op)).map(String::from).collect())
 }
 
-/// Writes the model at `source` with `rewrites` applied to `into` (its weights where
+/// Writes `graph` with `rewrites` applied to `into` (its weights where
 /// `onnx_proto::write_model_from` puts them), the rules reading `inferred` where the model declares
 /// less. Returns what was rewritten, and what is said of the shapes where some were asked for.
 fn rewrite_into(
-    source: &Path,
+    mut graph: Graph,
     rewrites: &[Rewrite],
     inferred: Option<Result<InferredShapes>>,
     into: &Path,
 ) -> Result<(RewriteSummary, Option<String>)> {
-    let mut graph = Graph::read(source)?;
     // A rule that finds no shape leaves its op alone: the model's own declarations still serve.
     let (shapes, not_inferred) = match inferred {
         Some(Ok(inferred)) => {
@@ -170,13 +169,15 @@ pub fn rewrite(
         let first = folder.path().join(format!("{stem}.first.onnx"));
         let into = if readers.is_empty() { &path } else { &first };
         let context = || format!("model {}", model_path.display());
-        summary = rewrite_into(&source, &others, None, into).with_context(context)?.0;
+        summary = rewrite_into(Graph::read(&source)?, &others, None, into).with_context(context)?.0;
         source = into.clone();
     }
     let mut shapes = None;
     if !readers.is_empty() {
-        let inferred = check.map(|(reference, prepared)| inferred_shapes(runtime, &source, info, reference, prepared));
-        let (read, said) = rewrite_into(&source, &readers, inferred, &path)
+        let graph = Graph::read(&source)?;
+        let inferred =
+            check.map(|(reference, prepared)| inferred_shapes(runtime, &graph, model_path, info, reference, prepared));
+        let (read, said) = rewrite_into(graph, &readers, inferred, &path)
             .with_context(|| format!("model {}", model_path.display()))?;
         summary = summary.merged(read);
         shapes = said;

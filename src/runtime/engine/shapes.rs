@@ -6,39 +6,36 @@
 //! `Concat` into a `Reshape`), so sizes computed from the input's come out too.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use super::open::load;
+use super::diagnose::say_made_as;
+use super::open::open;
 use super::runs::PreparedInputs;
 use crate::formats::model::ModelInfo;
 use crate::graph::{Graph, InferredShapes};
-use crate::runtime::plan::{OptimizationLevel, PlanRequest, Precision};
+use crate::runtime::plan::{self, BoundShape, OptimizationLevel, PlanRequest, Precision};
 use crate::runtime::Runtime;
 
-/// The shapes ONNX Runtime infers for the model at `model_path` on `reference`'s EP, its free
-/// dimensions fixed by `reference` and, where it leaves them free, by `prepared`'s shapes.
+/// The shapes ONNX Runtime infers for `graph` (the model `info` describes) on `reference`'s EP,
+/// its free dimensions fixed by `reference` and, where it leaves them free, by `prepared`'s
+/// shapes. A failure is said of `user_model`, the model the user gave.
 pub fn inferred_shapes(
     runtime: &Runtime,
-    model_path: &Path,
+    graph: &Graph,
+    user_model: &Path,
     info: &ModelInfo,
     reference: &PlanRequest,
     prepared: &PreparedInputs,
 ) -> Result<InferredShapes> {
     crate::stage::step("the shapes ONNX Runtime infers");
-    let graph = Graph::read(model_path)?;
     let folder = tempfile::tempdir().context("a temporary folder for the shapes' session")?;
-    let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+    let stem = user_model.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let named = folder.path().join(format!("{stem}.onnx"));
     let shapes = input_shapes(prepared);
     crate::formats::onnx_proto::write_model_from(&named, &graph.with_every_value_named(&shapes)?, graph.folder())?;
     let saved = folder.path().join("inferred.onnx");
-    let mut dims = reference.dims.clone();
-    for (name, size) in free_dim_sizes(info, &shapes) {
-        if !dims.iter().any(|(given, _)| *given == name) {
-            dims.push((name, size));
-        }
-    }
     // The weights go to a file beside the saved model: only its graph is read back.
     let mut session_config = reference.session_config.clone();
     session_config.extend([
@@ -48,17 +45,31 @@ pub fn inferred_shapes(
     let request = PlanRequest {
         optimization_level: OptimizationLevel::Basic,
         optimized_model_path: Some(saved.clone()),
-        dims,
         session_config,
-        auto_dims: false,
         rewrites: Vec::new(),
         precision: Precision::Fp32,
         keep_fp32: Vec::new(),
         profile_prefix: None,
         ..reference.clone()
     };
-    load(runtime, &named, info, &request)?;
-    let bytes = std::fs::read(&saved).with_context(|| format!("reading {}", saved.display()))?;
+    let offered = runtime.offered();
+    let mut plan = plan::resolve(&request, &offered, info)?;
+    plan::check_available(&plan, &request, &offered)?;
+    // The named free dimensions the request leaves free take the inputs' sizes, as DirectML's plan
+    // takes them (a name two inputs size differently stays free).
+    let bound: Vec<BoundShape> = (shapes.iter())
+        .map(|(input, shape)| BoundShape {
+            input: input.clone(),
+            shape: shape.iter().map(|&d| d.max(0) as usize).collect(),
+            from: "the inputs about to be bound".to_string(),
+        })
+        .collect();
+    plan.auto_dims = true;
+    plan::fix_dims_from_inputs(&mut plan, info, &bound)?;
+    plan.auto_dims = false;
+    let said_of_the_user_model = |e| say_made_as(e, &named, user_model, "with every value named, for its shapes");
+    open(runtime, &named, info.clone(), Duration::ZERO, plan).map_err(said_of_the_user_model)?;
+    let bytes = std::fs::read(&saved).context("reading the model ONNX Runtime saved with the shapes it inferred")?;
     InferredShapes::read(&bytes)
 }
 
@@ -70,23 +81,4 @@ fn input_shapes(prepared: &PreparedInputs) -> Vec<(String, Vec<i64>)> {
             _ => None,
         })
         .collect()
-}
-
-/// The size the inputs' `shapes` give each named free dimension of the model's inputs.
-fn free_dim_sizes(info: &ModelInfo, shapes: &[(String, Vec<i64>)]) -> Vec<(String, i64)> {
-    let mut sizes: Vec<(String, i64)> = Vec::new();
-    for input in &info.inputs {
-        let Some((_, shape)) = shapes.iter().find(|(name, _)| *name == input.name) else { continue };
-        if shape.len() != input.dims.len() {
-            continue;
-        }
-        for (dim, &size) in input.dims.iter().zip(shape.iter()) {
-            if let (None, Some(name)) = (dim.value, &dim.param) {
-                if !sizes.iter().any(|(n, _)| n == name) {
-                    sizes.push((name.clone(), size));
-                }
-            }
-        }
-    }
-    sizes
 }
