@@ -142,7 +142,10 @@ fn baseline_model_times_old_and_new_in_one_session_and_judges_them() {
     assert_eq!((&b["source"], b["regressions"].as_u64()), (&serde_json::json!("same session"), Some(1)));
     let row = &b["models"][0];
     assert_eq!(row["verdict"], "regression");
-    assert!(row["change"]["ci_low"].as_f64().unwrap() > 2.0, "{row}");
+    // The ratio of medians is many times; its interval's low end only past 1 (a loaded machine's
+    // slow rounds of the identity widen it: a CI run saw 1.42 under a ratio of 11).
+    assert!(row["ratio"].as_f64().unwrap() > 2.0, "{row}");
+    assert!(row["change"]["ci_low"].as_f64().unwrap() > 1.0, "{row}");
     assert!(row["change"]["p_value"].as_f64().unwrap() < 0.05, "{row}");
     assert!(row["change"]["test"].as_str().unwrap().starts_with("Mann-Whitney U"), "{row}");
     // The other way round: an improvement, and no failure.
