@@ -51,6 +51,58 @@ fn greedy_tokens_equal_onnxruntime_genai_token_for_token_with_either_kv_layout()
     }
 }
 
+/// `--decode-rewrite`: every one-token step after the prompt runs in a session of its own whose
+/// model the rule rewrote, over the same KV cache, and the greedy tokens are onnxruntime-genai's
+/// still, with either layout; a rule that finds nothing and a name that is no rule are one line.
+#[test]
+fn decode_rewrite_runs_the_decode_steps_in_their_own_rewritten_session_with_the_same_tokens() {
+    let case = &expected()["cases"][1];
+    let prompt_ids = ids(&case["prompt_ids"]).iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    let n = case["max_new_tokens"].as_i64().unwrap();
+    for layout in ["shared", "growing"] {
+        let report = generate_json(&[
+            "--prompt-ids",
+            &prompt_ids,
+            "-n",
+            &n.to_string(),
+            "--kv-layout",
+            layout,
+            "--decode-rewrite",
+            "matmul-as-mul-reducesum",
+        ]);
+        assert_eq!(ids(&report["prompts"][0]["token_ids"]), ids(&case["tokens"]), "{layout}");
+        let decode = &report["decode_session"];
+        // The first token is the prompt's run's; every later one a decode step's.
+        assert_eq!(decode["steps"].as_i64(), Some(n - 1), "{layout}: {decode}");
+        // Its own KV buffers get the prompt's positions once (the growing cache is fed as inputs):
+        // with none handed over, its steps would attend to zeros and the tokens part.
+        assert_eq!(decode["hand_overs"].as_i64(), Some(if layout == "shared" { 1 } else { 0 }), "{decode}");
+        let rewritten = decode["rewrite"]["summary"].to_string();
+        assert!(
+            rewritten.contains("\"--matmul-as-mul-reducesum\":[\"/model/layers.0/attn/q_proj/MatMul\""),
+            "{rewritten}"
+        );
+        // The prompt's session runs the model as written.
+        assert!(report["rewrite"].is_null(), "{}", report["rewrite"]);
+    }
+    let folder = tiny();
+    let nothing = dmlrun()
+        .arg("generate")
+        .arg(&folder)
+        .args(["--prompt-ids", "5,6", "-n", "2", "--decode-rewrite", "gemm-zero-bias"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&nothing, "--decode-rewrite gemm-zero-bias: ");
+    let unknown = dmlrun()
+        .arg("generate")
+        .arg(&folder)
+        .args(["--prompt-ids", "5", "--decode-rewrite", "faster"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("'faster' is no rewrite rule"));
+}
+
 #[test]
 fn the_text_streams_to_stdout_and_the_figures_go_to_stderr() {
     let output = dmlrun()

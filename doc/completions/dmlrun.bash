@@ -911,7 +911,7 @@ _dmlrun() {
             return 0
             ;;
         dmlrun__subcmd__generate)
-            opts="-p -n -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --chat --system --perplexity --window --stride --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --binary-as-reduce --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --fuse-sibling-matmuls --matmulnbits-accuracy-level --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --no-dml-graph-capture --choose-on-host --ignore-eos --sample --temperature --top-k --top-p --repetition-penalty --no-repeat-ngram --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --save-model --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --precision --color --help"
+            opts="-p -n -v -q -h --prompt --prompt-file --prompt-tokens --prompt-ids --chat --system --perplexity --window --stride --tokenizer --dim --shape --dim-denotation --no-auto-dims --ep --device --dml-performance-preference --dml-device-filter --dml-disable-metacommands --ep-option --opt-level --intra-threads --inter-threads --execution-mode --memory-pattern --session-config --keep-fp32 --block-size --asymmetric --accuracy-level --decompose --gemm-zero-bias --reshape-allowzero-off --binary-as-reduce --dequantize-gather --matmulnbits-bias-add --matmulnbits-drop-g-idx --dequantize-matmulnbits --drop-qdq-pair --matmul-as-mul-reducesum --fuse-sibling-matmuls --matmulnbits-accuracy-level --print-plan --io-on-device --dml-graph-capture --max-new-tokens --max-length --context-length --kv-layout --no-dml-graph-capture --decode-rewrite --choose-on-host --ignore-eos --sample --temperature --top-k --top-p --repetition-penalty --no-repeat-ngram --seed --iterations --warmup --compare-ep --compare-opt-level --no-blame --timeout --save-model --json --csv --markdown --html --junit --verbose --quiet --ci --ort-lib --ep-library --ort-log-level --precision --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1047,6 +1047,10 @@ _dmlrun() {
                     ;;
                 --kv-layout)
                     COMPREPLY=($(compgen -W "shared growing" -- "${cur}"))
+                    return 0
+                    ;;
+                --decode-rewrite)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --temperature)

@@ -801,6 +801,7 @@ complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l max-length -d
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l context-length -d 'The model\'s context length, for a bare .onnx (a genai folder\'s config says it)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l kv-layout -d 'The KV cache\'s layout: shared (one static buffer, onnxruntime-genai\'s past_present_share_buffer) or growing. Default: what genai_config.json says; growing for a bare .onnx' -r -f -a "shared\t'One buffer of --max-length positions, bound as both past and present (static shapes)'
 growing\t'Each step\'s present outputs become the next step\'s past inputs, one position longer'"
+complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l decode-rewrite -d 'Run the one-token decode step in a session of its own whose model this rule rewrites too (a comma list, or repeated; a rule\'s flag without its dashes); the prompt runs the model as the other flags make it' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l temperature -d 'Sampling temperature (with --sample)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l top-k -d 'Sample among the K most likely tokens only (0: all; with --sample)' -r
 complete -c dmlrun -n "__fish_dmlrun_using_subcommand generate" -l top-p -d 'Sample among the most likely tokens whose probabilities reach P (with --sample)' -r

@@ -713,6 +713,7 @@ _arguments "${_arguments_options[@]}" : \
 '--context-length=[The model'\''s context length, for a bare .onnx (a genai folder'\''s config says it)]:N:_default' \
 '--kv-layout=[The KV cache'\''s layout\: shared (one static buffer, onnxruntime-genai'\''s past_present_share_buffer) or growing. Default\: what genai_config.json says; growing for a bare .onnx]:LAYOUT:((shared\:"One buffer of --max-length positions, bound as both past and present (static shapes)"
 growing\:"Each step'\''s present outputs become the next step'\''s past inputs, one position longer"))' \
+'*--decode-rewrite=[Run the one-token decode step in a session of its own whose model this rule rewrites too (a comma list, or repeated; a rule'\''s flag without its dashes); the prompt runs the model as the other flags make it]:RULE[,RULE...]:_default' \
 '--temperature=[Sampling temperature (with --sample)]:T:_default' \
 '--top-k=[Sample among the K most likely tokens only (0\: all; with --sample)]:K:_default' \
 '--top-p=[Sample among the most likely tokens whose probabilities reach P (with --sample)]:P:_default' \

@@ -134,6 +134,20 @@ pub struct GenerateArgs {
     #[arg(long, conflicts_with = "dml_graph_capture", help_heading = EXECUTION_PROVIDER)]
     pub no_dml_graph_capture: bool,
 
+    /// Run the one-token decode step in a session of its own whose model this rule rewrites too
+    /// (a comma list, or repeated; a rule's flag without its dashes); the prompt runs the model
+    /// as the other flags make it.
+    ///
+    /// For a rewrite that is faster at one row and wrong or slower at many: the GEMV form
+    /// (matmul-as-mul-reducesum) ran a decode step 1.13x faster on this project's H200 and gave
+    /// not-a-number logits at a 16-token prefill in float16. The two sessions share the KV
+    /// cache (one buffer, bound to both) and each holds its own weights (twice the weights'
+    /// memory). The report says what each session's model had rewritten. dmlrun tune tries it.
+    ///
+    /// Example: dmlrun generate qwen2-dml/ --device 0 --prompt-tokens 128 --decode-rewrite matmul-as-mul-reducesum
+    #[arg(long, value_name = "RULE[,RULE...]", value_delimiter = ',', value_parser = parse_rule, help_heading = GENERATION)]
+    pub decode_rewrite: Vec<crate::graph::Rewrite>,
+
     /// Choose the greedy token on the host from the logits read back each step. By default, over
     /// a captured decode step, an ArgMax on the device picks it where the logits are and one id
     /// comes back: this flag is for measuring what that saves, or for a driver whose ArgMax is

@@ -315,6 +315,15 @@ pub fn parse_decompose(text: &str) -> Result<crate::graph::Decomposable, String>
     crate::graph::Decomposable::parse(text.trim())
 }
 
+/// `--decode-rewrite RULE`: a rewrite rule by its flag, with or without the dashes.
+pub fn parse_rule(text: &str) -> Result<crate::graph::Rewrite, String> {
+    let flag = text.trim().trim_start_matches("--");
+    crate::graph::RuleId::of_flag(flag).map(crate::graph::Rewrite::Rule).ok_or_else(|| {
+        let rules: Vec<&str> = crate::graph::RULES.iter().map(|r| r.flag()).collect();
+        format!("'{text}' is no rewrite rule; the rules: {}", rules.join(", "))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

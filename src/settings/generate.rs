@@ -81,6 +81,9 @@ impl GenerateSettings {
             repetition_penalty: args.repetition_penalty,
             no_repeat_ngram: args.no_repeat_ngram,
         };
+        if !args.decode_rewrite.is_empty() && args.session.precision.weight_bits().is_some() {
+            bail!("--decode-rewrite rewrites the decoder's float products before any quantizing, so its decode step would not be quantized; give it without --precision int4|int8 (on a model that comes quantized it is refused where nothing fits)");
+        }
         if let Some(dir) = &args.save_model {
             if args.session.precision.weight_bits().is_none() {
                 bail!(
@@ -159,7 +162,10 @@ impl GenerateSettings {
             blame: !args.no_blame,
             timeout: args.timeout,
             ort: OrtSettings::of(&args.ort),
-            request: run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?,
+            request: PlanRequest {
+                decode_rewrites: args.decode_rewrite.clone(),
+                ..run_plan_request(&args.session, &args.device_io, args.ort.ort_log_level)?
+            },
             print_plan: args.session.print_plan,
             exports,
             save_model: args.save_model.clone(),

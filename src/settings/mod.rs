@@ -84,6 +84,7 @@ pub fn plan_request(args: &SessionArgs, log_level: OrtLogLevel) -> Result<PlanRe
             accuracy_level: args.accuracy_level,
         },
         rewrites: args.decompose.iter().map(|op| Rewrite::Decompose(*op)).chain(args.rules.rewrites()).collect(),
+        decode_rewrites: Vec::new(),
     })
 }
 

@@ -15,7 +15,8 @@ use crate::generate::{
 };
 use crate::report::export::{Exports, Formats};
 use crate::report::generate::{
-    self as report, GenerateReport, KvCache, PhaseMemory, PromptComparison, PromptResult, TokenComparison,
+    self as report, DecodeSession, GenerateReport, KvCache, PhaseMemory, PromptComparison, PromptResult,
+    TokenComparison,
 };
 use crate::runtime::engine::{self, DecoderOptions, DecoderSession, DeviceReport, Preflight, Scope};
 use crate::runtime::plan::EpRequest;
@@ -205,6 +206,9 @@ fn report_of_session(
         comparison: None,
         perplexity: None,
         rewrite: decoder.rewrite.clone(),
+        decode_session: decoder
+            .decode_session()
+            .map(|(rewrite, steps, hand_overs)| DecodeSession::of(rewrite.cloned(), steps, hand_overs)),
         quantization: decoder.made.quantized().map(|q| q.quantization.clone()),
         interrupted: false,
     }

@@ -14,6 +14,7 @@ use crate::exit::ExitStatus;
 use crate::graph::Graph;
 use crate::report::tune::{Candidate, Outcome};
 use crate::runtime::engine::{self, Against, DecodeTimes, Generated, PairedDecode, PairedTimes, Preflight, Scope};
+use crate::runtime::plan::PlanRequest;
 use crate::settings::TuneSettings;
 use crate::stats::change::{judge, Change, Timed, Verdict};
 
@@ -94,7 +95,9 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
     let original = Preflight::read(&runtime, &decoder, &settings.request, Scope::Alone)?;
     // A decoder is not converted to float16 (its builder writes one).
     let (forms, not_fitting) = candidates(&Graph::read(&decoder)?, &original);
-    let forms: Vec<Form> = forms.into_iter().filter(|f| f.request.precision == settings.request.precision).collect();
+    let mut forms: Vec<Form> =
+        forms.into_iter().filter(|f| f.request.precision == settings.request.precision).collect();
+    forms.extend(decode_step_forms(&forms, &settings.request));
     let trials = Trials::new(&runtime, settings)?;
     super::say(settings, format!("the original's tokens on the reference ({})", settings.compare_ep));
     let request = settings.request.clone();
@@ -115,6 +118,24 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
         _ => None,
     };
     super::finish(settings, searched, not_fitting, timed(settings), written)
+}
+
+/// Each rule for one row that fits, in the decode step alone (a session of its own), tried
+/// after the rule on the whole decoder: a prompt of many rows keeps the model as written. A
+/// folder cannot hold it: the record says to run it with the flag.
+fn decode_step_forms(forms: &[Form], request: &PlanRequest) -> Vec<Form> {
+    forms
+        .iter()
+        .filter_map(|form| match form.request.rewrites.last() {
+            Some(&rewrite) if rewrite.for_one_row() && !request.decode_rewrites.contains(&rewrite) => {
+                let flag = format!("--decode-rewrite {}", rewrite.flag().trim_start_matches("--"));
+                let mut changed = request.clone();
+                changed.decode_rewrites.push(rewrite);
+                Some(Form { flags: vec![flag.clone()], request: changed, session_options: vec![flag] })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn timed(settings: &TuneSettings) -> String {

@@ -222,10 +222,15 @@ fn combined<'a>(original: &PlanRequest, tried: impl Iterator<Item = (&'a Candida
     for (_, one) in kept {
         let added: Vec<Rewrite> =
             one.request.rewrites.iter().filter(|r| !request.rewrites.contains(r)).copied().collect();
-        if added.iter().any(|r| request.rewrites.iter().any(|t| t.op_type() == r.op_type())) {
+        let decode_added: Vec<Rewrite> =
+            one.request.decode_rewrites.iter().filter(|r| !request.decode_rewrites.contains(r)).copied().collect();
+        // One form of an operator: a rule on the whole model and in the decode step alone do not combine.
+        let taken_ops = || request.rewrites.iter().chain(&request.decode_rewrites).map(|t| t.op_type());
+        if added.iter().chain(&decode_added).any(|r| taken_ops().any(|op| op == r.op_type())) {
             continue;
         }
         request.rewrites.extend(added);
+        request.decode_rewrites.extend(decode_added);
         for entry in &one.request.session_config {
             if !request.session_config.contains(entry) {
                 request.session_config.push(entry.clone());

@@ -42,6 +42,11 @@ impl Rule for MatMulAsMulReduceSum {
         Purpose::Speed
     }
 
+    /// Measured faster at one row, and wrong at 16 rows in float16 on the H200 (docs/gpu.md).
+    fn for_one_row(&self) -> bool {
+        true
+    }
+
     fn fits(&self, node: &NodeOutline, _graph: &[NodeOutline]) -> bool {
         node.op_type == "MatMul" && matches!(node.domain.as_str(), "" | "ai.onnx") && node.inputs.len() == 2
     }

@@ -203,6 +203,14 @@ impl Rewrite {
         }
     }
 
+    /// Whether its form is for one row (see [`Rule::for_one_row`]).
+    pub fn for_one_row(self) -> bool {
+        match self {
+            Rewrite::Decompose(_) => false,
+            Rewrite::Rule(id) => id.rule().for_one_row(),
+        }
+    }
+
     /// Whether it reads tensors' shapes (see [`Rule::reads_shapes`]).
     pub fn reads_shapes(self) -> bool {
         match self {

@@ -66,6 +66,13 @@ pub trait Rule: Sync {
         self.purpose() == Purpose::Speed
     }
 
+    /// Whether its form is for one row (a decoder's one-token step): `tune` then also tries it in
+    /// a decoder's decode step alone (`generate --decode-rewrite`), where a prompt of many rows
+    /// keeps the model as written.
+    fn for_one_row(&self) -> bool {
+        false
+    }
+
     /// Whether it fits this node of `graph` (every node of the node's graph, for a rule that
     /// reads the node's neighbours): the one predicate behind `reduce`'s offers, `fix`'s
     /// remedies, the plan's refusal and the rewrite itself.

@@ -51,6 +51,14 @@ fn session(out: &mut String, report: &GenerateReport) {
         report.kv_cache.bytes as f64 / (1024.0 * 1024.0),
         if report.kv_cache.on_device { ", on the device" } else { "" },
     );
+    if let Some(decode) = &report.decode_session {
+        let rewritten = decode.rewrite.as_ref().map_or_else(|| "its model as written".into(), |r| r.describe());
+        let handed = match decode.hand_over_p50_ms {
+            Some(ms) => format!("the prompt's KV cache handed over {} times, p50 {ms:.2} ms", decode.hand_overs),
+            None => "the KV cache fed as inputs".to_string(),
+        };
+        let _ = writeln!(out, "decode:    {} steps in a session of their own ({handed}); {rewritten}", decode.steps);
+    }
     // Said where it is DirectML's question, or where a flag asked it.
     if report.plan.uses_directml() || report.graph_capture.asked != CaptureAsk::Default {
         let capture = &report.graph_capture;

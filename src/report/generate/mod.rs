@@ -93,11 +93,45 @@ pub struct GenerateReport {
     /// With --decompose or --gemm-zero-bias: what the decoder had rewritten.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<crate::runtime::engine::RewriteReport>,
+    /// With --decode-rewrite: the decode step's own session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_session: Option<DecodeSession>,
     /// With --precision int4 or int8: what was quantized.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quantization: Option<crate::graph::Quantization>,
     /// Ctrl-C stopped the run; the figures are over what was done.
     pub interrupted: bool,
+}
+
+/// `--decode-rewrite`: the session the one-token steps ran in, beside the prompt's.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecodeSession {
+    /// What its model had rewritten: the prompt's rewrites and its own.
+    pub rewrite: Option<crate::runtime::engine::RewriteReport>,
+    /// The steps it ran, every generation's (warm-ups and the comparison's included).
+    pub steps: u64,
+    /// How often the prompt's KV cache was handed over to it (once a generation, before its
+    /// first decode step), and the median time that took: the first decode step's, not the
+    /// first token's.
+    pub hand_overs: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hand_over_p50_ms: Option<f64>,
+}
+
+impl DecodeSession {
+    pub fn of(
+        rewrite: Option<crate::runtime::engine::RewriteReport>,
+        steps: u64,
+        took: &[std::time::Duration],
+    ) -> Self {
+        let ms: Vec<f64> = took.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        DecodeSession {
+            rewrite,
+            steps,
+            hand_overs: ms.len(),
+            hand_over_p50_ms: crate::stats::summarize(&ms).map(|s| s.p50),
+        }
+    }
 }
 
 /// The process's memory when a phase of a generation ended.

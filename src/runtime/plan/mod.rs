@@ -230,6 +230,14 @@ pub fn resolve(request: &PlanRequest, offered: &Offered, model: &ModelInfo) -> R
     if let Some(rewrite) = request.rewrites.iter().find(|r| !fitting::rewritable(model, **r)) {
         bail!("{}: {}", rewrite.flag(), fitting::nothing_to_rewrite(*rewrite, "the model"));
     }
+    if let Some(rewrite) = request.decode_rewrites.iter().find(|r| !fitting::rewritable(model, **r)) {
+        let rule = rewrite.flag();
+        bail!(
+            "--decode-rewrite {}: {}",
+            rule.trim_start_matches("--"),
+            fitting::nothing_to_rewrite(*rewrite, "the model")
+        );
+    }
     if request.precision == Precision::Fp32 && !request.keep_fp32.is_empty() {
         bail!("--keep-fp32 names what --precision fp16 (or int4, int8) leaves as written; the model runs as written without it");
     }

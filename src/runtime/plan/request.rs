@@ -304,6 +304,10 @@ pub struct PlanRequest {
     /// `--decompose OP`, `--gemm-zero-bias`: the model rewritten before its session.
     #[serde(default)]
     pub rewrites: Vec<crate::graph::Rewrite>,
+    /// `generate --decode-rewrite RULE`: a decoder's one-token step runs in a session of its own
+    /// whose model is rewritten by these too; the prompt's run keeps the model as `rewrites` make it.
+    #[serde(default)]
+    pub decode_rewrites: Vec<crate::graph::Rewrite>,
 }
 
 impl PlanRequest {
@@ -326,7 +330,8 @@ impl PlanRequest {
             && self.ep_options == reference.ep_options
             && self.optimization_level == reference.optimization_level
             && self.precision == Precision::Fp32
-            && self.rewrites.is_empty();
+            && self.rewrites.is_empty()
+            && self.decode_rewrites.is_empty();
         same.then(|| {
             format!(
                 "--ep {} and --compare-ep {} are the same execution provider here ({}), with the same options: the comparison checks it against itself and cannot fail; compare with another EP (--compare-ep cpu where DirectML runs) or another --compare-opt-level",
@@ -364,6 +369,7 @@ impl PlanRequest {
             keep_fp32: Vec::new(),
             quantization: WeightQuantization::default(),
             rewrites: Vec::new(),
+            decode_rewrites: Vec::new(),
             ..self.clone()
         }
     }
@@ -415,6 +421,7 @@ impl Default for PlanRequest {
             keep_fp32: Vec::new(),
             quantization: WeightQuantization::default(),
             rewrites: Vec::new(),
+            decode_rewrites: Vec::new(),
         }
     }
 }

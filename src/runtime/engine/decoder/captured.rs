@@ -21,7 +21,7 @@ use ort::value::{DynTensor, DynValue, TensorElementType};
 use super::super::open::LoadedModel;
 use super::DecoderOptions;
 use crate::generate::DecoderSpec;
-use crate::runtime::plan::ProviderPlan;
+use crate::runtime::plan::{ProviderPlan, SessionPlan};
 use crate::runtime::Runtime;
 
 /// The decode step's DirectML buffers under graph capture.
@@ -50,6 +50,23 @@ pub(super) struct CapturedStep {
     pub(super) replay_failure: Option<String>,
 }
 
+/// The plan of a copier session (`runtime::session::copier`) beside a session of `plan`: its
+/// device, uncaptured and unfused, the CPU EP first.
+pub(super) fn copier_plan(plan: &SessionPlan) -> SessionPlan {
+    let mut plan = plan.clone();
+    plan.session_config.remove(crate::runtime::plan::DML_GRAPH_CAPTURE);
+    // Unfused: with its three Identity nodes fused into one DirectML graph, the copier's first
+    // run removed the device under Wine (887A0005); node by node it runs.
+    plan.session_config.insert(crate::runtime::plan::DML_DISABLE_FUSION.into(), "1".into());
+    plan.dimension_overrides.clear();
+    plan.profile_prefix = None;
+    plan.optimized_model_path = None;
+    // The CPU EP first, as in ort's own copier: the host is where the values come from.
+    plan.execution_providers.retain(|p| !matches!(p, ProviderPlan::Cpu));
+    plan.execution_providers.insert(0, ProviderPlan::Cpu);
+    plan
+}
+
 impl CapturedStep {
     pub(super) fn new(
         runtime: &Runtime,
@@ -68,18 +85,7 @@ impl CapturedStep {
         .flatten()
         .map(|(name, shape)| (name, crate::tensor::DType::Int64, shape))
         .collect();
-        let mut plan = model.plan.clone();
-        plan.session_config.remove(crate::runtime::plan::DML_GRAPH_CAPTURE);
-        // Unfused: with its three Identity nodes fused into one DirectML graph, the copier's
-        // first run removed the device under Wine (887A0005); node by node it runs.
-        plan.session_config.insert(crate::runtime::plan::DML_DISABLE_FUSION.into(), "1".into());
-        plan.dimension_overrides.clear();
-        plan.profile_prefix = None;
-        plan.optimized_model_path = None;
-        // The CPU EP first, as in ort's own copier: the host is where the values come from.
-        plan.execution_providers.retain(|p| !matches!(p, ProviderPlan::Cpu));
-        plan.execution_providers.insert(0, ProviderPlan::Cpu);
-        let copier = crate::runtime::session::copier(runtime, &plan, &shapes)
+        let copier = crate::runtime::session::copier(runtime, &copier_plan(&model.plan), &shapes)
             .map_err(|e| anyhow!("--dml-graph-capture: the session that writes the step's inputs: {e}"))?;
         let mut copier_binding = copier.create_binding().map_err(|e| anyhow!("IoBinding: {e}"))?;
         let allocator = ort::memory::Allocator::new(&model.session, super::super::device_io::device_memory(device_id)?)

@@ -27,6 +27,7 @@
 //! replayed; `generating` opens the session as the commands that generate do.
 
 mod captured;
+mod decode_session;
 mod folder;
 mod generating;
 mod opening;
@@ -43,6 +44,7 @@ use super::preflight::Preflight;
 use crate::generate::{CaptureAsk, Choice, Decoder, DecoderSpec, StepTiming};
 
 use captured::CapturedStep;
+use decode_session::DecodeSession;
 pub use folder::{
     check_output_folder, decoder_file, greedy_tokens, time_paired, write_decoder_folder, Against, DecodeTimes,
     DecoderRun, Generated, PairedDecode, PairedTimes,
@@ -77,6 +79,8 @@ pub struct DecoderSession {
     chosen: Option<i64>,
     /// Keep every position's logits, not only the last's (perplexity's forward passes).
     all_positions: bool,
+    /// `--decode-rewrite`: the one-token step's own session.
+    decode: Option<DecodeSession>,
 }
 
 enum Cache {
@@ -148,6 +152,12 @@ impl DecoderSession {
             },
             _ => Ok(false),
         }
+    }
+
+    /// With `--decode-rewrite`: what the decode step's own session had rewritten, the steps it
+    /// has run, and each hand-over of the prompt's KV cache to it.
+    pub fn decode_session(&self) -> Option<(Option<&super::rewrite::RewriteReport>, u64, &[std::time::Duration])> {
+        self.decode.as_ref().map(|d| (d.rewrite.as_ref(), d.steps, d.kv.as_ref().map_or(&[][..], |kv| &kv.took[..])))
     }
 
     /// Whether the KV cache lives in DirectML's memory.
@@ -241,8 +251,21 @@ impl Decoder for DecoderSession {
         let logits_name = self.spec.logits.clone();
         self.chosen = None;
         let replays = self.past > 0 && tokens.len() == 1;
+        // A one-token step after the prompt runs in the decode step's own session, where there
+        // is one, over its own KV buffers once the prompt's positions are there.
+        let own_session = replays && self.decode.is_some();
+        if let (Some(decode), Cache::Shared { binding, .. }) = (self.decode.as_mut(), &self.cache) {
+            match own_session {
+                true => decode.hand_over(binding)?,
+                false => decode.kv.iter_mut().for_each(|kv| kv.stale = true),
+            }
+        }
+        let (session, own_binding) = match self.decode.as_mut().filter(|_| own_session) {
+            Some(decode) => (&mut decode.model.session, decode.kv.as_mut().map(|kv| &mut *kv.binding)),
+            None => (&mut self.model.session, None),
+        };
         let mut run = StepRun {
-            session: &mut self.model.session,
+            session,
             logits_name: &logits_name,
             started,
             chosen: &mut self.chosen,
@@ -252,10 +275,10 @@ impl Decoder for DecoderSession {
         };
         let timing = match &mut self.cache {
             Cache::Shared { binding, captured: Some(captured), .. } if replays && captured.replay_failure.is_none() => {
-                run.replay(binding, captured, &inputs, self.logits_type)?
+                run.replay(own_binding.unwrap_or(binding), captured, &inputs, self.logits_type)?
             }
             Cache::Shared { binding, logits_to, captured, .. } => {
-                Some(run.shared(binding, logits_to, captured.as_deref(), &inputs)?)
+                Some(run.shared(own_binding.unwrap_or(binding), logits_to, captured.as_deref(), &inputs)?)
             }
             Cache::Growing { past } => {
                 let (timing, bytes) = run.growing(past, inputs, &self.spec, self.kv_type)?;
@@ -272,6 +295,9 @@ impl Decoder for DecoderSession {
             return self.step(tokens);
         };
         self.past += tokens.len();
+        if let Some(step) = self.decode.as_mut().filter(|_| own_session) {
+            step.steps += 1;
+        }
         Ok(timing)
     }
 

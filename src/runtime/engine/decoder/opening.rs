@@ -10,6 +10,7 @@ use ort::value::{DynTensor, TensorElementType};
 use super::super::open::{open, LoadedModel};
 use super::super::preflight::Preflight;
 use super::captured::CapturedStep;
+use super::decode_session::DecodeSession;
 use super::{host_memory, Cache, DecoderOptions, DecoderSession};
 use crate::generate::{Decoder, DecoderSpec};
 use crate::runtime::plan::{self, SessionPlan};
@@ -34,12 +35,16 @@ impl DecoderSession {
                 crate::errln!("dmlrun: warning: {w}")
             })?;
         let vocab = fixed_vocab(preflight, spec);
-        let (mut model, head_failure) = open_with_head(runtime, made.path(), preflight, plan, options, vocab)?;
+        let (mut model, head_failure) = open_with_head(runtime, made.path(), preflight, plan.clone(), options, vocab)?;
         // Errors name the user's model, not the rewritten copy, which is gone with this call.
         model.model_path = model_path.to_path_buf();
         let (kv_type, logits_type) = io_types(&model, spec)?;
+        let mut decode = match preflight.request.decode_rewrites.is_empty() {
+            true => None,
+            false => Some(DecodeSession::open(runtime, preflight, plan, &model, why)?),
+        };
         let (cache, kv_bytes) = match spec.past_present_share_buffer {
-            true => shared_cache(runtime, &model, options, kv_type, head_failure)?,
+            true => shared_cache(runtime, &model, decode.as_mut(), options, kv_type, head_failure)?,
             false => (Cache::Growing { past: Vec::new() }, 0),
         };
         let full_length_decode_mask = model.plan.uses_directml() && spec.past_present_share_buffer;
@@ -58,6 +63,7 @@ impl DecoderSession {
             vocab,
             chosen: None,
             all_positions: false,
+            decode,
         };
         session.reset()?;
         Ok(session)
@@ -155,6 +161,7 @@ fn io_types(model: &LoadedModel, spec: &DecoderSpec) -> Result<(TensorElementTyp
 fn shared_cache(
     runtime: &Runtime,
     model: &LoadedModel,
+    mut decode: Option<&mut DecodeSession>,
     options: &DecoderOptions,
     kv_type: TensorElementType,
     head_failure: Option<String>,
@@ -165,32 +172,43 @@ fn shared_cache(
     let element_bytes = if kv_type == TensorElementType::Float16 { 2 } else { 4 };
     let shape = [1, spec.kv_heads, options.kv_length, spec.head_size];
     let mut binding = model.session.create_binding().map_err(|e| anyhow!("IoBinding: {e}"))?;
-    let device_allocator;
-    let allocator = if on_device {
-        let device_id = plan.device_id().unwrap_or(0) as i32;
-        device_allocator =
-            ort::memory::Allocator::new(&model.session, super::super::device_io::device_memory(device_id)?)
-                .map_err(|e| anyhow!("--io-on-device: DirectML's allocator: {e}"))?;
-        &device_allocator
-    } else {
-        model.session.allocator()
-    };
-    let mut buffers = Vec::new();
-    for (past, present) in spec.kv_pairs() {
-        let mut buffer = DynTensor::new(allocator, kv_type, shape)
-            .map_err(|e| anyhow!("allocating the KV buffer '{past}' {shape:?}: {e}"))?;
+    let device_id = plan.device_id().unwrap_or(0) as i32;
+    // A session's buffers come from its own allocator: the decode step's session has its own
+    // (see decode_session.rs for why they are not shared).
+    let allocate = |session: &ort::session::Session| -> Result<DynTensor> {
+        let mut buffer = match on_device {
+            true => {
+                let allocator =
+                    ort::memory::Allocator::new(session, super::super::device_io::device_memory(device_id)?)
+                        .map_err(|e| anyhow!("--io-on-device: DirectML's allocator: {e}"))?;
+                DynTensor::new(&allocator, kv_type, shape)
+            }
+            false => DynTensor::new(session.allocator(), kv_type, shape),
+        }
+        .map_err(|e| anyhow!("allocating a KV buffer {shape:?}: {e}"))?;
         if !on_device {
             zero(&mut buffer, element_bytes);
         }
+        Ok(buffer)
+    };
+    let mut buffers = Vec::new();
+    for (past, present) in spec.kv_pairs() {
+        let mut buffer = allocate(&model.session)?;
         binding.bind_input(past.as_str(), &buffer).map_err(|e| anyhow!("binding '{past}': {e}"))?;
         binding.bind_output(present.as_str(), &mut buffer).map_err(|e| anyhow!("binding '{present}': {e}"))?;
         buffers.push(buffer);
     }
-    let bytes = (buffers.len() * shape.iter().product::<usize>() * element_bytes) as u64;
+    let mut bytes = (buffers.len() * shape.iter().product::<usize>() * element_bytes) as u64;
+    if let Some(decode) = decode.as_deref_mut() {
+        decode.bind_buffers(runtime, &spec.kv_pairs(), kv_type, &allocate, &buffers)?;
+        bytes *= 2;
+    }
+    // The session that replays the captured step: the decode step's own where it has one.
+    let stepping = decode.map_or(model, |step| &step.model);
     let captured = match plan.graph_capture() {
         true => {
-            let mut captured = CapturedStep::new(runtime, model, spec, options.kv_length, options)?;
-            captured.prepare_choice(model)?;
+            let mut captured = CapturedStep::new(runtime, stepping, spec, options.kv_length, options)?;
+            captured.prepare_choice(stepping)?;
             captured.head_failure = head_failure;
             Some(Box::new(captured))
         }
