@@ -197,6 +197,11 @@ fn a_decoder_candidate_past_its_limit_fails_alone() {
         assert!(candidate["why"].as_str().unwrap().contains("ran past --timeout 200ms in"), "{candidate}");
     }
     assert!(!tuned.exists());
+    // The GEMV form is tried on the whole decoder, then in the decode step alone right after it.
+    let flags: Vec<&str> =
+        report["candidates"].as_array().unwrap().iter().map(|c| c["flags"][0].as_str().unwrap()).collect();
+    let whole = flags.iter().position(|f| *f == "--matmul-as-mul-reducesum").unwrap();
+    assert_eq!(flags.get(whole + 1), Some(&"--decode-rewrite matmul-as-mul-reducesum"), "{flags:?}");
 }
 
 /// A model file's candidate that runs past its limit (in a child, as every candidate) is that

@@ -95,9 +95,10 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
     let original = Preflight::read(&runtime, &decoder, &settings.request, Scope::Alone)?;
     // A decoder is not converted to float16 (its builder writes one).
     let (forms, not_fitting) = candidates(&Graph::read(&decoder)?, &original);
-    let mut forms: Vec<Form> =
-        forms.into_iter().filter(|f| f.request.precision == settings.request.precision).collect();
-    forms.extend(decode_step_forms(&forms, &settings.request));
+    let forms = with_decode_step_forms(
+        forms.into_iter().filter(|f| f.request.precision == settings.request.precision).collect(),
+        &settings.request,
+    );
     let trials = Trials::new(&runtime, settings)?;
     super::say(settings, format!("the original's tokens on the reference ({})", settings.compare_ep));
     let request = settings.request.clone();
@@ -120,13 +121,15 @@ pub(super) fn tune(settings: &TuneSettings) -> Result<ExitStatus> {
     super::finish(settings, searched, not_fitting, timed(settings), written)
 }
 
-/// Each rule for one row that fits, in the decode step alone (a session of its own), tried
-/// after the rule on the whole decoder: a prompt of many rows keeps the model as written. A
-/// folder cannot hold it: the record says to run it with the flag.
-fn decode_step_forms(forms: &[Form], request: &PlanRequest) -> Vec<Form> {
-    forms
-        .iter()
-        .filter_map(|form| match form.request.rewrites.last() {
+/// `forms`, with each rule for one row that fits tried in the decode step alone (a session of its
+/// own) right after the rule on the whole decoder: a prompt of many rows keeps the model as
+/// written. A folder cannot hold it: the record says to run it with the flag.
+fn with_decode_step_forms(forms: Vec<Form>, request: &PlanRequest) -> Vec<Form> {
+    let mut with = Vec::with_capacity(forms.len() + 1);
+    for form in forms {
+        // A rule's form: the request's rewrites and that rule.
+        let added = form.request.rewrites.last().filter(|_| form.request.rewrites.len() == request.rewrites.len() + 1);
+        let decode_step = match added {
             Some(&rewrite) if rewrite.for_one_row() && !request.decode_rewrites.contains(&rewrite) => {
                 let flag = format!("--decode-rewrite {}", rewrite.flag().trim_start_matches("--"));
                 let mut changed = request.clone();
@@ -134,8 +137,11 @@ fn decode_step_forms(forms: &[Form], request: &PlanRequest) -> Vec<Form> {
                 Some(Form { flags: vec![flag.clone()], request: changed, session_options: vec![flag] })
             }
             _ => None,
-        })
-        .collect()
+        };
+        with.push(form);
+        with.extend(decode_step);
+    }
+    with
 }
 
 fn timed(settings: &TuneSettings) -> String {
