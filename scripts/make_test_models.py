@@ -150,6 +150,34 @@ def if_add_sub():
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "if_add_sub.onnx")
 
 
+def if_rate():
+    """x times a constant of each branch of an If on Equal(rate, 16000), as Silero VAD's model
+    chooses its 16 kHz or 8 kHz network: what --inline-if writes as the branch a run takes."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    rate = helper.make_tensor_value_info("rate", TensorProto.INT64, [])
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 3])
+
+    def branch(name, scale):
+        result = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [2, 3])
+        weight = helper.make_tensor(f"{name}_scale", TensorProto.FLOAT, [3], [scale, -scale, 0.5 * scale])
+        node = helper.make_node("Mul", ["x", f"{name}_scale"], [f"{name}_out"], name=f"{name}_mul")
+        return helper.make_graph([node], name, [], [result], initializer=[weight])
+
+    sixteen = helper.make_tensor("sixteen_khz", TensorProto.INT64, [], [16000])
+    graph = helper.make_graph(
+        [
+            helper.make_node("Equal", ["rate", "sixteen_khz"], ["is_16k"], name="is_16k"),
+            helper.make_node("If", ["is_16k"], ["out"], name="by_rate",
+                             then_branch=branch("then", 2.0), else_branch=branch("else", 3.0)),
+        ],
+        "if_rate",
+        [x, rate],
+        [out],
+        initializer=[sixteen],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "if_rate.onnx")
+
+
 def int64_ids():
     """int64 [batch, sequence] token ids; outputs ids*2 (int64) and the row sums as float."""
     ids = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"])
@@ -662,6 +690,7 @@ ALL = [
     "add_mul",
     "sub_broadcast",
     "if_add_sub",
+    "if_rate",
     "paddle_unsized",
     "hard_swish",
     "div_max_min",

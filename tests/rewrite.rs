@@ -662,6 +662,39 @@ fn sibling_matmuls_fused_generate_the_original_s_tokens() {
     assert!(compared["logits"]["worst_max_abs_diff"].as_f64().unwrap() < 1e-4, "{compared}");
 }
 
+/// `--inline-if`: an If whose condition the run's inputs decide (Equal(rate, 16000), as Silero
+/// VAD's) written as the branch they take, its initializers as constants, the same numbers; the
+/// other branch for another rate; and refused where no inputs are there to decide it.
+#[test]
+fn inline_if_writes_the_branch_the_run_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = test_model("if_rate.onnx");
+    for (rate, kept) in [(16000i64, "then_mul"), (8000, "else_mul")] {
+        let rate_file = dir.path().join(format!("rate{rate}.npy"));
+        let tensor = dmlrun::tensor::HostTensor {
+            dtype: dmlrun::tensor::DType::Int64,
+            shape: vec![],
+            data: dmlrun::tensor::TensorData::Bytes(rate.to_le_bytes().to_vec()),
+        };
+        write_npy(&rate_file, &tensor);
+        let saved = dir.path().join(format!("inlined{rate}.onnx"));
+        let input = format!("rate={}", rate_file.display());
+        let report = run_json(&model, &["--inline-if", "--input", &input, "--save-model", saved.to_str().unwrap()]);
+        assert_eq!(report["rewrite"]["summary"]["rewritten"]["--inline-if"], serde_json::json!(["by_rate"]));
+        let outputs = report["rewrite"]["outputs"].as_array().unwrap();
+        assert!(!outputs.is_empty() && outputs.iter().all(|o| o["max_abs"].as_f64() == Some(0.0)), "{outputs:?}");
+        let info = dmlrun::formats::model::ModelInfo::from_bytes(&std::fs::read(&saved).unwrap()).unwrap();
+        let ops: Vec<(&str, &str)> = info.nodes.iter().map(|n| (n.op_type.as_str(), n.name.as_str())).collect();
+        assert!(ops.contains(&("Mul", kept)) && !ops.iter().any(|(op, _)| *op == "If"), "{rate}: {ops:?}");
+    }
+    let nothing = dmlrun()
+        .arg(test_model("add_mul.onnx"))
+        .args(["--generate", "random", "--dim", "batch=1", "--inline-if"])
+        .output()
+        .unwrap();
+    assert_one_line_error(&nothing, "--inline-if: the model has no If");
+}
+
 /// `--binary-as-reduce`: a float32 Add, Sub, Mul, Max, Min or Div of two tensors of one shape (or
 /// a HardSwish) written as the two stacked and reduced over the new axis (a Div as a broadcast
 /// one), the same numbers bit for bit, in subgraphs too; shapes the model does not declare (the square of a difference; every tensor of

@@ -87,6 +87,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--inline-if[Write every If of the main graph whose condition the run'\''s inputs decide as the branch they take, before the session]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--binary-as-reduce[Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its numerator stacked twice (a broadcast division) and the first quotient taken, and every float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session]' \
@@ -195,6 +196,7 @@ pb\:"One output_K.pb (ONNX TensorProto) per output, as in ONNX test data"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--inline-if[Write every If of the main graph whose condition the run'\''s inputs decide as the branch they take, before the session]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--binary-as-reduce[Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its numerator stacked twice (a broadcast division) and the first quotient taken, and every float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session]' \
@@ -284,6 +286,7 @@ none\:"In this process"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--inline-if[Write every If of the main graph whose condition the run'\''s inputs decide as the branch they take, before the session]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--binary-as-reduce[Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its numerator stacked twice (a broadcast division) and the first quotient taken, and every float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session]' \
@@ -379,6 +382,7 @@ none\:"In this process"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--inline-if[Write every If of the main graph whose condition the run'\''s inputs decide as the branch they take, before the session]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--binary-as-reduce[Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its numerator stacked twice (a broadcast division) and the first quotient taken, and every float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session]' \
@@ -471,6 +475,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--inline-if[Write every If of the main graph whose condition the run'\''s inputs decide as the branch they take, before the session]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--binary-as-reduce[Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its numerator stacked twice (a broadcast division) and the first quotient taken, and every float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session]' \
@@ -562,6 +567,7 @@ none\:"In this process"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--inline-if[Write every If of the main graph whose condition the run'\''s inputs decide as the branch they take, before the session]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--binary-as-reduce[Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its numerator stacked twice (a broadcast division) and the first quotient taken, and every float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session]' \
@@ -658,6 +664,7 @@ none\:"In this process"))' \
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--inline-if[Write every If of the main graph whose condition the run'\''s inputs decide as the branch they take, before the session]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--binary-as-reduce[Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its numerator stacked twice (a broadcast division) and the first quotient taken, and every float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session]' \
@@ -743,6 +750,7 @@ int8\:"Weight-only\: each MatMul'\''s constant weight in 8-bit blocks (MatMulNBi
 '--no-auto-dims[Leave free dimensions free under DirectML instead of fixing them from the inputs]' \
 '--dml-disable-metacommands[DirectML'\''s disable_metacommands provider option\: run DirectML'\''s own compute shaders instead of the driver'\''s metacommands (vendor-tuned kernels for convolution, GEMM)]' \
 '--asymmetric[With --precision int4 or int8\: a zero point a block (uint8), mapping each block'\''s range \[min, max\]; by default symmetric, as the model builder writes DirectML models]' \
+'--inline-if[Write every If of the main graph whose condition the run'\''s inputs decide as the branch they take, before the session]' \
 '--gemm-zero-bias[Give every Gemm without its optional bias an explicit zero bias, of its output'\''s width and its weight'\''s type, before the session]' \
 '--reshape-allowzero-off[Drop \`allowzero=1\` from every Reshape whose shape is a constant without a zero, where the attribute changes nothing, before the session]' \
 '--binary-as-reduce[Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its numerator stacked twice (a broadcast division) and the first quotient taken, and every float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session]' \

@@ -87,6 +87,8 @@ pub struct Graph {
     external: std::cell::RefCell<crate::formats::onnx_proto::external::ExternalReader>,
     /// Shapes ONNX Runtime inferred where the model declares less (none until `with_inferred`).
     inferred: InferredShapes,
+    /// The `If` conditions a run of the model's inputs decided (none until `with_decided`).
+    decided: HashMap<String, bool>,
 }
 
 impl Graph {
@@ -139,6 +141,7 @@ impl Graph {
             source,
             external: std::cell::RefCell::new(crate::formats::onnx_proto::external::ExternalReader::new(folder)),
             inferred: InferredShapes::default(),
+            decided: HashMap::new(),
         })
     }
 
@@ -197,6 +200,18 @@ impl Graph {
     /// The opset version the node's domain is imported at.
     pub fn opset(&self, node: &Node) -> Option<i64> {
         self.opsets.get(&node.domain).copied()
+    }
+
+    /// The graph whose `--inline-if` reads these conditions (a name and the value a run gave it).
+    pub fn with_decided(mut self, decided: HashMap<String, bool>) -> Graph {
+        self.decided = decided;
+        self
+    }
+
+    /// The conditions of the main graph's `If` nodes: what a run decides for `--inline-if`.
+    pub fn if_conditions(&self) -> Vec<String> {
+        let conditions = self.nodes.iter().filter(|n| n.op_type == "If").filter_map(|n| n.inputs.first());
+        conditions.filter(|c| !c.is_empty()).cloned().collect()
     }
 
     /// The node named `name` (or labelled so, for an unnamed one).

@@ -305,6 +305,31 @@ impl Attempts<'_> {
         }
     }
 
+    /// The graph with the conditions of its `If` nodes as a reference run of the user's inputs
+    /// decides them, for the remedy that reads them (`--inline-if`); as it is for a decoder, a
+    /// model with no `If`, or where that run fails (said).
+    pub(super) fn with_decided_conditions(&self, graph: Graph) -> Graph {
+        if self.settings.decoder || graph.if_conditions().is_empty() {
+            return graph;
+        }
+        let decided = || -> Result<std::collections::HashMap<String, bool>> {
+            let (request, _, inputs) = self.reference_inputs()?;
+            engine::decided_conditions(self.runtime, &graph, &request, &inputs.prepared)
+        };
+        match decided() {
+            Ok(decided) => graph.with_decided(decided),
+            Err(e) => {
+                if !self.settings.quiet {
+                    crate::errln!(
+                        "dmlrun: warning: fix: the conditions of the model's If nodes could not be read ({}); --inline-if is not offered",
+                        crate::exit::one_line(&e)
+                    );
+                }
+                graph
+            }
+        }
+    }
+
     /// The nodes (by name) one of whose float inputs or outputs leaves float16's range (65504) in
     /// the reference's float32 run of the original: in float16 they overflow to infinity.
     pub(super) fn beyond_float16(&self, graph: &Graph) -> Result<Vec<String>> {

@@ -3,7 +3,7 @@
 //! and reports how far apart they are (`engine::rewrite`).
 //!
 //! - `rule.rs`: what a rule is; [`RULES`] below lists them, one file each:
-//!   `gemm_zero_bias` (`--gemm-zero-bias`), `reshape_allowzero` (`--reshape-allowzero-off`),
+//!   `if_inlined` (`--inline-if`), `gemm_zero_bias` (`--gemm-zero-bias`), `reshape_allowzero` (`--reshape-allowzero-off`),
 //!   `binary_as_reduce` (`--binary-as-reduce`),
 //!   `gather_dequantized` (`--dequantize-gather`), `matmul_nbits_inputs` (`--matmulnbits-bias-add`,
 //!   `--matmulnbits-drop-g-idx`), `matmul_nbits_dequantized` (`--dequantize-matmulnbits`), `qdq_pair_dropped` (`--drop-qdq-pair`);
@@ -24,6 +24,7 @@ mod declared;
 mod decompose;
 mod gather_dequantized;
 mod gemm_zero_bias;
+mod if_inlined;
 mod matmul_as_mul_reducesum;
 mod matmul_nbits_accuracy;
 mod matmul_nbits_dequantized;
@@ -64,6 +65,7 @@ const ATTRIBUTE_INTS: i32 = 7;
 /// Every rule, in the order `fix` tries them (the exact ones first; `--decompose` comes after
 /// them all, since it replaces a kernel with primitives).
 pub static RULES: &[&dyn Rule] = &[
+    &if_inlined::IfInlined,
     &gemm_zero_bias::GemmZeroBias,
     &reshape_allowzero::ReshapeAllowzeroOff,
     &binary_as_reduce::BinaryAsReduce,
@@ -200,6 +202,14 @@ impl Rewrite {
         match self {
             Rewrite::Decompose(_) => false,
             Rewrite::Rule(id) => id.rule().tried_by_tune(),
+        }
+    }
+
+    /// Whether it reads the run's `If` conditions (see [`Rule::reads_conditions`]).
+    pub fn reads_conditions(self) -> bool {
+        match self {
+            Rewrite::Decompose(_) => false,
+            Rewrite::Rule(id) => id.rule().reads_conditions(),
         }
     }
 
@@ -384,6 +394,7 @@ impl Graph {
             opset: self.opsets.get("ai.onnx").copied().unwrap_or(17),
             declared: std::rc::Rc::new(declared::of_graph(&self.graph, &HashMap::new(), &self.inferred)),
             inferred: &self.inferred,
+            decided: &self.decided,
             taken: self.names_in_use(),
             counter: 0,
             summary: RewriteSummary::default(),

@@ -20,6 +20,8 @@ pub struct Scope<'g> {
     pub(super) external: &'g RefCell<ExternalReader>,
     /// What the model declares of its tensors (element types and shapes).
     pub(super) declared: &'g std::collections::HashMap<String, super::Declared>,
+    /// Each `If` condition a run of the model's inputs decided (`Graph::with_decided`).
+    pub(super) decided: &'g std::collections::HashMap<String, bool>,
 }
 
 impl std::ops::Deref for Scope<'_> {
@@ -81,6 +83,12 @@ pub trait Rule: Sync {
     /// Whether it reads the shapes of the tensors it rewrites: where the model declares fewer,
     /// the engine has ONNX Runtime infer them first.
     fn reads_shapes(&self) -> bool {
+        false
+    }
+
+    /// Whether it reads the values the run's inputs give an `If`'s condition: the engine runs the
+    /// original on the reference EP for them first, and these rules before every other.
+    fn reads_conditions(&self) -> bool {
         false
     }
 

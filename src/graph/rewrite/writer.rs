@@ -24,6 +24,8 @@ pub(super) struct Writer<'a> {
     pub(super) declared: std::rc::Rc<HashMap<String, super::Declared>>,
     /// The shapes ONNX Runtime inferred, over what each graph declares.
     pub(super) inferred: &'a super::InferredShapes,
+    /// The `If` conditions a run decided.
+    pub(super) decided: &'a HashMap<String, bool>,
     pub(super) taken: HashSet<String>,
     pub(super) counter: usize,
     pub(super) summary: RewriteSummary,
@@ -41,6 +43,8 @@ impl Writer<'_> {
             .collect::<Result<Vec<_>>>()?;
         let outlines: Vec<NodeOutline> = decoded.iter().map(NodeOutline::of).collect();
         let declared = std::rc::Rc::clone(&self.declared);
+        let decided = self.decided;
+        let mut added_initializers = Vec::new();
         for (index, mut node) in decoded.into_iter().enumerate() {
             for attribute in &mut node.attribute {
                 if let Some(g) = &attribute.g {
@@ -50,7 +54,7 @@ impl Writer<'_> {
                     *g = self.subgraph(g, external)?;
                 }
             }
-            let scope = Scope { graph: &graph, external, declared: &declared };
+            let scope = Scope { graph: &graph, external, declared: &declared, decided };
             let fits = |r: &Rewrite| r.fits(&outlines[index], &outlines) && r.rewrites_in(&node, &scope);
             if self.dry {
                 // Every rule that would rewrite the node, as if each were asked for alone.
@@ -66,21 +70,23 @@ impl Writer<'_> {
                 continue;
             };
             let name = node_label(&node, index);
-            let written = {
+            let (written, initializers) = {
                 let mut built = Built::new(self, &name);
                 match rewrite {
                     Rewrite::Rule(id) => id.rule().apply(&mut built, &node, &scope),
                     Rewrite::Decompose(op) => built.decompose(op, &node),
                 }
                 .with_context(|| format!("{} '{name}'", rewrite.flag()))?;
-                built.nodes
+                (built.nodes, built.initializers)
             };
+            added_initializers.extend(initializers);
             replaced_inputs.extend(node.input.iter().cloned());
             self.summary.nodes_added += written.len();
             nodes.extend(written.iter().map(Message::encode_to_vec));
             self.summary.rewritten.entry(rewrite.flag()).or_default().push(name);
         }
         graph.node = nodes;
+        graph.initializer.extend(added_initializers);
         // The value infos typed the nodes replaced; ONNX Runtime infers the new ones'.
         if !self.summary.rewritten.is_empty() {
             graph.value_info.clear();
@@ -124,11 +130,18 @@ pub struct Built<'w, 'a> {
     pub(super) writer: &'w mut Writer<'a>,
     pub(super) base: String,
     pub(super) nodes: Vec<EditNode>,
+    /// Encoded `TensorProto`s added to the graph's initializers (a branch's, inlined).
+    pub(super) initializers: Vec<Vec<u8>>,
 }
 
 impl<'w, 'a> Built<'w, 'a> {
     fn new(writer: &'w mut Writer<'a>, base: &str) -> Built<'w, 'a> {
-        Built { writer, base: base.to_string(), nodes: Vec::new() }
+        Built { writer, base: base.to_string(), nodes: Vec::new(), initializers: Vec::new() }
+    }
+
+    /// Adds an initializer as it is (an encoded `TensorProto`, named).
+    pub(super) fn initializer(&mut self, raw: Vec<u8>) {
+        self.initializers.push(raw);
     }
 
     /// Adds `op(inputs)` writing `output` (a fresh name when `None`); returns the output's name.
@@ -172,6 +185,11 @@ impl<'w, 'a> Built<'w, 'a> {
             attribute,
             ..EditNode::default()
         });
+    }
+
+    /// Adds a node as it is (a branch's, inlined).
+    pub(super) fn node(&mut self, node: EditNode) {
+        self.nodes.push(node);
     }
 
     pub(super) fn constant(&mut self, data_type: i32, dims: &[i64], raw: Vec<u8>) -> String {

@@ -54,6 +54,7 @@ pub use preflight::{
     check_flags, check_request, finish_plan, plans_directml, warn_if_compared_with_itself, BoundForSession, Preflight,
     Scope,
 };
+pub use rewrite::decided_conditions;
 pub use rewrite::RewriteReport;
 pub use runs::{run_to_host_values, stop_runs, PreparedInputs, RunBudget, EMPTY_OUTPUT};
 pub use saved::{save_decoder, saved_model, SavedModels};

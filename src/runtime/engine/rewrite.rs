@@ -144,6 +144,29 @@ fn rewrite_into(
     Ok((summary, shapes))
 }
 
+/// The value each condition of the main graph's `If` nodes takes in a run of `graph` on the
+/// reference EP with the inputs about to be bound.
+pub fn decided_conditions(
+    runtime: &Runtime,
+    graph: &Graph,
+    reference: &PlanRequest,
+    prepared: &PreparedInputs,
+) -> Result<std::collections::HashMap<String, bool>> {
+    crate::stage::step("the If conditions the inputs decide");
+    let conditions = graph.if_conditions();
+    let (values, _) = super::diagnose::run_exposed(runtime, graph, reference, prepared, &conditions)
+        .context("the original model, for the conditions of its If nodes")?;
+    let decided =
+        values.into_iter().filter(|(name, _)| conditions.contains(name)).filter_map(|(name, value)| match value {
+            crate::tensor::HostValue::Tensor(t) if t.dtype == crate::tensor::DType::Bool => match &t.data {
+                crate::tensor::TensorData::Bytes(bytes) if bytes.len() == 1 => Some((name, bytes[0] != 0)),
+                _ => None,
+            },
+            _ => None,
+        });
+    Ok(decided.collect())
+}
+
 /// Rewrites the model at `model_path` and, with `check` (the reference EP's request and the
 /// inputs about to be bound), runs it and the original there to say how far apart they are.
 pub fn rewrite(
@@ -160,16 +183,33 @@ pub fn rewrite(
     // Named after the model, so that what ONNX Runtime says of it names the model.
     let stem = model_path.file_stem().map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
     let path = folder.path().join(format!("{stem}.rewritten.onnx"));
-    // The rules that read shapes run last, over what the others wrote (a decomposed Gelu's
+    // The rules that read the run's If conditions run first (the branch taken is what the others
+    // rewrite); the rules that read shapes last, over what the others wrote (a decomposed Gelu's
     // product is a Mul of one shape too), with the shapes of that model.
-    let (readers, others): (Vec<Rewrite>, Vec<Rewrite>) = rewrites.iter().partition(|r| r.reads_shapes());
+    let (deciders, rest): (Vec<Rewrite>, Vec<Rewrite>) = rewrites.iter().partition(|r| r.reads_conditions());
+    let (readers, others): (Vec<Rewrite>, Vec<Rewrite>) = rest.into_iter().partition(|r| r.reads_shapes());
     let mut source = model_path.to_path_buf();
     let mut summary = RewriteSummary::default();
+    let context = || format!("model {}", model_path.display());
+    if !deciders.is_empty() {
+        let decided = folder.path().join(format!("{stem}.decided.onnx"));
+        let into = if readers.is_empty() && others.is_empty() { &path } else { &decided };
+        let graph = Graph::read(&source)?;
+        let conditions = match check {
+            Some((reference, prepared)) => decided_conditions(runtime, &graph, reference, prepared)?,
+            None => anyhow::bail!(
+                "model {}: --inline-if decides each If by a run of the model's inputs, and there are none to run it on here",
+                model_path.display()
+            ),
+        };
+        summary = rewrite_into(graph.with_decided(conditions), &deciders, None, into).with_context(context)?.0;
+        source = into.clone();
+    }
     if !others.is_empty() {
         let first = folder.path().join(format!("{stem}.first.onnx"));
         let into = if readers.is_empty() { &path } else { &first };
-        let context = || format!("model {}", model_path.display());
-        summary = rewrite_into(Graph::read(&source)?, &others, None, into).with_context(context)?.0;
+        let read = rewrite_into(Graph::read(&source)?, &others, None, into).with_context(context)?.0;
+        summary = summary.merged(read);
         source = into.clone();
     }
     let mut shapes = None;
