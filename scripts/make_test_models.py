@@ -119,6 +119,34 @@ def div_max_min():
     save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "div_max_min.onnx")
 
 
+def pooled_scale():
+    """A pooled row times a LayerNorm's scale ([1, 1, 4] by [4]: a broadcast that stretches no
+    dimension, which this stack rejects as it does one shape) and a [4] input divided by the row:
+    what --binary-as-reduce writes with the lower rank given its leading ones; and the row plus a
+    [2, 1, 4] one, a broadcast that stretches, left as it is."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4])
+    v = helper.make_tensor_value_info("v", TensorProto.FLOAT, [4])
+    outputs = [
+        helper.make_tensor_value_info("scaled", TensorProto.FLOAT, [1, 1, 4]),
+        helper.make_tensor_value_info("ratio", TensorProto.FLOAT, [1, 1, 4]),
+        helper.make_tensor_value_info("stretched", TensorProto.FLOAT, [2, 1, 4]),
+    ]
+    scale = helper.make_tensor("scale", TensorProto.FLOAT, [4], [0.5, -1.0, 2.0, 0.25])
+    rows = helper.make_tensor("rows", TensorProto.FLOAT, [2, 1, 4], [1.0, 2.0, 3.0, 4.0, -1.0, -2.0, -3.0, -4.0])
+    graph = helper.make_graph(
+        [
+            helper.make_node("Mul", ["x", "scale"], ["scaled"], name="times_scale"),
+            helper.make_node("Div", ["v", "x"], ["ratio"], name="vector_over_row"),
+            helper.make_node("Add", ["x", "rows"], ["stretched"], name="plus_rows"),
+        ],
+        "pooled_scale",
+        [x, v],
+        outputs,
+        [scale, rows],
+    )
+    save(helper.make_model(graph, opset_imports=opset(), producer_name="dmlrun-tests"), "pooled_scale.onnx")
+
+
 def hard_swish():
     """HardSwish of a float32 input: what --binary-as-reduce writes as HardSigmoid and a stacked
     product (DirectML under Wine rejects a float32 HardSwish as it does a same-shape Mul)."""
@@ -712,6 +740,7 @@ ALL = [
     "gemm_gelu",
     "tensor_fixtures",
     "beyond_float16",
+    "pooled_scale",
 ]
 
 

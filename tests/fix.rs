@@ -117,10 +117,11 @@ fn a_model_no_remedy_fixes_exits_1_with_every_attempt_recorded() {
     assert_eq!(record["remedies_that_fit"], serde_json::json!(["--binary-as-reduce", "--precision fp16"]));
     let attempts = record["attempts"].as_array().unwrap();
     assert_eq!(attempts.len(), 3, "as it is, then stacked, then float16 too: {record}");
-    // gelu_chain's Adds and Muls fit the rule by their type, but it declares no shape of theirs:
-    // the rule would rewrite nothing there, so it is no remedy.
+    // gelu_chain's Adds and Muls fit the rule by their type, but at two rows each broadcasts a
+    // constant row over them: the rule would rewrite nothing there, so it is no remedy.
     let gelu_dir = tempfile::tempdir().unwrap();
-    let (_, gelu) = fix("gelu_chain.onnx", &flags[..6], &gelu_dir.path().join("gelu.onnx"));
+    let gelu_flags = [&flags[..6], &["--dim", "N=2"][..]].concat();
+    let (_, gelu) = fix("gelu_chain.onnx", &gelu_flags, &gelu_dir.path().join("gelu.onnx"));
     assert_eq!(gelu["remedies_that_fit"], serde_json::json!(["--decompose Gelu", "--precision fp16"]));
     // paddle_unsized declares no shape of its Add's operands either; ONNX Runtime infers them
     // (its input's size written in where no name reaches it), and the rule then fits.

@@ -695,8 +695,8 @@ fn inline_if_writes_the_branch_the_run_takes() {
     assert_one_line_error(&nothing, "--inline-if: the model has no If");
 }
 
-/// `--binary-as-reduce`: a float32 Add, Sub, Mul, Max, Min or Div of two tensors of one shape (or
-/// a HardSwish) written as the two stacked and reduced over the new axis (a Div as a broadcast
+/// `--binary-as-reduce`: a float32 Add, Sub, Mul, Max, Min or Div of two tensors of one shape (two
+/// ranks that broadcast to it stretching nothing, too; or a HardSwish) written as the two stacked and reduced over the new axis (a Div as a broadcast
 /// one), the same numbers bit for bit, in subgraphs too; shapes the model does not declare (the square of a difference; every tensor of
 /// a model with no value infos) read from ONNX Runtime's inference; an op that broadcasts (a
 /// constant row added) left as it is; torch's BERT kept to float32's rounding (the CPU EP fuses
@@ -729,9 +729,12 @@ fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not
     }
     // A model that declares no value info and an input dimension no name reaches (Paddle's `?`):
     // the input's size is written into the model ONNX Runtime infers from.
-    for args in [&["--shape", "x=3,4"][..], &[]] {
+    // At one row its product by a constant row stretches nothing, and is written too.
+    for (args, written) in
+        [(&["--shape", "x=3,4"][..], &["relu_plus_sigmoid"][..]), (&[], &["relu_plus_sigmoid", "relu_times_row"])]
+    {
         let report = run_json(&test_model("paddle_unsized.onnx"), &[args, &["--binary-as-reduce"][..]].concat());
-        assert_eq!(rewritten(&report), ["relu_plus_sigmoid"], "{args:?}: {}", report["rewrite"]);
+        assert_eq!(rewritten(&report), written, "{args:?}: {}", report["rewrite"]);
         assert_eq!(worst(&report), 0.0, "{}", report["rewrite"]);
     }
     // HardSwish as x times its HardSigmoid, stacked and multiplied: the same numbers, bit for bit,
@@ -748,10 +751,18 @@ fn binary_as_reduce_keeps_the_numbers_and_leaves_what_it_cannot_know_or_need_not
     // gate, one shape, which gelu_chain reaches through an Identity ONNX Runtime's optimiser
     // removes before it says the shapes).
     let report = run_json(&test_model("gelu_chain.onnx"), &["--decompose", "Gelu", "--binary-as-reduce"]);
+    // Two ranks whose broadcast stretches no dimension (a pooled row times its scale, a vector
+    // over the row) are one shape as this stack sees them: the lower given its leading ones, the
+    // same numbers; the Add that stretches a dimension left as it is.
+    let report = run_json(&test_model("pooled_scale.onnx"), &["--binary-as-reduce"]);
+    assert_eq!(rewritten(&report), ["times_scale", "vector_over_row"], "{}", report["rewrite"]);
+    assert_eq!(worst(&report), 0.0, "{}", report["rewrite"]);
     let products = rewritten(&report);
-    assert!(products.len() == 1 && products[0].starts_with("gelu/"), "{}", report["rewrite"]);
+    assert!(products.len() == 3 && products[2].starts_with("gelu/"), "{}", report["rewrite"]);
+    assert_eq!(products[..2], ["shift", "double"], "{}", report["rewrite"]);
     assert_eq!(report["rewrite"]["summary"]["rewritten"]["--decompose Gelu"], serde_json::json!(["gelu"]));
     assert!(worst(&report) < 1e-6, "{}", report["rewrite"]);
+    // (At the run's one row the offset's Add and the doubling stretch nothing: written too.)
     // Inside an If's branches too, with the shapes the main graph declares of what they read.
     let report = run_json(&test_model("if_add_sub.onnx"), &["--binary-as-reduce"]);
     assert_eq!(rewritten(&report), ["else_sub", "then_add"], "{}", report["rewrite"]);

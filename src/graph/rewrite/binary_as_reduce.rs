@@ -12,7 +12,9 @@
 //! divisions, the same numbers. (`Pow` of one shape runs here as it is.) `HardSwish` is rejected
 //! here the same way (it is `x` times `HardSigmoid(x)`, two tensors of one shape, as ONNX
 //! defines it): it is written as that `HardSigmoid` and the two stacked and multiplied, and a
-//! float32 `HardSigmoid` runs.
+//! float32 `HardSigmoid` runs. Operands of two ranks whose broadcast stretches no dimension (a
+//! `[1, 1, 512]` times a `[512]`: a LayerNorm's scale after a global pool) are of one shape as
+//! this stack sees them, and rejected likewise: the lower is given the leading ones first.
 
 use anyhow::Result;
 use prost::Message;
@@ -37,8 +39,8 @@ impl Rule for BinaryAsReduce {
     }
 
     fn help(&self) -> &'static str {
-        "Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape as \
-         the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; \
+        "Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape (the \
+         lower rank read with the leading ones broadcasting gives it) as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; \
          ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its \
          numerator stacked twice (a broadcast division) and the first quotient taken, and every \
          float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session.\n\n\
@@ -75,7 +77,8 @@ impl Rule for BinaryAsReduce {
     }
 
     /// Only where both operands are float32 of one shape the model declares, every dimension
-    /// a size or a name (a broadcast op runs as it is).
+    /// a size or a name, the lower rank read with the leading ones broadcasting gives it (an op
+    /// that stretches a dimension runs as it is).
     fn rewrites_in(&self, node: &EditNode, graph: &Scope<'_>) -> bool {
         if node.op_type.as_deref() == Some(HARD_SWISH) {
             // x and its HardSigmoid are of one shape whatever it is; float32 is what must be known.
@@ -83,7 +86,11 @@ impl Rule for BinaryAsReduce {
         }
         let [a, b] = node.input.as_slice() else { return false };
         match (declared(graph, a), declared(graph, b)) {
-            (Some(a), Some(b)) => a == b && !a.contains(&Dim::Unknown),
+            (Some(a), Some(b)) => {
+                let rank = a.len().max(b.len());
+                let a = with_leading_ones(a, rank);
+                a == with_leading_ones(b, rank) && !a.contains(&Dim::Unknown)
+            }
             _ => false,
         }
     }
@@ -95,9 +102,11 @@ impl Rule for BinaryAsReduce {
         }
     }
 
-    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, _graph: &Scope<'_>) -> Result<()> {
+    fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &Scope<'_>) -> Result<()> {
         let op = node.op_type.as_deref().unwrap_or_default();
-        let a = node.input[0].as_str();
+        let rank = node.input.iter().map(|x| rank_of(graph, x)).max().unwrap_or(0);
+        let a = at_rank(built, graph, &node.input[0], rank);
+        let a = a.as_str();
         if op == "Div" {
             let once = built.unsqueeze(a, 0);
             let twice = built.op("Concat", &[&once, &once], None, vec![int_attribute("axis", 0)]);
@@ -112,8 +121,11 @@ impl Rule for BinaryAsReduce {
                     vec![float_attribute("alpha", HARD_SWISH_ALPHA), float_attribute("beta", HARD_SWISH_BETA)];
                 built.op("HardSigmoid", &[a], None, attributes)
             }
-            "Sub" => built.op("Neg", &[&node.input[1]], None, vec![]),
-            _ => node.input[1].clone(),
+            "Sub" => {
+                let b = at_rank(built, graph, &node.input[1], rank);
+                built.op("Neg", &[&b], None, vec![])
+            }
+            _ => at_rank(built, graph, &node.input[1], rank),
         };
         let stacked = [built.unsqueeze(a, 0), built.unsqueeze(&b, 0)];
         let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
@@ -126,6 +138,25 @@ impl Rule for BinaryAsReduce {
         };
         built.reduce(reduce, &both, &[0], false, Some(&node.output[0]));
         Ok(())
+    }
+}
+
+fn with_leading_ones(mut dims: Vec<Dim>, rank: usize) -> Vec<Dim> {
+    let missing = rank.saturating_sub(dims.len());
+    dims.splice(0..0, std::iter::repeat_n(Dim::Size(1), missing));
+    dims
+}
+
+fn rank_of(graph: &Scope<'_>, name: &str) -> usize {
+    declared(graph, name).map_or(0, |dims| dims.len())
+}
+
+/// `name` as a tensor of `rank` dimensions: leading axes of one where it has fewer, so that two
+/// operands of one shape stack on a new first axis.
+fn at_rank(built: &mut Built<'_, '_>, graph: &Scope<'_>, name: &str, rank: usize) -> String {
+    match rank.saturating_sub(rank_of(graph, name)) {
+        0 => name.to_string(),
+        missing => built.unsqueeze_axes(name, &(0..missing as i64).collect::<Vec<_>>()),
     }
 }
 

@@ -216,15 +216,21 @@ impl<'w, 'a> Built<'w, 'a> {
         self.op("Cast", &[input], None, vec![int_attribute("to", FLOAT as i64)])
     }
 
-    /// `x` with a new axis of one at `axis`: Unsqueeze takes its axes as an input from opset 13,
-    /// as an attribute before.
+    /// `x` with a new axis of one at `axis`.
     pub(super) fn unsqueeze(&mut self, x: &str, axis: i64) -> String {
+        self.unsqueeze_axes(x, &[axis])
+    }
+
+    /// `x` with new axes of one at `axes`: Unsqueeze takes its axes as an input from opset 13,
+    /// as an attribute before.
+    pub(super) fn unsqueeze_axes(&mut self, x: &str, axes: &[i64]) -> String {
         match self.writer.opset >= 13 {
             true => {
-                let axes = self.constant(INT64, &[1], axis.to_le_bytes().to_vec());
+                let raw = axes.iter().flat_map(|a| a.to_le_bytes()).collect();
+                let axes = self.constant(INT64, &[axes.len() as i64], raw);
                 self.op("Unsqueeze", &[x, &axes], None, vec![])
             }
-            false => self.op("Unsqueeze", &[x], None, vec![ints_attribute("axes", &[axis])]),
+            false => self.op("Unsqueeze", &[x], None, vec![ints_attribute("axes", axes)]),
         }
     }
 
