@@ -180,23 +180,41 @@ def if_add_sub():
 
 def if_rate():
     """x times a constant of each branch of an If on Equal(rate, 16000), as Silero VAD's model
-    chooses its 16 kHz or 8 kHz network: what --inline-if writes as the branch a run takes."""
+    chooses its 16 kHz or 8 kHz network: what --inline-if writes as the branch a run takes. The
+    16 kHz branch holds an If of its own on Greater(rate, 12000) (negate the product, or keep it),
+    as Silero's branches hold theirs: written out once the outer one is."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
     rate = helper.make_tensor_value_info("rate", TensorProto.INT64, [])
     out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 3])
 
-    def branch(name, scale):
+    def inner_if(product, result):
+        def sign(name, op):
+            signed = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [2, 3])
+            return helper.make_graph([helper.make_node(op, [product], [f"{name}_out"], name=name)], name, [], [signed])
+
+        twelve = helper.make_tensor("twelve_khz", TensorProto.INT64, [], [12000])
+        return [
+            helper.make_node("Constant", [], ["twelve"], name="twelve", value=twelve),
+            helper.make_node("Greater", ["rate", "twelve"], ["above_12k"], name="above_12k"),
+            helper.make_node("If", ["above_12k"], [result], name="then_sign",
+                             then_branch=sign("negated", "Neg"), else_branch=sign("kept", "Identity")),
+        ]
+
+    def branch(name, scale, nested):
         result = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [2, 3])
         weight = helper.make_tensor(f"{name}_scale", TensorProto.FLOAT, [3], [scale, -scale, 0.5 * scale])
-        node = helper.make_node("Mul", ["x", f"{name}_scale"], [f"{name}_out"], name=f"{name}_mul")
-        return helper.make_graph([node], name, [], [result], initializer=[weight])
+        product = f"{name}_product" if nested else f"{name}_out"
+        nodes = [helper.make_node("Mul", ["x", f"{name}_scale"], [product], name=f"{name}_mul")]
+        if nested:
+            nodes += inner_if(product, f"{name}_out")
+        return helper.make_graph(nodes, name, [], [result], initializer=[weight])
 
     sixteen = helper.make_tensor("sixteen_khz", TensorProto.INT64, [], [16000])
     graph = helper.make_graph(
         [
             helper.make_node("Equal", ["rate", "sixteen_khz"], ["is_16k"], name="is_16k"),
             helper.make_node("If", ["is_16k"], ["out"], name="by_rate",
-                             then_branch=branch("then", 2.0), else_branch=branch("else", 3.0)),
+                             then_branch=branch("then", 2.0, True), else_branch=branch("else", 3.0, False)),
         ],
         "if_rate",
         [x, rate],
@@ -722,6 +740,7 @@ ALL = [
     "paddle_unsized",
     "hard_swish",
     "div_max_min",
+    "pooled_scale",
     "int64_ids",
     "nhwc_channel_mean",
     "split_rows",
@@ -740,7 +759,6 @@ ALL = [
     "gemm_gelu",
     "tensor_fixtures",
     "beyond_float16",
-    "pooled_scale",
 ]
 
 

@@ -144,6 +144,9 @@ fn rewrite_into(
     Ok((summary, shapes))
 }
 
+/// How deep `--inline-if` writes out Ifs inside the branches it writes out.
+const MAX_IF_NESTING: usize = 4;
+
 /// The value each condition of the main graph's `If` nodes takes in a run of `graph` on the
 /// reference EP with the inputs about to be bound.
 pub fn decided_conditions(
@@ -192,18 +195,31 @@ pub fn rewrite(
     let mut summary = RewriteSummary::default();
     let context = || format!("model {}", model_path.display());
     if !deciders.is_empty() {
-        let decided = folder.path().join(format!("{stem}.decided.onnx"));
-        let into = if readers.is_empty() && others.is_empty() { &path } else { &decided };
-        let graph = Graph::read(&source)?;
-        let conditions = match check {
-            Some((reference, prepared)) => decided_conditions(runtime, &graph, reference, prepared)?,
-            None => anyhow::bail!(
+        let Some((reference, prepared)) = check else {
+            anyhow::bail!(
                 "model {}: --inline-if decides each If by a run of the model's inputs, and there are none to run it on here",
                 model_path.display()
-            ),
+            )
         };
-        summary = rewrite_into(graph.with_decided(conditions), &deciders, None, into).with_context(context)?.0;
-        source = into.clone();
+        // A branch written out may hold Ifs of its own, now of the main graph: decided and
+        // written out in turn, a level a round. (ONNX Runtime 1.24, the Windows build's, cannot
+        // open for its shapes a model whose If it folds to a branch holding a constant of 128
+        // bytes or more, `HasExternalDataInMemory`: Silero VAD's inner Ifs, sized.)
+        for level in 0..MAX_IF_NESTING {
+            let graph = Graph::read(&source)?;
+            let conditions = decided_conditions(runtime, &graph, reference, prepared)?;
+            if level > 0 && conditions.is_empty() {
+                break;
+            }
+            let into = folder.path().join(format!("{stem}.decided{level}.onnx"));
+            let written = rewrite_into(graph.with_decided(conditions), &deciders, None, &into).with_context(context)?.0;
+            summary = summary.merged(written);
+            source = into;
+        }
+        if readers.is_empty() && others.is_empty() {
+            std::fs::rename(&source, &path).context("the rewritten model")?;
+            source = path.clone();
+        }
     }
     if !others.is_empty() {
         let first = folder.path().join(format!("{stem}.first.onnx"));
