@@ -128,6 +128,12 @@ fn a_model_no_remedy_fixes_exits_1_with_every_attempt_recorded() {
     let paddle_dir = tempfile::tempdir().unwrap();
     let (_, paddle) = fix("paddle_unsized.onnx", &flags[..6], &paddle_dir.path().join("paddle.onnx"));
     assert_eq!(paddle["remedies_that_fit"], serde_json::json!(["--binary-as-reduce", "--precision fp16"]));
+    // if_rate's If is decided by the reference's run of the same inputs (read with the shapes,
+    // the inputs bound once): --inline-if fits.
+    let if_dir = tempfile::tempdir().unwrap();
+    let (_, with_if) = fix("if_rate.onnx", &flags[..6], &if_dir.path().join("if.onnx"));
+    let fit = with_if["remedies_that_fit"].as_array().unwrap();
+    assert!(fit.contains(&serde_json::json!("--inline-if")), "{with_if}");
     for attempt in attempts {
         assert_eq!(attempt["outcome"], "fails", "{attempt}");
         assert!(attempt["detail"].as_str().unwrap().contains("session.load_model_format=ORT"), "{attempt}");

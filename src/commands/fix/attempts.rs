@@ -278,53 +278,45 @@ impl Attempts<'_> {
         Ok((request, preflight, inputs))
     }
 
-    /// The graph with the shapes ONNX Runtime infers for the reference's inputs, for the remedies
-    /// that read shapes (a model that declares none of its tensors' shapes would fit none of
-    /// them); as it is for a decoder (its remedies read none), or where ONNX Runtime could not
-    /// say them (which is said).
-    pub(super) fn with_inferred_shapes(&self, graph: Graph) -> Graph {
+    /// The graph with what the remedies that read the reference's run need, read with its inputs
+    /// bound once: the shapes ONNX Runtime infers (for the rules that read shapes; a model that
+    /// declares none of its tensors' shapes would fit none of them) and the conditions of its
+    /// `If` nodes (for `--inline-if`). As it is for a decoder (its remedies read neither); what
+    /// cannot be read is said, and those remedies see the model's own.
+    pub(super) fn with_what_the_reference_reads(&self, graph: Graph) -> Graph {
         if self.settings.decoder {
             return graph;
         }
-        let inferred = || -> Result<crate::graph::InferredShapes> {
-            let (request, preflight, inputs) = self.reference_inputs()?;
-            let model = &self.settings.model;
-            engine::inferred_shapes(self.runtime, &graph, model, preflight.info(), &request, &inputs.prepared)
-        };
-        match inferred() {
-            Ok(shapes) => graph.with_inferred(shapes),
-            Err(e) => {
-                if !self.settings.quiet {
-                    crate::errln!(
-                        "dmlrun: warning: fix: the shapes ONNX Runtime infers could not be read ({}); the remedies that read shapes see the model's own",
-                        crate::exit::one_line(&e)
-                    );
-                }
-                graph
+        let warn = |what: &str, e: &anyhow::Error, so: &str| {
+            if !self.settings.quiet {
+                crate::errln!("dmlrun: warning: fix: {what} could not be read ({}); {so}", crate::exit::one_line(e));
             }
-        }
-    }
-
-    /// The graph with the conditions of its `If` nodes as a reference run of the user's inputs
-    /// decides them, for the remedy that reads them (`--inline-if`); as it is for a decoder, a
-    /// model with no `If`, or where that run fails (said).
-    pub(super) fn with_decided_conditions(&self, graph: Graph) -> Graph {
-        if self.settings.decoder || graph.if_conditions().is_empty() {
+        };
+        const SHAPES_NOT_READ: &str = "the remedies that read shapes see the model's own";
+        const CONDITIONS_NOT_READ: &str = "--inline-if is not offered";
+        let (request, preflight, inputs) = match self.reference_inputs() {
+            Ok(bound) => bound,
+            Err(e) => {
+                warn("the reference's inputs", &e, &format!("{SHAPES_NOT_READ}, and {CONDITIONS_NOT_READ}"));
+                return graph;
+            }
+        };
+        let model = &self.settings.model;
+        let graph =
+            match engine::inferred_shapes(self.runtime, &graph, model, preflight.info(), &request, &inputs.prepared) {
+                Ok(shapes) => graph.with_inferred(shapes),
+                Err(e) => {
+                    warn("the shapes ONNX Runtime infers", &e, SHAPES_NOT_READ);
+                    graph
+                }
+            };
+        if graph.if_conditions().is_empty() {
             return graph;
         }
-        let decided = || -> Result<std::collections::HashMap<String, bool>> {
-            let (request, _, inputs) = self.reference_inputs()?;
-            engine::decided_conditions(self.runtime, &graph, &request, &inputs.prepared)
-        };
-        match decided() {
+        match engine::decided_conditions(self.runtime, &graph, &request, &inputs.prepared) {
             Ok(decided) => graph.with_decided(decided),
             Err(e) => {
-                if !self.settings.quiet {
-                    crate::errln!(
-                        "dmlrun: warning: fix: the conditions of the model's If nodes could not be read ({}); --inline-if is not offered",
-                        crate::exit::one_line(&e)
-                    );
-                }
+                warn("the conditions of the model's If nodes", &e, CONDITIONS_NOT_READ);
                 graph
             }
         }

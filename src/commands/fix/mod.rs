@@ -100,7 +100,7 @@ fn fix(settings: &FixSettings) -> Result<ExitStatus> {
     let reference_seconds = run_reference(&attempts)?;
     attempts.placement = scaled_to_reference(attempts.placement, reference_seconds, settings.quiet);
     let placement = attempts.placement;
-    let graph = attempts.with_decided_conditions(attempts.with_inferred_shapes(graph));
+    let graph = attempts.with_what_the_reference_reads(graph);
     let fit = remedies_that_fit(&graph, settings);
     let mut record = Record { quiet: settings.quiet, attempts: Vec::new() };
     let reduced_here = staging.path().join("reduced");
