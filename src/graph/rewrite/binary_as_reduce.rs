@@ -40,7 +40,8 @@ impl Rule for BinaryAsReduce {
 
     fn help(&self) -> &'static str {
         "Write every float32 Add, Sub, Mul, Max and Min of two tensors of one declared shape (the \
-         lower rank read with the leading ones broadcasting gives it) as the two stacked on a new axis (Unsqueeze, Concat) and reduced over it (ReduceSum; \
+         lower rank read with the leading ones broadcasting gives it) as the two stacked on a new \
+         axis (Unsqueeze, Concat) and reduced over it (ReduceSum; \
          ReduceProd, ReduceMax, ReduceMin; the second negated for Sub), every such Div with its \
          numerator stacked twice (a broadcast division) and the first quotient taken, and every \
          float32 HardSwish as x and HardSigmoid(x) stacked and multiplied, before the session.\n\n\
@@ -104,8 +105,9 @@ impl Rule for BinaryAsReduce {
 
     fn apply(&self, built: &mut Built<'_, '_>, node: &EditNode, graph: &Scope<'_>) -> Result<()> {
         let op = node.op_type.as_deref().unwrap_or_default();
-        let rank = node.input.iter().map(|x| rank_of(graph, x)).max().unwrap_or(0);
-        let a = at_rank(built, graph, &node.input[0], rank);
+        let ranks: Vec<usize> = node.input.iter().map(|x| rank_of(graph, x)).collect();
+        let rank = ranks.iter().copied().max().unwrap_or(0);
+        let a = at_rank(built, &node.input[0], ranks[0], rank);
         let a = a.as_str();
         if op == "Div" {
             let once = built.unsqueeze(a, 0);
@@ -122,10 +124,10 @@ impl Rule for BinaryAsReduce {
                 built.op("HardSigmoid", &[a], None, attributes)
             }
             "Sub" => {
-                let b = at_rank(built, graph, &node.input[1], rank);
+                let b = at_rank(built, &node.input[1], ranks[1], rank);
                 built.op("Neg", &[&b], None, vec![])
             }
-            _ => at_rank(built, graph, &node.input[1], rank),
+            _ => at_rank(built, &node.input[1], ranks[1], rank),
         };
         let stacked = [built.unsqueeze(a, 0), built.unsqueeze(&b, 0)];
         let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
@@ -151,10 +153,10 @@ fn rank_of(graph: &Scope<'_>, name: &str) -> usize {
     declared(graph, name).map_or(0, |dims| dims.len())
 }
 
-/// `name` as a tensor of `rank` dimensions: leading axes of one where it has fewer, so that two
-/// operands of one shape stack on a new first axis.
-fn at_rank(built: &mut Built<'_, '_>, graph: &Scope<'_>, name: &str, rank: usize) -> String {
-    match rank.saturating_sub(rank_of(graph, name)) {
+/// `name`, of `own` dimensions, as a tensor of `rank`: leading axes of one where it has fewer, so
+/// that two operands of one shape stack on a new first axis.
+fn at_rank(built: &mut Built<'_, '_>, name: &str, own: usize, rank: usize) -> String {
+    match rank.saturating_sub(own) {
         0 => name.to_string(),
         missing => built.unsqueeze_axes(name, &(0..missing as i64).collect::<Vec<_>>()),
     }

@@ -218,7 +218,6 @@ pub fn rewrite(
         }
         if readers.is_empty() && others.is_empty() {
             std::fs::rename(&source, &path).context("the rewritten model")?;
-            source = path.clone();
         }
     }
     if !others.is_empty() {
